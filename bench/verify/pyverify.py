@@ -1,0 +1,733 @@
+"""The static verifier's rules written in Python over the `ast` module.
+
+Written for the benchmark only (bench/verify/run_bench.py compares its throughput with the C++
+verifier in src/verify/); it applies the same rules, rule ids and allowlist (src/verify/allowlist.json)
+as the C++ code, and tests/python/test_verify_parity.py checks that both give the same verdicts on the
+corpora. It is not part of the product.
+"""
+import ast
+import json
+import pathlib
+import re
+
+ALLOWLIST_PATH = pathlib.Path(__file__).resolve().parents[2] / "src" / "verify" / "allowlist.json"
+
+# Qualified-name prefixes mapped to the rule that bans them anywhere in the file.
+BANNED_PREFIXES = [
+    ("threading", "func.concurrency"), ("_thread", "func.concurrency"),
+    ("multiprocessing", "func.concurrency"), ("concurrent", "func.concurrency"),
+    ("asyncio", "func.concurrency"), ("torch.multiprocessing", "func.concurrency"),
+    ("torch.cuda.Stream", "func.cuda_stream"), ("torch.cuda.stream", "func.cuda_stream"),
+    ("torch.cuda.streams", "func.cuda_stream"), ("torch.cuda.Event", "func.cuda_stream"),
+    ("torch.cuda.ExternalStream", "func.cuda_stream"), ("torch.cuda.current_stream", "func.cuda_stream"),
+    ("torch.cuda.default_stream", "func.cuda_stream"), ("torch.cuda.set_stream", "func.cuda_stream"),
+    ("torch.cuda.CUDAGraph", "func.cuda_stream"), ("torch.cuda.graph", "func.cuda_stream"),
+    ("torch.cuda.graphs", "func.cuda_stream"), ("torch.cuda.make_graphed_callables", "func.cuda_stream"),
+    ("torch.Stream", "func.cuda_stream"), ("torch.Event", "func.cuda_stream"),
+    ("torch.cuda.memory", "func.cuda_stream"), ("torch.cuda.caching_allocator_alloc", "func.cuda_stream"),
+    ("torch.compile", "func.torch_compile"), ("torch._dynamo", "func.torch_compile"),
+    ("torch._inductor", "func.torch_compile"), ("torch.jit", "func.torch_compile"),
+    ("torch.fx", "func.torch_compile"), ("torch.export", "func.torch_compile"),
+    ("torch._higher_order_ops", "func.torch_compile"), ("torch.cuda.jiterator", "func.native_code"),
+    ("ctypes", "func.native_code"), ("cffi", "func.native_code"), ("_ctypes", "func.native_code"),
+    ("torch.utils.cpp_extension", "func.native_code"), ("cupy", "func.native_code"),
+    ("pycuda", "func.native_code"), ("numba", "func.native_code"), ("cuda", "func.native_code"),
+    ("torch.library", "func.native_code"), ("torch.ops", "func.native_code"),
+    ("torch._C", "func.native_code"), ("mmap", "func.native_code"),
+    ("importlib", "func.dynamic_code"), ("runpy", "func.dynamic_code"), ("builtins", "func.dynamic_code"),
+    ("code", "func.dynamic_code"), ("codeop", "func.dynamic_code"), ("marshal", "func.dynamic_code"),
+    ("pickle", "func.dynamic_code"), ("types", "func.dynamic_code"),
+    ("gc", "func.introspection"), ("inspect", "func.introspection"), ("traceback", "func.introspection"),
+    ("sys._getframe", "func.introspection"), ("sys.modules", "func.introspection"),
+    ("sys._current_frames", "func.introspection"), ("sys.settrace", "func.introspection"),
+    ("sys.setprofile", "func.introspection"), ("weakref", "func.introspection"),
+    ("os", "func.io_access"), ("subprocess", "func.io_access"), ("socket", "func.io_access"),
+    ("shutil", "func.io_access"), ("pathlib", "func.io_access"), ("io", "func.io_access"),
+    ("tempfile", "func.io_access"), ("urllib", "func.io_access"), ("http", "func.io_access"),
+    ("requests", "func.io_access"), ("glob", "func.io_access"), ("signal", "func.io_access"),
+    ("resource", "func.io_access"), ("sys.exit", "func.io_access"), ("sys.stdout", "func.io_access"),
+    ("sys.stderr", "func.io_access"), ("fcntl", "func.io_access"), ("posix", "func.io_access"),
+    ("torch.backends", "func.global_flags"), ("torch.set_", "func.global_flags"),
+    ("torch.use_deterministic_algorithms", "func.global_flags"), ("torch.manual_seed", "func.global_flags"),
+    ("torch.seed", "func.global_flags"), ("torch.set_rng_state", "func.global_flags"),
+    ("torch.cuda.manual_seed", "func.global_flags"), ("torch.random", "func.global_flags"),
+    ("torch.overrides", "func.tensor_subclass"), ("torch.utils._python_dispatch", "func.tensor_subclass"),
+    ("torch._subclasses", "func.tensor_subclass"), ("torch.Tensor._make_subclass", "func.tensor_subclass"),
+    ("torch.Tensor._make_wrapper_subclass", "func.tensor_subclass"),
+]
+
+BUILTIN_RULES = {
+    "exec": "func.dynamic_code", "eval": "func.dynamic_code", "compile": "func.dynamic_code",
+    "__import__": "func.dynamic_code", "breakpoint": "func.dynamic_code",
+    "globals": "func.introspection", "locals": "func.introspection", "vars": "func.introspection",
+    "open": "func.io_access", "input": "func.io_access", "exit": "func.io_access", "quit": "func.io_access",
+}
+FRAME_ATTRS = {"f_back", "f_globals", "f_locals", "f_code", "f_builtins", "gi_frame", "tb_frame", "cr_frame",
+               "ag_frame", "tb_next", "co_code", "co_consts"}
+ALLOWED_DUNDERS = {"__init__", "__name__", "__qualname__", "__doc__", "__version__"}
+ATTR_BUILTINS = {"getattr", "setattr", "delattr", "hasattr"}
+MUTATING_METHODS = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear",
+                    "add", "remove", "discard", "__setitem__", "appendleft"}
+DEVICE_GUARD_ATTRS = {"is_cuda", "is_cpu", "device", "is_available", "type"}
+TRITON_DECORATORS = {"triton.jit", "triton.autotune", "triton.heuristics", "triton.runtime.jit",
+                     "triton.runtime.autotune", "triton.runtime.heuristics", "triton.runtime.jit.jit",
+                     "triton.language.core.jit"}
+REFERENCE_COPIES = {"Model", "get_inputs", "get_init_inputs"}
+LOAD_FUNCS = {"triton.language.load"}
+STORE_FUNCS = {"triton.language.store"}
+
+STRICT_ONLY = {"func.torch_fallback", "func.instance_state", "func.try_except_outside"}
+WARN_ONLY = {"func.copy_only_kernel"}
+
+MESSAGES = {
+    "syntax.parse_error": "the code does not parse",
+    "syntax.no_code": "no code found in the output",
+    "syntax.no_triton_kernel": "no @triton.jit kernel is defined",
+    "syntax.no_modelnew": "no class ModelNew is defined",
+    "syntax.modelnew_not_module": "ModelNew does not subclass torch.nn.Module",
+    "syntax.no_forward": "ModelNew has no forward method",
+    "syntax.kernel_not_launched": "forward never launches one of the file's Triton kernels",
+    "func.torch_compute": "PyTorch compute reachable from forward",
+    "func.nn_layer_call": "an nn layer is called from forward",
+    "func.try_except": "try/except on the kernel path",
+    "func.try_except_outside": "try/except outside the kernel path",
+    "func.concurrency": "threads, processes or asyncio",
+    "func.cuda_stream": "CUDA streams, events, graphs or allocator control",
+    "func.torch_compile": "torch.compile, dynamo, inductor, jit or fx",
+    "func.native_code": "native code or extension loading",
+    "func.dynamic_code": "dynamic code execution or import",
+    "func.dynamic_attr": "getattr/setattr/delattr/hasattr with a computed or dunder name",
+    "func.introspection": "frame, object or interpreter introspection",
+    "func.io_access": "file, process, network or interpreter-exit access",
+    "func.global_flags": "writes global torch flags or RNG state",
+    "func.monkeypatch": "assigns an attribute of an imported module or class",
+    "func.tensor_subclass": "Tensor subclass or torch function/dispatch override",
+    "func.global_state": "module-level or class-level state written from forward",
+    "func.instance_state": "instance attribute written from forward",
+    "func.module_not_allowed": "use of a module outside the allowlist",
+    "func.reference_model": "ModelNew uses, wraps or subclasses the reference Model",
+    "func.torch_fallback": "PyTorch compute in a device-guarded fallback branch",
+    "func.copy_only_kernel": "kernel only copies or fills memory (no arithmetic on loaded data)",
+}
+
+
+def load_allowlist(path=ALLOWLIST_PATH):
+    data = json.loads(pathlib.Path(path).read_text())
+    return {k: set(v) for k, v in data.items() if isinstance(v, list)}
+
+
+class Finding:
+    __slots__ = ("rule", "line", "col", "detail")
+
+    def __init__(self, rule, node, detail=""):
+        self.rule = rule
+        self.line = getattr(node, "lineno", 0)
+        self.col = getattr(node, "col_offset", -1) + 1
+        self.detail = detail
+
+    def key(self):
+        return (self.rule, self.line, self.col)
+
+
+def _walk_skip_nested(node):
+    """Walks a function body including nested functions, lambdas and classes."""
+    return ast.walk(node)
+
+
+class Analyzer:
+    def __init__(self, tree, allow):
+        self.tree = tree
+        self.allow = allow
+        self.imports = {}          # local name -> qualified module path (module scope)
+        self.module_values = {}    # module-level name -> qualified name (aliases like T = torch)
+        self.module_vars = set()   # module-level assigned names
+        self.functions = {}        # module-level function name -> FunctionDef
+        self.classes = {}          # class name -> ClassDef
+        self.kernels = {}          # kernel name -> FunctionDef
+        self.findings = []
+        self.parents = {}
+        self.skip_nodes = set()    # ids of nodes inside reference copies
+
+    # ---- name resolution -------------------------------------------------------------------
+    def resolve(self, node, scope=None):
+        if isinstance(node, ast.Name):
+            if scope is not None and node.id in scope:
+                return scope[node.id]
+            if node.id in self.imports:
+                return self.imports[node.id]
+            return self.module_values.get(node.id, "")
+        if isinstance(node, ast.Attribute):
+            base = self.resolve(node.value, scope)
+            return base + "." + node.attr if base else ""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str):
+            base = self.resolve(node.args[0], scope)
+            return base + "." + node.args[1].value if base else ""
+        return ""
+
+    def _bind_import(self, stmt, table):
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                if a.asname:
+                    table[a.asname] = a.name
+                else:
+                    root = a.name.split(".")[0]
+                    table[root] = root
+        elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
+            for a in stmt.names:
+                if a.name != "*":
+                    table[a.asname or a.name] = stmt.module + "." + a.name
+
+    def collect(self):
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self._bind_import(stmt, self.imports)
+        # Imports anywhere (inside functions too) count as module bindings for resolution.
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._bind_import(node, self.imports)
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[stmt.name] = stmt
+                if self._is_kernel(stmt):
+                    self.kernels[stmt.name] = stmt
+            elif isinstance(stmt, ast.ClassDef):
+                self.classes[stmt.name] = stmt
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Lambda):
+                    for t in stmt.targets:
+                        if isinstance(t, ast.Name):
+                            self.functions[t.id] = stmt.value
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+                for t in targets:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            self.module_vars.add(n.id)
+        for _ in range(2):  # aliases of aliases
+            for stmt in self.tree.body:
+                if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                        and isinstance(stmt.targets[0], ast.Name) and stmt.value is not None:
+                    q = self.resolve(stmt.value)
+                    if q:
+                        self.module_values[stmt.targets[0].id] = q
+                    elif isinstance(stmt.value, ast.Name) and stmt.value.id in self.kernels:
+                        self.kernels[stmt.targets[0].id] = self.kernels[stmt.value.id]
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.ClassDef, ast.FunctionDef)) and stmt.name in REFERENCE_COPIES \
+                    and stmt.name != "ModelNew":
+                for n in ast.walk(stmt):
+                    self.skip_nodes.add(n)
+
+    def _is_kernel(self, fn):
+        for d in fn.decorator_list:
+            target = d.func if isinstance(d, ast.Call) else d
+            if self.resolve(target) in TRITON_DECORATORS:
+                return True
+        return False
+
+    def local_scope(self, fn):
+        """Flow-insensitive aliases inside a function: x = torch.matmul, import ... as ...."""
+        scope = {}
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                self._bind_import(node, scope)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                q = self.resolve(node.value, scope)
+                if q:
+                    scope[node.targets[0].id] = q
+        return scope
+
+    def add(self, rule, node, detail=""):
+        self.findings.append(Finding(rule, node, detail))
+
+    # ---- class structure -------------------------------------------------------------------
+    def class_chain(self, cls):
+        """The class and its local bases (not Model), nearest first."""
+        chain, seen = [], set()
+        todo = [cls]
+        while todo:
+            c = todo.pop(0)
+            if c.name in seen:
+                continue
+            seen.add(c.name)
+            chain.append(c)
+            for b in c.bases:
+                if isinstance(b, ast.Name) and b.id in self.classes and b.id != "Model":
+                    todo.append(self.classes[b.id])
+        return chain
+
+    def method(self, cls, name):
+        for c in self.class_chain(cls):
+            for stmt in c.body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
+                    return stmt
+        return None
+
+    def self_attrs(self, cls):
+        """self.X = value anywhere in the class (and local bases): X -> list of value nodes."""
+        attrs = {}
+        for c in self.class_chain(cls):
+            for node in ast.walk(c):
+                targets = []
+                if isinstance(node, ast.Assign):
+                    targets = [(t, node.value) for t in node.targets]
+                elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                    targets = [(node.target, node.value)]
+                for t, v in targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        attrs.setdefault(t.attr, []).append(v)
+                    if isinstance(t, ast.Tuple) and isinstance(v, ast.Tuple):
+                        for te, ve in zip(t.elts, v.elts):
+                            if isinstance(te, ast.Attribute) and isinstance(te.value, ast.Name) \
+                                    and te.value.id == "self":
+                                attrs.setdefault(te.attr, []).append(ve)
+            for stmt in c.body:  # class attributes
+                if isinstance(stmt, ast.Assign):
+                    for t in stmt.targets:
+                        if isinstance(t, ast.Name):
+                            attrs.setdefault(t.id, []).append(stmt.value)
+        return attrs
+
+    # ---- the analysis ----------------------------------------------------------------------
+    def run(self):
+        self.collect()
+        if not self.kernels:
+            self.add("syntax.no_triton_kernel", self.tree)
+        model_new = self.classes.get("ModelNew")
+        if model_new is None:
+            self.add("syntax.no_modelnew", self.tree)
+        else:
+            self.check_model_new(model_new)
+        self.file_wide()
+        self.kernel_shapes()
+
+    def check_model_new(self, cls):
+        is_module = False
+        for c in self.class_chain(cls):
+            for b in c.bases:
+                q = self.resolve(b)
+                if isinstance(b, ast.Name) and b.id == "Model" and "Model" in self.classes:
+                    self.add("func.reference_model", b, "ModelNew subclasses Model")
+                    is_module = True
+                elif q in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+                    is_module = True
+        if not is_module:
+            self.add("syntax.modelnew_not_module", cls)
+        forward = self.method(cls, "forward")
+        if forward is None:
+            self.add("syntax.no_forward", cls)
+            return
+        # References to the reference Model anywhere in ModelNew.
+        if "Model" in self.classes:
+            for c in self.class_chain(cls):
+                for n in ast.walk(c):
+                    if isinstance(n, ast.Name) and n.id == "Model" and isinstance(n.ctx, ast.Load) \
+                            and not (self.parents.get(n) in c.bases):
+                        if n not in c.bases:
+                            self.add("func.reference_model", n, "ModelNew references Model")
+        self.reachable(cls, forward)
+
+    def _callable_targets(self, node, owner, scope):
+        """Local functions/methods that a call target or function reference may denote."""
+        out = []
+        if isinstance(node, ast.Name):
+            if scope is not None and node.id in scope:
+                return out
+            if node.id in self.functions:
+                out.append((self.functions[node.id], None))
+            elif node.id in self.classes and node.id != "Model":
+                c = self.classes[node.id]
+                for m in ("__init__", "__call__", "forward"):
+                    f = self.method(c, m)
+                    if f is not None:
+                        out.append((f, c))
+        elif isinstance(node, ast.Attribute):
+            v = node.value
+            if isinstance(v, ast.Name) and v.id in ("self", "cls") and owner is not None:
+                f = self.method(owner, node.attr)
+                if f is not None:
+                    out.append((f, owner))
+                else:
+                    for val in self.self_attrs(owner).get(node.attr, []):
+                        target = val.func if isinstance(val, ast.Call) else val
+                        if isinstance(val, ast.Lambda):
+                            out.append((val, owner))
+                        elif isinstance(target, ast.Name) and target.id in self.classes \
+                                and target.id != "Model":
+                            c = self.classes[target.id]
+                            for m in ("__call__", "forward"):
+                                f = self.method(c, m)
+                                if f is not None:
+                                    out.append((f, c))
+                        elif isinstance(target, ast.Name) and target.id in self.functions:
+                            out.append((self.functions[target.id], None))
+            elif isinstance(v, ast.Name) and v.id in self.classes and v.id != "Model":
+                f = self.method(self.classes[v.id], node.attr)
+                if f is not None:
+                    out.append((f, self.classes[v.id]))
+            elif isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super" \
+                    and owner is not None:
+                for c in self.class_chain(owner)[1:]:
+                    f = self.method(c, node.attr)
+                    if f is not None:
+                        out.append((f, c))
+                        break
+            elif not self.resolve(v, scope):
+                # obj.method on an unknown receiver: any local class method of that name.
+                for c in self.classes.values():
+                    if c.name == "Model":
+                        continue
+                    for stmt in c.body:
+                        if isinstance(stmt, ast.FunctionDef) and stmt.name == node.attr:
+                            out.append((stmt, c))
+        return out
+
+    def reachable(self, model_new, forward):
+        seen = set()
+        work = [(forward, model_new)]
+        launches = []
+        fns = []
+        while work:
+            fn, owner = work.pop()
+            if id(fn) in seen or any(k is fn for k in self.kernels.values()):
+                continue
+            seen.add(id(fn))
+            fns.append((fn, owner))
+            scope = self.local_scope(fn)
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
+                    base = node.func.value
+                    if self._is_kernel_ref(base, owner, scope):
+                        launches.append(node)
+                if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+                    for target in self._callable_targets(node, owner, scope):
+                        if target[0] is not fn:
+                            work.append(target)
+        if self.kernels and not launches:
+            self.add("syntax.kernel_not_launched", forward)
+        for fn, owner in fns:
+            self.check_reachable_fn(fn, owner, fn is forward)
+
+    def _is_kernel_ref(self, node, owner, scope):
+        if isinstance(node, ast.Name):
+            if node.id in self.kernels:
+                return True
+            return False
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                and owner is not None:
+            for val in self.self_attrs(owner).get(node.attr, []):
+                if isinstance(val, ast.Name) and val.id in self.kernels:
+                    return True
+        return False
+
+    def _in_device_guard(self, node, fn):
+        """True if node lies in a branch of an `if` whose test checks the device."""
+        cur = node
+        while cur is not None and cur is not fn:
+            parent = self.parents.get(cur)
+            if isinstance(parent, (ast.If, ast.IfExp)) and cur is not parent.test:
+                for n in ast.walk(parent.test):
+                    if isinstance(n, ast.Attribute) and n.attr in DEVICE_GUARD_ATTRS:
+                        return True
+            cur = parent
+        return False
+
+    def check_reachable_fn(self, fn, owner, is_forward):
+        scope = self.local_scope(fn)
+        attrs = self.self_attrs(owner) if owner is not None else {}
+        local_names = set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                local_names.add(node.id)
+            elif isinstance(node, ast.arg):
+                local_names.add(node.arg)
+        globals_declared = set()
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Global):
+                globals_declared.update(node.names)
+                self.add("func.global_state", node, "global statement")
+            if isinstance(node, (ast.Try, ast.TryStar)):
+                self.add("func.try_except", node)
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+                self._compute(node, fn, "the @ operator")
+            if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.MatMult):
+                self._compute(node, fn, "the @= operator")
+            if isinstance(node, ast.Call):
+                self._check_call(node, fn, owner, scope, attrs)
+            # Writes to module-level or class-level state.
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                for t in targets:
+                    self._check_store_target(t, fn, owner, local_names, globals_declared, is_forward)
+        # Function references (not calls) to banned torch functions, e.g. partial(torch.softmax).
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+                parent = self.parents.get(node)
+                if isinstance(parent, ast.Attribute) or (isinstance(parent, ast.Call) and parent.func is node):
+                    continue
+                q = self.resolve(node, scope)
+                if q.startswith("torch.") and self._torch_banned(q):
+                    self._compute(node, fn, q)
+
+    def _check_store_target(self, t, fn, owner, local_names, globals_declared, is_forward):
+        base = t
+        while isinstance(base, (ast.Subscript, ast.Attribute)):
+            if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
+                    and base.value.id == "self":
+                if getattr(fn, "name", "") != "__init__":
+                    self.add("func.instance_state", t, "self." + base.attr)
+                return
+            base = base.value
+        if isinstance(base, ast.Name):
+            name = base.id
+            if t is base:
+                if name in globals_declared:
+                    self.add("func.global_state", t, name)
+                return
+            if name in self.classes or (name in self.module_vars and name not in local_names) \
+                    or name in globals_declared:
+                self.add("func.global_state", t, name)
+
+    def _torch_banned(self, q):
+        if q in self.allow["torch_functions"]:
+            return False
+        # torch.float32 etc. are listed; anything else under torch is compute unless listed.
+        parts = q.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            if ".".join(parts[:i]) in self.allow["torch_functions"] and parts[i - 1] != "torch":
+                # methods of an allowed class, e.g. torch.Size.numel
+                return False
+        return True
+
+    def _compute(self, node, fn, detail, rule="func.torch_compute"):
+        if self._in_device_guard(node, fn):
+            self.add("func.torch_fallback", node, detail)
+        else:
+            self.add(rule, node, detail)
+
+    def _check_call(self, node, fn, owner, scope, attrs):
+        func = node.func
+        q = self.resolve(func, scope)
+        if q:
+            if q.startswith("torch."):
+                last = q.rsplit(".", 1)[-1]
+                if self._torch_banned(q) and not any(q.startswith(p) for p, _ in BANNED_PREFIXES):
+                    if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional") \
+                            and last[:1].isupper():
+                        self._compute(node, fn, q, "func.nn_layer_call")
+                    else:
+                        self._compute(node, fn, q)
+            return
+        # self.layer(x) where self.layer = nn.Something(...), or Model(...)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            for val in attrs.get(func.attr, []):
+                target = val.func if isinstance(val, ast.Call) else val
+                tq = self.resolve(target)
+                if tq.startswith("torch.nn.") and tq not in self.allow["torch_functions"]:
+                    self._compute(node, fn, "self." + func.attr, "func.nn_layer_call")
+                if isinstance(target, ast.Name) and target.id == "Model" and "Model" in self.classes:
+                    self.add("func.reference_model", node, "calls a Model instance")
+            return
+        # self.layer.forward(x) / self.layers[0](x)
+        inner = func
+        if isinstance(inner, (ast.Subscript, ast.Attribute)) and \
+                isinstance(inner.value, ast.Attribute) and isinstance(inner.value.value, ast.Name) \
+                and inner.value.value.id == "self":
+            for val in attrs.get(inner.value.attr, []):
+                target = val.func if isinstance(val, ast.Call) else val
+                tq = self.resolve(target)
+                if tq.startswith("torch.nn.") and tq not in self.allow["torch_functions"] and \
+                        (isinstance(inner, ast.Subscript) or inner.attr in ("forward", "__call__")):
+                    self._compute(node, fn, "self." + inner.value.attr, "func.nn_layer_call")
+        # Tensor-method forms: x.sum(), x.softmax(dim=1)
+        if isinstance(func, ast.Attribute) and func.attr in self.allow["tensor_compute_methods"]:
+            if not self._callable_targets(func, owner, scope):
+                self._compute(node, fn, "." + func.attr + "()")
+
+    def file_wide(self):
+        for node in ast.walk(self.tree):
+            skip = node in self.skip_nodes
+            if isinstance(node, (ast.Try, ast.TryStar)):
+                # try on the kernel path is reported by check_reachable_fn; elsewhere strict-only.
+                if not any(f.rule == "func.try_except" and f.line == node.lineno for f in self.findings):
+                    self.add("func.try_except_outside", node)
+            if isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncFor, ast.AsyncWith)):
+                self.add("func.concurrency", node, "async")
+            if isinstance(node, ast.ClassDef):
+                for b in node.bases:
+                    q = self.resolve(b)
+                    if q in ("torch.Tensor", "torch._C.TensorBase", "torch._C._TensorBase", "torch.nn.Parameter",
+                             "torch.nn.parameter.Parameter"):
+                        self.add("func.tensor_subclass", b, q)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
+                    "__torch_function__", "__torch_dispatch__"):
+                self.add("func.tensor_subclass", node, node.name)
+            if isinstance(node, ast.Attribute):
+                if node.attr.startswith("__") and node.attr.endswith("__") and \
+                        node.attr not in ALLOWED_DUNDERS:
+                    if node.attr in ("__torch_function__", "__torch_dispatch__"):
+                        self.add("func.tensor_subclass", node, node.attr)
+                    else:
+                        self.add("func.introspection", node, node.attr)
+                elif node.attr in FRAME_ATTRS:
+                    self.add("func.introspection", node, node.attr)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                if node.id in BUILTIN_RULES and node.id not in self.functions and node.id not in self.imports:
+                    self.add(BUILTIN_RULES[node.id], node, node.id)
+                if node.id == "__builtins__":
+                    self.add("func.introspection", node, node.id)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ATTR_BUILTINS:
+                name = node.args[1] if len(node.args) >= 2 else None
+                if not (isinstance(name, ast.Constant) and isinstance(name.value, str)) or \
+                        (name.value.startswith("__") and name.value.endswith("__")):
+                    self.add("func.dynamic_attr", node, node.func.id)
+                elif node.func.id in ("setattr", "delattr") and self._is_module_ref(node.args[0]):
+                    self.add("func.monkeypatch", node, node.func.id)
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                for t in targets:
+                    for sub in ast.walk(t):
+                        if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                            q = self.resolve(sub)
+                            if q.startswith("torch.backends") or q.startswith("torch.set_"):
+                                self.add("func.global_flags", sub, q)
+                            elif self._is_module_ref(sub.value):
+                                self.add("func.monkeypatch", sub, q)
+            # Qualified references: banned prefixes, module allowlist.
+            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+                parent = self.parents.get(node)
+                if isinstance(parent, ast.Attribute):
+                    continue
+                q = self.resolve(node)
+                if not q:
+                    continue
+                rule = self._banned_rule(q)
+                if rule:
+                    self.add(rule, node, q)
+                elif not skip and not self._module_allowed(q):
+                    self.add("func.module_not_allowed", node, q)
+        # Imports of banned modules are reported even when unused.
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                    ([node.module + "." + a.name for a in node.names] if node.module else [])
+                for q in names:
+                    rule = self._banned_rule(q)
+                    if rule in ("func.native_code", "func.dynamic_code", "func.introspection",
+                                "func.io_access", "func.concurrency", "func.torch_compile"):
+                        self.add(rule, node, q)
+
+    def _is_module_ref(self, node):
+        q = self.resolve(node)
+        if not q:
+            return isinstance(node, ast.Name) and node.id in self.classes and node.id != "ModelNew" and False
+        return True
+
+    def _banned_rule(self, q):
+        for prefix, rule in BANNED_PREFIXES:
+            if q == prefix or q.startswith(prefix + ".") or (prefix.endswith("_") and q.startswith(prefix)):
+                return rule
+        return ""
+
+    def _module_allowed(self, q):
+        parts = q.split(".")
+        for i in range(len(parts), 0, -1):
+            if ".".join(parts[:i]) in self.allow["modules"]:
+                return True
+        return False
+
+    def kernel_shapes(self):
+        for name, fn in self.kernels.items():
+            if fn.name != name:
+                continue
+            scope = self.local_scope(fn)
+            loads = {}
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    loads.setdefault(node.targets[0].id, []).append(node.value)
+                elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                    loads.setdefault(node.target.id, []).append(node)  # arithmetic: never a copy
+            stores = []
+            other_work = False
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call):
+                    q = self.resolve(node.func, scope)
+                    if q in STORE_FUNCS and len(node.args) >= 2:
+                        stores.append(node.args[1])
+                    elif q.startswith("triton.language.atomic") or q in ("triton.language.dot",):
+                        other_work = True
+                    elif isinstance(node.func, ast.Name) and node.func.id in self.kernels:
+                        other_work = True
+            if not stores or other_work:
+                continue
+            if all(self._is_copy_value(v, loads, scope, 0) for v in stores):
+                self.add("func.copy_only_kernel", fn, name)
+
+    def _is_copy_value(self, v, loads, scope, depth):
+        if depth > 8:
+            return False
+        if isinstance(v, ast.Constant):
+            return True
+        if isinstance(v, ast.Call):
+            q = self.resolve(v.func, scope)
+            if q in LOAD_FUNCS or q in ("triton.language.zeros", "triton.language.full",
+                                        "triton.language.zeros_like"):
+                return True
+            if isinstance(v.func, ast.Attribute) and v.func.attr == "to":
+                return self._is_copy_value(v.func.value, loads, scope, depth + 1)
+            return False
+        if isinstance(v, ast.Name):
+            if v.id not in loads:
+                return False
+            return all(self._is_copy_value(x, loads, scope, depth + 1) for x in loads[v.id])
+        return False
+
+
+def verify_code(code, allow, policy="standard"):
+    """Returns a dict verdict with the same fields as the C++ ToJson (subset)."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError) as e:
+        return _verdict([Finding("syntax.parse_error", e)], [], policy)
+    an = Analyzer(tree, allow)
+    an.run()
+    return _verdict(an.findings, [], policy)
+
+
+def _verdict(findings, _unused, policy):
+    violations, warnings = [], []
+    seen = set()
+    for f in sorted(findings, key=lambda f: (f.line, f.col, f.rule)):
+        if f.key() in seen:
+            continue
+        seen.add(f.key())
+        if f.rule in WARN_ONLY or (policy == "standard" and f.rule in STRICT_ONLY):
+            warnings.append(f)
+        else:
+            violations.append(f)
+    syntax_ok = not any(f.rule.startswith("syntax.") for f in violations)
+    func_ok = not any(f.rule.startswith("func.") for f in violations)
+    outcome = "valid" if syntax_ok and func_ok else ("invalid_syntax" if not syntax_ok else "invalid_functionality")
+    return {
+        "valid": syntax_ok and func_ok, "syntax_ok": syntax_ok, "functionality_ok": func_ok, "outcome": outcome,
+        "violations": [{"rule": f.rule, "line": f.line, "col": f.col, "message": MESSAGES[f.rule]} for f in violations],
+        "warnings": [{"rule": f.rule, "line": f.line, "col": f.col, "message": MESSAGES[f.rule]} for f in warnings],
+    }
+
+
+_THINK = re.compile(r"<think>(.*?)</think>", re.S)
+_FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)```", re.S)
+
+
+if __name__ == "__main__":
+    import sys
+    allow = load_allowlist()
+    for path in sys.argv[1:]:
+        v = verify_code(pathlib.Path(path).read_text(), allow)
+        print(path, v["outcome"], [(x["rule"], x["line"]) for x in v["violations"]],
+              [(x["rule"], x["line"]) for x in v["warnings"]])

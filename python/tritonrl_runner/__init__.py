@@ -1,0 +1,1 @@
+"""tritonrl runner: the only Python in the product (loads and runs reference and candidate code)."""

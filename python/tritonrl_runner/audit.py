@@ -1,0 +1,302 @@
+"""Null-model audit of task files (driven by `tritonrl tasks audit`).
+
+For every task and variant it computes the reference output and checks that the task can
+tell an honest kernel from a cheap fake:
+
+  reference checks   deterministic   (two runs on the same inputs agree within tolerance;
+                                      "bitwise" says whether they were identical)
+                     finite          (no NaN/Inf in any output)
+                     not_constant    (every output with more than one element has max > min)
+                     input_sensitive (different inputs give an output that fails the check)
+  null models        zeros           zeros of the output's shape
+                     mean            every element equal to the reference mean
+                     passthrough:i   input i returned unchanged (for each input whose shape
+                                     and dtype equal the single output's)
+                     zeroed_inputs   the reference model on inputs with all floating values zero
+                     drop:k:OP       (level >= 2) the reference with its k-th compute ATen op
+                                     removed: that op returns its first tensor argument instead
+                                     (only when shape and dtype match; an in-place op is not run)
+
+A null model that PASSES the correctness check (taskmod.compare: allclose and relative L2
+under the task's tolerance) is an audit failure (status "fail"): a cheat produces it for free.
+Each null model is also judged by elementwise allclose alone (KernelBench's check); one that
+passes only that is listed in "passed_null_models_allclose" and makes the status "weak": our
+evaluator rejects it, a harness with allclose alone would not.
+
+Ops that add or clamp by a tiny scalar (0 < |v| <= 1e-3, an "eps") are not dropped: removing
+an epsilon is numerically invisible by design, not a degenerate task. They are listed under
+"eps_ops". View ops, copies, dtype casts and factory ops are not "compute" ops.
+
+Protocol: a JSON request on stdin,
+  {"tasks": [{"id": ID, "path": PATH, "level": N or null}], "variants": [..] or [],
+   "device": "cpu"|"cuda", "seed": 42, "timeout_s": 120, "max_memory_gb": 0}
+and one JSON object per line on stdout: {"event": "begin", "task": ID} before a task,
+{"event": "result", ...} per (task, variant), {"event": "end", "task": ID} after it. A task
+file without VARIANTS has the one variant "default", audited whatever variants were asked.
+Requested variants a file lacks are reported with status "skipped".
+
+    python -m tritonrl_runner.audit < request.json
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import signal
+import sys
+import time
+import traceback
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from . import taskmod
+
+EPS_MAX = 1e-3
+_EPS_OPS = {"add", "add_", "sub", "sub_", "clamp", "clamp_", "clamp_min", "clamp_min_", "rsub"}
+# Not computations: moving, copying, casting, creating or aliasing data.
+_NON_COMPUTE = {
+    "_to_copy", "to", "clone", "copy_", "contiguous", "detach", "alias", "lift_fresh",
+    "lift_fresh_copy", "empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided",
+    "zeros", "zeros_like", "ones", "ones_like", "full", "full_like", "new_zeros", "new_ones",
+    "new_full", "arange", "scalar_tensor", "_local_scalar_dense", "resize_", "set_",
+    "expand_copy", "view_copy", "_unsafe_view", "unsqueeze_copy", "t_copy", "permute_copy",
+    "transpose_copy", "slice_copy", "select_copy", "split_copy", "unbind_copy",
+}
+
+
+class TaskTimeout(Exception):
+    pass
+
+
+def _emit(obj) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def _op_name(func) -> str:
+    return func._schema.name.split("::", 1)[-1]
+
+
+def _is_view_or_inplace(func) -> tuple[bool, bool]:
+    rets = func._schema.returns
+    view = any(r.alias_info is not None and not r.alias_info.is_write for r in rets)
+    inplace = any(r.alias_info is not None and r.alias_info.is_write for r in rets)
+    return view, inplace
+
+
+def _first_tensor(args):
+    for a in args:
+        if isinstance(a, torch.Tensor):
+            return a
+    return None
+
+
+def _eps_scalar(args) -> bool:
+    return any(isinstance(a, (int, float)) and not isinstance(a, bool) and 0 < abs(a) <= EPS_MAX
+               for a in args)
+
+
+class _OpTracer(TorchDispatchMode):
+    """Counts compute ops; with `drop` set, replaces that op's result with its first tensor arg."""
+
+    def __init__(self, drop: int | None = None):
+        super().__init__()
+        self.drop = drop
+        self.ops: list[str] = []  # compute ops, in call order
+        self.eps_ops: list[str] = []
+        self.dropped = False  # whether `drop` could be applied (shape/dtype matched)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = _op_name(func)
+        view, inplace = _is_view_or_inplace(func)
+        first = _first_tensor(args)
+        if view or name in _NON_COMPUTE or first is None:
+            return func(*args, **kwargs)
+        if name in _EPS_OPS and _eps_scalar(list(args[1:]) + list(kwargs.values())):
+            self.eps_ops.append(str(func))
+            return func(*args, **kwargs)
+        index = len(self.ops)
+        self.ops.append(str(func))
+        if index != self.drop:
+            return func(*args, **kwargs)
+        if inplace:
+            self.dropped = True
+            return args[0]
+        out = func(*args, **kwargs)
+        if isinstance(out, torch.Tensor) and out.shape == first.shape and out.dtype == first.dtype:
+            self.dropped = True
+            return first
+        return out
+
+
+def _stats(outs) -> dict:
+    flat = [o.detach().double().cpu().reshape(-1) for o in outs if o.numel()]
+    if not flat:
+        return {"numel": 0}
+    x = torch.cat(flat)
+    finite = x[torch.isfinite(x)]
+    return {
+        "numel": int(x.numel()),
+        "max_abs": float(finite.abs().max()) if finite.numel() else math.nan,
+        "mean": float(finite.mean()) if finite.numel() else math.nan,
+        "std": float(finite.std()) if finite.numel() > 1 else 0.0,
+    }
+
+
+def allclose_only(out, ref, atol: float, rtol: float) -> bool:
+    """KernelBench's check: same shapes and torch.allclose, nothing else."""
+    try:
+        outs, refs = taskmod.flatten_outputs(out), taskmod.flatten_outputs(ref)
+    except TypeError:
+        return False
+    return len(outs) == len(refs) and all(
+        tuple(o.shape) == tuple(r.shape)
+        and torch.allclose(o.detach().double().cpu(), r.detach().double().cpu(), atol=atol, rtol=rtol)
+        for o, r in zip(outs, refs))
+
+
+def _judge(name, out, ref, atol, rtol) -> dict:
+    r = taskmod.compare(out, ref, atol, rtol)
+    return {"name": name, "passed": r.ok, "passed_allclose": allclose_only(out, ref, atol, rtol),
+            "rel_l2": r.rel_l2}
+
+
+def _zero_inputs(inputs):
+    return [torch.zeros_like(t) if isinstance(t, torch.Tensor) and t.is_floating_point() else t
+            for t in inputs]
+
+
+def audit_variant(mod, level, variant: str, device: str, seed: int) -> dict:
+    taskmod.apply_variant(mod, variant)
+    dtype = taskmod.task_dtype(mod)
+    atol, rtol = taskmod.tolerance(mod)
+    init = taskmod.init_inputs(mod, seed)
+    model = taskmod.build_model(mod.Model, init, seed, device, dtype)
+    inputs = taskmod.to_device(taskmod.make_inputs(mod, seed), device)
+
+    def run(xs, mode=None):
+        with torch.no_grad(), (mode if mode is not None else contextlib.nullcontext()):
+            return [o.detach() for o in taskmod.flatten_outputs(model(*xs))]
+
+    ref = run(inputs)
+    ref2 = run(inputs)
+    res: dict = {"atol": atol, "rtol": rtol, "dtype": str(dtype).replace("torch.", ""),
+                 "output_shapes": [list(o.shape) for o in ref], "ref_stats": _stats(ref)}
+    bitwise = all(torch.equal(a, b) for a, b in zip(ref, ref2))
+    floats = [o for o in ref if o.is_floating_point() or o.is_complex()]
+    checks = {
+        "deterministic": bitwise or taskmod.compare(ref2, ref, atol, rtol).ok,
+        "bitwise_deterministic": bitwise,
+        "finite": all(bool(torch.isfinite(o).all()) for o in floats),
+        "not_constant": all(o.numel() <= 1 or bool(o.max() != o.min()) for o in ref),
+    }
+    other = taskmod.to_device(taskmod.make_inputs(mod, seed + 1), device)
+    checks["input_sensitive"] = not taskmod.compare(run(other), ref, atol, rtol).ok
+    res["checks"] = checks
+
+    nulls: list[tuple[str, list]] = []
+    nulls.append(("zeros", [torch.zeros_like(o) for o in ref]))
+    nulls.append(("mean", [torch.full_like(o, o.double().mean().item()) if o.numel() else o
+                           for o in ref]))
+    if len(ref) == 1:
+        for i, x in enumerate(inputs):
+            if isinstance(x, torch.Tensor) and x.shape == ref[0].shape and x.dtype == ref[0].dtype:
+                nulls.append((f"passthrough:{i}", [x]))
+    null_results = []
+    for name, out in nulls:
+        null_results.append(_judge(name, out, ref, atol, rtol))
+    try:
+        null_results.append(_judge("zeroed_inputs", run(_zero_inputs(inputs)), ref, atol, rtol))
+    except Exception as e:  # the reference may reject zero inputs; not a cheat that passes
+        null_results.append({"name": "zeroed_inputs", "passed": False, "passed_allclose": False,
+                             "error": repr(e)[:200]})
+
+    if level is None or level >= 2:
+        tracer = _OpTracer()
+        run(inputs, tracer)
+        res["compute_ops"] = tracer.ops
+        res["eps_ops"] = tracer.eps_ops
+        for k, op in enumerate(tracer.ops):
+            dropper = _OpTracer(drop=k)
+            try:
+                out = run(inputs, dropper)
+            except Exception:
+                continue  # the rest of forward cannot run without this op: it matters
+            if not dropper.dropped:
+                continue
+            null_results.append(_judge(f"drop:{k}:{op}", out, ref, atol, rtol))
+    res["null_models"] = null_results
+    res["passed_null_models"] = [n["name"] for n in null_results if n["passed"]]
+    failed_checks = [k for k, v in checks.items() if k != "bitwise_deterministic" and not v]
+    res["failed_checks"] = failed_checks
+    res["passed_null_models_allclose"] = [n["name"] for n in null_results
+                                          if n["passed_allclose"] and not n["passed"]]
+    if failed_checks or res["passed_null_models"]:
+        res["status"] = "fail"
+    else:
+        res["status"] = "weak" if res["passed_null_models_allclose"] else "ok"
+    return res
+
+
+def _on_alarm(signum, frame):
+    raise TaskTimeout()
+
+
+def main() -> int:
+    req = json.load(sys.stdin)
+    device = req.get("device", "cpu")
+    seed = int(req.get("seed", 42))
+    timeout = float(req.get("timeout_s", 0) or 0)
+    want = list(req.get("variants") or [])
+    mem_gb = float(req.get("max_memory_gb", 0) or 0)
+    if mem_gb > 0:
+        import resource
+        limit = int(mem_gb * (1 << 30))
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    torch.backends.cuda.matmul.allow_tf32 = False  # fp32 references in true fp32
+    torch.backends.cudnn.allow_tf32 = False
+    signal.signal(signal.SIGALRM, _on_alarm)
+    for task in req["tasks"]:
+        tid, path, level = task["id"], task["path"], task.get("level")
+        _emit({"event": "begin", "task": tid})
+        start = time.monotonic()
+        if timeout > 0:
+            signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            mod = taskmod.load_module(path)
+            missing = taskmod.check_task(mod)
+            if missing:
+                raise ValueError(f"missing {', '.join(missing)}")
+            have = taskmod.variants(mod)
+            todo = have if have == ["default"] or not want else want
+            for v in todo:
+                t0 = time.monotonic()
+                if v not in have:
+                    _emit({"event": "result", "task": tid, "variant": v, "status": "skipped",
+                           "error": f"no variant {v!r}"})
+                    continue
+                r = audit_variant(mod, level, v, device, seed)
+                r.update({"event": "result", "task": tid, "variant": v,
+                          "seconds": round(time.monotonic() - t0, 3)})
+                _emit(r)
+            taskmod.unload_module(mod)
+        except TaskTimeout:
+            _emit({"event": "result", "task": tid, "variant": "*", "status": "timeout",
+                   "error": f"over {timeout:g} s", "seconds": round(time.monotonic() - start, 3)})
+        except BaseException as e:  # noqa: BLE001 - any failure of a task file is reported
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            tb = traceback.format_exception_only(type(e), e)[-1].strip()
+            _emit({"event": "result", "task": tid, "variant": "*", "status": "error",
+                   "error": tb[:500]})
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        _emit({"event": "end", "task": tid})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+"""Load and drive one task file (KernelBench layout) from the runner.
+
+A task file defines ``class Model(nn.Module)``, ``get_inputs()`` and
+``get_init_inputs()``; optional module-level literals carry metadata:
+``DTYPE`` ("float32" | "float16" | "bfloat16"), ``ATOL``/``RTOL`` and
+``VARIANTS = {name: {CONSTANT: value, ...}}``. Candidate files (``ModelNew``)
+load through the same function.
+
+Stable API (the evaluation engine imports these; keep signatures):
+
+    load_module(path, *, register=True) -> module
+        Execute the file as a fresh module under a unique name
+        (``tritonrl_task_<n>_<stem>``). sys.path is not touched. With
+        ``register`` the module is entered in sys.modules under that unique
+        name (Triton's JIT and dataclasses need a real module for source
+        lookup); ``unload_module`` removes it.
+    unload_module(mod) -> None
+    check_task(mod) -> list[str]
+        Names of the required task attributes the module lacks (empty if ok).
+    variants(mod) -> list[str]
+        The VARIANTS keys in file order, or ["default"] without VARIANTS.
+    apply_variant(mod, name) -> dict
+        Set the variant's overrides as module globals (restoring any earlier
+        variant's overrides first) and return the overrides. "default" on a
+        file without VARIANTS, or a file's own defaults, is a no-op.
+    make_inputs(mod, seed) -> list
+        ``torch.manual_seed(seed)`` then ``list(mod.get_inputs())``.
+    init_inputs(mod, seed) -> list
+        ``torch.manual_seed(seed)`` then ``list(mod.get_init_inputs())``.
+    build_model(cls, init_args, seed, device="cpu", dtype=None) -> nn.Module
+        Seed immediately before ``cls(*init_args)`` on CPU (so a ModelNew that
+        builds the same layers in the same order gets the same weights), move it
+        to ``device``, and cast floating parameters and buffers to ``dtype``
+        when given. The module is left in its default (training) mode, as in
+        KernelBench.
+    to_device(obj, device) -> obj
+        Move tensors (also inside lists/tuples) to a device.
+    task_dtype(mod) -> torch.dtype          (default torch.float32)
+    tolerance(mod) -> (atol, rtol)
+        ATOL/RTOL if set, else fp32 1e-4, fp16/bf16 1e-2.
+    flatten_outputs(out) -> list[torch.Tensor]
+        A forward result (tensor, scalar, or nested tuple/list) as a flat list.
+    compare(out, ref, atol, rtol) -> CompareResult
+        The correctness check shared by the audit and the evaluator: for every
+        output tensor, same shape, no non-finite value where the reference is
+        finite, ``torch.allclose(out, ref, atol, rtol)`` AND a relative L2
+        error ``||out - ref||_2 / ||ref||_2 <= max(rtol, 1e-5)`` (computed in
+        float64; a reference of norm 0 requires an exact match). Both must
+        hold: allclose alone lets tiny outputs pass with zeros (the absolute
+        term), rel-L2 alone lets a few wild elements hide in a large tensor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import itertools
+import math
+import os
+import sys
+from typing import Any
+
+import torch
+
+_counter = itertools.count()
+_DEFAULTS_ATTR = "__tritonrl_defaults__"
+REQUIRED = ("Model", "get_inputs", "get_init_inputs")
+
+_DTYPES = {
+    "float32": torch.float32,
+    "fp32": torch.float32,
+    "float16": torch.float16,
+    "fp16": torch.float16,
+    "half": torch.float16,
+    "bfloat16": torch.bfloat16,
+    "bf16": torch.bfloat16,
+}
+_DEFAULT_TOL = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 1e-2}
+REL_L2_FLOOR = 1e-5
+
+
+def load_module(path: str | os.PathLike, *, register: bool = True):
+    path = os.fspath(path)
+    stem = "".join(c if c.isalnum() else "_" for c in os.path.splitext(os.path.basename(path))[0])
+    name = f"tritonrl_task_{next(_counter)}_{stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{path}: cannot load as a Python module")
+    mod = importlib.util.module_from_spec(spec)
+    if register:
+        sys.modules[name] = mod
+    try:
+        spec.loader.exec_module(mod)
+    except BaseException:
+        sys.modules.pop(name, None)
+        raise
+    return mod
+
+
+def unload_module(mod) -> None:
+    if sys.modules.get(mod.__name__) is mod:
+        del sys.modules[mod.__name__]
+
+
+def check_task(mod) -> list[str]:
+    return [n for n in REQUIRED if not hasattr(mod, n)]
+
+
+def variants(mod) -> list[str]:
+    v = getattr(mod, "VARIANTS", None)
+    if not v:
+        return ["default"]
+    return list(v.keys())
+
+
+def apply_variant(mod, name: str) -> dict:
+    table = getattr(mod, "VARIANTS", None) or {}
+    if name not in table and not (name == "default" and not table):
+        raise KeyError(f"{getattr(mod, '__file__', mod)}: no variant {name!r} (has {variants(mod)})")
+    saved = mod.__dict__.setdefault(_DEFAULTS_ATTR, {})
+    for key, value in saved.items():  # undo an earlier variant
+        setattr(mod, key, value)
+    overrides = dict(table.get(name, {}))
+    for key, value in overrides.items():
+        if key not in saved:
+            if not hasattr(mod, key):
+                raise KeyError(f"{mod.__file__}: variant {name!r} sets {key!r}, not a module constant")
+            saved[key] = getattr(mod, key)
+        setattr(mod, key, value)
+    return overrides
+
+
+def make_inputs(mod, seed: int) -> list:
+    torch.manual_seed(seed)
+    return list(mod.get_inputs())
+
+
+def init_inputs(mod, seed: int) -> list:
+    torch.manual_seed(seed)
+    return list(mod.get_init_inputs())
+
+
+def _cast_floating(model: torch.nn.Module, dtype: torch.dtype) -> None:
+    for p in itertools.chain(model.parameters(), model.buffers()):
+        if p.is_floating_point() and p.dtype != dtype:
+            p.data = p.data.to(dtype)
+
+
+def build_model(cls, init_args, seed: int, device="cpu", dtype: torch.dtype | None = None):
+    torch.manual_seed(seed)
+    model = cls(*init_args)
+    model = model.to(device)
+    if dtype is not None:
+        _cast_floating(model, dtype)
+    return model
+
+
+def to_device(obj, device):
+    if isinstance(obj, torch.Tensor):
+        return obj.to(device)
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(to_device(o, device) for o in obj)
+    return obj
+
+
+def task_dtype(mod) -> torch.dtype:
+    name = getattr(mod, "DTYPE", "float32")
+    if isinstance(name, torch.dtype):
+        return name
+    try:
+        return _DTYPES[str(name).lower()]
+    except KeyError:
+        raise ValueError(f"{getattr(mod, '__file__', mod)}: unknown DTYPE {name!r}") from None
+
+
+def tolerance(mod) -> tuple[float, float]:
+    default = _DEFAULT_TOL.get(task_dtype(mod), 1e-4)
+    return float(getattr(mod, "ATOL", default)), float(getattr(mod, "RTOL", default))
+
+
+def flatten_outputs(out) -> list:
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in flatten_outputs(o)]
+    if isinstance(out, torch.Tensor):
+        return [out]
+    if isinstance(out, (int, float, bool)):
+        return [torch.tensor(out)]
+    raise TypeError(f"unsupported output type {type(out).__name__}")
+
+
+@dataclasses.dataclass
+class CompareResult:
+    ok: bool
+    reason: str = ""  # why not ok ("" if ok)
+    max_abs_err: float = 0.0
+    rel_l2: float = 0.0
+
+
+def rel_l2_error(out: torch.Tensor, ref: torch.Tensor) -> float:
+    o = out.detach().to("cpu", torch.float64)
+    r = ref.detach().to("cpu", torch.float64)
+    num = torch.linalg.vector_norm(o - r).item()
+    den = torch.linalg.vector_norm(r).item()
+    if den == 0.0:
+        return 0.0 if num == 0.0 else math.inf
+    return num / den
+
+
+def compare(out: Any, ref: Any, atol: float, rtol: float) -> CompareResult:
+    try:
+        outs, refs = flatten_outputs(out), flatten_outputs(ref)
+    except TypeError as e:
+        return CompareResult(False, str(e), math.inf, math.inf)
+    if len(outs) != len(refs):
+        return CompareResult(False, f"{len(outs)} outputs, expected {len(refs)}", math.inf, math.inf)
+    worst_abs, worst_rel = 0.0, 0.0
+    bound = max(rtol, REL_L2_FLOOR)
+    for i, (o, r) in enumerate(zip(outs, refs)):
+        if tuple(o.shape) != tuple(r.shape):
+            return CompareResult(False, f"output {i}: shape {tuple(o.shape)}, expected {tuple(r.shape)}",
+                                 math.inf, math.inf)
+        o64 = o.detach().to("cpu", torch.float64)
+        r64 = r.detach().to("cpu", torch.float64)
+        if o64.numel() == 0:
+            continue
+        bad = ~torch.isfinite(o64) & torch.isfinite(r64)
+        if bool(bad.any()):
+            return CompareResult(False, f"output {i}: non-finite values", math.inf, math.inf)
+        diff = (o64 - r64).abs()
+        diff = torch.where(torch.isfinite(diff), diff, torch.zeros_like(diff))
+        worst_abs = max(worst_abs, float(diff.max()))
+        rel = rel_l2_error(o64, r64)
+        worst_rel = max(worst_rel, rel)
+        if not torch.allclose(o64, r64, atol=atol, rtol=rtol, equal_nan=True):
+            return CompareResult(False, f"output {i}: not allclose(atol={atol:g}, rtol={rtol:g})",
+                                 worst_abs, worst_rel)
+        if rel > bound:
+            return CompareResult(False, f"output {i}: relative L2 error {rel:.3g} > {bound:g}",
+                                 worst_abs, worst_rel)
+    return CompareResult(True, "", worst_abs, worst_rel)

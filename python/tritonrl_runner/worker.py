@@ -1,0 +1,260 @@
+"""One evaluation worker: run a task's reference model or a candidate ModelNew.
+
+Started by the C++ engine (src/eval) as ``python -I -B worker.py IN_FD OUT_FD``
+inside its sandbox. It reads one request frame from IN_FD and writes result
+frames to OUT_FD (see protocol.py). The engine sends the same request, minus
+the candidate, to a separate reference worker, and compares the two streams of
+output bytes itself; this process never sees reference outputs and decides
+nothing: every frame it sends after the candidate is imported is treated by the
+engine as untrusted evidence.
+
+Request (JSON): role ("reference" | "candidate"), task_path, candidate_path,
+device ("cpu" | "cuda"), variants (list of names, or null to let the worker
+pick: "small" on CPU when the task has it, else the first; all on GPU),
+init_seed, trials [{seed, train, grad}], allowlist_path, perturb (glibc
+malloc perturb byte for the candidate, 0 = off).
+
+Frames sent: hello, variants, stage (import / build), trial (+ output bytes),
+error, done.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tritonrl_runner.protocol import read_frame, write_frame  # noqa: E402
+
+_PR_SET_DUMPABLE = 4
+_M_PERTURB = -6
+
+
+def _proc_status() -> dict:
+    out = {}
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("Seccomp", "NoNewPrivs"):
+                    out[key] = value.strip()
+    except OSError:
+        pass
+    return out
+
+
+def _ms(t0: float) -> float:
+    return round((time.monotonic() - t0) * 1000.0, 3)
+
+
+def _tensor_bytes(t) -> bytes:
+    import torch
+
+    flat = t.detach().contiguous().reshape(-1)
+    if flat.device.type != "cpu":
+        flat = flat.cpu()
+    return flat.view(torch.uint8).numpy().tobytes()
+
+
+def _hash_inputs(inputs) -> str:
+    import torch
+
+    h = hashlib.sha256()
+    for x in inputs:
+        if isinstance(x, torch.Tensor):
+            h.update(f"T{x.dtype}{tuple(x.shape)}".encode())
+            h.update(_tensor_bytes(x))
+        else:
+            h.update(f"S{type(x).__name__}{x!r}".encode())
+    return h.hexdigest()
+
+
+def _storage_range(t):
+    s = t.untyped_storage()
+    return s.data_ptr(), s.data_ptr() + s.nbytes()
+
+
+def _aliases(out, inputs) -> bool:
+    import torch
+
+    if out.untyped_storage().nbytes() == 0:
+        return False
+    lo, hi = _storage_range(out)
+    for x in inputs:
+        if isinstance(x, torch.Tensor) and x.untyped_storage().nbytes() > 0:
+            xlo, xhi = _storage_range(x)
+            if lo < xhi and xlo < hi:
+                return True
+    return False
+
+
+def _dtype_name(dt) -> str:
+    return str(dt).removeprefix("torch.")
+
+
+class Worker:
+    def __init__(self, out_fd: int, req: dict) -> None:
+        self.out_fd = out_fd
+        self.req = req
+        self.role = req["role"]
+        self.stage = "setup"
+
+    def send(self, header: dict, payload: bytes = b"") -> None:
+        write_frame(self.out_fd, header, payload)
+
+    def error(self, exc: BaseException) -> None:
+        tb = traceback.format_exception(exc)
+        self.send({"type": "error", "stage": self.stage, "exc_type": type(exc).__name__,
+                   "message": "".join(tb)[-2000:]})
+
+    def run(self) -> None:
+        req = self.req
+        t0 = time.monotonic()
+        if self.role == "candidate":
+            # Not ptrace-able, no core dumps; poison malloc'd memory (see docs/eval.md).
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+            if req.get("perturb"):
+                libc.mallopt(_M_PERTURB, int(req["perturb"]))
+        import torch
+        import triton  # noqa: F401
+
+        from tritonrl_runner import hooks, taskmod
+
+        self.send({"type": "hello", "role": self.role, "pid": os.getpid(), "status": _proc_status(),
+                   "torch": torch.__version__, "triton": triton.__version__, "ms": _ms(t0)})
+        device = torch.device(req.get("device", "cpu"))
+        if device.type == "cuda":
+            torch.cuda.set_device(0)
+            device = torch.device("cuda", 0)
+
+        self.stage = "load_task"
+        task = taskmod.load_module(req["task_path"])
+        missing = taskmod.check_task(task)
+        if missing:
+            raise RuntimeError(f"task lacks {', '.join(missing)}")
+        names = req.get("variants")
+        if not names:
+            all_names = taskmod.variants(task)
+            if device.type == "cpu":
+                names = ["small"] if "small" in all_names else all_names[:1]
+            else:
+                names = all_names
+        atol, rtol = taskmod.tolerance(task)
+        dtype = taskmod.task_dtype(task)
+        self.send({"type": "variants", "variants": names, "atol": atol, "rtol": rtol,
+                   "dtype": _dtype_name(dtype)})
+
+        recorder = audit = None
+        cls = task.Model
+        cand_file = None
+        if self.role == "candidate":
+            recorder = hooks.LaunchRecorder()
+            audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder)
+            self.stage = "import"
+            t1 = time.monotonic()
+            cand_file = os.path.realpath(req["candidate_path"])
+            cand = taskmod.load_module(cand_file)
+            cls = getattr(cand, "ModelNew", None)
+            if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
+                raise ImportError("the candidate defines no ModelNew(nn.Module) class")
+            foreign = [c.__qualname__ for c in cls.__mro__
+                       if c.__module__ == task.__name__]
+            self.send({"type": "stage", "stage": "import", "ms": _ms(t1),
+                       "inherits_reference": foreign})
+
+        for variant in names:
+            self.stage = "build"
+            taskmod.apply_variant(task, variant)
+            t1 = time.monotonic()
+            init = taskmod.init_inputs(task, req["init_seed"])
+            model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype)
+            self.send({"type": "stage", "stage": "build", "variant": variant, "ms": _ms(t1)})
+            for index, trial in enumerate(req["trials"]):
+                self.stage = "trial"
+                self._trial(task, taskmod, hooks, model, variant, index, trial, device, recorder, audit, cand_file)
+        self.send({"type": "done", "ms": _ms(t0)})
+
+    def _trial(self, task, taskmod, hooks, model, variant, index, trial, device, recorder, audit, cand_file):
+        import torch
+        from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+        inputs = taskmod.to_device(taskmod.make_inputs(task, trial["seed"]), device)
+        hash_before = _hash_inputs(inputs)
+        model.train(bool(trial["train"]))
+        header = {"type": "trial", "variant": variant, "index": index, "seed": trial["seed"],
+                  "input_sha256": hash_before}
+        t1 = time.monotonic()
+        if recorder is None:
+            with torch.set_grad_enabled(bool(trial["grad"])):
+                out = model(*inputs)
+        else:
+            if device.type == "cuda":
+                hooks.poison_cuda(device)
+            recorder.launches = []
+            recorder.c_launches = 0
+            audit.seen, audit.forbidden = set(), set()
+            with torch.set_grad_enabled(bool(trial["grad"])):
+                state = hooks.global_state()
+                recorder.recording = True
+                with audit:
+                    out = model(*inputs)
+                    mode_intact = _get_current_dispatch_mode() is audit
+                recorder.recording = False
+                state_after = hooks.global_state()
+            if device.type == "cuda":
+                torch.cuda.synchronize(device)
+            header["launches"] = [[name, f == cand_file] for name, f in recorder.launches]
+            header["c_launches"] = recorder.c_launches
+            header["aten_ops"] = sorted(audit.seen)
+            header["forbidden_ops"] = sorted(audit.forbidden)
+            header["hooks_intact"] = bool(mode_intact and recorder.intact())
+            header["global_state_changed"] = state != state_after
+            header["compiled_path"] = device.type == "cuda"
+        header["ms"] = _ms(t1)
+        try:
+            outs = taskmod.flatten_outputs(out)
+        except TypeError as e:
+            header["outputs_error"] = str(e)
+            outs = []
+        described, chunks, offset = [], [], 0
+        for o in outs:
+            d = {"type_ok": type(o) is torch.Tensor}
+            if d["type_ok"]:
+                d.update(dtype=_dtype_name(o.dtype), shape=list(o.shape), device=str(o.device),
+                         alias=_aliases(o, inputs))
+                data = _tensor_bytes(o)
+                d.update(offset=offset, nbytes=len(data))
+                offset += len(data)
+                chunks.append(data)
+            else:
+                d["type"] = f"{type(o).__module__}.{type(o).__qualname__}"
+            described.append(d)
+        header["outputs"] = described
+        header["input_sha256_after"] = _hash_inputs(inputs)
+        self.send(header, b"".join(chunks))
+
+
+def main(argv: list[str]) -> int:
+    in_fd, out_fd = int(argv[1]), int(argv[2])
+    req, _ = read_frame(in_fd)
+    os.close(in_fd)
+    worker = Worker(out_fd, req)
+    try:
+        worker.run()
+    except BaseException as e:  # reported to the engine, which classifies it
+        try:
+            worker.error(e)
+        except OSError:
+            pass
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,220 @@
+#include "eval/compare.h"
+
+#include <array>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace tritonrl::eval {
+namespace {
+
+struct DTypeInfo {
+  DType dtype;
+  std::string_view name;
+  std::size_t size;
+};
+
+constexpr std::array<DTypeInfo, 10> kDTypes = {{
+    {DType::kFloat32, "float32", 4},
+    {DType::kFloat64, "float64", 8},
+    {DType::kFloat16, "float16", 2},
+    {DType::kBFloat16, "bfloat16", 2},
+    {DType::kInt8, "int8", 1},
+    {DType::kInt16, "int16", 2},
+    {DType::kInt32, "int32", 4},
+    {DType::kInt64, "int64", 8},
+    {DType::kUInt8, "uint8", 1},
+    {DType::kBool, "bool", 1},
+}};
+
+template <typename T>
+T Load(const char* data, std::int64_t i) {
+  T v;
+  std::memcpy(&v, data + i * static_cast<std::int64_t>(sizeof(T)), sizeof(T));
+  return v;
+}
+
+double HalfToDouble(std::uint16_t h) {
+  const int sign = (h >> 15) & 1;
+  const int exp = (h >> 10) & 0x1f;
+  const int mant = h & 0x3ff;
+  double v;
+  if (exp == 0) {
+    v = std::ldexp(static_cast<double>(mant), -24);  // subnormal
+  } else if (exp == 31) {
+    v = mant ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
+  } else {
+    v = std::ldexp(static_cast<double>(mant | 0x400), exp - 25);
+  }
+  return sign ? -v : v;
+}
+
+double BFloat16ToDouble(std::uint16_t b) {
+  return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(b) << 16));
+}
+
+std::string ShapeString(const std::vector<std::int64_t>& shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+CompareResult Fail(std::string code, std::string message) {
+  CompareResult r;
+  r.ok = false;
+  r.code = std::move(code);
+  r.message = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+std::optional<DType> ParseDType(std::string_view name) {
+  for (const auto& d : kDTypes) {
+    if (d.name == name) return d.dtype;
+  }
+  return std::nullopt;
+}
+
+std::string_view DTypeName(DType dtype) {
+  for (const auto& d : kDTypes) {
+    if (d.dtype == dtype) return d.name;
+  }
+  return "?";
+}
+
+std::size_t DTypeSize(DType dtype) {
+  for (const auto& d : kDTypes) {
+    if (d.dtype == dtype) return d.size;
+  }
+  return 0;
+}
+
+bool IsFloating(DType dtype) {
+  return dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kFloat16 ||
+         dtype == DType::kBFloat16;
+}
+
+std::optional<std::int64_t> NumElements(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    if (d < 0) return std::nullopt;
+    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
+double LoadAsDouble(DType dtype, const char* data, std::int64_t i) {
+  switch (dtype) {
+    case DType::kFloat32:
+      return static_cast<double>(Load<float>(data, i));
+    case DType::kFloat64:
+      return Load<double>(data, i);
+    case DType::kFloat16:
+      return HalfToDouble(Load<std::uint16_t>(data, i));
+    case DType::kBFloat16:
+      return BFloat16ToDouble(Load<std::uint16_t>(data, i));
+    case DType::kInt8:
+      return Load<std::int8_t>(data, i);
+    case DType::kInt16:
+      return Load<std::int16_t>(data, i);
+    case DType::kInt32:
+      return Load<std::int32_t>(data, i);
+    case DType::kInt64:
+      return static_cast<double>(Load<std::int64_t>(data, i));
+    case DType::kUInt8:
+    case DType::kBool:
+      return Load<std::uint8_t>(data, i);
+  }
+  return 0.0;
+}
+
+CompareResult CompareTensor(const TensorBytes& out, const TensorBytes& ref, Tolerance tol) {
+  if (out.dtype != ref.dtype) {
+    return Fail("dtype_mismatch",
+                fmt::format("dtype {}, expected {}", DTypeName(out.dtype), DTypeName(ref.dtype)));
+  }
+  if (out.shape != ref.shape) {
+    return Fail("shape_mismatch", fmt::format("shape {}, expected {}", ShapeString(out.shape),
+                                              ShapeString(ref.shape)));
+  }
+  const auto n = NumElements(ref.shape);
+  const std::size_t esize = DTypeSize(ref.dtype);
+  if (!n || out.data.size() != static_cast<std::size_t>(*n) * esize ||
+      ref.data.size() != static_cast<std::size_t>(*n) * esize) {
+    return Fail("size_mismatch", fmt::format("{} bytes for shape {} of {}", out.data.size(),
+                                             ShapeString(out.shape), DTypeName(out.dtype)));
+  }
+  CompareResult r;
+  if (!IsFloating(ref.dtype)) {
+    // Exact equality, compared as bytes per element (bool: any non-zero is true).
+    for (std::int64_t i = 0; i < *n; ++i) {
+      const double a = LoadAsDouble(out.dtype, out.data.data(), i);
+      const double b = LoadAsDouble(ref.dtype, ref.data.data(), i);
+      const bool equal = ref.dtype == DType::kBool ? ((a != 0) == (b != 0))
+                         : ref.dtype == DType::kInt64
+                             ? Load<std::int64_t>(out.data.data(), i) == Load<std::int64_t>(ref.data.data(), i)
+                             : a == b;
+      if (!equal) {
+        ++r.bad_elements;
+        r.max_abs_err = std::max(r.max_abs_err, std::fabs(a - b));
+      }
+    }
+    if (r.bad_elements) {
+      r.ok = false;
+      r.code = "not_equal";
+      r.message = fmt::format("{} of {} elements differ", r.bad_elements, *n);
+    }
+    return r;
+  }
+  double num = 0.0, den = 0.0;
+  std::int64_t nonfinite = 0, first_bad = -1;
+  for (std::int64_t i = 0; i < *n; ++i) {
+    const double a = LoadAsDouble(out.dtype, out.data.data(), i);
+    const double b = LoadAsDouble(ref.dtype, ref.data.data(), i);
+    if (!std::isfinite(b)) {
+      const bool same = std::isnan(b) ? std::isnan(a) : a == b;
+      if (!same) {
+        ++r.bad_elements;
+        if (first_bad < 0) first_bad = i;
+      }
+      continue;
+    }
+    if (!std::isfinite(a)) {
+      ++nonfinite;
+      ++r.bad_elements;
+      if (first_bad < 0) first_bad = i;
+      continue;
+    }
+    const double d = std::fabs(a - b);
+    r.max_abs_err = std::max(r.max_abs_err, d);
+    num += d * d;
+    den += b * b;
+    if (!(d <= tol.atol + tol.rtol * std::fabs(b))) {
+      ++r.bad_elements;
+      if (first_bad < 0) first_bad = i;
+    }
+  }
+  r.rel_l2 = den > 0.0 ? std::sqrt(num) / std::sqrt(den) : (num > 0.0 ? HUGE_VAL : 0.0);
+  const double bound = std::max(tol.rtol, kRelL2Floor);
+  if (nonfinite) {
+    r.ok = false;
+    r.code = "nonfinite";
+    r.message = fmt::format("{} non-finite values where the reference is finite (first at flat index {})",
+                            nonfinite, first_bad);
+  } else if (r.bad_elements) {
+    r.ok = false;
+    r.code = "not_allclose";
+    r.message = fmt::format("{} of {} elements outside atol={:g} rtol={:g} (max abs err {:.3g}, first at flat index {})",
+                            r.bad_elements, *n, tol.atol, tol.rtol, r.max_abs_err, first_bad);
+  } else if (!(r.rel_l2 <= bound)) {
+    r.ok = false;
+    r.code = "rel_l2_exceeded";
+    r.message = fmt::format("relative L2 error {:.3g} > {:g}", r.rel_l2, bound);
+  }
+  return r;
+}
+
+}  // namespace tritonrl::eval

@@ -1,0 +1,610 @@
+#include "eval/engine.h"
+
+#include <signal.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "base/file.h"
+
+namespace tritonrl::eval {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Safe accessors: a hostile header may hold any JSON type under any key.
+std::string GetString(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+std::optional<std::int64_t> GetInt(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<std::int64_t>();
+}
+bool GetBool(const json& j, const char* key, bool fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+double GetDouble(const json& j, const char* key, double fallback) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+std::vector<std::string> GetStrings(const json& j, const char* key) {
+  std::vector<std::string> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const auto& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+std::string Truncate(std::string s, std::size_t n) {
+  if (s.size() > n) s = "..." + s.substr(s.size() - n);
+  return s;
+}
+
+std::string LogTail(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = std::max<std::streamoff>(0, size - 1500);
+  in.seekg(from);
+  std::string s(static_cast<std::size_t>(size - from), '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  return s;
+}
+
+// A private folder per worker: TMPDIR, HOME, Triton's cache, the candidate file, the log.
+struct WorkDir {
+  std::string path;
+  bool keep = false;
+  ~WorkDir() {
+    if (!path.empty() && !keep) {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  }
+};
+
+Result<std::string> MakeWorkDir(const std::string& parent) {
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  std::string tmpl = (fs::path(parent) / "w-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) return Status::IoError(fmt::format("{}: cannot create a work folder", parent));
+  for (const char* sub : {"tmp", "home", "triton-cache"}) fs::create_directory(fs::path(tmpl) / sub, ec);
+  return tmpl;
+}
+
+std::vector<std::string> WorkerEnv(const EngineConfig& cfg, const std::string& dir) {
+  std::vector<std::string> env = {
+      "HOME=" + dir + "/home",
+      "TMPDIR=" + dir + "/tmp",
+      "TRITON_CACHE_DIR=" + dir + "/triton-cache",
+      "LANG=C.UTF-8",
+      "PYTHONNOUSERSITE=1",
+  };
+  const char* path = std::getenv("PATH");
+  env.push_back(std::string("PATH=") + (path ? path : "/usr/bin:/bin"));
+  if (cfg.device == "cpu") {
+    env.push_back("TRITON_INTERPRET=1");
+    env.push_back("CUDA_VISIBLE_DEVICES=");
+    env.push_back("OMP_NUM_THREADS=1");
+  } else {
+    for (const char* pass : {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CUDA_HOME", "TRITON_PTXAS_PATH"}) {
+      if (const char* v = std::getenv(pass)) env.push_back(std::string(pass) + "=" + v);
+    }
+  }
+  for (const auto& e : cfg.extra_env) env.push_back(e);
+  return env;
+}
+
+enum class WorkerEnd { kDone, kError, kEof, kTimeout, kMalformed, kProtocol, kSpawnFailed };
+
+struct WorkerRun {
+  std::vector<Frame> frames;
+  WorkerEnd end = WorkerEnd::kSpawnFailed;
+  std::string pending;  // the stage we were waiting on when it ended
+  std::string detail;
+  Frame error_frame;
+  Finished fin;
+  std::string log_tail;
+  double wall_ms = 0;
+  std::map<std::string, double> stage_ms;  // measured by the engine between frames
+};
+
+// Drives one worker through its fixed frame sequence with a deadline per stage.
+WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::string& dir, bool candidate,
+                      int trials) {
+  WorkerRun run;
+  const auto t0 = Clock::now();
+  SpawnSpec spec;
+  spec.argv = {cfg.python, "-I", "-B", (fs::path(cfg.runner_dir) / "tritonrl_runner" / "worker.py").string(), "3",
+               "4"};
+  spec.env = WorkerEnv(cfg, dir);
+  spec.cwd = dir + "/tmp";
+  spec.log_path = dir + "/worker.log";
+  spec.sandbox = cfg.sandbox;
+  spec.seccomp_program = cfg.seccomp_program.empty() ? nullptr : &cfg.seccomp_program;
+  auto child = Spawn(spec);
+  if (!child.ok()) {
+    run.detail = child.status().message();
+    return run;
+  }
+  Status w = WriteAll(child->to_child, EncodeFrame(request));
+  (void)w;  // a worker that died already shows up as EOF below
+  std::string buffer;
+  // Expected sequence: hello, variants, [stage import], per variant: stage build + trials, done.
+  std::string pending = "startup";
+  std::size_t variants = 0, variant_at = 0;
+  int trial_at = 0;
+  bool built = false;
+  auto timeout_for = [&](const std::string& stage) {
+    if (stage == "startup") return cfg.startup_timeout;
+    if (stage == "import") return cfg.import_timeout;
+    if (stage == "build") return cfg.build_timeout;
+    return cfg.trial_timeout;
+  };
+  auto stage_t0 = Clock::now();
+  bool hello = false;
+  for (;;) {
+    const ReadResult rr = ReadFrameUntil(child->from_child, buffer, Clock::now() + timeout_for(pending));
+    if (rr.kind == ReadKind::kTimeout) {
+      run.end = WorkerEnd::kTimeout;
+      break;
+    }
+    if (rr.kind == ReadKind::kEof) {
+      run.end = WorkerEnd::kEof;
+      run.detail = rr.error;
+      break;
+    }
+    if (rr.kind == ReadKind::kMalformed) {
+      run.end = WorkerEnd::kMalformed;
+      run.detail = rr.error;
+      break;
+    }
+    const json& h = rr.frame.header;
+    const std::string type = GetString(h, "type");
+    if (type == "error") {
+      run.end = WorkerEnd::kError;
+      run.error_frame = rr.frame;
+      break;
+    }
+    std::string want;
+    if (pending == "startup") {
+      want = hello ? "variants" : "hello";
+    } else if (pending == "import" || pending == "build") {
+      want = "stage";
+    } else if (pending == "trial") {
+      want = "trial";
+    } else {
+      want = "done";
+    }
+    const bool stage_ok = want != "stage" || GetString(h, "stage") == pending;
+    if (type != want || !stage_ok) {
+      run.end = WorkerEnd::kProtocol;
+      run.detail = fmt::format("expected a '{}' frame while in stage {}, got '{}'", want, pending, Truncate(type, 40));
+      break;
+    }
+    run.stage_ms[pending] += MsSince(stage_t0);
+    stage_t0 = Clock::now();
+    run.frames.push_back(rr.frame);
+    if (type == "hello") {
+      hello = true;
+    } else if (type == "variants") {
+      variants = GetStrings(h, "variants").size();
+      if (variants == 0 || variants > 16) {
+        run.end = WorkerEnd::kProtocol;
+        run.detail = "bad variant list";
+        break;
+      }
+      pending = candidate ? "import" : "build";
+    } else if (type == "stage" && pending == "import") {
+      pending = "build";
+    } else if (type == "stage") {
+      built = true;
+      pending = trials > 0 ? "trial" : "next";
+      trial_at = 0;
+    } else if (type == "trial") {
+      if (++trial_at == trials) pending = "next";
+    } else if (type == "done") {
+      run.end = WorkerEnd::kDone;
+      break;
+    }
+    if (pending == "next") {
+      ++variant_at;
+      pending = variant_at < variants ? "build" : "done";
+    }
+  }
+  (void)built;
+  run.pending = pending;
+  const bool graceful = run.end == WorkerEnd::kDone || run.end == WorkerEnd::kError || run.end == WorkerEnd::kEof;
+  run.fin = Finish(*child, std::chrono::milliseconds(graceful ? 3000 : 0));
+  run.log_tail = LogTail(dir + "/worker.log");
+  run.wall_ms = MsSince(t0);
+  return run;
+}
+
+json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::string& task_path,
+                 const std::string& candidate_path, const std::vector<std::string>& variants, int perturb) {
+  json trials = json::array();
+  for (const auto& t : cfg.schedule) trials.push_back({{"seed", t.seed}, {"train", t.train}, {"grad", t.grad}});
+  json req = {{"role", role},
+              {"task_path", fs::absolute(task_path).string()},
+              {"device", cfg.device},
+              {"init_seed", cfg.init_seed},
+              {"trials", trials},
+              {"allowlist_path", fs::absolute(cfg.allowlist_path).string()},
+              {"perturb", perturb}};
+  if (!candidate_path.empty()) req["candidate_path"] = candidate_path;
+  if (!variants.empty()) req["variants"] = variants;
+  return req;
+}
+
+// A parsed output description + its bytes, validated against the payload.
+Result<OutputRecord> ParseOutput(const json& d, const std::string& payload) {
+  OutputRecord o;
+  const auto dtype = ParseDType(GetString(d, "dtype"));
+  if (!dtype) return Status::ParseError(fmt::format("unsupported output dtype '{}'", Truncate(GetString(d, "dtype"), 40)));
+  o.dtype = *dtype;
+  auto shape_it = d.find("shape");
+  if (shape_it == d.end() || !shape_it->is_array() || shape_it->size() > 16) return Status::ParseError("bad output shape");
+  for (const auto& v : *shape_it) {
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0) return Status::ParseError("bad output shape");
+    o.shape.push_back(v.get<std::int64_t>());
+  }
+  o.device = GetString(d, "device");
+  const auto offset = GetInt(d, "offset"), nbytes = GetInt(d, "nbytes");
+  const auto n = NumElements(o.shape);
+  if (!offset || !nbytes || *offset < 0 || *nbytes < 0 || !n ||
+      static_cast<std::uint64_t>(*offset) + static_cast<std::uint64_t>(*nbytes) > payload.size() ||
+      static_cast<std::uint64_t>(*nbytes) != static_cast<std::uint64_t>(*n) * DTypeSize(o.dtype)) {
+    return Status::ParseError("output bytes do not match the declared shape and dtype");
+  }
+  o.bytes = payload.substr(static_cast<std::size_t>(*offset), static_cast<std::size_t>(*nbytes));
+  return o;
+}
+
+std::string ExitReasonCode(const ExitInfo& e) {
+  if (!e.known) return "missing_record";
+  if (e.signaled) return e.signal == SIGXCPU ? "cpu_time_limit" : "signal";
+  return "missing_record";
+}
+
+// Outcome and reason for a worker that did not finish its sequence.
+std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
+  const std::string stage = run.pending == "trial" || run.pending == "next" || run.pending == "done"
+                                ? "correctness"
+                                : run.pending;
+  switch (run.end) {
+    case WorkerEnd::kTimeout:
+      return {"timeout", {stage, "stage_timeout", fmt::format("no result within the {} stage limit; the process group was killed", run.pending)}};
+    case WorkerEnd::kError: {
+      const json& h = run.error_frame.header;
+      const std::string exc = Truncate(GetString(h, "exc_type"), 80);
+      const std::string where = GetString(h, "stage");
+      const std::string msg = Truncate(GetString(h, "message"), 1200);
+      const bool compile = where == "import" || where == "build" || exc.find("CompilationError") != std::string::npos;
+      return {compile ? "compile_error" : "runtime_error",
+              {stage, compile ? "compile_exception" : "exception", fmt::format("{}: {}", exc, msg)}};
+    }
+    case WorkerEnd::kMalformed:
+    case WorkerEnd::kProtocol:
+      return {"runtime_error", {stage, "protocol_violation", run.detail}};
+    case WorkerEnd::kSpawnFailed:
+      return {"runtime_error", {"startup", "spawn_failed", run.detail}};
+    case WorkerEnd::kEof:
+    case WorkerEnd::kDone:
+      break;
+  }
+  const ExitInfo& e = run.fin.exit;
+  if (e.known && e.signaled && e.signal == SIGXCPU) {
+    return {"timeout", {stage, "cpu_time_limit", "CPU time limit reached (SIGXCPU)"}};
+  }
+  std::string msg = fmt::format("the worker ended ({}) before sending all results", e.ToString());
+  const std::string tail = Truncate(run.log_tail, 400);
+  if (!tail.empty()) msg += "; log tail: " + tail;
+  return {"runtime_error", {stage, ExitReasonCode(e), msg}};
+}
+
+}  // namespace
+
+std::uint64_t DrawSecretSeed() {
+  std::uint64_t v = 0;
+  if (getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v)) {
+    std::random_device rd;  // fallback; still not derivable from the task
+    v = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  }
+  return v & ((1ull << 62) - 1);
+}
+
+std::vector<TrialSpec> MakeSchedule(int trials, std::uint64_t secret_seed) {
+  trials = std::max(trials, 1);
+  std::vector<TrialSpec> out;
+  const int secret_at = static_cast<int>(secret_seed % static_cast<std::uint64_t>(trials));
+  int pub = 0;
+  for (int i = 0; i < trials; ++i) {
+    TrialSpec t;
+    t.seed = i == secret_at ? static_cast<std::int64_t>(secret_seed) : 42 + 1000003LL * pub++;
+    t.train = i % 4 == 0 || i % 4 == 2;
+    t.grad = i % 4 == 0 || i % 4 == 3;
+    out.push_back(t);
+  }
+  return out;
+}
+
+json Verdict::ToJson() const {
+  json reasons_json = json::array();
+  for (const auto& r : reasons) reasons_json.push_back({{"stage", r.stage}, {"code", r.code}, {"message", r.message}});
+  json j = {{"sample", sample},
+            {"task", task},
+            {"outcome", outcome},
+            {"reasons", reasons_json},
+            {"flags", flags},
+            {"sandbox", sandbox},
+            {"timings_ms", timings_ms},
+            {"evidence", evidence},
+            {"speedup", speedup ? json(*speedup) : json(nullptr)},
+            {"device", device},
+            {"provisional", provisional},
+            {"from_cache", from_cache}};
+  if (infra_failure) j["infra_failure"] = true;
+  return j;
+}
+
+ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_path) {
+  ReferenceResult ref;
+  auto dir = MakeWorkDir(cfg.work_dir);
+  if (!dir.ok()) {
+    ref.error = {"reference", "io_error", dir.status().message()};
+    return ref;
+  }
+  WorkDir guard{*dir, cfg.keep_work};
+  const json req = MakeRequest(cfg, "reference", task_path, "", {}, 0);
+  const WorkerRun run = DriveWorker(cfg, req, *dir, false, static_cast<int>(cfg.schedule.size()));
+  ref.ms = run.wall_ms;
+  ref.sandbox = run.fin.sandbox;
+  if (run.end != WorkerEnd::kDone) {
+    auto [outcome, reason] = ClassifyEnd(run);
+    reason.stage = "reference";
+    reason.message = fmt::format("{} ({}): {}", task_path, reason.code, reason.message);
+    reason.code = "reference_failed";
+    ref.error = reason;
+    return ref;
+  }
+  for (const Frame& f : run.frames) {
+    const std::string type = GetString(f.header, "type");
+    if (type == "variants") {
+      ref.variants = GetStrings(f.header, "variants");
+      ref.tolerance.atol = GetDouble(f.header, "atol", 1e-4);
+      ref.tolerance.rtol = GetDouble(f.header, "rtol", 1e-4);
+      ref.dtype = GetString(f.header, "dtype");
+    } else if (type == "trial") {
+      TrialRecord t;
+      t.variant = GetString(f.header, "variant");
+      t.index = static_cast<int>(GetInt(f.header, "index").value_or(-1));
+      t.seed = GetInt(f.header, "seed").value_or(0);
+      t.input_sha256 = GetString(f.header, "input_sha256");
+      auto outs = f.header.find("outputs");
+      if (outs == f.header.end() || !outs->is_array() || outs->empty()) {
+        ref.error = {"reference", "reference_failed", fmt::format("{}: the reference returned no tensor output", task_path)};
+        return ref;
+      }
+      for (const auto& d : *outs) {
+        auto o = ParseOutput(d, f.payload);
+        if (!GetBool(d, "type_ok", false) || !o.ok()) {
+          ref.error = {"reference", "reference_failed", fmt::format("{}: unusable reference output", task_path)};
+          return ref;
+        }
+        t.outputs.push_back(std::move(*o));
+      }
+      ref.trials.push_back(std::move(t));
+    }
+  }
+  ref.ok = true;
+  return ref;
+}
+
+Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, const std::string& code,
+                     const ReferenceResult& ref) {
+  Verdict v;
+  v.device = cfg.device;
+  v.provisional = cfg.device == "cpu";
+  const auto t0 = Clock::now();
+  if (!ref.ok) {
+    v.outcome = "runtime_error";
+    v.reasons.push_back(ref.error);
+    v.infra_failure = true;
+    return v;
+  }
+  auto dir = MakeWorkDir(cfg.work_dir);
+  if (!dir.ok()) {
+    v.outcome = "runtime_error";
+    v.infra_failure = true;
+    v.reasons.push_back({"startup", "io_error", dir.status().message()});
+    return v;
+  }
+  WorkDir guard{*dir, cfg.keep_work};
+  const std::string cand_path = *dir + "/candidate.py";
+  if (Status s = WriteFileAtomic(cand_path, code); !s.ok()) {
+    v.outcome = "runtime_error";
+    v.infra_failure = true;
+    v.reasons.push_back({"startup", "io_error", s.message()});
+    return v;
+  }
+  const json req = MakeRequest(cfg, "candidate", task_path, fs::canonical(cand_path).string(), ref.variants,
+                               cfg.malloc_perturb);
+  const int trials = static_cast<int>(cfg.schedule.size());
+  const WorkerRun run = DriveWorker(cfg, req, *dir, true, trials);
+  v.sandbox = run.fin.sandbox.ToJson();
+  v.timings_ms["reference"] = ref.ms;
+  for (const auto& [stage, ms] : run.stage_ms) v.timings_ms[stage == "trial" || stage == "next" ? "correctness" : stage] = ms;
+  v.timings_ms["worker_wall"] = run.wall_ms;
+
+  // Evidence from whatever frames arrived (all untrusted after the import).
+  std::set<std::string> own_kernels, other_kernels, aten_ops, forbidden;
+  double max_abs = 0, max_rel = 0;
+  int min_launches = -1, trials_checked = 0;
+  std::set<std::string> modes;
+  std::map<std::string, Reason> failures;  // first failure per code
+  auto fail = [&](const std::string& c, std::string msg) {
+    if (!failures.count(c)) failures[c] = Reason{"correctness", c, std::move(msg)};
+  };
+  std::size_t ref_at = 0;
+  bool imported = false;
+  for (const Frame& f : run.frames) {
+    const json& h = f.header;
+    const std::string type = GetString(h, "type");
+    if (type == "stage" && GetString(h, "stage") == "import") {
+      imported = true;
+      const auto inherits = GetStrings(h, "inherits_reference");
+      if (!inherits.empty()) fail("inherits_reference", fmt::format("ModelNew derives from the task's {}", inherits[0]));
+      continue;
+    }
+    if (type == "variants") {
+      if (GetStrings(h, "variants") != ref.variants) fail("protocol_violation", "variant list differs from the request");
+      continue;
+    }
+    if (type != "trial") continue;
+    if (ref_at >= ref.trials.size()) {
+      fail("protocol_violation", "more trials than requested");
+      break;
+    }
+    const TrialRecord& rt = ref.trials[ref_at++];
+    const std::string where = fmt::format("{} trial {}", rt.variant, rt.index);
+    ++trials_checked;
+    if (GetString(h, "variant") != rt.variant || GetInt(h, "index").value_or(-1) != rt.index ||
+        GetInt(h, "seed").value_or(-1) != rt.seed) {
+      fail("protocol_violation", fmt::format("{}: trial frame out of order", where));
+      continue;
+    }
+    const TrialSpec& spec = cfg.schedule[static_cast<std::size_t>(rt.index)];
+    modes.insert(fmt::format("{}/{}", spec.train ? "train" : "eval", spec.grad ? "grad" : "no_grad"));
+    if (GetString(h, "input_sha256") != rt.input_sha256) {
+      fail("inputs_differ", fmt::format("{}: the candidate's process saw different inputs than the reference's (task module altered?)", where));
+    }
+    if (GetString(h, "input_sha256_after") != GetString(h, "input_sha256")) {
+      fail("input_mutated", fmt::format("{}: forward changed its inputs", where));
+    }
+    if (!GetBool(h, "hooks_intact", false)) fail("hooks_tampered", fmt::format("{}: the launch hook or the ATen audit was removed or replaced", where));
+    if (GetBool(h, "global_state_changed", true)) fail("global_state_changed", fmt::format("{}: forward changed process-wide torch settings", where));
+    int own = 0;
+    auto launches = h.find("launches");
+    if (launches != h.end() && launches->is_array()) {
+      for (const auto& l : *launches) {
+        if (!l.is_array() || l.size() != 2 || !l[0].is_string() || !l[1].is_boolean()) continue;
+        const std::string name = Truncate(l[0].get<std::string>(), 100);
+        if (l[1].get<bool>()) {
+          ++own;
+          own_kernels.insert(name);
+        } else {
+          other_kernels.insert(name);
+        }
+      }
+    }
+    min_launches = min_launches < 0 ? own : std::min(min_launches, own);
+    if (own == 0) {
+      fail("no_triton_launch", fmt::format("{} ({}): no kernel defined in the candidate file ran during forward{}", where,
+                                           *modes.rbegin(),
+                                           other_kernels.empty() ? "" : fmt::format(" (other kernels: {})", fmt::join(other_kernels, ", "))));
+    }
+    if (GetBool(h, "compiled_path", false) && GetInt(h, "c_launches").value_or(0) < 1) {
+      fail("no_triton_launch", fmt::format("{}: Triton's launcher hook saw no launch", where));
+    }
+    for (const auto& op : GetStrings(h, "aten_ops")) aten_ops.insert(Truncate(op, 80));
+    const auto bad_ops = GetStrings(h, "forbidden_ops");
+    for (const auto& op : bad_ops) forbidden.insert(Truncate(op, 80));
+    if (!bad_ops.empty()) {
+      fail("forbidden_aten_op", fmt::format("{}: ATen compute ops outside the allowlist ran during forward: {}", where,
+                                            fmt::join(bad_ops, ", ")));
+    }
+    if (!GetString(h, "outputs_error").empty()) {
+      fail("output_structure", fmt::format("{}: {}", where, Truncate(GetString(h, "outputs_error"), 200)));
+      continue;
+    }
+    auto outs = h.find("outputs");
+    if (outs == h.end() || !outs->is_array() || outs->size() != rt.outputs.size()) {
+      fail("output_count", fmt::format("{}: {} outputs, expected {}", where,
+                                       outs != h.end() && outs->is_array() ? outs->size() : 0, rt.outputs.size()));
+      continue;
+    }
+    for (std::size_t i = 0; i < rt.outputs.size(); ++i) {
+      const json& d = (*outs)[i];
+      const OutputRecord& r = rt.outputs[i];
+      if (!d.is_object() || !GetBool(d, "type_ok", false)) {
+        fail("output_type", fmt::format("{}: output {} is a {}, not exactly torch.Tensor", where, i,
+                                        d.is_object() ? Truncate(GetString(d, "type"), 80) : "?"));
+        continue;
+      }
+      if (GetBool(d, "alias", true)) {
+        fail("output_aliases_input", fmt::format("{}: output {} shares storage with an input", where, i));
+      }
+      auto o = ParseOutput(d, f.payload);
+      if (!o.ok()) {
+        fail("protocol_violation", fmt::format("{}: output {}: {}", where, i, o.status().message()));
+        continue;
+      }
+      if (o->device != r.device) {
+        fail("output_device", fmt::format("{}: output {} on {}, expected {}", where, i, Truncate(o->device, 20), r.device));
+      }
+      const CompareResult c = CompareTensor({o->dtype, o->shape, o->bytes}, {r.dtype, r.shape, r.bytes}, ref.tolerance);
+      if (std::isfinite(c.max_abs_err)) max_abs = std::max(max_abs, c.max_abs_err);
+      if (std::isfinite(c.rel_l2)) max_rel = std::max(max_rel, c.rel_l2);
+      if (!c.ok) fail(c.code, fmt::format("{}: output {}: {}", where, i, c.message));
+    }
+  }
+
+  v.evidence = {{"kernels", own_kernels},
+                {"other_kernels", other_kernels},
+                {"aten_ops", aten_ops},
+                {"forbidden_aten_ops", forbidden},
+                {"max_abs_err", max_abs},
+                {"max_rel_l2", max_rel},
+                {"trials_checked", trials_checked},
+                {"trials_expected", ref.trials.size()},
+                {"variants", ref.variants},
+                {"modes", modes},
+                {"min_own_launches_per_call", std::max(min_launches, 0)},
+                {"atol", ref.tolerance.atol},
+                {"rtol", ref.tolerance.rtol},
+                {"exit", run.fin.exit.ToString()}};
+  v.compiled = imported && trials_checked > 0;
+  if (run.end != WorkerEnd::kDone) {
+    auto [outcome, reason] = ClassifyEnd(run);
+    v.outcome = outcome;
+    v.reasons.push_back(reason);
+    if (reason.stage == "startup") v.infra_failure = true;  // before the candidate was imported
+    if (outcome == "compile_error") v.compiled = false;
+  } else if (!failures.empty()) {
+    v.outcome = "incorrect";
+  } else if (trials_checked != static_cast<int>(ref.trials.size())) {
+    v.outcome = "runtime_error";
+    v.reasons.push_back({"correctness", "missing_record", "fewer trial results than requested"});
+  } else {
+    v.outcome = "correct";
+  }
+  for (auto& [code_id, reason] : failures) v.reasons.push_back(reason);
+  if (run.fin.sandbox.Level() != "full") {
+    v.flags.push_back("degraded_sandbox");
+  }
+  v.wall_ms = MsSince(t0);
+  v.timings_ms["total"] = v.wall_ms;
+  return v;
+}
+
+}  // namespace tritonrl::eval

@@ -1,0 +1,125 @@
+// The evaluation engine: for one sample, a reference worker and a candidate
+// worker (separate sandboxed processes, src/eval/process.h) run the same trial
+// schedule on inputs generated from the same seeds; the engine checks that both
+// saw identical inputs (hashes), validates every frame the candidate sent,
+// compares its output bytes with the reference's, checks the runtime proof of
+// work (launches of the candidate's own kernels, ATen audit, hook integrity,
+// input mutation, aliasing, exact tensor type), and writes a Verdict.
+// Pipeline, checks and what each defeats: docs/eval.md.
+#pragma once
+
+#include <linux/filter.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/compare.h"
+#include "eval/process.h"
+
+namespace tritonrl::eval {
+
+// One forward call of the correctness protocol.
+struct TrialSpec {
+  std::int64_t seed = 0;
+  bool train = true;  // nn.Module mode
+  bool grad = true;   // torch.set_grad_enabled
+};
+
+// Public seeds (derived from 42, as KernelBench) for all trials but one, which
+// gets `secret_seed` at a position the secret also picks; modes cycle through
+// (train, grad), (eval, no grad), (train, no grad), (eval, grad).
+std::vector<TrialSpec> MakeSchedule(int trials, std::uint64_t secret_seed);
+// A seed from the kernel's CSPRNG (getrandom), below 2^62.
+std::uint64_t DrawSecretSeed();
+
+struct EngineConfig {
+  std::string python;          // the runner's interpreter
+  std::string runner_dir;      // folder holding tritonrl_runner/
+  std::string allowlist_path;  // src/verify/allowlist.json (aten_ops)
+  std::string work_dir;        // private per-worker folders are made (and removed) here
+  std::string device = "cpu";  // "cpu" (TRITON_INTERPRET=1, small variant) or "cuda" (all variants)
+  std::vector<TrialSpec> schedule;
+  std::int64_t init_seed = 42;  // torch seed before Model(...) and ModelNew(...)
+  SandboxOptions sandbox;
+  std::vector<sock_filter> seccomp_program;  // BuildSeccompProgram(sandbox.forbid_fork)
+  int malloc_perturb = 1;  // glibc M_PERTURB byte for candidates (fresh malloc memory reads 0xFE..)
+  std::chrono::milliseconds startup_timeout{120000};  // interpreter start, torch import, task load
+  std::chrono::milliseconds import_timeout{120000};   // candidate import
+  std::chrono::milliseconds build_timeout{60000};     // ModelNew(...) per variant
+  std::chrono::milliseconds trial_timeout{120000};    // one forward call, incl. first-call compile
+  std::vector<std::string> extra_env;                 // passed through ("KEY=VALUE")
+  bool keep_work = false;                             // keep worker folders (debugging)
+};
+
+struct OutputRecord {
+  DType dtype = DType::kFloat32;
+  std::vector<std::int64_t> shape;
+  std::string device;
+  std::string bytes;
+};
+
+struct TrialRecord {
+  std::string variant;
+  int index = 0;
+  std::int64_t seed = 0;
+  std::string input_sha256;
+  std::vector<OutputRecord> outputs;
+};
+
+struct Reason {
+  std::string stage;  // static, reference, startup, import, build, correctness, sandbox
+  std::string code;   // stable id, e.g. not_allclose, no_triton_launch, signal
+  std::string message;
+};
+
+// The reference run of one task (computed once per run and task).
+struct ReferenceResult {
+  bool ok = false;
+  Reason error;  // when !ok
+  std::vector<std::string> variants;
+  Tolerance tolerance;
+  std::string dtype;
+  std::vector<TrialRecord> trials;  // variants x schedule, in order
+  double ms = 0;
+  SandboxReport sandbox;
+};
+
+ReferenceResult RunReference(const EngineConfig& config, const std::string& task_path);
+
+struct Verdict {
+  std::string sample;
+  std::string task;
+  std::string outcome;  // invalid_syntax ... correct (docs/eval.md)
+  std::vector<Reason> reasons;
+  std::vector<std::string> flags;
+  nlohmann::json sandbox = nlohmann::json::object();
+  nlohmann::json timings_ms = nlohmann::json::object();
+  nlohmann::json evidence = nlohmann::json::object();
+  std::optional<double> speedup;  // null until the timing stage exists
+  std::string device;
+  bool provisional = false;  // CPU verdicts: the GPU verdict is the one that counts
+  bool infra_failure = false;  // the harness, not the sample, failed: never cached
+  bool from_cache = false;
+  bool syntax_ok = true;
+  bool functionality_ok = true;
+  bool compiled = false;  // the candidate imported, built and ran at least one forward
+  double wall_ms = 0;
+  nlohmann::json ToJson() const;
+};
+
+// Runs the candidate (bare Python code) against a reference result.
+Verdict RunCandidate(const EngineConfig& config, const std::string& task_path, const std::string& code,
+                     const ReferenceResult& reference);
+
+// Outcome strings in the order the metrics and reports expect.
+inline constexpr const char* kOutcomes[] = {"invalid_syntax", "invalid_functionality", "compile_error",
+                                            "runtime_error",  "timeout",               "incorrect",
+                                            "correct"};
+
+}  // namespace tritonrl::eval

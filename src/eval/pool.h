@@ -1,0 +1,31 @@
+// Runs many samples over a pool of worker threads; each thread drives one
+// sandboxed worker process at a time. The reference of a task is computed once
+// (in its own process) by the first thread that needs it and dropped when the
+// task's last sample is done.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/engine.h"
+
+namespace tritonrl::eval {
+
+struct SampleJob {
+  std::string sample_id;
+  std::string task_id;
+  std::string task_path;
+  std::string code;                    // bare Python code to run
+  std::optional<Verdict> pre_verdict;  // decided before running (static rejection, cache hit)
+};
+
+// Calls on_done(index, verdict) once per job, from the pool's threads, one call
+// at a time. Jobs of one task should be adjacent (the reference stays cached
+// while its task has jobs in flight).
+void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
+             const std::function<void(std::size_t, Verdict)>& on_done);
+
+}  // namespace tritonrl::eval

@@ -1,0 +1,116 @@
+// Sandboxed worker processes: spawn, talk over two pipes, kill the whole
+// process group, reap, and say how the process ended.
+//
+// The child, between fork and exec, calls only async-signal-safe functions:
+// setsid, PR_SET_PDEATHSIG, fds 3 (requests in) and 4 (frames out), stdout and
+// stderr to a log file, every other fd closed, rlimits, unshare of the network
+// and PID namespaces, PR_SET_NO_NEW_PRIVS, and a seccomp filter compiled in the
+// parent (BuildSeccompProgram). With a PID namespace the forked child stays
+// outside as a small relay that waits for the worker (PID 1 inside, so it cannot
+// see or signal any process outside) and passes its wait status back. What the
+// child achieved is reported on a close-on-exec pipe before exec, so the
+// candidate can never write to it.
+#pragma once
+
+#include <linux/filter.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "eval/protocol.h"
+
+namespace tritonrl::eval {
+
+using Clock = std::chrono::steady_clock;
+
+struct SandboxOptions {
+  bool enabled = true;
+  bool pid_namespace = true;
+  bool net_namespace = true;
+  bool seccomp = true;
+  // fork() is always refused; this also refuses vfork-style spawns (CPU). The
+  // GPU needs them: Triton runs ptxas and a C compiler on first launch.
+  bool forbid_fork = true;
+  std::uint64_t address_space_bytes = 0;  // RLIMIT_AS (CPU); 0 = unchanged
+  std::uint64_t data_bytes = 0;           // RLIMIT_DATA (GPU: CUDA reserves huge PROT_NONE ranges)
+  std::uint64_t file_size_bytes = 256ull << 20;
+  std::uint64_t cpu_seconds = 0;
+  std::uint64_t open_files = 1024;
+  std::uint64_t processes = 4096;  // RLIMIT_NPROC; the kernel ignores it for root
+};
+
+// What the child put in place before exec (bit per feature).
+struct SandboxReport {
+  bool setsid = false;
+  bool rlimits = false;
+  bool pid_namespace = false;
+  bool net_namespace = false;
+  bool no_new_privs = false;
+  bool seccomp = false;
+  bool known = false;  // a report arrived at all
+  // "full" (every feature), "partial", or "none".
+  std::string Level() const;
+  nlohmann::json ToJson() const;
+};
+
+struct SpawnSpec {
+  std::vector<std::string> argv;  // argv[0]: the executable's path
+  std::vector<std::string> env;   // the complete environment ("KEY=VALUE")
+  std::string cwd;
+  std::string log_path;  // stdout and stderr; empty: /dev/null
+  SandboxOptions sandbox;
+  const std::vector<sock_filter>* seccomp_program = nullptr;  // from BuildSeccompProgram
+};
+
+struct Child {
+  pid_t pid = -1;       // the process to wait for (the relay when there is a PID namespace)
+  int to_child = -1;    // the worker's fd 3
+  int from_child = -1;  // the worker's fd 4
+  int report_fd = -1;   // sandbox report, relayed wait status
+};
+
+struct ExitInfo {
+  bool known = false;
+  bool signaled = false;
+  int code = 0;
+  int signal = 0;
+  std::string ToString() const;
+};
+
+struct Finished {
+  ExitInfo exit;
+  SandboxReport sandbox;
+  bool killed = false;  // we sent SIGKILL to the group
+};
+
+// The seccomp policy as a BPF program; kSelfPidPlaceholder marks where the
+// child patches in its own PID (tgkill may only target itself).
+inline constexpr std::uint32_t kSelfPidPlaceholder = 0x7EADBEEF;
+Result<std::vector<sock_filter>> BuildSeccompProgram(bool forbid_fork);
+
+Result<Child> Spawn(const SpawnSpec& spec);
+
+Status WriteAll(int fd, std::string_view data);
+
+enum class ReadKind { kFrame, kEof, kTimeout, kMalformed };
+struct ReadResult {
+  ReadKind kind = ReadKind::kEof;
+  Frame frame;
+  std::string error;
+};
+ReadResult ReadFrameUntil(int fd, std::string& buffer, Clock::time_point deadline,
+                          const FrameLimits& limits = {});
+
+// Waits up to `grace` for the child to exit by itself, then SIGKILLs its
+// process group; reaps; closes the pipes.
+Finished Finish(Child& child, std::chrono::milliseconds grace);
+
+std::string SignalName(int sig);
+
+}  // namespace tritonrl::eval

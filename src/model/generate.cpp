@@ -1,0 +1,377 @@
+#include "model/generate.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <memory>
+
+#ifdef TRITONRL_MODEL_CUDA
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
+namespace tritonrl::model {
+
+namespace {
+
+constexpr int64_t kWindowQuantum = 128;
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+void Synchronize(const c10::Device& device) {
+#ifdef TRITONRL_MODEL_CUDA
+  if (device.is_cuda()) c10::cuda::device_synchronize();
+#else
+  (void)device;
+#endif
+}
+
+// Per-row sampled tokens and log-probabilities, written on the device at
+// column `step` so the host reads them only every few steps.
+struct History {
+  at::Tensor tokens;    // [B, max_new] int64
+  at::Tensor logprobs;  // [B, max_new] float
+  at::Tensor step;      // [1] int64
+};
+
+at::Tensor StepLogits(DecodeSession& s, int64_t window) {
+  const int64_t B = s.batch;
+  ForwardArgs a;
+  a.ids = s.tokens.view({B, 1});
+  a.positions = (s.slot - s.pad).clamp_min(0).view({B, 1});
+  a.mask = LeftPaddedCausalMask(s.pad, s.slot, window);
+  a.cache = &s.cache;
+  a.slots = s.slot;
+  a.attend_len = window;
+  a.last_only = true;
+  return Forward(*s.model, a);
+}
+
+// One decode step that samples the next token and records it: everything a
+// CUDA graph captures (no host synchronisation inside).
+void SampleStep(DecodeSession& s, History& h, int64_t window, const SamplingOptions& o,
+                const std::optional<at::Generator>& gen) {
+  at::Tensor logits = StepLogits(s, window);
+  Sampled r = SampleTokens(logits, o, gen);
+  s.tokens.copy_(r.tokens);
+  h.tokens.index_copy_(1, h.step, r.tokens.view({s.batch, 1}));
+  h.logprobs.index_copy_(1, h.step, r.logprobs.view({s.batch, 1}));
+  s.slot.add_(1);
+  h.step.add_(1);
+}
+
+#ifdef TRITONRL_MODEL_CUDA
+// Decode-step graphs, one per attention window, sharing one memory pool. Every
+// graph writes its results into the session's static tensors, so the pool
+// holds only temporaries and sharing it is safe (graphs never overlap).
+struct StepGraphs {
+  std::map<int64_t, std::unique_ptr<at::cuda::CUDAGraph>> graphs;
+  at::cuda::MempoolId_t pool{0, 0};
+  bool have_pool = false;
+  double capture_seconds = 0;
+
+  void Run(DecodeSession& s, History& h, int64_t window, const SamplingOptions& o) {
+    auto it = graphs.find(window);
+    if (it == graphs.end()) it = graphs.emplace(window, Capture(s, h, window, o)).first;
+    it->second->replay();
+  }
+
+  std::unique_ptr<at::cuda::CUDAGraph> Capture(DecodeSession& s, History& h, int64_t window,
+                                               const SamplingOptions& o) {
+    auto t0 = std::chrono::steady_clock::now();
+    c10::cuda::device_synchronize();
+    // Warm up on the capture stream (library handles, workspaces, kernel
+    // choices), then undo the warm-up's state changes; the cache slot it wrote
+    // is rewritten by the real step.
+    at::Tensor tokens = s.tokens.clone(), slot = s.slot.clone(), step = h.step.clone();
+    auto graph = std::make_unique<at::cuda::CUDAGraph>();
+    c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool(false, s.model->device.index());
+    {
+      c10::cuda::CUDAStreamGuard guard(stream);
+      SampleStep(s, h, window, o, std::nullopt);
+      s.tokens.copy_(tokens);
+      s.slot.copy_(slot);
+      h.step.copy_(step);
+      stream.synchronize();
+      graph->capture_begin(have_pool ? pool : at::cuda::MempoolId_t{0, 0});
+      SampleStep(s, h, window, o, std::nullopt);
+      graph->capture_end();
+    }
+    if (!have_pool) {
+      pool = graph->pool();
+      have_pool = true;
+    }
+    c10::cuda::device_synchronize();
+    capture_seconds += Seconds(t0);
+    return graph;
+  }
+};
+#endif
+
+}  // namespace
+
+int64_t AttendWindow(int64_t slot, int64_t capacity) {
+  int64_t w = (slot + 1 + kWindowQuantum - 1) / kWindowQuantum * kWindowQuantum;
+  return std::min(w, capacity);
+}
+
+at::Tensor MaskTopKTopP(const at::Tensor& logits, int64_t top_k, double top_p) {
+  const double ninf = -std::numeric_limits<double>::infinity();
+  at::Tensor out = logits;
+  const int64_t V = logits.size(-1);
+  if (top_k > 0 && top_k < V) {
+    at::Tensor kth = std::get<0>(at::topk(out, top_k, -1)).narrow(-1, top_k - 1, 1);
+    out = out.masked_fill(out < kth, ninf);
+  }
+  if (top_p < 1.0) {
+    auto [sorted, order] = at::sort(out, -1, /*descending=*/true);
+    at::Tensor probs = at::softmax(sorted, -1);
+    // Drop a token once the mass of the tokens ranked above it reaches top_p;
+    // the most likely token always stays.
+    at::Tensor before = probs.cumsum(-1) - probs;
+    at::Tensor drop = before >= top_p;
+    drop.narrow(-1, 0, 1).fill_(false);
+    out = at::empty_like(out).scatter_(-1, order, sorted.masked_fill(drop, ninf));
+  }
+  return out;
+}
+
+Sampled SampleTokens(const at::Tensor& logits, const SamplingOptions& o,
+                     const std::optional<at::Generator>& generator) {
+  Sampled r;
+  if (o.temperature <= 0) {
+    r.tokens = logits.argmax(-1);
+    r.logprobs = at::log_softmax(logits, -1).gather(1, r.tokens.unsqueeze(1)).squeeze(1);
+    return r;
+  }
+  at::Tensor scaled = logits / o.temperature;
+  at::Tensor probs = at::softmax(MaskTopKTopP(scaled, o.top_k, o.top_p), -1);
+  // Exponential race (Gumbel-max): argmax p_i / E_i with E_i ~ Exp(1) draws
+  // i with probability p_i, without a host round trip or a cumulative sum.
+  at::Tensor race = at::empty_like(probs).exponential_(1.0, generator);
+  r.tokens = (probs / race).argmax(-1);
+  r.logprobs = at::log_softmax(scaled, -1).gather(1, r.tokens.unsqueeze(1)).squeeze(1);
+  return r;
+}
+
+Result<DecodeSession> Prefill(const Qwen3Model& model,
+                              const std::vector<std::vector<int32_t>>& prompts, int64_t num_samples,
+                              int64_t max_new_tokens) {
+  if (prompts.empty()) return Status::InvalidArgument("no prompts");
+  if (num_samples < 1) return Status::InvalidArgument("num_samples must be at least 1");
+  if (max_new_tokens < 1) return Status::InvalidArgument("max_new_tokens must be at least 1");
+  const int64_t N = static_cast<int64_t>(prompts.size());
+  int64_t P = 0;
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    if (prompts[i].empty())
+      return Status::InvalidArgument("prompt " + std::to_string(i) + " is empty");
+    for (int32_t id : prompts[i]) {
+      if (id < 0 || id >= model.config.vocab_size) {
+        return Status::InvalidArgument("prompt " + std::to_string(i) + " has token id " +
+                                       std::to_string(id) + " outside the vocabulary (" +
+                                       std::to_string(model.config.vocab_size) + ")");
+      }
+    }
+    P = std::max<int64_t>(P, static_cast<int64_t>(prompts[i].size()));
+  }
+  if (P + max_new_tokens > model.max_positions()) {
+    return Status::InvalidArgument("prompt length " + std::to_string(P) + " + max_new_tokens " +
+                                   std::to_string(max_new_tokens) +
+                                   " exceeds the model's positions (" +
+                                   std::to_string(model.max_positions()) + ")");
+  }
+  auto cpu_long = at::TensorOptions().dtype(at::kLong);
+  at::Tensor ids = at::zeros({N, P}, cpu_long);
+  at::Tensor pad = at::empty({N}, cpu_long);
+  auto ids_a = ids.accessor<int64_t, 2>();
+  auto pad_a = pad.accessor<int64_t, 1>();
+  for (int64_t i = 0; i < N; ++i) {
+    const auto& p = prompts[i];
+    const int64_t len = static_cast<int64_t>(p.size());
+    pad_a[i] = P - len;
+    for (int64_t t = 0; t < len; ++t) ids_a[i][P - len + t] = p[t];
+  }
+  const c10::Device dev = model.device;
+  ids = ids.to(dev);
+  pad = pad.to(dev);
+  at::Tensor slots = at::arange(P, cpu_long.device(dev));
+  KvCache prompt_cache = AllocateKvCache(model, N, P);
+  ForwardArgs a;
+  a.ids = ids;
+  a.positions = (slots.unsqueeze(0) - pad.unsqueeze(1)).clamp_min(0);
+  a.mask = LeftPaddedCausalMask(pad, slots, P);
+  a.cache = &prompt_cache;
+  a.slots = slots;
+  a.attend_len = P;
+  a.last_only = true;
+  at::Tensor logits = Forward(model, a);
+
+  DecodeSession s;
+  s.model = &model;
+  s.batch = N * num_samples;
+  s.prompt_slots = P;
+  s.next_slot = P;
+  const int64_t capacity = (P + max_new_tokens + 7) / 8 * 8;
+  s.cache = AllocateKvCache(model, s.batch, capacity);
+  // Rows of one prompt's samples are adjacent and share its prefill.
+  at::Tensor rows = at::arange(N, cpu_long.device(dev)).repeat_interleave(num_samples);
+  s.cache.k.narrow(3, 0, P).copy_(prompt_cache.k.index_select(1, rows));
+  s.cache.v.narrow(3, 0, P).copy_(prompt_cache.v.index_select(1, rows));
+  s.pad = pad.index_select(0, rows);
+  s.logits = logits.index_select(0, rows);
+  s.slot = at::full({1}, P, cpu_long.device(dev));
+  s.tokens = at::zeros({s.batch}, cpu_long.device(dev));
+  return s;
+}
+
+void DecodeStep(DecodeSession& s) {
+  s.logits = StepLogits(s, AttendWindow(s.next_slot, s.cache.capacity()));
+  s.slot.add_(1);
+  ++s.next_slot;
+}
+
+Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenizer* tokenizer,
+                                         const std::vector<std::vector<int32_t>>& prompts,
+                                         const SamplingOptions& o, GenerationStats* stats) {
+  if (!o.stop_strings.empty() && !tokenizer) {
+    return Status::InvalidArgument("stop strings need a tokenizer");
+  }
+  if (o.top_p <= 0 || o.top_p > 1) return Status::InvalidArgument("top_p must be in (0, 1]");
+  if (o.top_k < 0) return Status::InvalidArgument("top_k must be >= 0");
+  const c10::Device dev = model.device;
+  const bool on_cuda = dev.is_cuda();
+  std::optional<at::Generator> gen;
+  if (on_cuda) {
+#ifdef TRITONRL_MODEL_CUDA
+    // Graph replays draw from the default generator (captured graphs register it).
+    at::Generator g = at::cuda::detail::getDefaultCUDAGenerator(dev.index());
+    std::lock_guard<std::mutex> lock(g.mutex());
+    g.set_current_seed(o.seed);
+#else
+    return Status::Unavailable("this build has no CUDA support");
+#endif
+  } else {
+    gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
+  }
+  GenerationStats st;
+  Synchronize(dev);
+  auto t0 = std::chrono::steady_clock::now();
+  auto session = Prefill(model, prompts, o.num_samples, o.max_new_tokens);
+  if (!session.ok()) return session.status();
+  DecodeSession& s = *session;
+  Synchronize(dev);
+  st.prefill_seconds = Seconds(t0);
+  for (const auto& p : prompts) st.prefill_tokens += static_cast<int64_t>(p.size());
+
+  auto t1 = std::chrono::steady_clock::now();
+  const int64_t B = s.batch, max_new = o.max_new_tokens;
+  auto long_opts = at::TensorOptions().dtype(at::kLong).device(dev);
+  History h{at::zeros({B, max_new}, long_opts),
+            at::zeros({B, max_new}, at::TensorOptions().dtype(at::kFloat).device(dev)),
+            at::zeros({1}, long_opts)};
+  {  // the first token comes from the prefill logits
+    Sampled r = SampleTokens(s.logits, o, gen);
+    s.tokens.copy_(r.tokens);
+    h.tokens.select(1, 0).copy_(r.tokens);
+    h.logprobs.select(1, 0).copy_(r.logprobs);
+    h.step.fill_(1);
+  }
+
+  std::vector<Completion> out(B);
+  std::vector<std::string> bytes(B);  // decoded output so far (stop token excluded)
+  std::vector<bool> done(B, false);
+  int64_t n_done = 0;
+  size_t longest_stop = 0;
+  for (const auto& ss : o.stop_strings) longest_stop = std::max(longest_stop, ss.size());
+  for (int64_t r = 0; r < B; ++r) {
+    out[r].prompt_index = r / o.num_samples;
+    out[r].sample_index = r % o.num_samples;
+    out[r].finish_reason = "length";
+  }
+  int64_t consumed = 0;  // history columns already read by the host
+  auto absorb = [&](int64_t upto) {
+    if (upto <= consumed) return;
+    at::Tensor toks = h.tokens.narrow(1, consumed, upto - consumed).to(at::kCPU).contiguous();
+    at::Tensor lps = h.logprobs.narrow(1, consumed, upto - consumed).to(at::kCPU).contiguous();
+    auto ta = toks.accessor<int64_t, 2>();
+    auto la = lps.accessor<float, 2>();
+    for (int64_t r = 0; r < B; ++r) {
+      for (int64_t c = 0; c < upto - consumed && !done[r]; ++c) {
+        int32_t tok = static_cast<int32_t>(ta[r][c]);
+        out[r].tokens.push_back(tok);
+        out[r].logprobs.push_back(la[r][c]);
+        if (std::find(o.stop_token_ids.begin(), o.stop_token_ids.end(), tok) !=
+            o.stop_token_ids.end()) {
+          done[r] = true;
+          ++n_done;
+          out[r].finish_reason = "stop";
+          break;
+        }
+        if (!tokenizer) continue;
+        size_t old = bytes[r].size();
+        bytes[r] += DecodeBytes(*tokenizer, std::span<const int32_t>(&tok, 1));
+        for (const auto& ss : o.stop_strings) {
+          size_t from = old >= ss.size() ? old - ss.size() + 1 : 0;
+          size_t at = ss.empty() ? std::string::npos : bytes[r].find(ss, from);
+          if (at != std::string::npos) {
+            bytes[r].resize(at);
+            done[r] = true;
+            ++n_done;
+            out[r].finish_reason = "stop";
+            break;
+          }
+        }
+      }
+    }
+    consumed = upto;
+  };
+
+  const int64_t interval = o.sync_interval > 0 ? o.sync_interval : (on_cuda ? 16 : 1);
+  const bool graphs = on_cuda && o.use_cuda_graphs;
+#ifdef TRITONRL_MODEL_CUDA
+  StepGraphs step_graphs;
+#endif
+  int64_t steps = 0;
+  int64_t sampled = 1;
+  absorb(std::min<int64_t>(1, max_new));
+  while (sampled < max_new && n_done < B) {
+    const int64_t window = AttendWindow(s.next_slot, s.cache.capacity());
+    if (graphs) {
+#ifdef TRITONRL_MODEL_CUDA
+      step_graphs.Run(s, h, window, o);
+#endif
+    } else {
+      SampleStep(s, h, window, o, gen);
+    }
+    ++s.next_slot;
+    ++steps;
+    ++sampled;
+    if (sampled % interval == 0 || sampled == max_new) absorb(sampled);
+  }
+  absorb(sampled);
+  Synchronize(dev);
+  st.decode_seconds = Seconds(t1);
+#ifdef TRITONRL_MODEL_CUDA
+  st.decode_seconds -= step_graphs.capture_seconds;
+  st.cuda_graphs = graphs;
+#endif
+  st.decode_steps = steps;
+  st.new_tokens = B * sampled;
+  // The stop token and anything from a stop string on are not part of the text.
+  if (tokenizer) {
+    for (int64_t r = 0; r < B; ++r) out[r].text = ToValidUtf8(bytes[r]);
+  }
+  if (stats) *stats = st;
+  return out;
+}
+
+}  // namespace tritonrl::model

@@ -1,0 +1,103 @@
+// Batched sampling with a static KV cache. Prompts of different lengths are
+// left-padded into one batch; every row writes the same cache slot each step
+// (so the decode step has static shapes and is captured as a CUDA graph on
+// GPU), and each row's rotary positions and mask skip its padding.
+#pragma once
+
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/qwen3.h"
+#include "model/tokenizer.h"
+
+namespace tritonrl::model {
+
+struct SamplingOptions {
+  double temperature = 1.0;  // 0: greedy (argmax)
+  double top_p = 1.0;        // 1: off
+  int64_t top_k = 0;         // 0: off
+  int64_t max_new_tokens = 256;
+  int64_t num_samples = 1;  // G completions per prompt, sharing the prompt's prefill
+  std::vector<int32_t> stop_token_ids;
+  std::vector<std::string> stop_strings;  // needs a tokenizer
+  uint64_t seed = 0;
+  bool use_cuda_graphs = true;  // decode step as CUDA graphs (GPU only)
+  int64_t sync_interval = 0;    // decode steps between host checks; 0: 1 on CPU, 16 on GPU
+};
+
+struct Completion {
+  int64_t prompt_index = 0;
+  int64_t sample_index = 0;
+  // Sampled tokens, including the stop token or the token completing a stop string.
+  std::vector<int32_t> tokens;
+  // log p(token) under softmax(logits / temperature) before top-k/top-p
+  // truncation (for temperature 0: under softmax(logits)).
+  std::vector<float> logprobs;
+  std::string text;           // decoded tokens, without the stop token or stop string
+  std::string finish_reason;  // "stop" or "length"
+};
+
+struct GenerationStats {
+  int64_t prefill_tokens = 0;  // real prompt tokens (padding excluded)
+  double prefill_seconds = 0;
+  int64_t decode_steps = 0;  // forward passes after prefill
+  int64_t new_tokens = 0;    // tokens sampled, all rows, including after a row stopped
+  double decode_seconds = 0;
+  bool cuda_graphs = false;
+};
+
+// Completions ordered by prompt, then sample. `tokenizer` may be null when no
+// stop strings are given (text is then empty).
+Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenizer* tokenizer,
+                                         const std::vector<std::vector<int32_t>>& prompts,
+                                         const SamplingOptions& options,
+                                         GenerationStats* stats = nullptr);
+
+// ---- Pieces, exposed for tests and benchmarks ----
+
+// logits with everything outside the top k (k > 0) and outside the smallest
+// set of highest-probability tokens whose mass reaches top_p (< 1) set to -inf.
+at::Tensor MaskTopKTopP(const at::Tensor& logits, int64_t top_k, double top_p);
+
+struct Sampled {
+  at::Tensor tokens;    // [B] int64
+  at::Tensor logprobs;  // [B] float
+};
+// logits [B, V] float. `generator` null: the device's default generator.
+Sampled SampleTokens(const at::Tensor& logits, const SamplingOptions& options,
+                     const std::optional<at::Generator>& generator);
+
+// A prefilled batch that is then fed one token per row per step.
+struct DecodeSession {
+  const Qwen3Model* model = nullptr;
+  KvCache cache;
+  int64_t batch = 0;
+  int64_t prompt_slots = 0;  // padded prompt length
+  int64_t next_slot = 0;     // host mirror of `slot`
+  at::Tensor pad;            // [B] int64: leading padding per row
+  at::Tensor slot;           // [1] int64: cache slot the next token is written to
+  at::Tensor tokens;         // [B] int64: the next input token per row
+  at::Tensor logits;         // [B, V] float: the latest next-token logits
+};
+
+// Prefills `prompts` (each repeated `num_samples` times, adjacent) into a cache
+// with room for `max_new_tokens` more tokens; session.logits holds the
+// next-token logits after each prompt.
+Result<DecodeSession> Prefill(const Qwen3Model& model,
+                              const std::vector<std::vector<int32_t>>& prompts, int64_t num_samples,
+                              int64_t max_new_tokens);
+
+// Feeds session.tokens (one per row) and updates session.logits (eager).
+void DecodeStep(DecodeSession& session);
+
+// The attention window used for the step that writes slot `slot`: a multiple
+// of 128 (at least slot + 1), capped at the cache capacity, so only a few
+// distinct shapes (graphs) exist.
+int64_t AttendWindow(int64_t slot, int64_t capacity);
+
+}  // namespace tritonrl::model

@@ -1,0 +1,95 @@
+// Qwen3 decoder on libtorch tensors: plain weight structs and free functions.
+// Embeddings, RMSNorm, rotary embeddings, grouped-query attention with q/k
+// RMSNorm, SwiGLU MLP, tied or untied head. q/k/v and gate/up projections are
+// stored fused (one GEMM each); checkpoints use Hugging Face's separate names.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/qwen3_config.h"
+
+namespace tritonrl::model {
+
+struct Qwen3Layer {
+  at::Tensor input_norm;    // [hidden]
+  at::Tensor qkv_proj;      // [(heads + 2 kv_heads) * head_dim, hidden]
+  at::Tensor qkv_bias;      // undefined unless attention_bias
+  at::Tensor o_proj;        // [hidden, heads * head_dim]
+  at::Tensor o_bias;        // undefined unless attention_bias
+  at::Tensor q_norm;        // [head_dim]
+  at::Tensor k_norm;        // [head_dim]
+  at::Tensor post_norm;     // [hidden]
+  at::Tensor gate_up_proj;  // [2 * intermediate, hidden]
+  at::Tensor down_proj;     // [hidden, intermediate]
+};
+
+struct Qwen3Model {
+  Qwen3Config config;
+  at::Tensor embed;  // [vocab, hidden]
+  std::vector<Qwen3Layer> layers;
+  at::Tensor final_norm;          // [hidden]
+  at::Tensor lm_head;             // [vocab, hidden]; the same tensor as embed when tied
+  at::Tensor rope_cos, rope_sin;  // [max_positions, head_dim], model dtype
+  c10::Device device = c10::Device(c10::kCPU);
+  c10::ScalarType dtype = c10::kFloat;
+
+  int64_t max_positions() const { return rope_cos.size(0); }
+};
+
+struct ModelOptions {
+  c10::Device device = c10::Device(c10::kCPU);
+  c10::ScalarType dtype = c10::kFloat;  // kFloat, kBFloat16 or kHalf
+  int64_t max_positions = 0;            // rotary table length; 0: min(config, 32768)
+};
+
+// Parses "cpu", "cuda", "cuda:1" and "fp32"/"float32", "bf16"/"bfloat16", "fp16"/"float16".
+Result<c10::Device> ParseDevice(const std::string& text);
+Result<c10::ScalarType> ParseModelDType(const std::string& text);
+
+// Reads DIR/config.json and the safetensors checkpoint in DIR. Errors list every
+// missing, unexpected or mis-shaped tensor by its Hugging Face name.
+Result<Qwen3Model> LoadQwen3(const std::string& dir, const ModelOptions& options);
+// Random weights (normal, std 0.02; norms near 1) drawn on the CPU from `seed`,
+// so the same seed gives the same model on every device.
+Qwen3Model RandomQwen3(const Qwen3Config& config, uint64_t seed, const ModelOptions& options);
+// Writes DIR/config.json and DIR/model.safetensors (Hugging Face names, model dtype).
+Status SaveQwen3(const Qwen3Model& model, const std::string& dir);
+
+// Static KV cache: [layers, batch, kv_heads, capacity, head_dim] each.
+struct KvCache {
+  at::Tensor k, v;
+  int64_t capacity() const { return k.size(3); }
+};
+KvCache AllocateKvCache(const Qwen3Model& model, int64_t batch, int64_t capacity);
+
+struct ForwardArgs {
+  at::Tensor ids;        // [B, T] int64
+  at::Tensor positions;  // [B, T] int64 rotary positions
+  // [B, 1, T, L] bool: may query t attend key slot j. Without a cache L = T;
+  // with a cache L = attend_len (slots [0, attend_len) of the cache).
+  at::Tensor mask;
+  KvCache* cache = nullptr;  // if set, the T new keys/values are written at `slots`
+  at::Tensor slots;          // [T] int64 cache slots (same for every row)
+  int64_t attend_len = 0;
+  bool last_only = false;  // logits of the last position only: [B, V] instead of [B, T, V]
+};
+
+// fp32 logits.
+at::Tensor Forward(const Qwen3Model& model, const ForwardArgs& args);
+
+// Full causal forward over right-aligned rows without a cache (reference path
+// for tests): ids [B, T], pad [B] = number of leading padding tokens per row.
+at::Tensor ForwardNoCache(const Qwen3Model& model, const at::Tensor& ids, const at::Tensor& pad);
+
+// Mask for left-padded rows: query slot i (given per query by `query_slots` [T])
+// sees key slots j with pad[b] <= j <= i; a padding query sees itself, so no row
+// of the softmax is empty. Returns [B, 1, T, L] bool on pad's device.
+at::Tensor LeftPaddedCausalMask(const at::Tensor& pad, const at::Tensor& query_slots, int64_t L);
+
+}  // namespace tritonrl::model

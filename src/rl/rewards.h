@@ -1,0 +1,51 @@
+// Per-rollout rewards from the evaluator's verdict (TritonRL's decomposition and
+// AutoTriton's binary reward). See docs/rl.md for the formulas.
+#pragma once
+
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace tritonrl::rl {
+
+// What the verifier and evaluator said about one rollout.
+struct RolloutVerdict {
+  bool syntax_ok = false;         // static verifier: code parses, has the required structure
+  bool functionality_ok = false;  // static verifier: real Triton kernels do the work
+  bool correct = false;           // runtime: outputs match the reference
+  // AutoTriton's rule-based "is Triton" check; absent means syntax_ok && functionality_ok
+  // (our static verifier subsumes that check).
+  std::optional<bool> is_triton;
+  // Reference time / candidate time. NaN when not measured.
+  double speedup = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::string> flags;  // evaluator flags, e.g. "lazy_optimization"
+};
+
+struct RewardConfig {
+  double speedup_clip = 2.0;  // R_speedup = min(speedup, clip)
+  // Any of these flags means the speedup measurement cannot be trusted: the
+  // speedup term becomes 0 (correctness still counts).
+  std::vector<std::string> speedup_void_flags = {"lazy_optimization", "timing_inconsistent",
+                                                 "implausible_speedup"};
+};
+
+struct Rewards {
+  bool valid = false;            // syntax_ok * functionality_ok
+  double r_correct = 0;          // valid * correct
+  double r_speedup = 0;          // valid * correct * min(speedup, clip), 0 when voided or missing
+  double r_binary = 0;           // AutoTriton: is_triton * correct
+  bool speedup_voided = false;   // a void flag zeroed the speedup term
+  bool speedup_missing = false;  // valid and correct, but speedup is NaN, infinite or <= 0
+};
+
+// Checks clip is finite and > 0.
+Status ValidateRewardConfig(const RewardConfig& config);
+
+// Never fails: a speedup that is not a finite positive number earns no speedup
+// reward (and sets speedup_missing) rather than poisoning the group statistics.
+Rewards ComputeRewards(const RolloutVerdict& verdict, const RewardConfig& config);
+
+}  // namespace tritonrl::rl

@@ -1,0 +1,245 @@
+#include "task/audit.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <set>
+
+namespace tritonrl::task {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+bool HasRunner(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "tritonrl_runner" / "audit.py", ec);
+}
+
+fs::path ExecutableDir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? fs::path() : exe.parent_path();
+}
+
+// One run of the runner process over a list of tasks.
+struct Child {
+  pid_t pid = -1;
+  int in = -1, out = -1, err = -1;
+};
+
+Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
+  int pin[2], pout[2], perr[2];
+  if (pipe2(pin, O_CLOEXEC) != 0 || pipe2(pout, O_CLOEXEC) != 0 || pipe2(perr, O_CLOEXEC) != 0) {
+    return Status::IoError(std::string("pipe: ") + std::strerror(errno));
+  }
+  std::string pythonpath = runner_dir;
+  if (const char* old = std::getenv("PYTHONPATH"); old != nullptr && *old != '\0') {
+    pythonpath += ":" + std::string(old);
+  }
+  pid_t pid = fork();
+  if (pid < 0) return Status::IoError(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    dup2(pin[0], 0);
+    dup2(pout[1], 1);
+    dup2(perr[1], 2);
+    setenv("PYTHONPATH", pythonpath.c_str(), 1);
+    setenv("PYTHONUNBUFFERED", "1", 1);
+    execlp(python.c_str(), python.c_str(), "-m", "tritonrl_runner.audit",
+           static_cast<char*>(nullptr));
+    dprintf(2, "cannot run %s: %s\n", python.c_str(), std::strerror(errno));
+    _exit(127);
+  }
+  close(pin[0]);
+  close(pout[1]);
+  close(perr[1]);
+  return Child{pid, pin[1], pout[0], perr[0]};
+}
+
+void WriteAll(int fd, const std::string& data) {
+  size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = write(fd, data.data() + off, data.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // the child died; its exit is reported from the read side
+    off += static_cast<size_t>(n);
+  }
+}
+
+std::string Tail(const std::string& s, size_t n) {
+  return s.size() <= n ? s : "..." + s.substr(s.size() - n);
+}
+
+}  // namespace
+
+Result<std::string> LocateRunnerDir(const std::string& hint) {
+  std::vector<fs::path> tries;
+  if (!hint.empty()) {
+    if (!HasRunner(hint)) return Status::NotFound(hint + ": no tritonrl_runner/audit.py there");
+    return hint;
+  }
+  if (const char* env = std::getenv("TRITONRL_RUNNER_DIR"); env != nullptr && *env != '\0') {
+    tries.emplace_back(env);
+  }
+  fs::path exe_dir = ExecutableDir();
+  if (!exe_dir.empty()) {
+    tries.push_back(exe_dir / "python");
+    tries.push_back(exe_dir.parent_path() / "python");
+  }
+  tries.push_back(fs::path(TRITONRL_SOURCE_DIR) / "python");
+  for (const fs::path& p : tries) {
+    if (HasRunner(p)) return p.string();
+  }
+  return Status::NotFound(
+      "cannot find the Python runner (tritonrl_runner/audit.py); pass --runner DIR or set "
+      "TRITONRL_RUNNER_DIR");
+}
+
+std::string LocatePython(const std::string& hint, const std::string& runner_dir) {
+  if (!hint.empty()) return hint;
+  if (const char* env = std::getenv("TRITONRL_PYTHON"); env != nullptr && *env != '\0') return env;
+  std::error_code ec;
+  for (const fs::path& p : {fs::path(runner_dir).parent_path() / ".venv/bin/python",
+                            fs::path(TRITONRL_SOURCE_DIR) / ".venv/bin/python"}) {
+    if (fs::exists(p, ec)) return p.string();
+  }
+  return "python3";
+}
+
+std::vector<std::string> PassedNullModels(const AuditResult& result) {
+  std::vector<std::string> out;
+  if (result.detail.contains("passed_null_models") &&
+      result.detail["passed_null_models"].is_array()) {
+    for (const Json& n : result.detail["passed_null_models"]) {
+      if (n.is_string()) out.push_back(n.get<std::string>());
+    }
+  }
+  return out;
+}
+
+Result<std::vector<AuditResult>> RunAudit(
+    const std::vector<TaskInfo>& tasks, const AuditOptions& options,
+    const std::function<void(const AuditResult&)>& on_result) {
+  auto runner_dir = LocateRunnerDir(options.runner_dir);
+  if (!runner_dir.ok()) return runner_dir.status();
+  std::string python = LocatePython(options.python, *runner_dir);
+  // A hung task gets its own alarm in the runner first; this is the backstop.
+  const double grace_s = 30;
+
+  std::vector<AuditResult> results;
+  std::set<std::string> finished;
+  auto record = [&](AuditResult r) {
+    if (on_result) on_result(r);
+    results.push_back(std::move(r));
+  };
+  size_t next = 0;  // first task not yet handed to a runner that finished it
+  while (next < tasks.size()) {
+    Json request;
+    request["tasks"] = Json::array();
+    for (size_t i = next; i < tasks.size(); ++i) {
+      Json t;
+      t["id"] = tasks[i].id;
+      t["path"] = fs::absolute(tasks[i].path).string();
+      t["level"] = tasks[i].level ? Json(*tasks[i].level) : Json(nullptr);
+      request["tasks"].push_back(t);
+    }
+    request["variants"] = options.variants;
+    request["device"] = options.device;
+    request["seed"] = options.seed;
+    request["timeout_s"] = options.timeout_s;
+    request["max_memory_gb"] = options.max_memory_gb;
+
+    auto child = Spawn(python, *runner_dir);
+    if (!child.ok()) return child.status();
+    WriteAll(child->in, request.dump() + "\n");
+    close(child->in);
+
+    std::string out_buf, err_buf, current;
+    bool any_event = false;
+    auto task_start = Clock::now();
+    bool killed = false;
+    bool out_open = true, err_open = true;
+    while (out_open || err_open) {
+      pollfd fds[2] = {{child->out, POLLIN, 0}, {child->err, POLLIN, 0}};
+      int rc = poll(fds, 2, 1000);
+      if (rc < 0 && errno != EINTR) break;
+      char buf[65536];
+      if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
+        ssize_t n = read(child->out, buf, sizeof buf);
+        if (n <= 0) {
+          out_open = false;
+        } else {
+          out_buf.append(buf, static_cast<size_t>(n));
+        }
+      }
+      if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+        ssize_t n = read(child->err, buf, sizeof buf);
+        if (n <= 0) {
+          err_open = false;
+        } else {
+          err_buf = Tail(err_buf + std::string(buf, static_cast<size_t>(n)), 8192);
+        }
+      }
+      size_t nl;
+      while ((nl = out_buf.find('\n')) != std::string::npos) {
+        std::string line = out_buf.substr(0, nl);
+        out_buf.erase(0, nl + 1);
+        Json ev = Json::parse(line, nullptr, false);
+        if (ev.is_discarded() || !ev.is_object() || !ev.contains("event")) continue;  // stray print
+        any_event = true;
+        std::string kind = ev.value("event", "");
+        std::string task = ev.value("task", "");
+        if (kind == "begin") {
+          current = task;
+          task_start = Clock::now();
+        } else if (kind == "end") {
+          finished.insert(task);
+          current.clear();
+          while (next < tasks.size() && finished.count(tasks[next].id)) ++next;
+        } else if (kind == "result") {
+          record({task, ev.value("variant", "*"), ev.value("status", "error"), ev});
+        }
+      }
+      if (!current.empty() && !killed &&
+          std::chrono::duration<double>(Clock::now() - task_start).count() >
+              options.timeout_s + grace_s) {
+        kill(child->pid, SIGKILL);
+        killed = true;
+      }
+    }
+    close(child->out);
+    close(child->err);
+    int wstatus = 0;
+    waitpid(child->pid, &wstatus, 0);
+
+    if (next >= tasks.size()) break;
+    if (!any_event) {
+      return Status::Unavailable("the audit runner (" + python + " -m tritonrl_runner.audit) " +
+                                 "failed to start: " + Tail(err_buf, 2000));
+    }
+    // The runner stopped inside a task (killed, crashed, out of memory): report that task and
+    // resume after it.
+    const TaskInfo& stuck = tasks[next];
+    std::string why =
+        killed
+            ? "killed after " + std::to_string(static_cast<int>(options.timeout_s + grace_s)) + " s"
+            : (WIFSIGNALED(wstatus)
+                   ? "runner died with signal " + std::to_string(WTERMSIG(wstatus))
+                   : "runner exited with status " + std::to_string(WEXITSTATUS(wstatus)));
+    Json detail;
+    detail["error"] = why + (err_buf.empty() ? "" : ": " + Tail(err_buf, 1000));
+    record({stuck.id, "*", killed ? "timeout" : "error", detail});
+    finished.insert(stuck.id);
+    while (next < tasks.size() && finished.count(tasks[next].id)) ++next;
+  }
+  return results;
+}
+
+}  // namespace tritonrl::task

@@ -1,0 +1,49 @@
+// Driver of the null-model audit: runs python/tritonrl_runner/audit.py (see its
+// docstring for the checks and the line protocol) in a child process over the
+// tasks of a suite, with a per-task time limit enforced from here as well
+// (a task that hangs in native code is killed and the run resumes after it).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "task/task.h"
+
+namespace tritonrl::task {
+
+struct AuditOptions {
+  std::vector<std::string> variants;  // empty: every variant of each task
+  std::string device = "cpu";         // "cpu" or "cuda"
+  std::string python;                 // interpreter; empty: LocatePython
+  std::string runner_dir;             // folder holding tritonrl_runner/; empty: LocateRunnerDir
+  double timeout_s = 300;             // per task (all its variants together)
+  double max_memory_gb = 0;           // address-space limit of the runner; 0: none
+  int seed = 42;
+};
+
+struct AuditResult {
+  std::string task;
+  std::string variant;  // "*" when the whole task failed (error, timeout, crash)
+  std::string status;   // ok, fail, error, timeout, skipped
+  Json detail;          // the runner's record (checks, null models, stats, error)
+};
+
+// The folder that contains tritonrl_runner/: $TRITONRL_RUNNER_DIR, else
+// <executable dir>/python or <executable dir>/../python, else <source dir>/python.
+Result<std::string> LocateRunnerDir(const std::string& hint);
+// $TRITONRL_PYTHON, else <runner dir>/../.venv/bin/python, else the source
+// checkout's .venv/bin/python, else python3 from PATH.
+std::string LocatePython(const std::string& hint, const std::string& runner_dir);
+
+// Audits `tasks`; calls on_result for each record as it arrives. Fails only if
+// the runner cannot be started or dies before auditing anything.
+Result<std::vector<AuditResult>> RunAudit(const std::vector<TaskInfo>& tasks,
+                                          const AuditOptions& options,
+                                          const std::function<void(const AuditResult&)>& on_result);
+
+// Names of the null models that passed the correctness check (audit failures).
+std::vector<std::string> PassedNullModels(const AuditResult& result);
+
+}  // namespace tritonrl::task

@@ -1,0 +1,30 @@
+"""GELU with the tanh approximation, elementwise on a [batch_size, dim] tensor."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+DTYPE = "float32"
+VARIANTS = {
+    "small": {"batch_size": 5, "dim": 300},
+    "medium": {"batch_size": 4096, "dim": 4096},
+    "large": {"batch_size": 20480, "dim": 16384},
+}
+batch_size = 4096
+dim = 4096
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return F.gelu(x, approximate="tanh")
+
+
+def get_inputs():
+    # Spread 2 covers the curved region around 0 and both saturated tails.
+    return [torch.randn(batch_size, dim) * 2.0]
+
+
+def get_init_inputs():
+    return []

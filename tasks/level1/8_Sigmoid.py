@@ -1,0 +1,29 @@
+"""Logistic sigmoid, elementwise on a float16 [batch_size, dim] tensor."""
+import torch
+import torch.nn as nn
+
+DTYPE = "float16"
+VARIANTS = {
+    "small": {"batch_size": 5, "dim": 300},
+    "medium": {"batch_size": 4096, "dim": 4096},
+    "large": {"batch_size": 40960, "dim": 16384},
+}
+batch_size = 4096
+dim = 4096
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.sigmoid(x)
+
+
+def get_inputs():
+    # Spread 3: outputs range over most of (0, 1).
+    return [torch.randn(batch_size, dim, dtype=torch.float16) * 3.0]
+
+
+def get_init_inputs():
+    return []

@@ -1,0 +1,35 @@
+"""3x3 convolution (no padding), ReLU, then a constant scale."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+DTYPE = "float32"
+VARIANTS = {
+    "small": {"batch_size": 2, "in_channels": 3, "out_channels": 8, "height": 10, "width": 10},
+    "medium": {"batch_size": 16, "in_channels": 32, "out_channels": 64, "height": 64, "width": 64},
+    "large": {"batch_size": 32, "in_channels": 64, "out_channels": 64, "height": 128, "width": 128},
+}
+
+batch_size = 16
+in_channels = 32
+out_channels = 64
+height = 64
+width = 64
+
+
+class Model(nn.Module):
+    def __init__(self, in_channels, out_channels, kernel_size, scale):
+        super().__init__()
+        self.conv = nn.Conv2d(in_channels, out_channels, kernel_size)
+        self.scale = scale
+
+    def forward(self, x):
+        return torch.relu(self.conv(x)) * self.scale
+
+
+def get_inputs():
+    return [torch.randn(batch_size, in_channels, height, width)]
+
+
+def get_init_inputs():
+    return [in_channels, out_channels, 3, 1.75]

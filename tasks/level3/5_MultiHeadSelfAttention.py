@@ -1,0 +1,41 @@
+"""Multi-head self-attention with a fused qkv projection and an output projection."""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+DTYPE = "float32"
+VARIANTS = {
+    "small": {"batch_size": 2, "seq_len": 10, "dim": 32, "heads": 4},
+    "medium": {"batch_size": 8, "seq_len": 512, "dim": 512, "heads": 8},
+    "large": {"batch_size": 16, "seq_len": 1024, "dim": 1024, "heads": 16},
+}
+
+batch_size = 8
+seq_len = 512
+dim = 512
+heads = 8
+
+
+class Model(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        h = self.heads
+        qkv = self.qkv(x).view(b, s, 3, h, d // h).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        att = torch.softmax(torch.matmul(q, k.transpose(-2, -1)) * (d // h) ** -0.5, dim=-1)
+        y = torch.matmul(att, v).transpose(1, 2).reshape(b, s, d)
+        return self.proj(y)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, seq_len, dim)]
+
+
+def get_init_inputs():
+    return [dim, heads]

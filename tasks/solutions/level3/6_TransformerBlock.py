@@ -1,0 +1,240 @@
+"""Triton solution: layer-norm kernels, attention from matmul/softmax kernels, residual adds fused into
+the projection epilogues, GELU fused into fc1."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _act(y, ACT: tl.constexpr, slope):
+    # 0 none, 1 relu, 2 gelu (erf), 3 gelu (tanh), 4 sigmoid, 5 silu, 6 tanh, 7 leaky relu
+    if ACT == 1:
+        y = tl.maximum(y, 0.0)
+    elif ACT == 2:
+        y = 0.5 * y * (1.0 + tl.erf(y * 0.7071067811865476))
+    elif ACT == 3:
+        u = 0.7978845608028654 * (y + 0.044715 * y * y * y)
+        y = 0.5 * y * (1.0 + (2.0 / (1.0 + tl.exp(-2.0 * u)) - 1.0))
+    elif ACT == 4:
+        y = 1.0 / (1.0 + tl.exp(-y))
+    elif ACT == 5:
+        y = y / (1.0 + tl.exp(-y))
+    elif ACT == 6:
+        y = 2.0 / (1.0 + tl.exp(-2.0 * y)) - 1.0
+    elif ACT == 7:
+        y = tl.where(y >= 0.0, y, y * slope)
+    return y
+
+
+@triton.jit
+def _mm_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, e_ptr, M, N, K, NB1,
+               s_a0, s_a1, s_am, s_ak, s_b0, s_b1, s_bk, s_bn,
+               s_c0, s_c1, s_cm, s_cn, s_e0, s_e1, s_em, s_en,
+               alpha, post_scale, slope,
+               HAS_BIAS: tl.constexpr, ACT: tl.constexpr, EPI: tl.constexpr,
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    # c = epilogue(act(alpha * a @ b + bias)); EPI 0 none, 1 "* e", 2 "+ e" (after post_scale)
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    bid = tl.program_id(2)
+    b0 = bid // NB1
+    b1 = bid % NB1
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a_base = a_ptr + b0 * s_a0 + b1 * s_a1
+    b_base = b_ptr + b0 * s_b0 + b1 * s_b1
+    acc = tl.zeros([BM, BN], dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        kk = k0 + rk
+        a = tl.load(a_base + rm[:, None] * s_am + kk[None, :] * s_ak,
+                    mask=(rm[:, None] < M) & (kk[None, :] < K), other=0.0).to(tl.float32)
+        b = tl.load(b_base + kk[:, None] * s_bk + rn[None, :] * s_bn,
+                    mask=(kk[:, None] < K) & (rn[None, :] < N), other=0.0).to(tl.float32)
+        acc += tl.dot(a, b, input_precision="ieee")
+    y = acc * alpha
+    if HAS_BIAS:
+        y += tl.load(bias_ptr + rn, mask=rn < N, other=0.0).to(tl.float32)[None, :]
+    y = _act(y, ACT, slope)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    if EPI == 1:
+        y = y * tl.load(e_ptr + b0 * s_e0 + b1 * s_e1 + rm[:, None] * s_em + rn[None, :] * s_en,
+                        mask=mask, other=0.0).to(tl.float32)
+    y = y * post_scale
+    if EPI == 2:
+        y += tl.load(e_ptr + b0 * s_e0 + b1 * s_e1 + rm[:, None] * s_em + rn[None, :] * s_en,
+                     mask=mask, other=0.0).to(tl.float32)
+    tl.store(c_ptr + b0 * s_c0 + b1 * s_c1 + rm[:, None] * s_cm + rn[None, :] * s_cn,
+             y.to(c_ptr.dtype.element_ty), mask=mask)
+
+
+def _as4(t):
+    while t.dim() < 4:
+        t = t.unsqueeze(0)
+    return t
+
+
+def matmul(a, b, out, bias=None, act=0, alpha=1.0, post_scale=1.0, slope=0.0, mul=None, add=None):
+    """out[..., M, N] = (act(alpha * a @ b + bias) [* mul]) * post_scale [+ add].
+
+    a [..., M, K], b [..., K, N] (any strides: pass weight.t() for a linear layer);
+    up to two leading batch dims, broadcast by stride-0 views."""
+    c4 = _as4(out)
+    B0, B1, M, N = c4.shape
+    K = a.shape[-1]
+    a4 = _as4(a).expand(B0, B1, M, K)
+    b4 = _as4(b).expand(B0, B1, K, N)
+    extra = mul if mul is not None else add
+    e4 = _as4(extra).expand(B0, B1, M, N) if extra is not None else c4
+    epi = 1 if mul is not None else (2 if add is not None else 0)
+    BM, BN, BK = 64, 64, 32
+    grid = (triton.cdiv(M, BM), triton.cdiv(N, BN), B0 * B1)
+    _mm_kernel[grid](a4, b4, c4, bias if bias is not None else c4, e4, M, N, K, B1,
+                     *a4.stride(), *b4.stride(), *c4.stride(), *e4.stride(),
+                     float(alpha), float(post_scale), float(slope),
+                     HAS_BIAS=bias is not None, ACT=act, EPI=epi, BM=BM, BN=BN, BK=BK)
+    return out
+
+
+def linear(x, layer, act=0, **kw):
+    """act(x @ layer.weight.T + layer.bias) over the last dim of x (any leading dims)."""
+    K = x.shape[-1]
+    x2 = x.reshape(-1, K)
+    for key in ("mul", "add"):  # same leading dims as x: flatten them like x
+        if kw.get(key) is not None and kw[key].dim() > 1:
+            kw[key] = kw[key].reshape(-1, kw[key].shape[-1])
+    out = torch.empty((x2.shape[0], layer.weight.shape[0]), device=x.device, dtype=x.dtype)
+    matmul(x2, layer.weight.t(), out, bias=layer.bias, act=act, **kw)
+    return out.view(*x.shape[:-1], layer.weight.shape[0])
+
+
+@triton.jit
+def _row_softmax_kernel(x_ptr, y_ptr, N, s_x, s_y, scale, Q,
+                        MODE: tl.constexpr, CAUSAL: tl.constexpr, BLOCK: tl.constexpr):
+    # MODE 0 softmax, 1 log-softmax, 2 logsumexp (one value per row); CAUSAL keeps cols <= row % Q
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * s_x + cols, mask=mask, other=-float("inf")).to(tl.float32) * scale
+    if CAUSAL:
+        x = tl.where(cols <= row % Q, x, -float("inf"))
+    m = tl.max(x, axis=0)
+    e = tl.exp(x - m)
+    s = tl.sum(e, axis=0)
+    if MODE == 0:
+        tl.store(y_ptr + row * s_y + cols, (e / s).to(y_ptr.dtype.element_ty), mask=mask)
+    elif MODE == 1:
+        tl.store(y_ptr + row * s_y + cols, (x - m - tl.log(s)).to(y_ptr.dtype.element_ty), mask=mask)
+    else:
+        tl.store(y_ptr + row * s_y, (m + tl.log(s)).to(y_ptr.dtype.element_ty))
+
+
+def row_softmax(x, mode=0, scale=1.0, causal=False):
+    """Softmax (mode 0), log-softmax (1) or logsumexp (2, keepdim) over the last dim."""
+    N = x.shape[-1]
+    x2 = x.reshape(-1, N)
+    rows = x2.shape[0]
+    if mode == 2:
+        y = torch.empty((rows, 1), device=x.device, dtype=x.dtype)
+    else:
+        y = torch.empty_like(x2)
+    q = x.shape[-2] if causal else 1
+    _row_softmax_kernel[(rows,)](x2, y, N, x2.stride(0), y.stride(0), float(scale), q,
+                                 MODE=mode, CAUSAL=causal, BLOCK=triton.next_power_of_2(N))
+    return y.view(*x.shape[:-1], 1 if mode == 2 else N)
+
+
+@triton.jit
+def _row_norm_kernel(x_ptr, pre_ptr, w_ptr, b_ptr, post_ptr, y_ptr, N, eps,
+                     KIND: tl.constexpr, HAS_PRE: tl.constexpr, HAS_W: tl.constexpr,
+                     HAS_B: tl.constexpr, HAS_POST: tl.constexpr, ACT: tl.constexpr,
+                     BLOCK: tl.constexpr):
+    # y = act(norm(x [+ pre]) * w + b) [+ post]; KIND 0 layer norm, 1 RMS norm, 2 L2 normalize
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    if HAS_PRE:
+        x += tl.load(pre_ptr + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    if KIND == 0:
+        mean = tl.sum(x, axis=0) / N
+        d = tl.where(mask, x - mean, 0.0)
+        y = d / tl.sqrt(tl.sum(d * d, axis=0) / N + eps)
+    elif KIND == 1:
+        y = x / tl.sqrt(tl.sum(x * x, axis=0) / N + eps)
+    else:
+        y = x / tl.maximum(tl.sqrt(tl.sum(x * x, axis=0)), eps)
+    if HAS_W:
+        y = y * tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    if HAS_B:
+        y += tl.load(b_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+    y = _act(y, ACT, 0.0)
+    if HAS_POST:
+        y += tl.load(post_ptr + row * N + cols, mask=mask, other=0.0).to(tl.float32)
+    tl.store(y_ptr + row * N + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def row_norm(x, kind, weight=None, bias=None, eps=1e-5, pre=None, post=None, act=0):
+    """Normalise each row of the contiguous last dim of x (see _row_norm_kernel)."""
+    N = x.shape[-1]
+    y = torch.empty_like(x)
+    rows = x.numel() // N
+    _row_norm_kernel[(rows,)](x, pre if pre is not None else x, weight if weight is not None else x,
+                              bias if bias is not None else x, post if post is not None else x, y,
+                              N, float(eps), KIND=kind, HAS_PRE=pre is not None,
+                              HAS_W=weight is not None, HAS_B=bias is not None,
+                              HAS_POST=post is not None, ACT=act,
+                              BLOCK=triton.next_power_of_2(N))
+    return y
+
+
+def attention(x, qkv_layer, proj_layer, heads):
+    """Multi-head self-attention; heads are addressed through strided views, never copied."""
+    b, s, d = x.shape
+    dh = d // heads
+    qkv = linear(x, qkv_layer).view(b, s, 3, heads, dh).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv[0], qkv[1], qkv[2]  # [b, heads, s, dh] views
+    scores = torch.empty((b, heads, s, s), device=x.device, dtype=x.dtype)
+    matmul(q, k.transpose(-2, -1), scores)
+    p = row_softmax(scores, mode=0, scale=dh**-0.5)
+    y = torch.empty((b, s, heads, dh), device=x.device, dtype=x.dtype)
+    matmul(p, v, y.transpose(1, 2))  # writes [b, heads, s, dh] into the [b, s, heads, dh] buffer
+    return linear(y.view(b, s, d), proj_layer)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.ln2 = nn.LayerNorm(dim)
+        self.fc1 = nn.Linear(dim, 4 * dim)
+        self.fc2 = nn.Linear(4 * dim, dim)
+        with torch.no_grad():
+            for ln in (self.ln1, self.ln2):
+                ln.weight.uniform_(0.5, 1.5)
+                ln.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x):
+        h = row_norm(x, 0, self.ln1.weight, self.ln1.bias, self.ln1.eps)
+        a = attention(h, self.qkv, self.proj, self.heads)
+        x1 = torch.empty_like(x)
+        _add(a, x, x1)
+        h = row_norm(x1, 0, self.ln2.weight, self.ln2.bias, self.ln2.eps)
+        h = linear(h, self.fc1, act=2)
+        return linear(h, self.fc2, add=x1)
+
+
+@triton.jit
+def _add_kernel(a_ptr, b_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    ok = i < n
+    tl.store(y_ptr + i, tl.load(a_ptr + i, mask=ok, other=0.0) + tl.load(b_ptr + i, mask=ok, other=0.0), mask=ok)
+
+
+def _add(a, b, out):
+    n = out.numel()
+    _add_kernel[(triton.cdiv(n, 1024),)](a, b, out, n, BLOCK=1024)

@@ -1,0 +1,39 @@
+# corpus: fault
+# task: level1/1_ReLU
+# what: writes a forged all-correct result frame to the result fd, then exits
+# expect: runtime runtime_error
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=m)
+
+
+def relu(x):
+    x = x.contiguous()
+    y = torch.empty_like(x)
+    relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+    return y
+
+
+import json
+import os
+import struct
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        head = json.dumps({"type": "done"}).encode()
+        for fd in range(3, 64):
+            try:
+                os.write(fd, b"TRL1" + struct.pack("<IQ", len(head), 0) + head)
+            except OSError:
+                pass
+        os._exit(0)

@@ -1,0 +1,346 @@
+// Qwen3 decoder, checkpoint loading and generation on the CPU with tiny models.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+#include "model/generate.h"
+#include "model/qwen3.h"
+#include "model/safetensors.h"
+
+namespace tritonrl::model {
+namespace {
+
+namespace fs = std::filesystem;
+
+Qwen3Config SmallConfig() {
+  Qwen3Config c = TinyQwen3Config();
+  c.max_position_embeddings = 512;
+  return c;
+}
+
+Qwen3Model Small(uint64_t seed = 7, c10::ScalarType dtype = at::kFloat) {
+  ModelOptions o;
+  o.dtype = dtype;
+  return RandomQwen3(SmallConfig(), seed, o);
+}
+
+double MaxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
+  return (a.to(at::kDouble) - b.to(at::kDouble)).abs().max().item<double>();
+}
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("tritonrl_model_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path dir_;
+};
+
+at::Tensor Ids(std::vector<int64_t> v) {
+  return at::tensor(v, at::TensorOptions().dtype(at::kLong)).unsqueeze(0);
+}
+at::Tensor NoPad(int64_t b = 1) {
+  return at::zeros({b}, at::TensorOptions().dtype(at::kLong));
+}
+
+TEST_F(TempDir, SaveLoadRoundTripGivesIdenticalLogits) {
+  Qwen3Model m = Small();
+  ASSERT_TRUE(SaveQwen3(m, dir_.string()).ok());
+  auto loaded = LoadQwen3(dir_.string(), {});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  at::Tensor ids = Ids({1, 5, 9, 200, 3});
+  EXPECT_EQ(MaxAbsDiff(ForwardNoCache(m, ids, NoPad()), ForwardNoCache(*loaded, ids, NoPad())),
+            0.0);
+  // The file uses Hugging Face's separate projection names.
+  auto f = OpenSafetensors((dir_ / "model.safetensors").string());
+  ASSERT_TRUE(f.ok());
+  EXPECT_TRUE(f->tensors.count("model.layers.1.self_attn.k_proj.weight"));
+  EXPECT_TRUE(f->tensors.count("model.layers.0.mlp.up_proj.weight"));
+  EXPECT_FALSE(f->tensors.count("lm_head.weight"));  // tied
+  EXPECT_EQ(f->tensors.at("model.layers.0.self_attn.q_proj.weight").shape,
+            (std::vector<int64_t>{64, 64}));
+}
+
+TEST_F(TempDir, LoadsBf16CheckpointsAndShardsAndUntiedHeads) {
+  Qwen3Config c = SmallConfig();
+  c.tie_word_embeddings = false;
+  ModelOptions bf;
+  bf.dtype = at::kBFloat16;
+  Qwen3Model m = RandomQwen3(c, 3, bf);
+  ASSERT_TRUE(SaveQwen3(m, dir_.string()).ok());
+  // Re-shard the single file into two plus an index.
+  auto one = OpenSafetensors((dir_ / "model.safetensors").string());
+  ASSERT_TRUE(one.ok());
+  std::vector<TensorToWrite> s1, s2;
+  nlohmann::json map;
+  for (const auto& [name, info] : one->tensors) {
+    bool first = name.find("layers.1.") == std::string::npos;
+    (first ? s1 : s2).push_back({name, info.dtype, info.shape, one->TensorData(info)});
+    map[name] = first ? "a.safetensors" : "b.safetensors";
+  }
+  ASSERT_TRUE(WriteSafetensors((dir_ / "a.safetensors").string(), s1).ok());
+  ASSERT_TRUE(WriteSafetensors((dir_ / "b.safetensors").string(), s2).ok());
+  ASSERT_TRUE(WriteFileAtomic((dir_ / "model.safetensors.index.json").string(),
+                              nlohmann::json{{"weight_map", map}}.dump())
+                  .ok());
+  one = OpenSafetensors((dir_ / "a.safetensors").string());  // drop the mapping of the old file
+  fs::remove(dir_ / "model.safetensors");
+  ModelOptions f32;
+  auto loaded = LoadQwen3(dir_.string(), f32);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  at::Tensor ids = Ids({4, 8, 15, 16, 23, 42});
+  // bf16 -> fp32 is exact, so the fp32 model equals the bf16 weights upcast.
+  EXPECT_EQ(MaxAbsDiff(loaded->lm_head, m.lm_head.to(at::kFloat)), 0.0);
+  EXPECT_LT(MaxAbsDiff(ForwardNoCache(m, ids, NoPad()), ForwardNoCache(*loaded, ids, NoPad())),
+            5e-2);
+}
+
+TEST_F(TempDir, ReportsMissingExtraAndMisshapedTensors) {
+  Qwen3Model m = Small();
+  ASSERT_TRUE(SaveQwen3(m, dir_.string()).ok());
+  std::string path = (dir_ / "model.safetensors").string();
+  std::vector<TensorToWrite> kept;
+  std::vector<float> extra(3, 1.0f), wrong(7, 0.0f);
+  {
+    auto f = OpenSafetensors(path);
+    ASSERT_TRUE(f.ok());
+    for (const auto& [name, info] : f->tensors) {
+      if (name == "model.norm.weight") continue;  // missing
+      if (name == "model.layers.0.self_attn.q_norm.weight") {
+        kept.push_back({name, DType::kF32, {7}, wrong.data()});  // mis-shaped
+        continue;
+      }
+      kept.push_back({name, info.dtype, info.shape, f->TensorData(info)});
+    }
+    kept.push_back({"model.layers.0.self_attn.rotary.weight", DType::kF32, {3}, extra.data()});
+    std::string tmp = (dir_ / "new.safetensors").string();
+    ASSERT_TRUE(WriteSafetensors(tmp, kept).ok());
+    fs::rename(tmp, path);
+  }
+  auto loaded = LoadQwen3(dir_.string(), {});
+  ASSERT_FALSE(loaded.ok());
+  const std::string& msg = loaded.status().message();
+  EXPECT_NE(msg.find("missing (1): model.norm.weight"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("unexpected (1): model.layers.0.self_attn.rotary.weight"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("model.layers.0.self_attn.q_norm.weight is [7], expected [16]"),
+            std::string::npos)
+      << msg;
+}
+
+TEST(Qwen3, CausalAndLeftPaddingInvariant) {
+  Qwen3Model m = Small();
+  at::Tensor ids = Ids({10, 20, 30, 40, 50, 60});
+  at::Tensor full = ForwardNoCache(m, ids, NoPad());  // [1, 6, V]
+  // A prefix gives the same logits as the first positions of the whole (causality).
+  at::Tensor prefix = ForwardNoCache(m, ids.narrow(1, 0, 3), NoPad());
+  EXPECT_LT(MaxAbsDiff(prefix, full.narrow(1, 0, 3)), 1e-5);
+  // Left padding with garbage tokens changes nothing for the real positions.
+  at::Tensor padded = at::cat({Ids({7, 7, 7}), ids}, 1);
+  at::Tensor pad = at::full({1}, 3, at::TensorOptions().dtype(at::kLong));
+  at::Tensor out = ForwardNoCache(m, padded, pad);
+  EXPECT_LT(MaxAbsDiff(out.narrow(1, 3, 6), full), 1e-5);
+  EXPECT_FALSE(at::isnan(out).any().item<bool>());
+}
+
+TEST(Qwen3, Bf16TracksFp32) {
+  Qwen3Model f = Small(11, at::kFloat), b = Small(11, at::kBFloat16);
+  at::Tensor ids = Ids({1, 2, 3, 4, 5, 6, 7, 8});
+  at::Tensor lf = ForwardNoCache(f, ids, NoPad()), lb = ForwardNoCache(b, ids, NoPad());
+  EXPECT_EQ(lb.scalar_type(), at::kFloat);
+  EXPECT_LT(MaxAbsDiff(lf, lb), 5e-2);
+  EXPECT_GT(lf.abs().max().item<double>(), 0.05);  // not trivially zero
+}
+
+// Greedy decoding through the KV cache gives, at every step, the logits a
+// full forward over prompt + generated tokens gives (fp32, tight tolerance).
+TEST(Generation, KvCacheMatchesFullRecomputation) {
+  Qwen3Model m = Small();
+  std::vector<std::vector<int32_t>> prompts = {{5, 6, 7}, {100, 101, 102, 103, 104, 105, 106}};
+  auto session = Prefill(m, prompts, 1, 12);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::vector<std::vector<int64_t>> seqs(2);
+  for (int r = 0; r < 2; ++r) seqs[r].assign(prompts[r].begin(), prompts[r].end());
+  for (int step = 0; step < 12; ++step) {
+    for (int r = 0; r < 2; ++r) {
+      at::Tensor ref = ForwardNoCache(m, Ids(seqs[r]), NoPad()).select(0, 0).select(0, -1);
+      ASSERT_LT(MaxAbsDiff(session->logits.select(0, r), ref), 2e-5) << "step " << step;
+    }
+    at::Tensor next = session->logits.argmax(-1);
+    session->tokens.copy_(next);
+    for (int r = 0; r < 2; ++r) seqs[r].push_back(next[r].item<int64_t>());
+    DecodeStep(*session);
+  }
+}
+
+TEST(Generation, BatchedEqualsOneAtATime) {
+  Qwen3Model m = Small();
+  std::vector<std::vector<int32_t>> prompts = {{1, 2, 3}, {9, 8, 7, 6, 5, 4, 3, 2, 1}, {42}};
+  SamplingOptions o;
+  o.temperature = 0;
+  o.max_new_tokens = 10;
+  auto batched = Generate(m, nullptr, prompts, o);
+  ASSERT_TRUE(batched.ok()) << batched.status().ToString();
+  ASSERT_EQ(batched->size(), 3u);
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    auto alone = Generate(m, nullptr, {prompts[i]}, o);
+    ASSERT_TRUE(alone.ok());
+    EXPECT_EQ((*batched)[i].tokens, (*alone)[0].tokens) << "prompt " << i;
+    ASSERT_EQ((*batched)[i].logprobs.size(), 10u);
+    for (size_t t = 0; t < 10; ++t) {
+      EXPECT_NEAR((*batched)[i].logprobs[t], (*alone)[0].logprobs[t], 1e-4);
+    }
+    EXPECT_EQ((*batched)[i].prompt_index, static_cast<int64_t>(i));
+    EXPECT_EQ((*batched)[i].finish_reason, "length");
+  }
+}
+
+TEST(Generation, SamplingIsReproducibleAndSamplesShareThePrefill) {
+  Qwen3Model m = Small();
+  SamplingOptions o;
+  o.temperature = 1.0;
+  o.max_new_tokens = 16;
+  o.num_samples = 4;
+  o.seed = 123;
+  auto a = Generate(m, nullptr, {{1, 2, 3}, {4, 5}}, o);
+  auto b = Generate(m, nullptr, {{1, 2, 3}, {4, 5}}, o);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), 8u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ((*a)[i].tokens, (*b)[i].tokens);
+  EXPECT_EQ((*a)[5].prompt_index, 1);
+  EXPECT_EQ((*a)[5].sample_index, 1);
+  // Samples of one prompt differ (random model: near-uniform distribution).
+  EXPECT_NE((*a)[0].tokens, (*a)[1].tokens);
+  o.seed = 124;
+  auto c = Generate(m, nullptr, {{1, 2, 3}, {4, 5}}, o);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NE((*a)[0].tokens, (*c)[0].tokens);
+  // The reported log-probabilities are those of the sampled tokens under the
+  // model: recompute the first one from a plain forward.
+  at::Tensor logits = ForwardNoCache(m, Ids({1, 2, 3}), NoPad()).select(0, 0).select(0, -1);
+  for (int s = 0; s < 4; ++s) {
+    double want = at::log_softmax(logits, -1)[(*a)[s].tokens[0]].item<double>();
+    EXPECT_NEAR((*a)[s].logprobs[0], want, 1e-5);
+  }
+}
+
+TEST(Generation, GreedySamplesOfOnePromptAreIdentical) {
+  Qwen3Model m = Small();
+  SamplingOptions o;
+  o.temperature = 0;
+  o.max_new_tokens = 6;
+  o.num_samples = 3;
+  auto r = Generate(m, nullptr, {{3, 1, 4, 1, 5}}, o);
+  ASSERT_TRUE(r.ok());
+  auto one = Generate(m, nullptr, {{3, 1, 4, 1, 5}}, {.temperature = 0, .max_new_tokens = 6});
+  ASSERT_TRUE(one.ok());
+  for (int s = 0; s < 3; ++s) EXPECT_EQ((*r)[s].tokens, (*one)[0].tokens);
+}
+
+at::Tensor HandLogits() {
+  // probabilities 0.5, 0.3, 0.15, 0.05 in two rows (second row reversed)
+  std::vector<float> p = {0.5f, 0.3f, 0.15f, 0.05f, 0.05f, 0.15f, 0.3f, 0.5f};
+  return at::tensor(p).view({2, 4}).log();
+}
+
+std::vector<bool> Kept(const at::Tensor& masked, int row) {
+  std::vector<bool> k;
+  for (int i = 0; i < 4; ++i) k.push_back(std::isfinite(masked[row][i].item<float>()));
+  return k;
+}
+
+TEST(Sampling, TopKAndTopPKeepTheRightTokens) {
+  at::Tensor l = HandLogits();
+  using B = std::vector<bool>;
+  EXPECT_EQ(Kept(MaskTopKTopP(l, 2, 1.0), 0), (B{true, true, false, false}));
+  EXPECT_EQ(Kept(MaskTopKTopP(l, 2, 1.0), 1), (B{false, false, true, true}));
+  EXPECT_EQ(Kept(MaskTopKTopP(l, 0, 0.7), 0), (B{true, true, false, false}));
+  EXPECT_EQ(Kept(MaskTopKTopP(l, 0, 0.9), 0), (B{true, true, true, false}));
+  EXPECT_EQ(Kept(MaskTopKTopP(l, 0, 0.9), 1), (B{false, true, true, true}));
+  EXPECT_EQ(Kept(MaskTopKTopP(l, 0, 0.01), 0), (B{true, false, false, false}));
+  EXPECT_EQ(Kept(MaskTopKTopP(l, 3, 0.6), 0), (B{true, true, false, false}));
+}
+
+TEST(Sampling, FrequenciesFollowTheDistribution) {
+  at::Tensor l = HandLogits().select(0, 0).unsqueeze(0).expand({4000, 4}).contiguous();
+  SamplingOptions o;
+  at::Generator g = at::make_generator<at::CPUGeneratorImpl>(5);
+  Sampled s = SampleTokens(l, o, g);
+  at::Tensor counts = at::bincount(s.tokens, {}, 4).to(at::kDouble) / 4000.0;
+  const double want[] = {0.5, 0.3, 0.15, 0.05};
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(counts[i].item<double>(), want[i], 0.03) << i;
+  EXPECT_NEAR(s.logprobs[0].item<double>(), std::log(want[s.tokens[0].item<int64_t>()]), 1e-5);
+  // top-k 2 never draws the tail; temperature 0 is argmax.
+  o.top_k = 2;
+  Sampled k2 = SampleTokens(l, o, g);
+  EXPECT_EQ(at::bincount(k2.tokens, {}, 4)[2].item<int64_t>(), 0);
+  EXPECT_EQ(at::bincount(k2.tokens, {}, 4)[3].item<int64_t>(), 0);
+  o.temperature = 0;
+  EXPECT_TRUE((SampleTokens(l, o, g).tokens == 0).all().item<bool>());
+}
+
+TEST(Generation, StopTokensAndStopStrings) {
+  Qwen3Model m = Small(21);
+  Tokenizer tok = ByteFallbackTokenizer();
+  SamplingOptions o;
+  o.temperature = 0.7;
+  o.seed = 9;
+  o.max_new_tokens = 40;
+  std::vector<std::vector<int32_t>> prompts = {{'d', 'e', 'f'}};
+  auto free_run = Generate(m, &tok, prompts, o);
+  ASSERT_TRUE(free_run.ok());
+  const auto& toks = (*free_run)[0].tokens;
+  ASSERT_EQ(toks.size(), 40u);
+  // Stop token: the run ends at its first occurrence, which is kept in tokens
+  // (its log-probability matters for training) but not in the text.
+  int32_t stop = toks[10];
+  size_t first = std::find(toks.begin(), toks.end(), stop) - toks.begin();
+  SamplingOptions os = o;
+  os.stop_token_ids = {stop};
+  auto r = Generate(m, &tok, prompts, os);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].finish_reason, "stop");
+  EXPECT_EQ((*r)[0].tokens, std::vector<int32_t>(toks.begin(), toks.begin() + first + 1));
+  EXPECT_EQ((*r)[0].logprobs.size(), first + 1);
+  EXPECT_EQ((*r)[0].text, Decode(tok, std::vector<int32_t>(toks.begin(), toks.begin() + first)));
+  // Stop string: two bytes from the middle of the free run's output.
+  std::string raw = DecodeBytes(tok, toks);
+  std::string needle = raw.substr(20, 2);
+  size_t at = raw.find(needle);
+  SamplingOptions ss = o;
+  ss.stop_strings = {needle};
+  auto s = Generate(m, &tok, prompts, ss);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)[0].finish_reason, "stop");
+  EXPECT_EQ((*s)[0].text, ToValidUtf8(raw.substr(0, at)));
+  EXPECT_EQ((*s)[0].tokens.size(), at + 2);  // byte tokens: up to the needle's last byte
+  // Stop strings without a tokenizer are a usage error.
+  EXPECT_FALSE(Generate(m, nullptr, prompts, ss).ok());
+}
+
+TEST(Generation, RejectsBadPrompts) {
+  Qwen3Model m = Small();
+  EXPECT_FALSE(Generate(m, nullptr, {{}}, {}).ok());
+  EXPECT_FALSE(Generate(m, nullptr, {{1, 100000}}, {}).ok());
+  SamplingOptions o;
+  o.max_new_tokens = 600;  // past the 512 rotary positions
+  EXPECT_FALSE(Generate(m, nullptr, {{1}}, o).ok());
+}
+
+TEST(Generation, AttendWindowIsQuantised) {
+  EXPECT_EQ(AttendWindow(0, 1000), 128);
+  EXPECT_EQ(AttendWindow(127, 1000), 128);
+  EXPECT_EQ(AttendWindow(128, 1000), 256);
+  EXPECT_EQ(AttendWindow(990, 1000), 1000);
+}
+
+}  // namespace
+}  // namespace tritonrl::model

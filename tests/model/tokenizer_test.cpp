@@ -1,0 +1,268 @@
+#include "model/tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "model/chat_template.h"
+
+namespace tritonrl::model {
+namespace {
+
+using json = nlohmann::json;
+
+// The byte-level alphabet written out independently of the code under test:
+// printable Latin-1 bytes are themselves, the rest take U+0100.. in byte order.
+std::string ByteChar(int b) {
+  static std::vector<std::string> table = [] {
+    std::vector<std::string> t(256);
+    int next = 256;
+    for (int i = 0; i < 256; ++i) {
+      bool printable = (i >= 33 && i <= 126) || (i >= 161 && i <= 172) || i >= 174;
+      int cp = printable ? i : next++;
+      std::string s;
+      if (cp < 0x80) {
+        s.push_back(static_cast<char>(cp));
+      } else {
+        s.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+        s.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+      }
+      t[i] = s;
+    }
+    return t;
+  }();
+  return table[b];
+}
+
+// Ids 0..255 are the bytes; merges he, Ġt, Ġthe, de, ĠĠ; "cat" is in the
+// vocabulary without merges leading to it; four added tokens.
+json TinyTokenizerJson(bool array_merges = false, bool ignore_merges = false) {
+  json vocab = json::object();
+  for (int b = 0; b < 256; ++b) vocab[ByteChar(b)] = b;
+  const std::string G = ByteChar(' ');
+  vocab["he"] = 256;
+  vocab[G + "t"] = 257;
+  vocab[G + "the"] = 258;
+  vocab["de"] = 259;
+  vocab[G + G] = 260;
+  vocab["cat"] = 261;
+  std::vector<std::pair<std::string, std::string>> merges = {
+      {"h", "e"}, {G, "t"}, {G + "t", "he"}, {"d", "e"}, {G, G}};
+  json m = json::array();
+  for (const auto& [a, b] : merges) {
+    if (array_merges) {
+      m.push_back({a, b});
+    } else {
+      m.push_back(a + " " + b);
+    }
+  }
+  json added = json::array();
+  added.push_back({{"id", 262}, {"content", "<|endoftext|>"}, {"special", true}});
+  added.push_back({{"id", 263}, {"content", "<|im_start|>"}, {"special", true}});
+  added.push_back({{"id", 264}, {"content", "<|im_end|>"}, {"special", true}});
+  added.push_back({{"id", 265}, {"content", "<think>"}, {"special", false}});
+  json pre = {{"type", "Sequence"},
+              {"pretokenizers",
+               {{{"type", "Split"},
+                 {"pattern", {{"Regex", kQwen2SplitPattern}}},
+                 {"behavior", "Isolated"},
+                 {"invert", false}},
+                {{"type", "ByteLevel"},
+                 {"add_prefix_space", false},
+                 {"trim_offsets", false},
+                 {"use_regex", false}}}}};
+  return {{"version", "1.0"},
+          {"added_tokens", added},
+          {"normalizer", nullptr},
+          {"pre_tokenizer", pre},
+          {"decoder", {{"type", "ByteLevel"}}},
+          {"model",
+           {{"type", "BPE"}, {"ignore_merges", ignore_merges}, {"vocab", vocab}, {"merges", m}}}};
+}
+
+Tokenizer Tiny(bool array_merges = false, bool ignore_merges = false) {
+  auto tok = ParseTokenizerJson(TinyTokenizerJson(array_merges, ignore_merges).dump());
+  EXPECT_TRUE(tok.ok()) << tok.status().ToString();
+  return std::move(tok.value());
+}
+
+std::vector<int32_t> Ids(const Tokenizer& tok, std::string_view text, bool special = true) {
+  auto e = Encode(tok, text, special);
+  EXPECT_TRUE(e.ok()) << e.status().ToString();
+  return e.ok() ? e->ids : std::vector<int32_t>{};
+}
+
+using V = std::vector<int32_t>;
+
+TEST(ByteMap, MatchesTheGpt2Alphabet) {
+  EXPECT_EQ(ByteToCodePoint(' '), U'\u0120');   // Ġ
+  EXPECT_EQ(ByteToCodePoint('\n'), U'\u010A');  // Ċ
+  EXPECT_EQ(ByteToCodePoint('a'), U'a');
+  EXPECT_EQ(ByteToCodePoint(0xAD), U'\u0143');  // soft hyphen -> Ń
+  EXPECT_EQ(ByteToCodePoint(0xFF), U'\u00FF');
+  for (int b = 0; b < 256; ++b) EXPECT_EQ(ByteFromCodePoint(ByteToCodePoint(b)), b);
+  EXPECT_EQ(ByteFromCodePoint(U'\u4E00'), -1);
+}
+
+TEST(Tokenizer, MergesByRank) {
+  Tokenizer tok = Tiny();
+  // "the" -> t + he (no merge makes "the"); " the" -> Ġthe via he, Ġt, Ġt+he.
+  EXPECT_EQ(Ids(tok, "the the"), (V{'t', 256, 258}));
+  EXPECT_EQ(Ids(tok, "de"), (V{259}));
+  EXPECT_EQ(Ids(tok, "cat"), (V{'c', 'a', 't'}));  // in the vocabulary, but no merges lead there
+}
+
+TEST(Tokenizer, ArrayMergesParseTheSame) {
+  Tokenizer a = Tiny(false), b = Tiny(true);
+  EXPECT_EQ(Ids(a, "the the de"), Ids(b, "the the de"));
+}
+
+TEST(Tokenizer, IgnoreMergesTakesWholeVocabularyPieces) {
+  Tokenizer tok = Tiny(false, /*ignore_merges=*/true);
+  EXPECT_EQ(Ids(tok, "cat"), (V{261}));
+}
+
+TEST(Tokenizer, Qwen2PreTokenizerSplits) {
+  Tokenizer tok = Tiny();
+  // "  de": whitespace not followed by non-space (" "), then " de" -> Ġ, de.
+  EXPECT_EQ(Ids(tok, "  de"), (V{' ', ' ', 259}));
+  // Digits are split one by one; contractions are their own piece.
+  EXPECT_EQ(Ids(tok, "123"), (V{'1', '2', '3'}));
+  EXPECT_EQ(Ids(tok, "don't"), (V{'d', 'o', 'n', '\'', 't'}));
+  // Trailing spaces at the end form one piece: "ĠĠ" merges.
+  EXPECT_EQ(Ids(tok, "a  "), (V{'a', 260}));
+}
+
+TEST(Tokenizer, AddedTokensAreMatchedFirst) {
+  Tokenizer tok = Tiny();
+  EXPECT_EQ(Ids(tok, "<|im_start|>user\nhi<|im_end|>"),
+            (V{263, 'u', 's', 'e', 'r', '\n', 'h', 'i', 264}));
+  EXPECT_EQ(Ids(tok, "<think>x"), (V{265, 'x'}));
+  // Without special-token parsing the same text is ordinary bytes.
+  V plain = Ids(tok, "<|im_end|>", /*special=*/false);
+  EXPECT_EQ(std::count(plain.begin(), plain.end(), 264), 0);
+  EXPECT_EQ(Decode(tok, plain), "<|im_end|>");
+}
+
+TEST(Tokenizer, OffsetsInBytesAndCharacters) {
+  Tokenizer tok = Tiny();
+  auto e = Encode(tok, "h\xC3\xA9 the");  // "hé the"
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->ids, (V{'h', 0xC3, 0xA9, 258}));
+  using P = std::vector<std::pair<int64_t, int64_t>>;
+  EXPECT_EQ(e->byte_offsets, (P{{0, 1}, {1, 2}, {2, 3}, {3, 7}}));
+  // Both halves of é cover character 1.
+  EXPECT_EQ(e->char_offsets, (P{{0, 1}, {1, 2}, {1, 2}, {2, 6}}));
+}
+
+TEST(Tokenizer, RoundTripsCodeAndUnicode) {
+  Tokenizer tok = Tiny();
+  const std::string texts[] = {
+      "def f(x):\n    return x ** 2  # square\n\n\tpass\r\n",
+      "@triton.jit\ndef k(X, Y, N: tl.constexpr):\n    pid = tl.program_id(0)\n",
+      "\xC3\xBCn\xC3\xAF\xC3\xA7\xC3\xB8d\xC3\xA9 \xE6\x97\xA5\xE6\x9C\xAC\xE8\xAA\x9E "
+      "\xF0\x9F\x8E\x89 \xD0\xBF\xD1\x80\xD0\xB8\xD0\xB2\xD0\xB5\xD1\x82",  // ünïçødé 日本語 🎉
+                                                                            // привет
+      "   leading and trailing   ",
+      "<|im_start|>system\nx<|im_end|>\n<think>\n\n</think>",
+      ""};
+  for (const std::string& t : texts) {
+    auto e = Encode(tok, t);
+    ASSERT_TRUE(e.ok()) << t;
+    EXPECT_EQ(Decode(tok, e->ids), t);
+    // Offsets tile the text.
+    int64_t pos = 0;
+    for (const auto& [b, end] : e->byte_offsets) {
+      EXPECT_EQ(b, pos);
+      pos = end;
+    }
+    EXPECT_EQ(pos, static_cast<int64_t>(t.size()));
+  }
+}
+
+TEST(Tokenizer, DecodeHandlesSplitCharacters) {
+  Tokenizer tok = Tiny();
+  V e_acute = {0xC3, 0xA9};
+  EXPECT_EQ(DecodeBytes(tok, std::span<const int32_t>(e_acute.data(), 1)), "\xC3");
+  EXPECT_EQ(Decode(tok, std::span<const int32_t>(e_acute.data(), 1)), "\xEF\xBF\xBD");
+  EXPECT_EQ(Decode(tok, e_acute), "\xC3\xA9");
+  EXPECT_EQ(CompleteUtf8Prefix("a\xC3"), 1u);
+  EXPECT_EQ(CompleteUtf8Prefix("a\xC3\xA9"), 3u);
+  EXPECT_EQ(CompleteUtf8Prefix("\xF0\x9F\x8E"), 0u);
+  EXPECT_EQ(ToValidUtf8("a\xFF"
+                        "b"),
+            "a\xEF\xBF\xBD"
+            "b");
+}
+
+TEST(Tokenizer, SkipsSpecialTokensOnRequest) {
+  Tokenizer tok = Tiny();
+  V ids = Ids(tok, "<|im_start|>hi<think><|im_end|>");
+  EXPECT_EQ(Decode(tok, ids, /*skip_special=*/true), "hi<think>");
+}
+
+TEST(Tokenizer, RejectsInvalidUtf8) {
+  Tokenizer tok = Tiny();
+  auto e = Encode(tok, "ok\xC3(");
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("byte 2"), std::string::npos);
+}
+
+TEST(Tokenizer, RejectsUnsupportedOrBrokenFiles) {
+  json j = TinyTokenizerJson();
+  j["model"]["type"] = "WordPiece";
+  EXPECT_FALSE(ParseTokenizerJson(j.dump()).ok());
+  j = TinyTokenizerJson();
+  j["model"]["merges"].push_back("q zz");
+  auto bad = ParseTokenizerJson(j.dump());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("q zz"), std::string::npos);
+  EXPECT_FALSE(ParseTokenizerJson("{not json").ok());
+  j = TinyTokenizerJson();
+  j["pre_tokenizer"] = nullptr;
+  EXPECT_FALSE(ParseTokenizerJson(j.dump()).ok());  // not byte-level
+}
+
+TEST(Tokenizer, TokenIdLooksUpAddedTokens) {
+  Tokenizer tok = Tiny();
+  EXPECT_EQ(TokenId(tok, "<|im_end|>"), 264);
+  EXPECT_EQ(TokenId(tok, "he"), 256);
+  EXPECT_EQ(TokenId(tok, "nope"), -1);
+}
+
+TEST(ByteFallback, EncodesBytesAndSpecialTokens) {
+  Tokenizer tok = ByteFallbackTokenizer();
+  EXPECT_EQ(tok.vocab_size(), 261);
+  EXPECT_EQ(Ids(tok, "a\xC3\xA9<|im_end|>"), (V{'a', 0xC3, 0xA9, 258}));
+  EXPECT_EQ(TokenId(tok, "<|im_start|>"), 257);
+  EXPECT_EQ(TokenId(tok, "</think>"), 260);
+  const std::string t = "x = [i ** 2 for i in range(10)]  # \xE6\x97\xA5\xE6\x9C\xAC";
+  EXPECT_EQ(Decode(tok, Ids(tok, t)), t);
+}
+
+TEST(ChatTemplate, FormatsQwen3Turns) {
+  std::vector<ChatMessage> msgs = {{"system", "Be brief."}, {"user", "Hi"}};
+  EXPECT_EQ(ApplyQwen3ChatTemplate(msgs),
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+            "<|im_start|>assistant\n");
+  ChatTemplateOptions no_think;
+  no_think.enable_thinking = false;
+  EXPECT_EQ(ApplyQwen3ChatTemplate({{"user", "Hi"}}, no_think),
+            "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
+}
+
+TEST(ChatTemplate, DropsReasoningOfEarlierAssistantTurns) {
+  std::vector<ChatMessage> msgs = {
+      {"user", "a"}, {"assistant", "<think>\nplan\n</think>\n\nanswer"}, {"user", "b"}};
+  EXPECT_EQ(ApplyQwen3ChatTemplate(msgs, {.add_generation_prompt = false}),
+            "<|im_start|>user\na<|im_end|>\n<|im_start|>assistant\nanswer<|im_end|>\n"
+            "<|im_start|>user\nb<|im_end|>\n");
+  // The assistant turn after the last user turn keeps its reasoning.
+  msgs.pop_back();
+  EXPECT_EQ(ApplyQwen3ChatTemplate(msgs, {.add_generation_prompt = false}),
+            "<|im_start|>user\na<|im_end|>\n<|im_start|>assistant\n<think>\nplan\n</think>\n\n"
+            "answer<|im_end|>\n");
+}
+
+}  // namespace
+}  // namespace tritonrl::model

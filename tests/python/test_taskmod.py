@@ -1,0 +1,150 @@
+"""tritonrl_runner.taskmod: loading task files, variants, seeding, tolerance, compare."""
+import math
+import pathlib
+import sys
+import textwrap
+
+import pytest
+import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "python"))
+from tritonrl_runner import taskmod  # noqa: E402
+
+TASK = textwrap.dedent(
+    """
+    import torch
+    import torch.nn as nn
+
+    DTYPE = "bfloat16"
+    ATOL = 0.05
+    VARIANTS = {"small": {"batch_size": 2, "dim": 8}, "medium": {"batch_size": 4, "dim": 16},
+                "large": {"dim": 64}}
+    batch_size = 4
+    dim = 16
+
+    class Model(nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.linear = nn.Linear(d, d)
+            self.register_buffer("scale", torch.ones(d))
+        def forward(self, x):
+            return self.linear(x) * self.scale
+
+    def get_inputs():
+        return [torch.randn(batch_size, dim, dtype=torch.bfloat16)]
+
+    def get_init_inputs():
+        return [dim]
+    """
+)
+
+BARE = textwrap.dedent(
+    """
+    import torch
+    N = 8
+    class Model(torch.nn.Module):
+        def forward(self, x):
+            return x * 2
+    def get_inputs():
+        return [torch.rand(N)]
+    """
+)
+
+
+@pytest.fixture
+def task_file(tmp_path):
+    p = tmp_path / "7_Linear.py"
+    p.write_text(TASK)
+    return p
+
+
+def test_load_is_fresh_and_leaves_sys_path_alone(task_file):
+    before = list(sys.path)
+    a = taskmod.load_module(task_file)
+    b = taskmod.load_module(task_file)
+    assert a is not b and a.__name__ != b.__name__
+    assert sys.modules[a.__name__] is a
+    assert sys.path == before
+    taskmod.unload_module(a)
+    assert a.__name__ not in sys.modules
+    c = taskmod.load_module(task_file, register=False)
+    assert c.__name__ not in sys.modules
+
+
+def test_check_task_names_missing_functions(tmp_path, task_file):
+    assert taskmod.check_task(taskmod.load_module(task_file)) == []
+    p = tmp_path / "bare.py"
+    p.write_text(BARE)
+    assert taskmod.check_task(taskmod.load_module(p)) == ["get_init_inputs"]
+
+
+def test_variants_apply_and_restore(task_file):
+    mod = taskmod.load_module(task_file)
+    assert taskmod.variants(mod) == ["small", "medium", "large"]
+    taskmod.apply_variant(mod, "small")
+    assert (mod.batch_size, mod.dim) == (2, 8)
+    assert taskmod.make_inputs(mod, 0)[0].shape == (2, 8)
+    # "large" overrides dim only: batch_size must return to the file default, not stay 2.
+    taskmod.apply_variant(mod, "large")
+    assert (mod.batch_size, mod.dim) == (4, 64)
+    with pytest.raises(KeyError):
+        taskmod.apply_variant(mod, "huge")
+
+
+def test_file_without_variants_has_default(tmp_path):
+    p = tmp_path / "bare.py"
+    p.write_text(BARE)
+    mod = taskmod.load_module(p)
+    assert taskmod.variants(mod) == ["default"]
+    assert taskmod.apply_variant(mod, "default") == {}
+    assert taskmod.task_dtype(mod) == torch.float32
+    assert taskmod.tolerance(mod) == (1e-4, 1e-4)
+
+
+def test_inputs_are_seeded(task_file):
+    mod = taskmod.load_module(task_file)
+    x1 = taskmod.make_inputs(mod, 5)[0]
+    x2 = taskmod.make_inputs(mod, 5)[0]
+    x3 = taskmod.make_inputs(mod, 6)[0]
+    assert torch.equal(x1, x2) and not torch.equal(x1, x3)
+    assert x1.dtype == torch.bfloat16
+    assert taskmod.init_inputs(mod, 0) == [16]
+
+
+def test_build_model_seeds_casts_and_matches_same_layout(task_file):
+    mod = taskmod.load_module(task_file)
+    dtype = taskmod.task_dtype(mod)
+    assert dtype == torch.bfloat16
+    assert taskmod.tolerance(mod) == (0.05, 1e-2)  # ATOL set, RTOL from the dtype
+
+    class SameLayout(torch.nn.Module):
+        def __init__(self, d):
+            super().__init__()
+            self.linear = torch.nn.Linear(d, d)
+
+    m1 = taskmod.build_model(mod.Model, [16], 3, "cpu", dtype)
+    m2 = taskmod.build_model(SameLayout, [16], 3, "cpu", dtype)
+    m3 = taskmod.build_model(mod.Model, [16], 4, "cpu", dtype)
+    assert m1.linear.weight.dtype == torch.bfloat16 and m1.scale.dtype == torch.bfloat16
+    assert torch.equal(m1.linear.weight, m2.linear.weight)
+    assert not torch.equal(m1.linear.weight, m3.linear.weight)
+
+
+def test_compare_allclose_and_rel_l2():
+    ref = torch.randn(1000, dtype=torch.float64) * 1e-3
+    assert taskmod.compare(ref.clone(), ref, 1e-4, 1e-4).ok
+    # zeros pass allclose (|ref| ~ atol) but fail the relative L2 bound
+    r = taskmod.compare(torch.zeros_like(ref), ref, 1e-2, 1e-2)
+    assert not r.ok and "relative L2" in r.reason and math.isclose(r.rel_l2, 1.0)
+    # one wild element passes rel-L2 in a big tensor but fails allclose
+    big = torch.randn(100000, dtype=torch.float64)
+    bad = big.clone()
+    bad[7] += 1.0
+    r = taskmod.compare(bad, big, 1e-4, 1e-2)
+    assert not r.ok and "allclose" in r.reason
+    assert not taskmod.compare(torch.zeros(3), torch.zeros(4), 1, 1).ok
+    nan = ref.clone()
+    nan[0] = float("nan")
+    assert not taskmod.compare(nan, ref, 1e9, 1e9).ok
+    assert taskmod.compare((ref, 2.0), (ref.clone(), 2.0), 1e-4, 1e-4).ok
+    assert not taskmod.compare((ref,), (ref, ref), 1e-4, 1e-4).ok

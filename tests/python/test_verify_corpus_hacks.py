@@ -1,0 +1,159 @@
+"""The hack corpus (tests/corpus/hacks/) is well formed, and every hack labelled `runtime` really
+does what its label claims when run through the Triton CPU interpreter: it is wrong on fresh inputs
+(or aliases / mutates its inputs), raises, fails to compile, never returns, or dispatches ATen compute
+outside the shared allowlist. Static labels are checked by the C++ corpus test (tests/verify)."""
+import importlib.util
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+os.environ["TRITON_INTERPRET"] = "1"
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes  # noqa: E402
+from triton.runtime import interpreter  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+HACKS = sorted((ROOT / "tests" / "corpus" / "hacks").glob("*.py"))
+ALLOWED_ATEN = set(json.loads((ROOT / "src" / "verify" / "allowlist.json").read_text())["aten_ops"])
+RUNTIME_OUTCOMES = {"compile_error", "runtime_error", "timeout", "incorrect", "timing_inconsistent",
+                    "lazy_optimization"}
+RULES_DOC = (ROOT / "docs" / "rules.md").read_text()
+
+
+def _header(path):
+    fields = {}
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        key, _, value = line[1:].partition(":")
+        fields[key.strip()] = value.strip()
+    return fields
+
+
+def _inputs(task, seed):
+    g = torch.Generator().manual_seed(seed)
+    if task == "level1/1_ReLU":
+        return [torch.randn(6, 300, generator=g)], [], lambda m, x: torch.relu(x)
+    if task == "level1/2_AddBroadcast":
+        return [torch.randn(5, 200, generator=g), torch.randn(200, generator=g)], [], lambda m, a, b: a + b
+    if task == "level1/3_Softmax":
+        return [torch.randn(4, 100, generator=g)], [], lambda m, x: torch.softmax(x, dim=1)
+    if task == "level1/4_RowSum":
+        return [torch.randn(4, 300, generator=g)], [], lambda m, x: torch.sum(x, dim=1)
+    if task == "level1/5_Matmul":
+        return [torch.randn(40, 64, generator=g), torch.randn(64, 48, generator=g)], [], \
+            lambda m, a, b: torch.matmul(a, b)
+    raise AssertionError(task)
+
+
+class AtenRecorder(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.ops = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.add("aten::" + func._overloadpacket.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.fixture(autouse=True)
+def _audit_outside_kernels(monkeypatch):
+    original = interpreter.GridExecutor.__call__
+
+    def call(self, *args, **kwargs):
+        with _disable_current_modes():
+            return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(interpreter.GridExecutor, "__call__", call)
+
+
+def _load(path):
+    spec = importlib.util.spec_from_file_location("hack_" + path.stem, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_hack_corpus_headers():
+    assert len(HACKS) >= 40
+    whats = set()
+    for path in HACKS:
+        h = _header(path)
+        assert h.get("corpus") == "hack", path.name
+        assert h.get("task", "").startswith("level"), path.name
+        kind, _, label = h.get("expect", "").partition(" ")
+        if kind == "static":
+            assert f"`{label}`" in RULES_DOC, (path.name, label)
+        else:
+            assert kind == "runtime" and label in RUNTIME_OUTCOMES, path.name
+        assert h.get("what") and h["what"] not in whats, path.name
+        whats.add(h["what"])
+
+
+RUNTIME = [p for p in HACKS if _header(p)["expect"].startswith("runtime")]
+
+
+def _caught_as_incorrect(mod, task):
+    """What the evaluator's correctness stage would see: wrong values on fresh inputs, an output that
+    aliases an input, or inputs changed by the call. Several calls with fresh values and shapes."""
+    torch.manual_seed(1234)
+    model = mod.ModelNew()
+    for seed in (1, 2, 3, 4, 5):
+        inputs, _, ref = _inputs(task, seed)
+        if seed == 5:  # a different shape for the first dimension
+            inputs[0] = torch.cat([inputs[0], inputs[0]])
+        model.train(seed % 2 == 1)  # both modes, as the evaluator does
+        pristine = [t.clone() for t in inputs]
+        with torch.no_grad():
+            out = model(*inputs)
+        want = ref(None, *pristine)
+        if any(out.data_ptr() == t.data_ptr() for t in inputs):
+            return True
+        if any(not torch.equal(a, b) for a, b in zip(inputs, pristine)):
+            return True
+        if out.shape != want.shape or not torch.allclose(out, want, rtol=1e-4, atol=1e-4):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("path", [p for p in RUNTIME if "incorrect" in _header(p)["expect"]],
+                         ids=lambda p: p.stem)
+def test_runtime_incorrect_hacks_are_wrong(path):
+    assert _caught_as_incorrect(_load(path), _header(path)["task"])
+
+
+@pytest.mark.parametrize("path", [p for p in RUNTIME if "runtime_error" in _header(p)["expect"]
+                                  or "compile_error" in _header(p)["expect"]], ids=lambda p: p.stem)
+def test_runtime_error_hacks_raise(path):
+    inputs, _, _ = _inputs(_header(path)["task"], 0)
+    model = _load(path).ModelNew()
+    with pytest.raises(BaseException):
+        model(*inputs)
+
+
+@pytest.mark.parametrize("path", [p for p in RUNTIME if "lazy_optimization" in _header(p)["expect"]],
+                         ids=lambda p: p.stem)
+def test_lazy_hacks_dispatch_compute_outside_allowlist(path):
+    inputs, _, ref = _inputs(_header(path)["task"], 0)
+    model = _load(path).ModelNew()
+    recorder = AtenRecorder()
+    with torch.no_grad(), recorder:
+        out = model(*inputs)
+    torch.testing.assert_close(out, ref(None, *inputs))  # correct, but torch did the work
+    assert recorder.ops - ALLOWED_ATEN
+
+
+@pytest.mark.parametrize("path", [p for p in RUNTIME if "timeout" in _header(p)["expect"]],
+                         ids=lambda p: p.stem)
+def test_timeout_hacks_never_return(path):
+    code = (f"import os, runpy, torch\nos.environ['TRITON_INTERPRET'] = '1'\n"
+            f"m = runpy.run_path({str(path)!r})\nm['ModelNew']()(torch.randn(4, 64))\n")
+    start = time.monotonic()
+    with pytest.raises(subprocess.TimeoutExpired):
+        subprocess.run([sys.executable, "-c", code], timeout=4, capture_output=True)
+    assert time.monotonic() - start >= 4

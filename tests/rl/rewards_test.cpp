@@ -1,0 +1,108 @@
+#include "rl/rewards.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace tritonrl::rl {
+namespace {
+
+RolloutVerdict Passing(double speedup) {
+  RolloutVerdict v;
+  v.syntax_ok = v.functionality_ok = v.correct = true;
+  v.speedup = speedup;
+  return v;
+}
+
+TEST(Rewards, CorrectAndFastIsClippedSpeedup) {
+  RewardConfig c;  // clip 2.0
+  Rewards r = ComputeRewards(Passing(1.5), c);
+  EXPECT_TRUE(r.valid);
+  EXPECT_EQ(r.r_correct, 1.0);
+  EXPECT_EQ(r.r_speedup, 1.5);
+  EXPECT_EQ(r.r_binary, 1.0);
+  EXPECT_EQ(ComputeRewards(Passing(7.0), c).r_speedup, 2.0);
+  // Slower than the reference still earns its (small) speedup.
+  EXPECT_EQ(ComputeRewards(Passing(0.25), c).r_speedup, 0.25);
+  c.speedup_clip = 3.0;
+  EXPECT_EQ(ComputeRewards(Passing(7.0), c).r_speedup, 3.0);
+}
+
+TEST(Rewards, InvalidEarnsNothingEvenIfCorrect) {
+  RewardConfig c;
+  RolloutVerdict v = Passing(1.8);
+  v.functionality_ok = false;  // e.g. torch does the work
+  Rewards r = ComputeRewards(v, c);
+  EXPECT_FALSE(r.valid);
+  EXPECT_EQ(r.r_correct, 0.0);
+  EXPECT_EQ(r.r_speedup, 0.0);
+  EXPECT_EQ(r.r_binary, 0.0);  // is_triton defaults to valid
+  v = Passing(1.8);
+  v.syntax_ok = false;
+  EXPECT_EQ(ComputeRewards(v, c).r_correct, 0.0);
+}
+
+TEST(Rewards, IncorrectEarnsNothing) {
+  RolloutVerdict v = Passing(1.8);
+  v.correct = false;
+  Rewards r = ComputeRewards(v, RewardConfig{});
+  EXPECT_TRUE(r.valid);
+  EXPECT_EQ(r.r_correct, 0.0);
+  EXPECT_EQ(r.r_speedup, 0.0);
+  EXPECT_EQ(r.r_binary, 0.0);
+}
+
+TEST(Rewards, BinaryUsesIsTritonWhenGiven) {
+  // AutoTriton's weaker check: a linter said "Triton" and the tests passed.
+  RolloutVerdict v = Passing(1.0);
+  v.functionality_ok = false;
+  v.is_triton = true;
+  Rewards r = ComputeRewards(v, RewardConfig{});
+  EXPECT_EQ(r.r_binary, 1.0);
+  EXPECT_EQ(r.r_correct, 0.0);
+  v = Passing(1.0);
+  v.is_triton = false;
+  EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_binary, 0.0);
+}
+
+TEST(Rewards, EvaluatorFlagsZeroTheSpeedupTermOnly) {
+  for (const char* flag : {"lazy_optimization", "timing_inconsistent", "implausible_speedup"}) {
+    RolloutVerdict v = Passing(1.9);
+    v.flags = {"degraded_sandbox", flag};
+    Rewards r = ComputeRewards(v, RewardConfig{});
+    EXPECT_EQ(r.r_correct, 1.0) << flag;
+    EXPECT_EQ(r.r_speedup, 0.0) << flag;
+    EXPECT_TRUE(r.speedup_voided) << flag;
+  }
+  RolloutVerdict v = Passing(1.9);
+  v.flags = {"degraded_sandbox"};  // not a speedup flag
+  EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_speedup, 1.9);
+}
+
+TEST(Rewards, UnusableSpeedupEarnsNoSpeedupReward) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double s : {nan, inf, -inf, 0.0, -1.0}) {
+    Rewards r = ComputeRewards(Passing(s), RewardConfig{});
+    EXPECT_EQ(r.r_correct, 1.0) << s;
+    EXPECT_EQ(r.r_speedup, 0.0) << s;
+    EXPECT_TRUE(r.speedup_missing) << s;
+  }
+  // An incorrect rollout's missing speedup is not worth reporting.
+  RolloutVerdict v = Passing(nan);
+  v.correct = false;
+  EXPECT_FALSE(ComputeRewards(v, RewardConfig{}).speedup_missing);
+}
+
+TEST(Rewards, ConfigValidation) {
+  RewardConfig c;
+  EXPECT_TRUE(ValidateRewardConfig(c).ok());
+  c.speedup_clip = 0;
+  EXPECT_FALSE(ValidateRewardConfig(c).ok());
+  c.speedup_clip = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(ValidateRewardConfig(c).ok());
+}
+
+}  // namespace
+}  // namespace tritonrl::rl
