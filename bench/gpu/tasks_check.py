@@ -101,7 +101,7 @@ def compile_one(th, task_path, variant, args):
 
 def check_one(th, torch, task_path, variant, args, timer):
     row = {"task": th.task_id(task_path), "variant": variant, "ok": False,
-           "max_abs_err": None, "atol": None, "rtol": None, "ref_ms": None, "sol_ms": None,
+           "max_abs_err": None, "rel_l2": None, "atol": None, "rtol": None, "ref_ms": None, "sol_ms": None,
            "error": None}
     try:
         task = th.load_module(task_path)
@@ -116,8 +116,10 @@ def check_one(th, torch, task_path, variant, args, timer):
             out = new_model(*inputs)
             if args.device == "cuda":
                 torch.cuda.synchronize()
-            row["max_abs_err"] = th.max_abs_err(out, ref)
-            row["ok"] = th.outputs_close(out, ref, atol, rtol)
+            result = th.compare(out, ref, atol, rtol)
+            row["ok"], row["max_abs_err"], row["rel_l2"] = result.ok, result.max_abs_err, result.rel_l2
+            if not result.ok:
+                row["error"] = result.reason
             del out, ref
             if variant in args.time_variant_set:
                 row["ref_ms"] = timer(lambda: ref_model(*inputs))
@@ -138,14 +140,14 @@ def _fmt(value, spec):
 
 
 def print_table(rows):
-    print(f"{'task':42} {'variant':7} {'ok':4} {'max_abs_err':>11} {'ref_ms':>9} "
+    print(f"{'task':42} {'variant':7} {'ok':4} {'max_abs_err':>11} {'rel_l2':>9} {'ref_ms':>9} "
           f"{'sol_ms':>9} note")
     for r in rows:
         note = r["error"] or ""
         if r["variant"] == "large" and r["ref_ms"] is not None and r["ref_ms"] < LARGE_MIN_MS:
             note = (note + " " if note else "") + f"ref under {LARGE_MIN_MS} ms"
         print(f"{r['task']:42} {r['variant']:7} {'yes' if r['ok'] else 'NO':4} "
-              f"{_fmt(r['max_abs_err'], '11.3g')} {_fmt(r['ref_ms'], '9.3f')} "
+              f"{_fmt(r['max_abs_err'], '11.3g')} {_fmt(r['rel_l2'], '9.2g')} {_fmt(r['ref_ms'], '9.3f')} "
               f"{_fmt(r['sol_ms'], '9.3f')} {note}")
 
 

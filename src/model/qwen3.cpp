@@ -366,7 +366,7 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
     }
     at::Tensor qg = q.reshape({B, Hkv, G * T, D});
     at::Tensor o = at::scaled_dot_product_attention(qg, keys, values, mask);
-    o = o.view({B, H, T, D}).transpose(1, 2).reshape({B, T, H * D});
+    o = o.reshape({B, H, T, D}).transpose(1, 2).reshape({B, T, H * D});
     h = h + at::linear(o, W.o_proj, W.o_bias);
     x = RmsNorm(h, W.post_norm, eps);
     at::Tensor gu = at::linear(x, W.gate_up_proj);

@@ -1926,13 +1926,15 @@ class Parser {
       if (!(c->target = ForTargets())) return {};
       if (!Expect(Tok::kIn)) return {};
       if (!(c->iter = Disjunction())) return {};
-      Builder<ExprNode> ifs(this);
-      while (Accept(Tok::kIf)) {
-        ExprNode* cond = Disjunction();
-        if (!cond) return {};
-        ifs.Push(cond);
+      {
+        Builder<ExprNode> ifs(this);  // scoped: must unwind before gens.Push
+        while (Accept(Tok::kIf)) {
+          ExprNode* cond = Disjunction();
+          if (!cond) return {};
+          ifs.Push(cond);
+        }
+        c->ifs = ifs.Finish();
       }
-      c->ifs = ifs.Finish();
       gens.Push(c);
     }
     if (gens.size() == 0) return Fail(), Span<Comprehension*>{};

@@ -7,7 +7,7 @@
 namespace tritonrl::verify {
 namespace {
 
-Status ReadSet(const nlohmann::json& doc, const char* key, std::unordered_set<std::string>* out) {
+Status ReadSet(const nlohmann::json& doc, const char* key, NameSet* out) {
   auto it = doc.find(key);
   if (it == doc.end() || !it->is_array()) {
     return Status::InvalidArgument(std::string("allowlist: missing array \"") + key + "\"");

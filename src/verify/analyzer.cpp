@@ -148,9 +148,10 @@ constexpr std::string_view kReferenceCopies[] = {"Model", "get_inputs", "get_ini
 constexpr std::string_view kTensorBases[] = {"torch.Tensor", "torch._C.TensorBase",
                                              "torch._C._TensorBase", "torch.nn.Parameter",
                                              "torch.nn.parameter.Parameter"};
-constexpr std::string_view kImportRules[] = {"func.native_code",   "func.dynamic_code",
-                                             "func.introspection", "func.io_access",
-                                             "func.concurrency",   "func.torch_compile"};
+// Importing these has effects of its own (native loaders, compiler configuration): reported even
+// when the import is never used. Other banned modules are reported where they are used.
+constexpr std::string_view kImportRules[] = {"func.native_code", "func.dynamic_code",
+                                             "func.torch_compile"};
 
 template <typename Range>
 bool Contains(const Range& range, std::string_view s) {
@@ -295,20 +296,26 @@ class Analyzer {
     }
   }
 
-  void BuildParents(Node* n) {
-    ForEachChild(n, [&](Node* child) {
-      parents_[child] = n;
-      BuildParents(child);
-    });
+  // Pre-order walk that also hands each node its parent (no parent table to build).
+  template <typename Fn>
+  static void WalkWithParent(Node* n, Node* parent, Fn& fn) {
+    fn(n, parent);
+    ForEachChild(n, [&](Node* child) { WalkWithParent(child, n, fn); });
   }
 
-  Node* Parent(const Node* n) const {
-    auto it = parents_.find(n);
-    return it == parents_.end() ? nullptr : it->second;
+  // The chain of nodes from root down to target (inclusive); false if target is not below root.
+  static bool PathTo(Node* root, const Node* target, std::vector<Node*>* path) {
+    path->push_back(root);
+    if (root == target) return true;
+    bool found = false;
+    ForEachChild(root, [&](Node* child) {
+      if (!found) found = PathTo(child, target, path);
+    });
+    if (!found) path->pop_back();
+    return found;
   }
 
   void Collect() {
-    BuildParents(mod_);
     WalkAll(mod_, [&](Node* n) {
       if (n->kind == NodeKind::kImport || n->kind == NodeKind::kImportFrom)
         BindImport(n, &imports_);
@@ -397,7 +404,9 @@ class Analyzer {
   }
 
   // ---- class structure -------------------------------------------------------------------------
-  std::vector<ClassDef*> ClassChain(ClassDef* cls) const {
+  const std::vector<ClassDef*>& ClassChain(ClassDef* cls) {
+    auto cached = chains_.find(cls);
+    if (cached != chains_.end()) return cached->second;
     std::vector<ClassDef*> chain;
     std::vector<ClassDef*> todo{cls};
     std::unordered_set<std::string_view> seen;
@@ -412,10 +421,10 @@ class Analyzer {
         if (it != classes_.end()) todo.push_back(it->second);
       }
     }
-    return chain;
+    return chains_.emplace(cls, std::move(chain)).first->second;
   }
 
-  Node* Method(ClassDef* cls, std::string_view name) const {
+  Node* Method(ClassDef* cls, std::string_view name) {
     for (ClassDef* c : ClassChain(cls)) {
       for (StmtNode* stmt : c->body) {
         if (IsFunctionDef(stmt) && ViewFn(stmt).name == name) return stmt;
@@ -514,7 +523,7 @@ class Analyzer {
   }
 
   void AddMethodTargets(ClassDef* c, std::initializer_list<std::string_view> names,
-                        std::vector<FnRef>* out) const {
+                        std::vector<FnRef>* out) {
     for (std::string_view m : names) {
       if (Node* f = Method(c, m)) out->push_back({f, c});
     }
@@ -557,7 +566,7 @@ class Analyzer {
       if (Node* f = Method(c, attr->attr)) out.push_back({f, c});
     } else if (auto* call = As<Call>(v); call != nullptr && As<Name>(call->func) != nullptr &&
                                          As<Name>(call->func)->id == "super" && owner != nullptr) {
-      std::vector<ClassDef*> chain = ClassChain(owner);
+      const std::vector<ClassDef*>& chain = ClassChain(owner);
       for (size_t i = 1; i < chain.size(); ++i) {
         if (Node* f = Method(chain[i], attr->attr)) {
           out.push_back({f, chain[i]});
@@ -624,10 +633,12 @@ class Analyzer {
   }
 
   // ---- rules on reachable code -----------------------------------------------------------------
-  bool InDeviceGuard(const Node* node, const Node* fn) const {
-    const Node* cur = node;
-    while (cur != nullptr && cur != fn) {
-      Node* parent = Parent(cur);
+  bool InDeviceGuard(const Node* node, Node* fn) const {
+    std::vector<Node*> path;
+    if (!PathTo(fn, node, &path)) return false;
+    for (size_t i = path.size() - 1; i > 0; --i) {
+      const Node* cur = path[i];
+      Node* parent = path[i - 1];
       const Node* test = nullptr;
       if (auto* s = As<If>(parent)) test = s->test;
       if (auto* e = As<IfExp>(parent)) test = e->test;
@@ -641,12 +652,11 @@ class Analyzer {
         });
         if (guard) return true;
       }
-      cur = parent;
     }
     return false;
   }
 
-  void Compute(const Node* node, const Node* fn, std::string detail,
+  void Compute(const Node* node, Node* fn, std::string detail,
                std::string_view rule = "func.torch_compute") {
     if (InDeviceGuard(node, fn)) {
       Add("func.torch_fallback", node, std::move(detail));
@@ -655,17 +665,14 @@ class Analyzer {
     }
   }
 
-  bool TorchBanned(const std::string& q) const {
+  bool TorchBanned(std::string_view q) const {
     if (allow_.torch_functions.count(q)) return false;
     // Members of an allowed class (torch.Size.numel) are allowed too.
-    std::vector<size_t> dots;
-    for (size_t i = 0; i < q.size(); ++i) {
-      if (q[i] == '.') dots.push_back(i);
-    }
-    for (size_t i = dots.size(); i >= 1; --i) {
-      std::string prefix = q.substr(0, dots[i - 1]);
-      size_t last_dot = prefix.rfind('.');
-      std::string_view last = std::string_view(prefix).substr(last_dot + 1);
+    for (size_t end = q.rfind('.'); end != std::string_view::npos && end > 0;
+         end = q.rfind('.', end - 1)) {
+      std::string_view prefix = q.substr(0, end);
+      size_t dot = prefix.rfind('.');
+      std::string_view last = dot == std::string_view::npos ? prefix : prefix.substr(dot + 1);
       if (allow_.torch_functions.count(prefix) && last != "torch") return false;
     }
     return true;
@@ -709,14 +716,14 @@ class Analyzer {
       }
     });
     // References (not calls) to banned torch functions, e.g. partial(torch.softmax, dim=1).
-    WalkAll(fn, [&](Node* n) {
+    auto refs = [&](Node* n, Node* parent) {
       if (!IsLoadRef(n)) return;
-      Node* parent = Parent(n);
       if (parent != nullptr && parent->kind == NodeKind::kAttribute) return;
       if (auto* call = As<Call>(parent); call != nullptr && call->func == n) return;
       std::string q = Resolve(n, &scope);
       if (StartsWith(q, "torch.") && TorchBanned(q)) Compute(n, fn, q);
-    });
+    };
+    WalkWithParent(fn, nullptr, refs);
   }
 
   void CheckStoreTarget(Node* t, Node* fn, const std::unordered_set<std::string_view>& local_names,
@@ -820,7 +827,7 @@ class Analyzer {
       }
     }
     if (auto* attr = As<Attribute>(func)) {
-      if (allow_.tensor_compute_methods.count(std::string(attr->attr)) &&
+      if (allow_.tensor_compute_methods.count(attr->attr) &&
           CallableTargets(func, owner, &scope).empty()) {
         Compute(call, fn, "." + std::string(attr->attr) + "()");
       }
@@ -828,12 +835,20 @@ class Analyzer {
   }
 
   // ---- rules on the whole file -----------------------------------------------------------------
-  std::string_view BannedRule(std::string_view q) const {
+  // The rule banning q or one of its dotted prefixes (torch.cuda.Stream bans torch.cuda.Stream.x);
+  // prefixes ending in '_' (torch.set_) match any continuation.
+  static std::string_view BannedRule(std::string_view q) {
+    static const auto* const kByPrefix = [] {
+      auto* m = new std::unordered_map<std::string_view, std::string_view>();
+      for (const Prefix& p : kBannedPrefixes) m->emplace(p.prefix, p.rule);
+      return m;
+    }();
+    for (size_t end = q.find('.');; end = q.find('.', end + 1)) {
+      auto it = kByPrefix->find(q.substr(0, end));
+      if (it != kByPrefix->end()) return it->second;
+      if (end == std::string_view::npos) break;
+    }
     for (const Prefix& p : kBannedPrefixes) {
-      if (q == p.prefix) return p.rule;
-      if (StartsWith(q, p.prefix) && q.size() > p.prefix.size() && q[p.prefix.size()] == '.') {
-        return p.rule;
-      }
       if (p.prefix.back() == '_' && StartsWith(q, p.prefix)) return p.rule;
     }
     return {};
@@ -842,7 +857,7 @@ class Analyzer {
   bool ModuleAllowed(std::string_view q) const {
     size_t end = q.size();
     while (true) {
-      if (allow_.modules.count(std::string(q.substr(0, end)))) return true;
+      if (allow_.modules.count(q.substr(0, end))) return true;
       size_t dot = q.rfind('.', end - 1);
       if (dot == std::string_view::npos || dot == 0) return false;
       end = dot;
@@ -850,7 +865,7 @@ class Analyzer {
   }
 
   void FileWide() {
-    WalkAll(mod_, [&](Node* node) {
+    auto visit = [&](Node* node, Node* parent) {
       bool skip = skip_nodes_.count(node) > 0;
       if ((node->kind == NodeKind::kTry || node->kind == NodeKind::kTryStar) &&
           !on_path_try_.count(node)) {
@@ -931,7 +946,6 @@ class Analyzer {
         for (ExprNode* t : del->targets) check_targets(t);
       }
       if (IsLoadRef(node)) {
-        Node* parent = Parent(node);
         if (parent != nullptr && parent->kind == NodeKind::kAttribute) return;
         std::string q = Resolve(node);
         if (q.empty()) return;
@@ -942,7 +956,8 @@ class Analyzer {
           Add("func.module_not_allowed", node, q);
         }
       }
-    });
+    };
+    WalkWithParent(mod_, nullptr, visit);
     // Imports of banned modules are reported even when unused.
     WalkAll(mod_, [&](Node* node) {
       std::vector<std::string> names;
@@ -1032,11 +1047,11 @@ class Analyzer {
   std::unordered_map<std::string_view, Node*> functions_;
   std::unordered_map<std::string_view, ClassDef*> classes_;
   std::unordered_map<std::string_view, Node*> kernels_;
-  std::unordered_map<const Node*, Node*> parents_;
   std::unordered_set<const Node*> skip_nodes_;
   std::unordered_set<const Node*> on_path_try_;
   std::unordered_map<const Node*, Scope> scopes_;
   std::unordered_map<const ClassDef*, AttrMap> self_attrs_;
+  std::unordered_map<const ClassDef*, std::vector<ClassDef*>> chains_;
   std::vector<RawFinding> findings_;
 };
 

@@ -1,35 +1,37 @@
 """Loading and running built-in tasks (tasks/levelN) and their reference solutions
 (tasks/solutions/levelN) the way the task contract in docs/tasks.md describes.
 
-Shared by the per-level pytest files and bench/gpu/tasks_check.py. Stable API:
+Shared by the per-level pytest files and bench/gpu/tasks_check.py. Loading, variants,
+seeding, dtype casts and the correctness check delegate to the runner's own
+python/tritonrl_runner/taskmod.py, so the suite is checked exactly as it is scored.
+Stable API:
   repo_root(), task_files(level), solution_path(task_path), task_id(task_path),
   load_module(path), variant_names(mod), apply_variant(mod, name), torch_dtype(mod),
   tolerance(mod), make_init_inputs(mod), make_inputs(mod, seed, device),
-  make_models(task_mod, sol_mod, seed, device), outputs_close(out, ref, atol, rtol),
-  max_abs_err(out, ref).
+  make_models(task_mod, sol_mod, seed, device), compare(out, ref, atol, rtol),
+  outputs_close(out, ref, atol, rtol), max_abs_err(out, ref),
+  compile_solution_for_gpu(task_mod, sol_path, seed, arch).
 """
 from __future__ import annotations
 
-import importlib.util
-import itertools
 import pathlib
 import sys
 
 import torch
 
-_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
-# Tolerance defaults by dtype when a task declares no ATOL/RTOL (docs/tasks.md).
-_DEFAULT_TOL = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 1e-2}
-_counter = itertools.count()
+_ROOT = pathlib.Path(__file__).resolve().parents[2]
+if str(_ROOT / "python") not in sys.path:
+    sys.path.insert(0, str(_ROOT / "python"))
+from tritonrl_runner import taskmod  # noqa: E402
 
 
 def repo_root() -> pathlib.Path:
-    return pathlib.Path(__file__).resolve().parents[2]
+    return _ROOT
 
 
 def task_files(level: str) -> list[pathlib.Path]:
     """Task files of a suite folder such as "level1", ordered by their number."""
-    folder = repo_root() / "tasks" / level
+    folder = _ROOT / "tasks" / level
 
     def number(p: pathlib.Path) -> int:
         head = p.stem.split("_", 1)[0]
@@ -38,87 +40,56 @@ def task_files(level: str) -> list[pathlib.Path]:
     return sorted(folder.glob("*.py"), key=lambda p: (number(p), p.name))
 
 
-def solution_path(task_path: pathlib.Path) -> pathlib.Path:
+def solution_path(task_path) -> pathlib.Path:
     task_path = pathlib.Path(task_path)
     return task_path.parents[1] / "solutions" / task_path.parent.name / task_path.name
 
 
-def task_id(task_path: pathlib.Path) -> str:
+def task_id(task_path) -> str:
     task_path = pathlib.Path(task_path)
     return f"{task_path.parent.name}/{task_path.stem}"
 
 
-def load_module(path) -> object:
-    """Imports a file as a fresh module each call (variants mutate module globals).
-
-    Imported from a real file because @triton.jit reads the function's source."""
-    path = pathlib.Path(path)
-    name = f"_tritonrl_task_{path.stem}_{next(_counter)}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # triton.jit and dataclasses look modules up by name
-    spec.loader.exec_module(module)
-    return module
+def load_module(path):
+    """A fresh module per call (variants set module globals), registered in sys.modules
+    because @triton.jit reads the kernel's source through its module."""
+    return taskmod.load_module(path)
 
 
 def variant_names(mod) -> list[str]:
-    variants = getattr(mod, "VARIANTS", None)
-    return list(variants) if variants else ["default"]
+    return taskmod.variants(mod)
 
 
-def apply_variant(mod, name: str) -> None:
+def apply_variant(mod, name: str) -> dict:
     """Sets the variant's shape overrides as module globals ("default" = none)."""
-    variants = getattr(mod, "VARIANTS", None) or {"default": {}}
-    if name not in variants:
-        raise KeyError(f"unknown variant {name!r}; have {sorted(variants)}")
-    for key, value in variants[name].items():
-        setattr(mod, key, value)
+    return taskmod.apply_variant(mod, name)
 
 
 def torch_dtype(mod) -> torch.dtype:
-    name = getattr(mod, "DTYPE", "float32")
-    if name not in _DTYPES:
-        raise ValueError(f"unsupported DTYPE {name!r}")
-    return _DTYPES[name]
+    return taskmod.task_dtype(mod)
 
 
 def tolerance(mod) -> tuple[float, float]:
     """(atol, rtol): the task's ATOL/RTOL, else the default of its dtype."""
-    default = _DEFAULT_TOL[torch_dtype(mod)]
-    return float(getattr(mod, "ATOL", default)), float(getattr(mod, "RTOL", default))
+    return taskmod.tolerance(mod)
 
 
-def make_init_inputs(mod) -> list:
-    return list(mod.get_init_inputs())
-
-
-def _to_device(value, device):
-    return value.to(device) if isinstance(value, torch.Tensor) else value
+def make_init_inputs(mod, seed: int = 0) -> list:
+    return taskmod.init_inputs(mod, seed)
 
 
 def make_inputs(mod, seed: int, device="cpu") -> list:
     """Seeds torch, calls get_inputs() (CPU tensors) and moves tensors to device."""
-    torch.manual_seed(seed)
-    return [_to_device(v, device) for v in mod.get_inputs()]
-
-
-def _build(cls, init, seed: int, dtype: torch.dtype, device):
-    torch.manual_seed(seed)
-    model = cls(*init)
-    if dtype != torch.float32:
-        model = model.to(dtype)  # casts floating parameters and buffers only
-    return model.to(device).eval()
+    return taskmod.to_device(taskmod.make_inputs(mod, seed), device)
 
 
 def make_models(task_mod, sol_mod, seed: int, device="cpu"):
     """(Model, ModelNew): each constructed on CPU right after torch.manual_seed(seed),
-    its floating parameters cast to the task's DTYPE, then moved to device."""
-    init = make_init_inputs(task_mod)
+    moved to device, floating parameters and buffers cast to the task's DTYPE."""
+    init = make_init_inputs(task_mod, seed)
     dtype = torch_dtype(task_mod)
-    ref = _build(task_mod.Model, init, seed, dtype, device)
-    new = _build(sol_mod.ModelNew, init, seed, dtype, device)
+    ref = taskmod.build_model(task_mod.Model, init, seed, device, dtype)
+    new = taskmod.build_model(sol_mod.ModelNew, init, seed, device, dtype)
     return ref, new
 
 
@@ -126,30 +97,23 @@ def _as_list(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def outputs_close(out, ref, atol: float, rtol: float) -> bool:
-    """Same structure, shapes and dtypes, and allclose elementwise (NaN never equal)."""
+def compare(out, ref, atol: float, rtol: float):
+    """The runner's check (allclose and relative L2), plus equal dtypes: a float
+    answer to an integer task (argmax) must not pass through the float64 compare."""
+    result = taskmod.compare(out, ref, atol, rtol)
     outs, refs = _as_list(out), _as_list(ref)
-    if len(outs) != len(refs):
-        return False
-    for o, r in zip(outs, refs):
-        if not isinstance(o, torch.Tensor) or not isinstance(r, torch.Tensor):
-            if o != r:
-                return False
-            continue
-        if o.shape != r.shape or o.dtype != r.dtype:
-            return False
-        if not torch.allclose(o.double(), r.double(), atol=atol, rtol=rtol):
-            return False
-    return True
+    if result.ok and any(isinstance(o, torch.Tensor) and isinstance(r, torch.Tensor)
+                         and o.dtype != r.dtype for o, r in zip(outs, refs)):
+        result.ok, result.reason = False, "output dtype differs from the reference"
+    return result
+
+
+def outputs_close(out, ref, atol: float, rtol: float) -> bool:
+    return compare(out, ref, atol, rtol).ok
 
 
 def max_abs_err(out, ref) -> float:
-    errs = [
-        (o.double() - r.double()).abs().max().item() if o.numel() else 0.0
-        for o, r in zip(_as_list(out), _as_list(ref))
-        if isinstance(o, torch.Tensor) and o.shape == r.shape
-    ]
-    return max(errs) if errs else float("inf")
+    return compare(out, ref, 0.0, 0.0).max_abs_err
 
 
 def compile_solution_for_gpu(task_mod, sol_path, seed: int = 0, arch: int = 90) -> list[str]:

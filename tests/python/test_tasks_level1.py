@@ -66,6 +66,10 @@ def test_large_variant_inputs_fit(path):
     assert small_total * 1000 < total, "large must be far larger than small"
 
 
+def _allclose(a, b, atol, rtol):
+    return torch.allclose(a, b, atol=atol, rtol=rtol)
+
+
 def _check_inputs(mod, inputs):
     dtype = th.torch_dtype(mod)
     for t in inputs:
@@ -97,21 +101,21 @@ def test_solution_matches_reference_small(path):
             if isinstance(before, torch.Tensor):
                 assert torch.equal(before, after), "solution mutated an input"
                 assert out.untyped_storage().data_ptr() != after.untyped_storage().data_ptr()
-        assert th.outputs_close(out, ref, atol, rtol), (
-            f"seed {seed}: max abs err {th.max_abs_err(out, ref):.3g} (atol {atol}, rtol {rtol})")
+        result = th.compare(out, ref, atol, rtol)
+        assert result.ok, f"seed {seed}: {result.reason} (max abs err {result.max_abs_err:.3g})"
 
         # Non-degenerate reference (hacks S2/S5): finite, not constant, and null
-        # candidates (zeros, the mean, an unchanged input) fail the tolerance.
+        # candidates (zeros, the mean, an unchanged input) fail even plain allclose,
+        # the check KernelBench-style evaluators use without the relative-L2 term.
         r = ref.double()
         assert torch.isfinite(r).all()
         assert r.numel() > 1 and r.max() > r.min(), "reference output is constant"
-        assert not th.outputs_close(torch.zeros_like(ref), ref, atol, rtol)
+        assert not _allclose(torch.zeros_like(r), r, atol, rtol)
         if ref.is_floating_point():
-            mean = torch.full_like(ref, r.mean().item())
-            assert not th.outputs_close(mean, ref, atol, rtol)
+            assert not _allclose(torch.full_like(r, r.mean().item()), r, atol, rtol)
         for t in inputs:
-            if isinstance(t, torch.Tensor) and t.shape == ref.shape and t.dtype == ref.dtype:
-                assert not th.outputs_close(t, ref, atol, rtol), "reference equals an input"
+            if isinstance(t, torch.Tensor) and t.shape == ref.shape:
+                assert not _allclose(t.double(), r, atol, rtol), "reference equals an input"
         outputs.append(ref)
     assert not torch.equal(outputs[0], outputs[1]), "reference output does not depend on the seed"
 

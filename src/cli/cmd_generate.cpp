@@ -1,0 +1,222 @@
+// tritonrl generate: sample completions from a Qwen3 checkpoint (or the
+// built-in tiny model) and write one JSON object per completion.
+// Built only when the model module (libtorch) is part of the build.
+#ifdef TRITONRL_HAVE_MODEL
+
+#include <ATen/Context.h>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+#include "base/file.h"
+#include "cli/command.h"
+#include "model/chat_template.h"
+#include "model/generate.h"
+#include "model/qwen3.h"
+#include "model/tokenizer.h"
+
+namespace {
+
+using json = nlohmann::json;
+namespace m = tritonrl::model;
+
+struct GenerateFlags {
+  std::string model = "builtin:tiny";
+  std::string prompt;
+  std::string prompts_file;
+  std::string out;
+  std::string device;
+  std::string dtype;
+  int64_t n = 1;
+  double temperature = 1.0;
+  double top_p = 1.0;
+  int64_t top_k = 0;
+  int64_t max_new_tokens = 128;
+  uint64_t seed = 0;
+  std::vector<std::string> stop;
+  bool chat = false;
+  bool no_think = false;
+  bool no_graphs = false;
+};
+
+struct PromptItem {
+  json id;  // echoed back when the input line had one
+  std::string text;
+};
+
+// One prompt per line: {"prompt": TEXT} or {"messages": [{role, content}...]},
+// optionally with "id". A bad line names the file and line.
+std::vector<PromptItem> ReadPrompts(const std::string& path, bool chat, bool no_think) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::vector<PromptItem> items;
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json j;
+    try {
+      j = json::parse(line);
+    } catch (const json::exception& e) {
+      throw std::runtime_error(fmt::format("{}:{}: not a JSON object: {}", path, lineno, e.what()));
+    }
+    PromptItem item;
+    if (j.is_object() && j.contains("id")) item.id = j["id"];
+    if (j.is_object() && j.contains("prompt") && j["prompt"].is_string()) {
+      item.text = j["prompt"].get<std::string>();
+      if (chat) {
+        item.text = m::ApplyQwen3ChatTemplate({{"user", item.text}}, {true, !no_think});
+      }
+    } else if (j.is_object() && j.contains("messages") && j["messages"].is_array()) {
+      std::vector<m::ChatMessage> msgs;
+      for (const auto& msg : j["messages"]) {
+        if (!msg.is_object() || !msg.contains("role") || !msg.contains("content") ||
+            !msg["role"].is_string() || !msg["content"].is_string()) {
+          throw std::runtime_error(
+              fmt::format("{}:{}: each message needs string role and content", path, lineno));
+        }
+        msgs.push_back({msg["role"].get<std::string>(), msg["content"].get<std::string>()});
+      }
+      item.text = m::ApplyQwen3ChatTemplate(msgs, {true, !no_think});
+    } else {
+      throw std::runtime_error(fmt::format(
+          "{}:{}: expected {{\"prompt\": string}} or {{\"messages\": [...]}}", path, lineno));
+    }
+    items.push_back(std::move(item));
+  }
+  if (items.empty()) throw std::runtime_error(path + ": no prompts");
+  return items;
+}
+
+int Run(const GenerateFlags& f) {
+  auto device = m::ParseDevice(f.device.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : f.device);
+  if (!device.ok()) throw std::runtime_error(device.status().message());
+  auto dtype =
+      m::ParseModelDType(f.dtype.empty() ? (device->is_cuda() ? "bf16" : "fp32") : f.dtype);
+  if (!dtype.ok()) throw std::runtime_error(dtype.status().message());
+  if (device->is_cuda() && !at::hasCUDA()) throw std::runtime_error("no CUDA device available");
+
+  std::vector<PromptItem> items;
+  if (!f.prompt.empty()) {
+    PromptItem p;
+    p.text =
+        f.chat ? m::ApplyQwen3ChatTemplate({{"user", f.prompt}}, {true, !f.no_think}) : f.prompt;
+    items.push_back(std::move(p));
+  } else {
+    items = ReadPrompts(f.prompts_file, f.chat, f.no_think);
+  }
+
+  m::ModelOptions mo;
+  mo.device = *device;
+  mo.dtype = *dtype;
+  m::Qwen3Model model;
+  m::Tokenizer tok;
+  if (f.model == "builtin:tiny") {
+    model = m::RandomQwen3(m::TinyQwen3Config(), 0, mo);
+    tok = m::ByteFallbackTokenizer();
+  } else {
+    auto loaded = m::LoadQwen3(f.model, mo);
+    if (!loaded.ok()) throw std::runtime_error(loaded.status().message());
+    model = std::move(loaded.value());
+    auto t = m::LoadTokenizerFile((std::filesystem::path(f.model) / "tokenizer.json").string());
+    if (!t.ok()) throw std::runtime_error(t.status().message());
+    tok = std::move(t.value());
+  }
+
+  std::vector<std::vector<int32_t>> prompts;
+  for (size_t i = 0; i < items.size(); ++i) {
+    auto e = m::Encode(tok, items[i].text);
+    if (!e.ok()) throw std::runtime_error(fmt::format("prompt {}: {}", i, e.status().message()));
+    prompts.push_back(std::move(e->ids));
+  }
+
+  m::SamplingOptions so;
+  so.temperature = f.temperature;
+  so.top_p = f.top_p;
+  so.top_k = f.top_k;
+  so.max_new_tokens = f.max_new_tokens;
+  so.num_samples = f.n;
+  so.seed = f.seed;
+  so.stop_strings = f.stop;
+  so.use_cuda_graphs = !f.no_graphs;
+  if (model.config.eos_token_id >= 0) {
+    so.stop_token_ids.push_back(static_cast<int32_t>(model.config.eos_token_id));
+  }
+  for (const char* t : {"<|im_end|>", "<|endoftext|>"}) {
+    int32_t id = m::TokenId(tok, t);
+    if (id >= 0) so.stop_token_ids.push_back(id);
+  }
+  m::GenerationStats stats;
+  auto result = m::Generate(model, &tok, prompts, so, &stats);
+  if (!result.ok()) throw std::runtime_error(result.status().message());
+
+  std::string out;
+  for (const m::Completion& c : *result) {
+    json j = {
+        {"prompt_index", c.prompt_index},   {"sample", c.sample_index}, {"completion", c.text},
+        {"finish_reason", c.finish_reason}, {"tokens", c.tokens},       {"logprobs", c.logprobs}};
+    const json& id = items[c.prompt_index].id;
+    if (!id.is_null()) j["id"] = id;
+    out += j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  }
+  if (f.out.empty()) {
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  } else {
+    auto st = tritonrl::WriteFileAtomic(f.out, out);
+    if (!st.ok()) throw std::runtime_error(st.message());
+  }
+  std::fprintf(stderr,
+               "generate: %zu completions; prefill %lld tokens in %.3f s; decode %lld tokens in "
+               "%.3f s (%.1f tokens/s)%s\n",
+               result->size(), static_cast<long long>(stats.prefill_tokens), stats.prefill_seconds,
+               static_cast<long long>(stats.new_tokens), stats.decode_seconds,
+               stats.decode_seconds > 0 ? stats.new_tokens / stats.decode_seconds : 0.0,
+               stats.cuda_graphs ? ", CUDA graphs" : "");
+  return 0;
+}
+
+const bool kRegistered = tritonrl::cli::RegisterCommand(
+    {"generate", "Sample completions from a Qwen3 model (JSONL out)", [](CLI::App& sub) {
+       auto f = std::make_shared<GenerateFlags>();
+       sub.add_option("--model", f->model,
+                      "Model directory (config.json, *.safetensors, "
+                      "tokenizer.json) or builtin:tiny")
+           ->capture_default_str();
+       auto* p = sub.add_option("--prompt", f->prompt, "One prompt");
+       auto* ps = sub.add_option("--prompts", f->prompts_file,
+                                 "JSONL file: {\"prompt\": ...} or {\"messages\": [...]} per line");
+       p->excludes(ps);
+       sub.add_option("--n", f->n, "Samples per prompt (sharing the prompt's prefill)")
+           ->check(CLI::PositiveNumber)
+           ->capture_default_str();
+       sub.add_option("--temperature", f->temperature, "0 = greedy")->capture_default_str();
+       sub.add_option("--top-p", f->top_p)->capture_default_str();
+       sub.add_option("--top-k", f->top_k, "0 = off")->capture_default_str();
+       sub.add_option("--max-new-tokens", f->max_new_tokens)
+           ->check(CLI::PositiveNumber)
+           ->capture_default_str();
+       sub.add_option("--seed", f->seed)->capture_default_str();
+       sub.add_option("--stop", f->stop, "Stop string (repeatable)");
+       sub.add_option("--device", f->device, "cpu, cuda or cuda:N (default: cuda if available)");
+       sub.add_option("--dtype", f->dtype,
+                      "fp32, bf16 or fp16 (default: bf16 on GPU, fp32 on CPU)");
+       sub.add_option("--out", f->out, "Write JSONL here instead of stdout");
+       sub.add_flag("--chat", f->chat, "Wrap each --prompt/\"prompt\" in the Qwen3 chat template");
+       sub.add_flag("--no-think", f->no_think, "Chat template with thinking disabled");
+       sub.add_flag("--no-cuda-graphs", f->no_graphs, "Run the decode step eagerly on GPU");
+       return [f]() -> int {
+         if (f->prompt.empty() && f->prompts_file.empty()) {
+           std::fprintf(stderr, "tritonrl generate: give --prompt TEXT or --prompts FILE.jsonl\n");
+           return 2;
+         }
+         return Run(*f);
+       };
+     }});
+
+}  // namespace
+
+#endif  // TRITONRL_HAVE_MODEL

@@ -1,0 +1,341 @@
+// One minimal positive and one negative snippet per rule (docs/rules.md).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "verify/rules.h"
+#include "verify/verify.h"
+
+namespace tritonrl::verify {
+namespace {
+
+// Imports, one kernel and a launcher: every snippet below adds a ModelNew (or replaces a part).
+constexpr const char* kPrelude = R"(import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=m)
+
+
+def launch(x):
+    y = torch.empty_like(x)
+    relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+    return y
+
+)";
+
+std::string WithForward(const std::string& forward_body, const std::string& extra = "") {
+  return std::string(kPrelude) + extra +
+         "\n\nclass ModelNew(nn.Module):\n    def forward(self, x):\n" + forward_body;
+}
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  size_t p = s.find(from);
+  if (p != std::string::npos) s.replace(p, from.size(), to);
+  return s;
+}
+
+bool Has(const std::vector<Finding>& list, const std::string& rule) {
+  for (const Finding& f : list) {
+    if (f.rule == rule) return true;
+  }
+  return false;
+}
+
+std::string Describe(const Verdict& v) {
+  std::string s = v.outcome + ":";
+  for (const Finding& f : v.violations) s += " " + f.rule + "@" + std::to_string(f.line);
+  s += " | warnings:";
+  for (const Finding& f : v.warnings) s += " " + f.rule;
+  return s;
+}
+
+Verdict Check(const std::string& code, Policy policy = Policy::kStandard) {
+  VerifyOptions options;
+  options.policy = policy;
+  return VerifyCode(code, options);
+}
+
+TEST(VerifyRules, BaselineIsValidInBothPolicies) {
+  std::string code = WithForward("        return launch(x)\n");
+  for (Policy p : {Policy::kStandard, Policy::kStrict}) {
+    Verdict v = Check(code, p);
+    EXPECT_TRUE(v.valid) << Describe(v);
+    EXPECT_EQ(v.outcome, "valid");
+    EXPECT_TRUE(v.warnings.empty()) << Describe(v);
+  }
+}
+
+struct RuleCase {
+  const char* rule;
+  std::string bad;   // must be reported with `rule`
+  std::string good;  // the nearest honest variant: `rule` must not be reported
+  Policy policy = Policy::kStandard;
+};
+
+class RuleCaseTest : public ::testing::TestWithParam<RuleCase> {};
+
+TEST_P(RuleCaseTest, PositiveAndNegative) {
+  const RuleCase& c = GetParam();
+  ASSERT_NE(FindRule(c.rule), nullptr) << c.rule;
+  Verdict bad = Check(c.bad, c.policy);
+  EXPECT_TRUE(Has(bad.violations, c.rule)) << c.rule << " not reported: " << Describe(bad);
+  EXPECT_FALSE(bad.valid);
+  Verdict good = Check(c.good, c.policy);
+  EXPECT_FALSE(Has(good.violations, c.rule)) << c.rule << " on honest code: " << Describe(good);
+  EXPECT_TRUE(good.valid) << Describe(good);
+}
+
+std::vector<RuleCase> Cases() {
+  const std::string ok = "        return launch(x)\n";
+  std::vector<RuleCase> cases = {
+      {"syntax.parse_error", "def f(:\n    pass\n", WithForward(ok)},
+      {"syntax.no_triton_kernel",
+       "import torch\nimport torch.nn as nn\nclass ModelNew(nn.Module):\n    def forward(self, "
+       "x):\n"
+       "        return x.view(-1)\n",
+       WithForward(ok)},
+      {"syntax.no_modelnew", std::string(kPrelude) + "class Other(nn.Module):\n    pass\n",
+       WithForward(ok)},
+      {"syntax.modelnew_not_module",
+       std::string(kPrelude) +
+           "class ModelNew:\n    def forward(self, x):\n        return launch(x)\n",
+       WithForward(ok)},
+      {"syntax.no_forward",
+       std::string(kPrelude) + "class ModelNew(nn.Module):\n    def run(self, x):\n"
+                               "        return launch(x)\n",
+       WithForward(ok)},
+      {"syntax.kernel_not_launched", WithForward("        return x.view(-1)\n"), WithForward(ok)},
+      {"func.torch_compute", WithForward("        launch(x)\n        return torch.relu(x)\n"),
+       WithForward("        y = launch(x.contiguous())\n        return y.view(x.shape)\n")},
+      {"func.torch_compute", WithForward("        launch(x)\n        return x @ x\n"),
+       WithForward(ok)},
+      {"func.torch_compute", WithForward("        launch(x)\n        return x.sum(dim=1)\n"),
+       WithForward("        launch(x)\n        return x.reshape(-1)\n")},
+      {"func.torch_compute",
+       WithForward("        launch(x)\n        return F.softmax(x, 1)\n",
+                   "import torch.nn.functional as F\n"),
+       WithForward(ok, "import torch.nn.functional as F\n")},
+      {"func.torch_compute",
+       WithForward("        launch(x)\n        return mm(x, x)\n",
+                   "from torch import matmul as mm\n"),
+       WithForward(ok, "from torch import matmul as mm\n")},
+      {"func.torch_compute",
+       WithForward("        T = torch\n        launch(x)\n        return T.exp(x)\n"),
+       WithForward("        T = torch\n        launch(x)\n        return T.empty_like(x)\n")},
+      {"func.torch_compute",
+       WithForward("        return helper(x)\n",
+                   "def helper(x):\n    launch(x)\n    return torch.sum(x)\n"),
+       WithForward("        return helper(x)\n", "def helper(x):\n    return launch(x)\n")},
+      {"func.torch_compute",
+       WithForward("        f = functools.partial(torch.softmax, dim=1)\n        launch(x)\n"
+                   "        return f(x)\n",
+                   "import functools\n"),
+       WithForward("        f = functools.partial(launch)\n        return f(x)\n",
+                   "import functools\n")},
+      {"func.nn_layer_call",
+       std::string(kPrelude) +
+           "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.lin = nn.Linear(4, 4)\n    def forward(self, x):\n"
+           "        return launch(self.lin(x))\n",
+       std::string(kPrelude) +
+           "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.lin = nn.Linear(4, 4)\n    def forward(self, x):\n"
+           "        w = self.lin.weight\n        return launch(x)\n"},
+      {"func.try_except",
+       WithForward("        try:\n            return launch(x)\n        except Exception:\n"
+                   "            return x\n"),
+       WithForward(ok)},
+      {"func.try_except_outside",
+       WithForward(ok, "try:\n    import numpy\nexcept ImportError:\n    numpy = None\n"),
+       WithForward(ok, "import numpy\n"), Policy::kStrict},
+      {"func.concurrency",
+       WithForward("        t = threading.Thread(target=launch, args=(x,))\n        t.start()\n"
+                   "        return x\n",
+                   "import threading\n"),
+       WithForward(ok)},
+      {"func.cuda_stream",
+       WithForward(
+           "        with torch.cuda.stream(torch.cuda.Stream()):\n            return launch(x)\n"),
+       WithForward("        with torch.cuda.device(x.device):\n            return launch(x)\n")},
+      {"func.torch_compile", WithForward("        return torch.compile(launch)(x)\n"),
+       WithForward(ok)},
+      {"func.native_code",
+       WithForward("        ctypes.CDLL(None)\n        return launch(x)\n", "import ctypes\n"),
+       WithForward(ok)},
+      {"func.dynamic_code", WithForward("        exec('pass')\n        return launch(x)\n"),
+       WithForward(ok)},
+      {"func.dynamic_attr",
+       WithForward("        f = getattr(torch, 'mat' + 'mul')\n        return launch(x)\n"),
+       WithForward("        f = getattr(torch, 'empty_like')\n        return launch(x)\n")},
+      {"func.introspection",
+       WithForward("        gc.collect()\n        return launch(x)\n", "import gc\n"),
+       WithForward(ok)},
+      {"func.introspection",
+       WithForward("        g = launch.__globals__\n        return launch(x)\n"),
+       WithForward("        name = launch.__name__\n        return launch(x)\n")},
+      {"func.io_access", WithForward("        open('/tmp/x').read()\n        return launch(x)\n"),
+       WithForward(ok)},
+      {"func.io_access",
+       WithForward("        os._exit(0)\n        return launch(x)\n", "import os\n"),
+       WithForward(ok, "import os\n")},
+      {"func.global_flags", WithForward(ok, "torch.backends.cuda.matmul.allow_tf32 = True\n"),
+       WithForward(ok, "flag = True\n")},
+      {"func.monkeypatch", WithForward(ok, "torch.allclose = lambda *a, **k: True\n"),
+       WithForward(ok, "allclose = lambda *a, **k: True\n")},
+      {"func.tensor_subclass", WithForward(ok, "class Lazy(torch.Tensor):\n    pass\n"),
+       WithForward(ok, "class Box:\n    pass\n")},
+      {"func.global_state",
+       WithForward("        _CACHE['y'] = launch(x)\n        return _CACHE['y']\n",
+                   "_CACHE = {}\n"),
+       WithForward(
+           "        cache = {}\n        cache['y'] = launch(x)\n        return cache['y']\n",
+           "_CACHE = {}\n")},
+      {"func.instance_state",
+       WithForward("        self.last = launch(x)\n        return self.last\n"),
+       WithForward("        last = launch(x)\n        return last\n"), Policy::kStrict},
+      {"func.module_not_allowed",
+       WithForward("        launch(x)\n        return np.zeros(3)\n", "import numpy as np\n"),
+       WithForward(ok, "import numpy as np\n")},
+      {"func.reference_model",
+       Replace(WithForward(ok, "class Model(nn.Module):\n    pass\n"), "class ModelNew(nn.Module)",
+               "class ModelNew(Model)"),
+       WithForward(ok, "class Model(nn.Module):\n    pass\n")},
+      {"func.torch_fallback",
+       WithForward("        if not x.is_cuda:\n            return torch.relu(x)\n"
+                   "        return launch(x)\n"),
+       WithForward("        if not x.is_cuda:\n            x = x.contiguous()\n"
+                   "        return launch(x)\n"),
+       Policy::kStrict},
+  };
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, RuleCaseTest, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<RuleCase>& param_info) {
+                           std::string name =
+                               std::to_string(param_info.index) + "_" + param_info.param.rule;
+                           for (char& ch : name) {
+                             if (ch == '.') ch = '_';
+                           }
+                           return name;
+                         });
+
+TEST(VerifyRules, EveryCatalogueRuleHasAUnitCase) {
+  size_t n = 0;
+  const RuleInfo* rules = AllRules(&n);
+  std::vector<RuleCase> cases = Cases();
+  for (size_t i = 0; i < n; ++i) {
+    std::string id(rules[i].id);
+    if (id == "syntax.no_code" || id == "func.copy_only_kernel") continue;  // tested below
+    bool found = false;
+    for (const RuleCase& c : cases) found = found || id == c.rule;
+    EXPECT_TRUE(found) << id;
+  }
+}
+
+TEST(VerifyRules, StrictOnlyRulesAreWarningsUnderStandard) {
+  std::string code = WithForward(
+      "        if not x.is_cuda:\n            return torch.relu(x)\n        return launch(x)\n");
+  Verdict standard = Check(code, Policy::kStandard);
+  EXPECT_TRUE(standard.valid) << Describe(standard);
+  EXPECT_TRUE(Has(standard.warnings, "func.torch_fallback"));
+  Verdict strict = Check(code, Policy::kStrict);
+  EXPECT_FALSE(strict.valid);
+  EXPECT_EQ(strict.outcome, "invalid_functionality");
+}
+
+TEST(VerifyRules, CopyOnlyKernelIsAWarningNamingTheKernel) {
+  std::string code = std::string(kPrelude) + R"(
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + offs, mask=offs < n)
+    tl.store(y_ptr + offs, v, mask=offs < n)
+
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        copy_kernel[(1,)](x, y, x.numel(), BLOCK=1024)
+        return y
+)";
+  for (Policy p : {Policy::kStandard, Policy::kStrict}) {
+    Verdict v = Check(code, p);
+    EXPECT_TRUE(v.valid) << Describe(v);
+    ASSERT_EQ(v.warnings.size(), 1u) << Describe(v);
+    EXPECT_EQ(v.warnings[0].rule, "func.copy_only_kernel");
+    EXPECT_EQ(v.warnings[0].detail, "copy_kernel");
+    EXPECT_EQ(v.warnings[0].line, 22);  // the def line, as CPython reports it
+  }
+  // The ReLU kernel in the prelude computes: no warning.
+  EXPECT_TRUE(Check(WithForward("        return launch(x)\n")).warnings.empty());
+}
+
+TEST(VerifyRules, FindingsCarryPositionAndMessage) {
+  std::string code = WithForward("        launch(x)\n        return torch.relu(x)\n");
+  Verdict v = Check(code);
+  ASSERT_EQ(v.violations.size(), 1u) << Describe(v);
+  const Finding& f = v.violations[0];
+  EXPECT_EQ(f.rule, "func.torch_compute");
+  EXPECT_EQ(f.detail, "torch.relu");
+  EXPECT_EQ(f.message, "PyTorch compute reachable from forward");
+  EXPECT_EQ(f.line, 25);
+  EXPECT_EQ(f.col, 16);
+}
+
+TEST(VerifyRules, ParseErrorCarriesParserPosition) {
+  Verdict v = Check("x = (1,\ny = 2\n");
+  ASSERT_EQ(v.violations.size(), 1u);
+  EXPECT_EQ(v.violations[0].rule, "syntax.parse_error");
+  EXPECT_GT(v.violations[0].line, 0);
+  EXPECT_FALSE(v.violations[0].detail.empty());
+  EXPECT_EQ(v.outcome, "invalid_syntax");
+}
+
+TEST(VerifyRules, ReferenceCopiesAreIgnored) {
+  std::string code = WithForward("        return launch(x)\n",
+                                 "import numpy as np\n\nclass Model(nn.Module):\n"
+                                 "    def forward(self, x):\n        return torch.relu(x)\n\n"
+                                 "def get_inputs():\n    return [torch.from_numpy(np.ones(3))]\n\n"
+                                 "def get_init_inputs():\n    return []\n");
+  Verdict v = Check(code, Policy::kStrict);
+  EXPECT_TRUE(v.valid) << Describe(v);
+}
+
+TEST(VerifyRules, ReachabilityFollowsMethodsClassesAndLambdas) {
+  // The launch sits in a helper class's __call__ stored on self, through a lambda grid.
+  std::string code = std::string(kPrelude) + R"(
+class Runner:
+    def __call__(self, x):
+        y = torch.empty_like(x)
+        grid = lambda meta: (triton.cdiv(x.numel(), meta["BLOCK"]),)
+        relu_kernel[grid](x, y, x.numel(), BLOCK=256)
+        return y
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.run = Runner()
+
+    def forward(self, x):
+        return self.run(x)
+)";
+  Verdict v = Check(code, Policy::kStrict);
+  EXPECT_TRUE(v.valid) << Describe(v);
+  std::string hidden = code;
+  hidden.replace(hidden.find("        return y\n"), 17, "        return y.exp()\n");
+  Verdict bad = Check(hidden);
+  EXPECT_TRUE(Has(bad.violations, "func.torch_compute")) << Describe(bad);
+}
+
+}  // namespace
+}  // namespace tritonrl::verify
