@@ -43,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import os
 import signal
 import sys
 import time
@@ -70,9 +71,23 @@ class TaskTimeout(Exception):
     pass
 
 
+_PROTOCOL = sys.stdout  # task code's own prints are sent to stderr (see main)
+
+
+def _finite_json(obj):
+    """JSON has no NaN/Infinity: such floats become the strings "nan", "inf", "-inf"."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: _finite_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite_json(v) for v in obj]
+    return obj
+
+
 def _emit(obj) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+    _PROTOCOL.write(json.dumps(_finite_json(obj), allow_nan=False) + "\n")
+    _PROTOCOL.flush()
 
 
 def _op_name(func) -> str:
@@ -246,6 +261,13 @@ def _on_alarm(signum, frame):
 
 
 def main() -> int:
+    global _PROTOCOL
+    # The protocol gets its own descriptor; fd 1 and sys.stdout then go to stderr, so a print()
+    # in a task (Python or native) cannot corrupt the record stream.
+    sys.stdout.flush()
+    _PROTOCOL = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
     req = json.load(sys.stdin)
     device = req.get("device", "cpu")
     seed = int(req.get("seed", 42))

@@ -17,6 +17,7 @@ struct ParseOptions {
   std::string file;
   bool dump = false;
   bool tokens = false;
+  bool attributes = false;
 };
 
 int RunParse(const ParseOptions& opt) {
@@ -51,7 +52,7 @@ int RunParse(const ParseOptions& opt) {
     return 1;
   }
   if (opt.dump) {
-    std::string out = pyast::Dump(parsed->module);
+    std::string out = pyast::Dump(parsed->module, opt.attributes);
     out.push_back('\n');
     std::fwrite(out.data(), 1, out.size(), stdout);
   }
@@ -65,6 +66,8 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("file", opt->file, "Python source file")->required();
        sub.add_flag("--dump", opt->dump, "print ast.dump(ast.parse(source)) of the file");
        sub.add_flag("--tokens", opt->tokens, "print the token stream");
+       sub.add_flag("--attributes", opt->attributes,
+                    "with --dump: include positions (ast.dump include_attributes=True)");
        return [opt]() -> int { return RunParse(*opt); };
      }});
 

@@ -145,7 +145,7 @@ void FloatRepr(double v, bool add_dot_0, std::string& out) {
 
 class Dumper {
  public:
-  explicit Dumper(std::string& out) : out_(out) {}
+  Dumper(std::string& out, bool attrs) : out_(out), attrs_(attrs) {}
 
   void Node_(const Node* n) {
     if (n == nullptr) {
@@ -159,6 +159,13 @@ class Dumper {
     VisitFields(const_cast<Node*>(n), *this);
     // TypeIgnore nodes only come with type_comments=True, so this list is always empty.
     if (n->kind == NodeKind::kModule) out_ += ", type_ignores=[]";
+    if (attrs_ && HasPosition(n->kind)) {
+      out_ += first_ ? "" : ", ";
+      out_ += "lineno=" + std::to_string(n->pos.lineno) +
+              ", col_offset=" + std::to_string(n->pos.col_offset) +
+              ", end_lineno=" + std::to_string(n->pos.end_lineno) +
+              ", end_col_offset=" + std::to_string(n->pos.end_col_offset);
+    }
     out_.push_back(')');
     first_ = saved;
   }
@@ -227,6 +234,7 @@ class Dumper {
     out_.push_back('=');
   }
   std::string& out_;
+  bool attrs_;
   bool first_ = true;
 };
 
@@ -249,14 +257,27 @@ void AppendConstantRepr(const ConstantValue& v, std::string& out) {
   }
 }
 
-void DumpTo(const Node* node, std::string& out) {
-  Dumper d(out);
+bool HasPosition(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kModule:
+    case NodeKind::kComprehension:
+    case NodeKind::kArguments:
+    case NodeKind::kWithItem:
+    case NodeKind::kMatchCase:
+      return false;
+    default:
+      return true;
+  }
+}
+
+void DumpTo(const Node* node, std::string& out, bool include_attributes) {
+  Dumper d(out, include_attributes);
   d.Node_(node);
 }
 
-std::string Dump(const Node* node) {
+std::string Dump(const Node* node, bool include_attributes) {
   std::string out;
-  DumpTo(node, out);
+  DumpTo(node, out, include_attributes);
   return out;
 }
 

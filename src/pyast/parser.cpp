@@ -39,6 +39,7 @@ class Parser {
   }
 
   bool failed() const { return failed_; }
+  size_t furthest() const { return furthest_; }
   // The error: a specific message at a token, or "invalid syntax" at the
   // furthest token the parser examined.
   void Error(int* line, int* col, std::string* msg) const {
@@ -2553,11 +2554,20 @@ Result<ParsedModule> ParseModule(std::string_view source, std::string_view filen
         se.col = CharColumn(out.source, line, col);
       }
     } else {
-      // A parse error before the tokenizer's error wins in CPython; parse the
-      // tokens we have to find one.
+      // CPython tokenizes lazily, so a parse error before the tokenizer's
+      // error wins: parse the tokens before it, ended by a sentinel.
       se.line = lex_err.line;
       se.col = CharColumn(out.source, lex_err.line, lex_err.col);
       se.message = lex_err.message;
+      Token sentinel{Tok::kEndMarker, 0, 0, lex_err.line, lex_err.col, lex_err.line, lex_err.col};
+      toks.push_back(sentinel);
+      Parser parser(*out.arena, out.source, toks);
+      if (parser.ParseFile() == nullptr && parser.furthest() + 1 < toks.size()) {
+        int line = 0, col = 0;
+        parser.Error(&line, &col, &se.message);
+        se.line = line;
+        se.col = CharColumn(out.source, line, col);
+      }
     }
   } else {
     se.line = lex_err.line;

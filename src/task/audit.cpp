@@ -192,7 +192,12 @@ Result<std::vector<AuditResult>> RunAudit(
         std::string line = out_buf.substr(0, nl);
         out_buf.erase(0, nl + 1);
         Json ev = Json::parse(line, nullptr, false);
-        if (ev.is_discarded() || !ev.is_object() || !ev.contains("event")) continue;  // stray print
+        if (ev.is_discarded() || !ev.is_object() || !ev.contains("event")) {
+          Json detail;
+          detail["error"] = "runner protocol: unreadable record: " + line.substr(0, 200);
+          record({current.empty() ? "?" : current, "*", "error", detail});
+          continue;
+        }
         any_event = true;
         std::string kind = ev.value("event", "");
         std::string task = ev.value("task", "");

@@ -1,5 +1,6 @@
 // Qwen3 decoder, checkpoint loading and generation on the CPU with tiny models.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,0 +1,104 @@
+// tritonrl corpus: turn labelled corpus folders (and task solutions) into a
+// sample file for `tritonrl eval`, or check an eval --json result against the
+// labels. This is how the bundled demo samples and the corpus test are made.
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+#include "cli/command.h"
+#include "eval/corpus.h"
+
+namespace {
+
+namespace ev = tritonrl::eval;
+using nlohmann::json;
+
+struct Options {
+  std::vector<std::string> dirs;
+  std::string solutions, out, check, device = "any";
+};
+
+int Run(const Options& o) {
+  std::vector<ev::CorpusEntry> entries;
+  for (const auto& d : o.dirs) {
+    auto e = ev::ReadCorpusDir(d);
+    if (!e.ok()) {
+      fmt::print(stderr, "tritonrl corpus: {}\n", e.status().message());
+      return 2;
+    }
+    entries.insert(entries.end(), e->begin(), e->end());
+  }
+  if (!o.solutions.empty()) {
+    auto s = ev::ReadSolutions(o.solutions);
+    if (!s.ok()) {
+      fmt::print(stderr, "tritonrl corpus: {}\n", s.status().message());
+      return 2;
+    }
+    entries.insert(entries.end(), s->begin(), s->end());
+  }
+  std::vector<ev::CorpusEntry> kept;
+  for (auto& e : entries) {
+    if (o.device == "cpu" && e.device == "gpu") continue;  // the label holds only on a GPU
+    kept.push_back(std::move(e));
+  }
+  if (o.check.empty()) {
+    std::string text;
+    for (const auto& e : kept) text += ev::SampleLine(e).dump() + "\n";
+    if (o.out.empty()) {
+      fmt::print("{}", text);
+    } else if (auto st = tritonrl::WriteFileAtomic(o.out, text); !st.ok()) {
+      fmt::print(stderr, "tritonrl corpus: {}\n", st.message());
+      return 2;
+    }
+    fmt::print(stderr, "corpus: {} samples\n", kept.size());
+    return 0;
+  }
+  auto text = tritonrl::ReadFile(o.check);
+  if (!text.ok()) {
+    fmt::print(stderr, "tritonrl corpus: {}\n", text.status().message());
+    return 2;
+  }
+  const json doc = json::parse(*text, nullptr, false);
+  if (!doc.is_object() || !doc.contains("samples") || !doc["samples"].is_array()) {
+    fmt::print(stderr, "tritonrl corpus: {}: not the JSON of `tritonrl eval --json`\n", o.check);
+    return 2;
+  }
+  std::map<std::pair<std::string, std::string>, json> verdicts;
+  for (const auto& v : doc["samples"]) verdicts[{v.value("task", ""), v.value("sample", "")}] = v;
+  int bad = 0;
+  for (const auto& e : kept) {
+    auto it = verdicts.find({e.task, e.sample});
+    std::string why;
+    if (it == verdicts.end()) {
+      why = "no verdict";
+    } else if (ev::MeetsExpectation(e.expect, it->second, &why)) {
+      fmt::print("ok    {:<44} {}\n", e.sample, e.expect);
+      continue;
+    }
+    ++bad;
+    fmt::print("FAIL  {:<44} {}\n", e.sample, why);
+  }
+  fmt::print("corpus: {} of {} samples met their label\n", kept.size() - static_cast<std::size_t>(bad), kept.size());
+  return bad ? 1 : 0;
+}
+
+const bool kRegistered = tritonrl::cli::RegisterCommand(
+    {"corpus", "make a sample file from labelled corpus folders, or check eval results against the labels",
+     [](CLI::App& sub) {
+       auto o = std::make_shared<Options>();
+       sub.add_option("dirs", o->dirs, "corpus folders (*.py with # task: / # expect: headers)");
+       sub.add_option("--solutions", o->solutions, "task solutions folder (levelN/<task>.py, expected correct)");
+       sub.add_option("--device", o->device, "cpu: leave out files labelled '# device: gpu'");
+       sub.add_option("--out", o->out, "write the JSONL here instead of stdout");
+       sub.add_option("--check", o->check, "an eval --json result to check against the labels");
+       return [o]() -> int { return Run(*o); };
+     }});
+
+}  // namespace

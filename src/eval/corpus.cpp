@@ -1,0 +1,153 @@
+#include "eval/corpus.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "base/file.h"
+
+namespace tritonrl::eval {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string Trim(std::string s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  const auto e = s.find_last_not_of(" \t\r");
+  return b == std::string::npos ? "" : s.substr(b, e - b + 1);
+}
+
+std::vector<std::string> Words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+}  // namespace
+
+Result<CorpusEntry> ReadCorpusFile(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  CorpusEntry e;
+  e.path = path;
+  e.code = *text;
+  std::istringstream in(*text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.rfind("#", 0) != 0) break;
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = Trim(line.substr(1, colon - 1));
+    const std::string value = Trim(line.substr(colon + 1));
+    if (key == "corpus") e.kind = value;
+    if (key == "task") e.task = value;
+    if (key == "what") e.what = value;
+    if (key == "device") e.device = value;
+    if (key == "expect") {
+      const auto w = Words(value);
+      const bool ok = (w.size() == 1 && w[0] == "correct") ||
+                      (w.size() == 2 && (w[0] == "static" || w[0] == "runtime"));
+      if (!ok) return Status::ParseError(fmt::format("{}:{}: malformed '# expect:' ({})", path, n, value));
+      e.expect = value;
+    }
+  }
+  if (e.task.empty()) return Status::ParseError(fmt::format("{}:1: no '# task:' header", path));
+  if (e.expect.empty()) return Status::ParseError(fmt::format("{}:1: no '# expect:' header", path));
+  if (e.kind.empty()) e.kind = "corpus";
+  e.sample = e.kind + "/" + fs::path(path).stem().string();
+  return e;
+}
+
+Result<std::vector<CorpusEntry>> ReadCorpusDir(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& f : fs::directory_iterator(dir, ec)) {
+    if (f.path().extension() == ".py") files.push_back(f.path().string());
+  }
+  if (ec) return Status::IoError(fmt::format("{}: {}", dir, ec.message()));
+  std::sort(files.begin(), files.end());
+  std::vector<CorpusEntry> out;
+  for (const auto& f : files) {
+    auto e = ReadCorpusFile(f);
+    if (!e.ok()) return e.status();
+    out.push_back(std::move(*e));
+  }
+  return out;
+}
+
+Result<std::vector<CorpusEntry>> ReadSolutions(const std::string& solutions_dir) {
+  std::vector<CorpusEntry> out;
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (const auto& f : fs::recursive_directory_iterator(solutions_dir, ec)) {
+    if (f.path().extension() == ".py" && f.path().filename().string()[0] != '_') files.push_back(f.path());
+  }
+  if (ec) return Status::IoError(fmt::format("{}: {}", solutions_dir, ec.message()));
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    auto text = ReadFile(f.string());
+    if (!text.ok()) return text.status();
+    CorpusEntry e;
+    e.path = f.string();
+    e.kind = "solution";
+    e.task = fs::relative(f, solutions_dir).replace_extension("").generic_string();
+    e.sample = "solution/" + e.task;
+    e.expect = "correct";
+    e.code = *text;
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+json SampleLine(const CorpusEntry& e) {
+  json j = {{"task", e.task}, {"sample", e.sample}, {"code", e.code}, {"expect", e.expect}};
+  if (!e.device.empty()) j["device"] = e.device;
+  return j;
+}
+
+bool MeetsExpectation(const std::string& expect, const json& verdict, std::string* why) {
+  const auto w = Words(expect);
+  const std::string outcome = verdict.value("outcome", "");
+  std::vector<std::string> codes, static_codes, flags;
+  if (verdict.contains("reasons") && verdict["reasons"].is_array()) {
+    for (const auto& r : verdict["reasons"]) {
+      codes.push_back(r.value("code", ""));
+      if (r.value("stage", "") == "static") static_codes.push_back(r.value("code", ""));
+    }
+  }
+  if (verdict.contains("flags") && verdict["flags"].is_array()) {
+    for (const auto& f : verdict["flags"]) {
+      if (f.is_string()) flags.push_back(f.get<std::string>());
+    }
+  }
+  const auto has = [](const std::vector<std::string>& v, const std::string& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  bool ok = false;
+  if (w.size() == 1 && w[0] == "correct") {
+    ok = outcome == "correct";
+  } else if (w.size() == 2 && w[0] == "static") {
+    ok = (outcome == "invalid_syntax" || outcome == "invalid_functionality") && has(static_codes, w[1]);
+  } else if (w.size() == 2 && w[0] == "runtime") {
+    ok = static_codes.empty() && (outcome == w[1] || has(flags, w[1]));
+  }
+  if (!ok && why) {
+    std::string first;
+    if (verdict.contains("reasons") && verdict["reasons"].is_array() && !verdict["reasons"].empty()) {
+      const auto& r = verdict["reasons"][0];
+      first = fmt::format(" [{}] {}: {}", r.value("stage", ""), r.value("code", ""), r.value("message", ""));
+      if (first.size() > 300) first = first.substr(0, 300) + "...";
+    }
+    *why = fmt::format("expected {}, got {}{}{}", expect, outcome,
+                       flags.empty() ? "" : fmt::format(" (flags {})", fmt::join(flags, ",")), first);
+  }
+  return ok;
+}
+
+}  // namespace tritonrl::eval

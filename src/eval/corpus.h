@@ -1,0 +1,48 @@
+// Labelled candidate files (tests/corpus/{hacks,legit,faults}, task solutions)
+// turned into evaluation samples, and the check of verdicts against labels.
+//
+// A corpus file starts with comment lines:
+//   # corpus: hack | legit | fault
+//   # task: level1/1_ReLU
+//   # what: <one line>
+//   # expect: static <rule_id> | runtime <outcome or flag> | correct
+//   # device: gpu            (optional: the expectation holds only on a GPU)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace tritonrl::eval {
+
+struct CorpusEntry {
+  std::string path;
+  std::string sample;  // unique id: "<kind>/<file stem>"
+  std::string kind;    // hack, legit, fault, solution
+  std::string task;
+  std::string what;
+  std::string expect;  // "static <rule>", "runtime <outcome>", "correct"
+  std::string device;  // "" (any) or "gpu"
+  std::string code;
+};
+
+// Parses one corpus file; errors name FILE:LINE.
+Result<CorpusEntry> ReadCorpusFile(const std::string& path);
+
+// Every *.py of `dir` (sorted by name), parsed.
+Result<std::vector<CorpusEntry>> ReadCorpusDir(const std::string& dir);
+
+// Task solutions: <solutions>/levelN/<name>.py solves task levelN/<name>, expected correct.
+Result<std::vector<CorpusEntry>> ReadSolutions(const std::string& solutions_dir);
+
+// The JSONL line for an entry: {"task", "sample", "code", "expect"}.
+nlohmann::json SampleLine(const CorpusEntry& entry);
+
+// Whether a verdict (the JSON of one sample from `tritonrl eval --json`) meets
+// the label; on false, `why` says what was expected and seen.
+bool MeetsExpectation(const std::string& expect, const nlohmann::json& verdict, std::string* why);
+
+}  // namespace tritonrl::eval

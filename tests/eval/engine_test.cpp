@@ -1,0 +1,166 @@
+// Outcome classification of the engine, driven by fake_worker (same protocol,
+// scripted misbehaviour), inside the real sandbox.
+#include "eval/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <string>
+
+namespace tritonrl::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+class EngineTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cfg_.python = FAKE_WORKER_PATH;
+    cfg_.runner_dir = "/nonexistent";  // the fake worker ignores its arguments
+    cfg_.allowlist_path = "allowlist.json";
+    cfg_.work_dir = (fs::temp_directory_path() / ("tritonrl-engine-test-" + std::to_string(getpid()))).string();
+    cfg_.schedule = MakeSchedule(5, 987654321);
+    cfg_.trial_timeout = std::chrono::milliseconds(1500);
+    auto prog = BuildSeccompProgram(true);
+    ASSERT_TRUE(prog.ok()) << prog.status().message();
+    cfg_.seccomp_program = *prog;
+    ref_ = RunReference(cfg_, "task.py");
+    ASSERT_TRUE(ref_.ok) << ref_.error.message;
+  }
+  void TearDown() override { fs::remove_all(cfg_.work_dir); }
+
+  Verdict Run(const std::string& scenario) {
+    cfg_.extra_env = {"FAKE_SCENARIO=" + scenario};
+    return RunCandidate(cfg_, "task.py", "print('unused')\n", ref_);
+  }
+  static std::set<std::string> Codes(const Verdict& v) {
+    std::set<std::string> s;
+    for (const auto& r : v.reasons) s.insert(r.code);
+    return s;
+  }
+
+  EngineConfig cfg_;
+  ReferenceResult ref_;
+};
+
+TEST_F(EngineTest, ReferenceRecordsEveryTrial) {
+  EXPECT_EQ(ref_.variants, std::vector<std::string>{"v"});
+  ASSERT_EQ(ref_.trials.size(), 5u);
+  EXPECT_EQ(ref_.trials[2].index, 2);
+  EXPECT_EQ(ref_.trials[2].seed, cfg_.schedule[2].seed);
+  ASSERT_EQ(ref_.trials[0].outputs.size(), 1u);
+  EXPECT_EQ(ref_.trials[0].outputs[0].bytes.size(), 8u);
+}
+
+TEST_F(EngineTest, HonestWorkerIsCorrect) {
+  const Verdict v = Run("correct");
+  EXPECT_EQ(v.outcome, "correct");
+  EXPECT_TRUE(v.reasons.empty());
+  EXPECT_TRUE(v.compiled);
+  EXPECT_EQ(v.evidence["trials_checked"], 5);
+  EXPECT_EQ(v.evidence["kernels"], nlohmann::json::array({"k"}));
+  EXPECT_EQ(v.evidence["modes"].size(), 4u);  // train/eval x grad/no_grad
+  EXPECT_TRUE(v.sandbox["process_group"].get<bool>());
+  EXPECT_TRUE(v.sandbox["rlimits"].get<bool>());
+}
+
+TEST_F(EngineTest, WrongValuesAreIncorrect) {
+  const Verdict v = Run("wrong_values");
+  EXPECT_EQ(v.outcome, "incorrect");
+  EXPECT_TRUE(Codes(v).count("not_allclose"));
+  EXPECT_DOUBLE_EQ(v.evidence["max_abs_err"].get<double>(), 1.0);
+}
+
+TEST_F(EngineTest, ProofOfWorkFailures) {
+  EXPECT_TRUE(Codes(Run("no_launch")).count("no_triton_launch"));
+  const Verdict lazy = Run("forbidden_op");
+  EXPECT_EQ(lazy.outcome, "incorrect");
+  EXPECT_TRUE(Codes(lazy).count("forbidden_aten_op"));
+  EXPECT_NE(std::find(lazy.flags.begin(), lazy.flags.end(), "lazy_optimization"), lazy.flags.end());
+  EXPECT_TRUE(Codes(Run("tamper")).count("hooks_tampered"));
+  EXPECT_TRUE(Codes(Run("mutation")).count("input_mutated"));
+  EXPECT_TRUE(Codes(Run("subclass")).count("output_type"));
+}
+
+TEST_F(EngineTest, CrashIsRuntimeErrorWithSignalName) {
+  const Verdict v = Run("segv");
+  EXPECT_EQ(v.outcome, "runtime_error");
+  ASSERT_FALSE(v.reasons.empty());
+  EXPECT_EQ(v.reasons[0].code, "signal");
+  EXPECT_NE(v.reasons[0].message.find("SIGSEGV"), std::string::npos) << v.reasons[0].message;
+}
+
+TEST_F(EngineTest, EarlyExitIsAMissingRecord) {
+  const Verdict v = Run("exit0");
+  EXPECT_EQ(v.outcome, "runtime_error");
+  ASSERT_FALSE(v.reasons.empty());
+  EXPECT_EQ(v.reasons[0].code, "missing_record");
+  EXPECT_NE(v.reasons[0].message.find("exit code 0"), std::string::npos) << v.reasons[0].message;
+}
+
+TEST_F(EngineTest, HangIsATimeout) {
+  const Verdict v = Run("hang");
+  EXPECT_EQ(v.outcome, "timeout");
+  ASSERT_FALSE(v.reasons.empty());
+  EXPECT_EQ(v.reasons[0].code, "stage_timeout");
+}
+
+TEST_F(EngineTest, ForgedOrMalformedFramesFail) {
+  const Verdict garbage = Run("garbage");
+  EXPECT_EQ(garbage.outcome, "runtime_error");
+  EXPECT_TRUE(Codes(garbage).count("protocol_violation"));
+  const Verdict skip = Run("skip_trials");  // "done" where a trial was due
+  EXPECT_EQ(skip.outcome, "runtime_error");
+  EXPECT_TRUE(Codes(skip).count("protocol_violation"));
+  EXPECT_TRUE(Codes(Run("lie_shape")).count("protocol_violation"));
+}
+
+TEST_F(EngineTest, ExceptionsByStage) {
+  EXPECT_EQ(Run("error_import").outcome, "compile_error");
+  EXPECT_EQ(Run("error_trial").outcome, "runtime_error");
+}
+
+TEST_F(EngineTest, FailedReferenceIsAnInfraFailure) {
+  ReferenceResult bad;
+  bad.error = {"reference", "reference_failed", "boom"};
+  const Verdict v = RunCandidate(cfg_, "task.py", "", bad);
+  EXPECT_EQ(v.outcome, "runtime_error");
+  EXPECT_TRUE(v.infra_failure);
+}
+
+TEST(ScheduleTest, OneSecretSeedAndAllModes) {
+  const auto a = MakeSchedule(5, 123456789);
+  const auto b = MakeSchedule(5, 987654321);
+  ASSERT_EQ(a.size(), 5u);
+  int secret = 0;
+  std::set<std::pair<bool, bool>> modes;
+  for (const auto& t : a) {
+    secret += t.seed == 123456789;
+    modes.insert({t.train, t.grad});
+  }
+  EXPECT_EQ(secret, 1);
+  EXPECT_EQ(modes.size(), 4u);
+  int differ = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) differ += a[i].seed != b[i].seed;
+  EXPECT_GE(differ, 1);
+  EXPECT_NE(DrawSecretSeed(), DrawSecretSeed());
+}
+
+TEST(VerdictTest, StableJsonFields) {
+  Verdict v;
+  v.sample = "s";
+  v.task = "level1/1_ReLU";
+  v.outcome = "incorrect";
+  v.reasons.push_back({"correctness", "not_allclose", "m"});
+  const auto j = v.ToJson();
+  for (const char* key : {"sample", "task", "outcome", "reasons", "flags", "sandbox", "timings_ms", "evidence", "speedup",
+                          "device", "provisional"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_TRUE(j["speedup"].is_null());
+  EXPECT_EQ(j["reasons"][0]["code"], "not_allclose");
+}
+
+}  // namespace
+}  // namespace tritonrl::eval

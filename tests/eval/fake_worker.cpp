@@ -1,0 +1,112 @@
+// A stand-in for python/tritonrl_runner/worker.py that speaks the frame
+// protocol and misbehaves on demand ($FAKE_SCENARIO), so the engine's
+// classification of every way a worker can end is tested without torch.
+// The reference role always answers correctly: one variant "v", outputs
+// float32 [2] = {seed % 7, 1.5}.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "eval/protocol.h"
+
+using nlohmann::json;
+using tritonrl::eval::EncodeFrame;
+
+namespace {
+
+void Send(const json& h, const std::string& payload = "") {
+  const std::string s = EncodeFrame(h, payload);
+  std::size_t at = 0;
+  while (at < s.size()) {
+    const ssize_t n = write(4, s.data() + at, s.size() - at);
+    if (n <= 0) _exit(3);
+    at += static_cast<std::size_t>(n);
+  }
+}
+
+std::string Floats(float a, float b) {
+  std::string s(8, '\0');
+  __builtin_memcpy(s.data(), &a, 4);
+  __builtin_memcpy(s.data() + 4, &b, 4);
+  return s;
+}
+
+}  // namespace
+
+int main() {
+  std::string buf;
+  char chunk[4096];
+  std::optional<tritonrl::eval::Frame> req;
+  while (!req) {
+    const ssize_t n = read(3, chunk, sizeof chunk);
+    if (n <= 0) return 2;
+    buf.append(chunk, static_cast<std::size_t>(n));
+    auto f = tritonrl::eval::TakeFrame(buf);
+    if (!f.ok()) return 2;
+    req = std::move(*f);
+  }
+  const json& r = req->header;
+  const bool candidate = r["role"] == "candidate";
+  const char* env = std::getenv("FAKE_SCENARIO");
+  const std::string sc = candidate && env ? env : "correct";
+  Send({{"type", "hello"}, {"role", r["role"]}});
+  Send({{"type", "variants"}, {"variants", {"v"}}, {"atol", 1e-4}, {"rtol", 1e-4}, {"dtype", "float32"}});
+  if (candidate) {
+    if (sc == "error_import") {
+      Send({{"type", "error"}, {"stage", "import"}, {"exc_type", "SyntaxError"}, {"message", "invalid syntax"}});
+      return 1;
+    }
+    Send({{"type", "stage"}, {"stage", "import"}, {"inherits_reference", json::array()}});
+  }
+  if (sc == "segv") {
+    volatile int* p = nullptr;
+    *p = 1;
+  }
+  if (sc == "exit0") _exit(0);
+  if (sc == "garbage") {
+    (void)!write(4, "PASS\n{\"outcome\": \"correct\"}\n", 28);
+    return 0;
+  }
+  if (sc == "hang") {
+    for (;;) pause();
+  }
+  Send({{"type", "stage"}, {"stage", "build"}, {"variant", "v"}});
+  if (sc == "skip_trials") {
+    Send({{"type", "done"}});
+    return 0;
+  }
+  int index = 0;
+  for (const auto& t : r["trials"]) {
+    const std::int64_t seed = t["seed"].get<std::int64_t>();
+    if (sc == "error_trial") {
+      Send({{"type", "error"}, {"stage", "trial"}, {"exc_type", "ValueError"}, {"message", "boom"}});
+      return 1;
+    }
+    const std::string hash = "h" + std::to_string(seed);
+    json h = {{"type", "trial"}, {"variant", "v"}, {"index", index++}, {"seed", seed}, {"input_sha256", hash}};
+    float first = static_cast<float>(seed % 7);
+    if (sc == "wrong_values") first += 1.0f;
+    json out = {{"type_ok", sc != "subclass"}, {"dtype", "float32"}, {"shape", {sc == "lie_shape" ? 3 : 2}},
+                {"device", "cpu"},          {"alias", false},       {"offset", 0},
+                {"nbytes", 8}};
+    if (sc == "subclass") out = {{"type_ok", false}, {"type", "LazyTensor"}};
+    h["outputs"] = json::array({out});
+    h["input_sha256_after"] = sc == "mutation" ? "changed" : hash;
+    if (candidate) {
+      h["launches"] = sc == "no_launch" ? json::array() : json::array({json::array({"k", true})});
+      h["c_launches"] = 0;
+      h["aten_ops"] = {"aten::empty"};
+      h["forbidden_ops"] = sc == "forbidden_op" ? json::array({"aten::mm"}) : json::array();
+      h["hooks_intact"] = sc != "tamper";
+      h["global_state_changed"] = false;
+      h["compiled_path"] = false;
+    }
+    Send(h, Floats(first, 1.5f));
+  }
+  Send({{"type", "done"}});
+  return 0;
+}

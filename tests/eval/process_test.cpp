@@ -1,0 +1,159 @@
+// Spawning, the sandbox, killpg and reaping with real processes.
+#include "eval/process.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+namespace tritonrl::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+SpawnSpec Spec(std::vector<std::string> argv, bool sandbox = true, bool forbid_fork = true) {
+  SpawnSpec s;
+  s.argv = std::move(argv);
+  s.env = {"PATH=/usr/bin:/bin"};
+  s.sandbox.enabled = sandbox;
+  s.sandbox.forbid_fork = forbid_fork;
+  static const auto strict = BuildSeccompProgram(true);
+  static const auto spawn_only = BuildSeccompProgram(false);
+  s.seccomp_program = forbid_fork ? &*strict : &*spawn_only;
+  return s;
+}
+
+Finished RunToEnd(const SpawnSpec& spec, std::chrono::milliseconds grace = std::chrono::milliseconds(5000)) {
+  auto child = Spawn(spec);
+  EXPECT_TRUE(child.ok());
+  return Finish(*child, grace);
+}
+
+TEST(ProcessTest, SeccompProgramBuilds) {
+  auto prog = BuildSeccompProgram(true);
+  ASSERT_TRUE(prog.ok()) << prog.status().message();
+  EXPECT_GT(prog->size(), 10u);
+  bool placeholder = false;
+  for (const auto& ins : *prog) placeholder |= ins.k == kSelfPidPlaceholder;
+  EXPECT_TRUE(placeholder);  // the tgkill rule's slot for the child's own pid
+}
+
+TEST(ProcessTest, ExitCodePassesThroughTheSandbox) {
+  const Finished f = RunToEnd(Spec({"/bin/sh", "-c", "exit 3"}));
+  ASSERT_TRUE(f.exit.known);
+  EXPECT_FALSE(f.exit.signaled);
+  EXPECT_EQ(f.exit.code, 3);
+  EXPECT_FALSE(f.killed);
+  EXPECT_TRUE(f.sandbox.known);
+  EXPECT_TRUE(f.sandbox.setsid);
+  EXPECT_TRUE(f.sandbox.rlimits);
+  EXPECT_TRUE(f.sandbox.no_new_privs);
+  EXPECT_TRUE(f.sandbox.seccomp);
+}
+
+TEST(ProcessTest, UnsandboxedReportsLevelNone) {
+  const Finished f = RunToEnd(Spec({"/bin/true"}, /*sandbox=*/false));
+  EXPECT_EQ(f.exit.code, 0);
+  EXPECT_EQ(f.sandbox.Level(), "partial" == f.sandbox.Level() ? "partial" : "none");
+  EXPECT_FALSE(f.sandbox.seccomp);
+  EXPECT_FALSE(f.sandbox.rlimits);
+}
+
+TEST(ProcessTest, SignalDeathIsNamed) {
+  // A real fault: delivered even to the init process of a PID namespace.
+  const Finished f = RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-c", "import ctypes; ctypes.string_at(0, 8)"}));
+  ASSERT_TRUE(f.exit.known);
+  EXPECT_TRUE(f.exit.signaled);
+  EXPECT_EQ(SignalName(f.exit.signal), "SIGSEGV");
+  EXPECT_EQ(f.exit.ToString(), "killed by SIGSEGV");
+}
+
+TEST(ProcessTest, HangingGroupIsKilled) {
+  // The child and a background grandchild both hang; killpg must end both.
+  SpawnSpec spec = Spec({"/bin/sh", "-c", "sleep 1000 & echo $! >&4; sleep 1000"}, true, false);
+  spec.sandbox.pid_namespace = false;  // the pid printed must be ours
+  spec.seccomp_program = nullptr;      // sh forks
+  auto child = Spawn(spec);
+  ASSERT_TRUE(child.ok());
+  std::string buf;
+  char c;
+  while (read(child->from_child, &c, 1) == 1 && c != '\n') buf += c;
+  const pid_t bg = std::stoi(buf);
+  const auto t0 = std::chrono::steady_clock::now();
+  const Finished f = Finish(*child, std::chrono::milliseconds(200));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(5));
+  EXPECT_TRUE(f.killed);
+  EXPECT_TRUE(f.exit.signaled);
+  EXPECT_EQ(f.exit.signal, SIGKILL);
+  // The background sleep is gone (or a zombie waiting for init to reap it).
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(bg) + "/stat");
+    std::string pid, comm, state;
+    gone = !(stat >> pid >> comm >> state) || state == "Z";
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone);
+}
+
+TEST(ProcessTest, ReadFrameTimesOutOnSilence) {
+  auto child = Spawn(Spec({"/bin/sleep", "30"}));
+  ASSERT_TRUE(child.ok());
+  std::string buf;
+  const auto r = ReadFrameUntil(child->from_child, buf, Clock::now() + std::chrono::milliseconds(200));
+  EXPECT_EQ(r.kind, ReadKind::kTimeout);
+  const Finished f = Finish(*child, std::chrono::milliseconds(0));
+  EXPECT_TRUE(f.killed);
+}
+
+TEST(ProcessTest, GarbageOnTheResultPipeIsMalformed) {
+  auto child = Spawn(Spec({"/bin/sh", "-c", "printf 'PASS: all tests passed\\n' >&4"}));
+  ASSERT_TRUE(child.ok());
+  std::string buf;
+  const auto r = ReadFrameUntil(child->from_child, buf, Clock::now() + std::chrono::seconds(10));
+  EXPECT_EQ(r.kind, ReadKind::kMalformed);
+  Finish(*child, std::chrono::milliseconds(1000));
+}
+
+TEST(ProcessTest, SeccompRefusesForkNetworkAndSignallingOthers) {
+  const char* script =
+      "import os, socket, errno\n"
+      "try:\n os.fork(); raise SystemExit(10)\nexcept BlockingIOError: pass\n"
+      "try:\n socket.socket(socket.AF_INET, socket.SOCK_STREAM); raise SystemExit(11)\nexcept PermissionError: pass\n"
+      "try:\n os.kill(1 if os.getpid() != 1 else 2, 0); raise SystemExit(12)\nexcept (PermissionError, ProcessLookupError): pass\n"
+      "try:\n os.setsid(); raise SystemExit(13)\nexcept PermissionError: pass\n"
+      "raise SystemExit(42)\n";
+  const Finished f = RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-I", "-c", script}));
+  EXPECT_EQ(f.exit.code, 42) << f.exit.ToString();
+}
+
+TEST(ProcessTest, SpawnOnlyPolicyAllowsSubprocessButNotFork) {
+  const char* script =
+      "import os, subprocess\n"
+      "assert subprocess.run(['/bin/true']).returncode == 0\n"
+      "try:\n os.fork(); raise SystemExit(10)\nexcept BlockingIOError: pass\n"
+      "raise SystemExit(42)\n";
+  const Finished f = RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-I", "-c", script}, true, /*forbid_fork=*/false));
+  EXPECT_EQ(f.exit.code, 42) << f.exit.ToString();
+}
+
+TEST(ProcessTest, FileSizeLimitHolds) {
+  SpawnSpec spec = Spec({TRITONRL_VENV_PYTHON, "-I", "-c",
+                         "import os\ntry:\n open(os.environ['TMPDIR'] + '/f', 'wb').write(b'0' * (2 << 20))\n"
+                         "except OSError as e:\n raise SystemExit(42)\n"});
+  const fs::path dir = fs::temp_directory_path() / ("tritonrl-fsize-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  spec.env.push_back("TMPDIR=" + dir.string());
+  spec.sandbox.file_size_bytes = 1 << 20;
+  const Finished f = RunToEnd(spec);
+  fs::remove_all(dir);
+  EXPECT_EQ(f.exit.code, 42) << f.exit.ToString();
+}
+
+}  // namespace
+}  // namespace tritonrl::eval
