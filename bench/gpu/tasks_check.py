@@ -42,7 +42,8 @@ def parse_args(argv):
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--compile-only", action="store_true",
                    help="no run: compile each solution's kernels for --arch on the CPU")
-    p.add_argument("--arch", type=int, default=90, help="CUDA compute capability for --compile-only")
+    p.add_argument("--arch", type=int, default=90,
+                   help="CUDA compute capability for --compile-only")
     p.add_argument("--json", default="", help="output path (default: $OUT/tasks_check.json)")
     return p.parse_args(argv)
 
@@ -101,8 +102,8 @@ def compile_one(th, task_path, variant, args):
 
 def check_one(th, torch, task_path, variant, args, timer):
     row = {"task": th.task_id(task_path), "variant": variant, "ok": False,
-           "max_abs_err": None, "rel_l2": None, "atol": None, "rtol": None, "ref_ms": None, "sol_ms": None,
-           "error": None}
+           "max_abs_err": None, "rel_l2": None, "atol": None, "rtol": None,
+           "ref_ms": None, "sol_ms": None, "error": None}
     try:
         task = th.load_module(task_path)
         sol = th.load_module(th.solution_path(task_path))
@@ -117,7 +118,8 @@ def check_one(th, torch, task_path, variant, args, timer):
             if args.device == "cuda":
                 torch.cuda.synchronize()
             result = th.compare(out, ref, atol, rtol)
-            row["ok"], row["max_abs_err"], row["rel_l2"] = result.ok, result.max_abs_err, result.rel_l2
+            row["ok"] = result.ok
+            row["max_abs_err"], row["rel_l2"] = result.max_abs_err, result.rel_l2
             if not result.ok:
                 row["error"] = result.reason
             del out, ref
@@ -139,25 +141,31 @@ def _fmt(value, spec):
     return "-".rjust(width) if value is None else format(value, spec)
 
 
-def print_table(rows):
+def print_header():
     print(f"{'task':42} {'variant':7} {'ok':4} {'max_abs_err':>11} {'rel_l2':>9} {'ref_ms':>9} "
-          f"{'sol_ms':>9} note")
-    for r in rows:
-        note = r["error"] or ""
-        if r["variant"] == "large" and r["ref_ms"] is not None and r["ref_ms"] < LARGE_MIN_MS:
-            note = (note + " " if note else "") + f"ref under {LARGE_MIN_MS} ms"
-        print(f"{r['task']:42} {r['variant']:7} {'yes' if r['ok'] else 'NO':4} "
-              f"{_fmt(r['max_abs_err'], '11.3g')} {_fmt(r['rel_l2'], '9.2g')} {_fmt(r['ref_ms'], '9.3f')} "
-              f"{_fmt(r['sol_ms'], '9.3f')} {note}")
+          f"{'sol_ms':>9} note", flush=True)
 
 
-def write_json(args, env, rows):
+def print_row(r):
+    note = r["error"] or ""
+    if r["variant"] == "large" and r["ref_ms"] is not None and r["ref_ms"] < LARGE_MIN_MS:
+        note = (note + " " if note else "") + f"ref under {LARGE_MIN_MS} ms"
+    print(f"{r['task']:42} {r['variant']:7} {'yes' if r['ok'] else 'NO':4} "
+          f"{_fmt(r['max_abs_err'], '11.3g')} {_fmt(r['rel_l2'], '9.2g')} "
+          f"{_fmt(r['ref_ms'], '9.3f')} {_fmt(r['sol_ms'], '9.3f')} {note}", flush=True)
+
+
+def write_json(args, env, rows, quiet=False):
     out_path = args.json or (os.path.join(os.environ["OUT"], "tasks_check.json")
                              if os.environ.get("OUT") else "")
     if out_path:
-        pathlib.Path(out_path).parent.mkdir(parents=True, exist_ok=True)
-        pathlib.Path(out_path).write_text(json.dumps({"env": env, "rows": rows}, indent=1))
-        print(f"wrote {out_path}")
+        path = pathlib.Path(out_path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps({"env": env, "rows": rows}, indent=1))
+        tmp.replace(path)
+        if not quiet:
+            print(f"wrote {out_path}")
 
 
 def compile_all(th, paths, variants, args):
@@ -193,6 +201,8 @@ def main(argv=None):
     import torch
     import task_helpers as th
 
+    if args.device == "cpu" and not args.compile_only:
+        th.require_interpreter()
     if args.device == "cuda" and not torch.cuda.is_available():
         print("tasks_check: no CUDA device (use --device cpu)", file=sys.stderr)
         return 2
@@ -210,29 +220,32 @@ def main(argv=None):
     if args.compile_only:
         return compile_all(th, paths, variants, args)
     timer = Timer(torch, args.device, args.reps, args.warmup)
+    env = {"device": torch.cuda.get_device_name() if args.device == "cuda" else "cpu",
+           "torch": torch.__version__, "triton": __import__("triton").__version__,
+           "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
+           "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
+           "seed": args.seed, "reps": args.reps, "warmup": args.warmup}
     rows = []
+    print_header()
     for path in paths:
         mod = th.load_module(path)
         for variant in variants:
             if variant not in th.variant_names(mod):
                 continue
+            t0 = time.perf_counter()
             row = check_one(th, torch, path, variant, args, timer)
             rows.append(row)
-            print(f"# {row['task']} {variant}: ok={row['ok']} err={row['max_abs_err']} "
-                  f"ref_ms={row['ref_ms']}", file=sys.stderr, flush=True)
+            print_row(row)
+            print(f"# {row['task']} {variant}: {time.perf_counter() - t0:.1f} s", file=sys.stderr,
+                  flush=True)
+            write_json(args, env, rows, quiet=True)  # partial results survive a time limit
 
-    print_table(rows)
     n_bad = sum(not r["ok"] for r in rows)
     timed_large = [r for r in rows if r["variant"] == "large" and r["ref_ms"] is not None]
     n_short = sum(r["ref_ms"] < LARGE_MIN_MS for r in timed_large)
     print(f"\n{len(rows)} checks, {len(rows) - n_bad} ok, {n_bad} failed; "
           f"{len(timed_large)} large references timed, {n_short} under {LARGE_MIN_MS} ms")
 
-    env = {"device": torch.cuda.get_device_name() if args.device == "cuda" else "cpu",
-           "torch": torch.__version__, "triton": __import__("triton").__version__,
-           "cuda_matmul_allow_tf32": torch.backends.cuda.matmul.allow_tf32,
-           "cudnn_allow_tf32": torch.backends.cudnn.allow_tf32,
-           "seed": args.seed, "reps": args.reps, "warmup": args.warmup}
     write_json(args, env, rows)
     return 1 if n_bad else 0
 

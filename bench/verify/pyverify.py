@@ -488,6 +488,8 @@ class Analyzer:
         # Function references (not calls) to banned torch functions, e.g. partial(torch.softmax).
         for node in self.nodes(fn):
             if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+                if isinstance(node, ast.Name) and node.id == "Model" and "Model" in self.classes:
+                    self.add("func.reference_model", node, "forward reaches Model")
                 parent = self.parents.get(node)
                 if isinstance(parent, ast.Attribute) or (isinstance(parent, ast.Call) and parent.func is node):
                     continue

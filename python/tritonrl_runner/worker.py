@@ -257,4 +257,12 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    rc = main(sys.argv)
+    # Every result is sent: leave without running anything the candidate may
+    # have registered (atexit, finalizers, non-daemon threads).
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+    os._exit(rc)

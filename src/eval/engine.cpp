@@ -233,8 +233,9 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   }
   (void)built;
   run.pending = pending;
-  const bool graceful = run.end == WorkerEnd::kDone || run.end == WorkerEnd::kError || run.end == WorkerEnd::kEof;
-  run.fin = Finish(*child, std::chrono::milliseconds(graceful ? 3000 : 0));
+  // After "done" or "error" everything needed is in hand: no grace. After EOF
+  // the worker is dying; wait briefly for its exit status (the signal name).
+  run.fin = Finish(*child, std::chrono::milliseconds(run.end == WorkerEnd::kEof ? 3000 : 0));
   run.log_tail = LogTail(dir + "/worker.log");
   run.wall_ms = MsSince(t0);
   return run;
@@ -456,7 +457,10 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
   const WorkerRun run = DriveWorker(cfg, req, *dir, true, trials);
   v.sandbox = run.fin.sandbox.ToJson();
   v.timings_ms["reference"] = ref.ms;
-  for (const auto& [stage, ms] : run.stage_ms) v.timings_ms[stage == "trial" || stage == "next" ? "correctness" : stage] = ms;
+  for (const auto& [stage, ms] : run.stage_ms) {
+    if (stage == "trial") v.timings_ms["correctness"] = ms;
+    if (stage == "startup" || stage == "import" || stage == "build") v.timings_ms[stage] = ms;
+  }
   v.timings_ms["worker_wall"] = run.wall_ms;
 
   // Evidence from whatever frames arrived (all untrusted after the import).
@@ -584,8 +588,8 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
                 {"modes", modes},
                 {"min_own_launches_per_call", std::max(min_launches, 0)},
                 {"atol", ref.tolerance.atol},
-                {"rtol", ref.tolerance.rtol},
-                {"exit", run.fin.exit.ToString()}};
+                {"rtol", ref.tolerance.rtol}};
+  if (run.end != WorkerEnd::kDone) v.evidence["exit"] = run.fin.exit.ToString();
   v.compiled = imported && trials_checked > 0;
   if (run.end != WorkerEnd::kDone) {
     auto [outcome, reason] = ClassifyEnd(run);

@@ -239,9 +239,11 @@ void DecodeStep(DecodeSession& s) {
   ++s.next_slot;
 }
 
-Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenizer* tokenizer,
-                                         const std::vector<std::vector<int32_t>>& prompts,
-                                         const SamplingOptions& o, GenerationStats* stats) {
+namespace {
+
+Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Tokenizer* tokenizer,
+                                             const std::vector<std::vector<int32_t>>& prompts,
+                                             const SamplingOptions& o, GenerationStats* stats) {
   if (!o.stop_strings.empty() && !tokenizer) {
     return Status::InvalidArgument("stop strings need a tokenizer");
   }
@@ -372,6 +374,19 @@ Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenize
   }
   if (stats) *stats = st;
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenizer* tokenizer,
+                                         const std::vector<std::vector<int32_t>>& prompts,
+                                         const SamplingOptions& options, GenerationStats* stats) {
+  // libtorch reports failures (out of memory, CUDA errors) by exception.
+  try {
+    return GenerateImpl(model, tokenizer, prompts, options, stats);
+  } catch (const c10::Error& e) {
+    return Status::Internal(std::string("generation failed: ") + e.what_without_backtrace());
+  }
 }
 
 }  // namespace tritonrl::model

@@ -46,10 +46,16 @@ Result<Qwen3Config> ParseQwen3Config(const std::string& json_text) {
       }
       c.rope_theta = rp.value("rope_theta", c.rope_theta);
     }
-    if (j.contains("rope_scaling") && !j["rope_scaling"].is_null()) {
-      std::string rtype = j["rope_scaling"].value("rope_type", j["rope_scaling"].value("type", ""));
+    if (j.contains("rope_scaling") && j["rope_scaling"].is_object()) {
+      const json& rs = j["rope_scaling"];
+      std::string rtype = rs.value("rope_type", rs.value("type", ""));
       if (rtype != "default") {
-        return Status::InvalidArgument("config.json: rope_scaling is not supported");
+        return Status::InvalidArgument("config.json: rope_scaling '" + rtype +
+                                       "' is not supported");
+      }
+      // Some transformers versions write the default rope parameters here.
+      if (!(j.contains("rope_theta") && j["rope_theta"].is_number()) && rs.contains("rope_theta")) {
+        c.rope_theta = rs["rope_theta"].get<double>();
       }
     }
     if (j.value("use_sliding_window", false)) {

@@ -568,7 +568,7 @@ class Parser {
     OperatorKind op;
     if (At(Tok::kColon)) {
       ++p_;
-      auto* an = NewAt<AnnAssign>(e);
+      auto* an = New<AnnAssign>(st);
       if (e->kind == NodeKind::kName) {
         an->simple = t_[start_index].kind == Tok::kLPar ? 0 : 1;
       } else if (e->kind != NodeKind::kAttribute && e->kind != NodeKind::kSubscript) {
@@ -620,7 +620,7 @@ class Parser {
     }
     auto* ex = New<Expr>(st);
     ex->value = e;
-    return FinAt(ex, e);
+    return Fin(ex);
   }
 
   static const char* ExprDescription(const ExprNode* e) {
@@ -878,7 +878,7 @@ class Parser {
     } else {
       auto* t = New<Tuple>(st);
       t->elts = elts.Finish();
-      FinAt(t, t->elts[t->elts.size() - 1]);
+      Fin(t);
       target = t;
     }
     if (!SetContext(target, ExprContext::kStore)) return nullptr;
@@ -1097,7 +1097,7 @@ class Parser {
         if (comma) {
           auto* t = New<Tuple>(sst);
           t->elts = elts.Finish();
-          FinAt(t, t->elts[t->elts.size() - 1]);
+          Fin(t);
           subject = t;
         } else if (first->kind == NodeKind::kStarred) {
           subject = nullptr;
@@ -1261,11 +1261,12 @@ class Parser {
 
   // name_or_attr: NAME ('.' NAME)*
   ExprNode* NameOrAttr() {
-    ExprNode* e = MakeName(Cur(), ExprContext::kLoad);
+    const Token& st = Cur();
+    ExprNode* e = MakeName(st, ExprContext::kLoad);
     ++p_;
     while (At(Tok::kDot)) {
       ++p_;
-      auto* at = NewAt<Attribute>(e);
+      auto* at = New<Attribute>(st);
       at->value = e;
       at->attr = Ident();
       if (failed_) return nullptr;
@@ -1548,11 +1549,12 @@ class Parser {
     DepthGuard g(this);
     if (g.Exceeded()) return nullptr;
     if (At(Tok::kLambda)) return LambdaDef();
+    const Token& st = Cur();
     ExprNode* body = Disjunction();
     if (!body) return nullptr;
     if (!At(Tok::kIf)) return body;
     ++p_;
-    auto* ie = NewAt<IfExp>(body);
+    auto* ie = New<IfExp>(st);
     ie->body = body;
     if (!(ie->test = Disjunction())) return nullptr;
     if (!Accept(Tok::kElse)) {
@@ -1560,7 +1562,7 @@ class Parser {
       return nullptr;
     }
     if (!(ie->orelse = Expression())) return nullptr;
-    return FinAt(ie, ie->orelse);
+    return Fin(ie);
   }
 
   ExprNode* LambdaDef() {
@@ -1570,10 +1572,11 @@ class Parser {
     if (!(l->args = Parameters(true))) return nullptr;
     if (!Expect(Tok::kColon)) return nullptr;
     if (!(l->body = Expression())) return nullptr;
-    return FinAt(l, l->body);
+    return Fin(l);
   }
 
   ExprNode* BoolChain(Tok tok, BoolOpKind kind, ExprNode* (Parser::*sub)()) {
+    const Token& st = Cur();
     ExprNode* first = (this->*sub)();
     if (!first || !At(tok)) return first;
     Builder<ExprNode> vals(this);
@@ -1583,10 +1586,10 @@ class Parser {
       if (!e) return nullptr;
       vals.Push(e);
     }
-    auto* b = NewAt<BoolOp>(first);
+    auto* b = New<BoolOp>(st);
     b->op = kind;
     b->values = vals.Finish();
-    return FinAt(b, b->values[b->values.size() - 1]);
+    return Fin(b);
   }
   ExprNode* Disjunction() { return BoolChain(Tok::kOr, BoolOpKind::kOr, &Parser::Conjunction); }
   ExprNode* Conjunction() { return BoolChain(Tok::kAnd, BoolOpKind::kAnd, &Parser::Inversion); }
@@ -1600,7 +1603,7 @@ class Parser {
       auto* u = New<UnaryOp>(st);
       u->op = UnaryOpKind::kNot;
       if (!(u->operand = Inversion())) return nullptr;
-      return FinAt(u, u->operand);
+      return Fin(u);
     }
     return Comparison();
   }
@@ -1637,6 +1640,7 @@ class Parser {
   }
 
   ExprNode* Comparison() {
+    const Token& st = Cur();
     ExprNode* left = BitwiseOr();
     if (!left) return nullptr;
     CmpOpKind op;
@@ -1649,14 +1653,14 @@ class Parser {
       if (!r) return cmpops_.resize(mark), nullptr;
       comps.Push(r);
     } while (CompOp(&op));
-    auto* c = NewAt<Compare>(left);
+    auto* c = New<Compare>(st);
     c->left = left;
     c->ops.count = static_cast<uint32_t>(cmpops_.size() - mark);
     c->ops.data = a_.NewArray<CmpOpKind>(c->ops.count);
     for (uint32_t i = 0; i < c->ops.count; ++i) c->ops.data[i] = cmpops_[mark + i];
     cmpops_.resize(mark);
     c->comparators = comps.Finish();
-    return FinAt(c, c->comparators[c->comparators.size() - 1]);
+    return Fin(c);
   }
 
   // Left-associative binary levels, tightest last.
@@ -1692,6 +1696,7 @@ class Parser {
   }
 
   ExprNode* Binary(Level level) {
+    const Token& st = Cur();
     ExprNode* left = level == kTerm ? Factor() : Binary(static_cast<Level>(level + 1));
     if (!left) return nullptr;
     OperatorKind op;
@@ -1699,11 +1704,11 @@ class Parser {
       ++p_;
       ExprNode* right = level == kTerm ? Factor() : Binary(static_cast<Level>(level + 1));
       if (!right) return nullptr;
-      auto* b = NewAt<BinOp>(left);
+      auto* b = New<BinOp>(st);
       b->left = left;
       b->op = op;
       b->right = right;
-      left = FinAt(b, right);
+      left = Fin(b);
     }
     return left;
   }
@@ -1721,19 +1726,19 @@ class Parser {
               : k == Tok::kMinus ? UnaryOpKind::kUSub
                                  : UnaryOpKind::kInvert;
       if (!(u->operand = Factor())) return nullptr;
-      return FinAt(u, u->operand);
+      return Fin(u);
     }
     return Power();
   }
 
   ExprNode* Power() {
     ExprNode* base;
+    const Token& st = Cur();
     if (At(Tok::kAwait)) {
-      const Token& st = Cur();
       ++p_;
       auto* aw = New<Await>(st);
       if (!(aw->value = Primary())) return nullptr;
-      base = FinAt(aw, aw->value);
+      base = Fin(aw);
     } else {
       base = Primary();
     }
@@ -1741,21 +1746,22 @@ class Parser {
     if (!Accept(Tok::kDoubleStar)) return base;
     DepthGuard g(this);
     if (g.Exceeded()) return nullptr;
-    auto* b = NewAt<BinOp>(base);
+    auto* b = New<BinOp>(st);
     b->left = base;
     b->op = OperatorKind::kPow;
     if (!(b->right = Factor())) return nullptr;
-    return FinAt(b, b->right);
+    return Fin(b);
   }
 
   ExprNode* Primary() {
+    const Token& st = Cur();
     ExprNode* e = Atom();
     if (!e) return nullptr;
     for (;;) {
       switch (Peek()) {
         case Tok::kDot: {
           ++p_;
-          auto* at = NewAt<Attribute>(e);
+          auto* at = New<Attribute>(st);
           at->value = e;
           at->attr = Ident();
           if (failed_) return nullptr;
@@ -1766,7 +1772,7 @@ class Parser {
         case Tok::kLPar: {
           const Token& open = Cur();
           ++p_;
-          auto* c = NewAt<Call>(e);
+          auto* c = New<Call>(st);
           c->func = e;
           if (!CallArguments(&c->args, &c->keywords, &open)) return nullptr;
           e = Fin(c);
@@ -1774,7 +1780,7 @@ class Parser {
         }
         case Tok::kLSqb: {
           ++p_;
-          auto* s = NewAt<Subscript>(e);
+          auto* s = New<Subscript>(st);
           s->value = e;
           if (!(s->slice = Slices())) return nullptr;
           if (!Expect(Tok::kRSqb)) return nullptr;
@@ -1869,7 +1875,7 @@ class Parser {
       if (first->kind == NodeKind::kStarred) {
         auto* t = New<Tuple>(st);
         t->elts = One(first);
-        return FinAt(t, first);
+        return Fin(t);
       }
       return first;
     }
@@ -2271,58 +2277,58 @@ class Parser {
 
   // ---- strings and f-strings ----
 
-  // Appends literal text to a JoinedStr under construction, merging with a
-  // preceding literal piece as CPython does.
-  struct Pieces {
-    std::vector<ExprNode*> nodes;   // FormattedValue or Constant(str)
-    std::vector<std::string> text;  // text of each Constant piece (by index)
+  // Literal text waiting to become one Constant of a JoinedStr: adjacent
+  // literal pieces merge, as in CPython. Positions: from the first piece's
+  // start to the last piece's end.
+  struct Pending {
+    std::string text;
+    int line = 0, col = 0, end_line = 0, end_col = 0;
+    void Add(std::string_view piece_text, int l, int c, int el, int ec) {
+      if (text.empty()) {
+        line = l;
+        col = c;
+      }
+      text.append(piece_text);
+      end_line = el;
+      end_col = ec;
+    }
   };
 
   ExprNode* Strings() {
     const Token& st = Cur();
     bool any_f = false, any_bytes = false, any_str = false;
-    bool first_u = false;
-    std::string buf;  // concatenated literal text (no f-strings case)
-    // f-string pieces
+    bool first_u = false, first = true;
+    std::string buf;  // concatenated text while no f-string has been seen
+    int buf_line = 0, buf_col = 0, buf_end_line = 0, buf_end_col = 0;
     std::vector<ExprNode*> values;
-    std::string pending;  // literal text not yet flushed into values
-    bool pending_any = false;
-    const Token* pending_start = nullptr;
-    bool first = true;
+    Pending pending;
     while (At(Tok::kString) || At(Tok::kFStringStart)) {
       const Token& tok = Cur();
       if (At(Tok::kString)) {
         std::string_view text = Text(tok);
         StringPrefix pre = ParsePrefix(text);
         if (first) first_u = pre.u;
-        if (pre.bytes) {
-          any_bytes = true;
-        } else {
-          any_str = true;
-        }
-        std::string err;
-        std::string piece;
+        (pre.bytes ? any_bytes : any_str) = true;
+        std::string err, piece;
         if (!DecodeStringLiteral(text, pre, &piece, &err)) {
           FailMsg(err, tok);
           return nullptr;
         }
         ++p_;
         if (any_f) {
-          if (!pending_any) pending_start = &tok;
-          pending += piece;
-          pending_any = true;
+          pending.Add(piece, tok.line, tok.col, tok.end_line, tok.end_col);
         } else {
+          if (buf.empty()) buf_line = tok.line, buf_col = tok.col;
           buf += piece;
+          buf_end_line = tok.end_line, buf_end_col = tok.end_col;
         }
       } else {
         any_str = true;
         if (!any_f) {
           any_f = true;
-          pending = std::move(buf);
-          pending_any = !pending.empty() || true;
-          pending_start = &st;
+          if (!buf.empty()) pending.Add(buf, buf_line, buf_col, buf_end_line, buf_end_col);
         }
-        if (!FString(&values, &pending, &pending_any, &pending_start)) return nullptr;
+        if (!FString(&values, &pending)) return nullptr;
       }
       first = false;
       if (any_bytes && any_str) {
@@ -2337,7 +2343,7 @@ class Parser {
       if (first_u) c->str_kind = "u";
       return Fin(c);
     }
-    FlushPending(&values, &pending, &pending_any, pending_start);
+    FlushPending(&values, &pending);
     auto* j = New<JoinedStr>(st);
     j->values = CopySpan(values);
     return Fin(j);
@@ -2351,46 +2357,44 @@ class Parser {
     return s;
   }
 
-  void FlushPending(std::vector<ExprNode*>* values, std::string* pending, bool* pending_any,
-                    const Token* start) {
-    if (*pending_any && !pending->empty()) {
-      auto* c = New<Constant>(start ? *start : Cur());
-      c->value.kind = ConstantKind::kStr;
-      c->value.text = a_.CopyString(*pending);
-      Fin(c);
-      values->push_back(c);
+  Constant* StrConstant(std::string_view text, int line, int col, int end_line, int end_col) {
+    auto* c = a_.New<Constant>();
+    c->kind = NodeKind::kConstant;
+    c->value.kind = ConstantKind::kStr;
+    c->value.text = a_.CopyString(text);
+    c->pos = Position{line, col, end_line, end_col};
+    return c;
+  }
+
+  void FlushPending(std::vector<ExprNode*>* values, Pending* pending) {
+    if (!pending->text.empty()) {
+      values->push_back(StrConstant(pending->text, pending->line, pending->col,
+                                    pending->end_line, pending->end_col));
     }
-    pending->clear();
-    *pending_any = false;
+    pending->text.clear();
   }
 
   // One f-string token group: FSTRING_START ... FSTRING_END.
-  bool FString(std::vector<ExprNode*>* values, std::string* pending, bool* pending_any,
-               const Token** pending_start) {
+  bool FString(std::vector<ExprNode*>* values, Pending* pending) {
     DepthGuard g(this);
     if (g.Exceeded()) return false;
-    const Token& start = Cur();
-    StringPrefix pre = ParsePrefix(Text(start));
+    StringPrefix pre = ParsePrefix(Text(Cur()));
     ++p_;
     for (;;) {
-      if (At(Tok::kFStringEnd)) {
-        ++p_;
-        return true;
-      }
+      if (Accept(Tok::kFStringEnd)) return true;
       if (At(Tok::kFStringMiddle)) {
         const Token& mt = Cur();
-        std::string err;
-        if (!*pending_any || pending->empty()) *pending_start = &mt;
-        if (!DecodeFStringMiddle(Text(mt), pre.raw, pending, &err)) {
+        std::string err, piece;
+        if (!DecodeFStringMiddle(Text(mt), pre.raw, &piece, &err)) {
           FailMsg(err, mt);
           return false;
         }
-        *pending_any = true;
+        pending->Add(piece, mt.line, mt.col, mt.end_line, mt.end_col);
         ++p_;
         continue;
       }
       if (At(Tok::kLBrace)) {
-        if (!ReplacementField(values, pending, pending_any, pending_start, pre.raw)) return false;
+        if (!ReplacementField(values, pending, pre.raw)) return false;
         continue;
       }
       Fail();
@@ -2398,8 +2402,7 @@ class Parser {
     }
   }
 
-  bool ReplacementField(std::vector<ExprNode*>* values, std::string* pending, bool* pending_any,
-                        const Token** pending_start, bool raw) {
+  bool ReplacementField(std::vector<ExprNode*>* values, Pending* pending, bool raw) {
     const Token& open = Cur();
     ++p_;
     if (At(Tok::kRBrace) || At(Tok::kExclamation) || At(Tok::kColon) || At(Tok::kEqual)) {
@@ -2417,10 +2420,9 @@ class Parser {
       ++p_;
       debug = true;
       // The expression text and '=' with surrounding whitespace, verbatim.
-      size_t from = open.end, to = Cur().start;
-      if (!*pending_any || pending->empty()) *pending_start = &open;
-      pending->append(src_.substr(from, to - from));
-      *pending_any = true;
+      const Token& next = Cur();
+      pending->Add(src_.substr(open.end, next.start - open.end), open.end_line, open.end_col,
+                   next.line, next.col);
     }
     if (At(Tok::kExclamation)) {
       const Token& bang = Cur();
@@ -2444,44 +2446,36 @@ class Parser {
       const Token& colon = Cur();
       ++p_;
       std::vector<ExprNode*> spec_values;
-      std::string spec_pending;
-      bool spec_any = false;
-      const Token* spec_start = nullptr;
+      Pending spec_pending;
       bool last_field = false;
       for (;;) {
         if (At(Tok::kFStringMiddle)) {
           const Token& mt = Cur();
-          std::string err;
-          if (!spec_any || spec_pending.empty()) spec_start = &mt;
-          if (!DecodeFStringMiddle(Text(mt), raw, &spec_pending, &err)) {
+          std::string err, piece;
+          if (!DecodeFStringMiddle(Text(mt), raw, &piece, &err)) {
             FailMsg(err, mt);
             return false;
           }
-          spec_any = true;
+          spec_pending.Add(piece, mt.line, mt.col, mt.end_line, mt.end_col);
           last_field = false;
           ++p_;
         } else if (At(Tok::kLBrace)) {
-          if (!ReplacementField(&spec_values, &spec_pending, &spec_any, &spec_start, raw))
-            return false;
+          if (!ReplacementField(&spec_values, &spec_pending, raw)) return false;
           last_field = true;
         } else {
           break;
         }
       }
-      FlushPending(&spec_values, &spec_pending, &spec_any, spec_start);
+      FlushPending(&spec_values, &spec_pending);
+      const Token& close = Cur();
       if (last_field) {
         // CPython 3.12 ends a format spec that ends in a field with an empty literal.
-        auto* c = New<Constant>(Cur());
-        c->value.kind = ConstantKind::kStr;
-        c->value.text = std::string_view("", 0);
-        c->pos.end_lineno = Cur().line;
-        c->pos.end_col_offset = Cur().col;
-        spec_values.push_back(c);
+        spec_values.push_back(StrConstant("", close.line, close.col, close.line, close.col));
       }
       auto* js = New<JoinedStr>(colon);
       js->values = CopySpan(spec_values);
-      js->pos.end_lineno = Cur().line;
-      js->pos.end_col_offset = Cur().col;
+      js->pos.end_lineno = close.line;
+      js->pos.end_col_offset = close.col;
       fv->format_spec = js;
     }
     if (!At(Tok::kRBrace)) {
@@ -2495,7 +2489,7 @@ class Parser {
     ++p_;
     if (debug && fv->conversion == -1 && fv->format_spec == nullptr) fv->conversion = 'r';
     Fin(fv);
-    FlushPending(values, pending, pending_any, *pending_start);
+    FlushPending(values, pending);
     values->push_back(fv);
     return true;
   }

@@ -208,6 +208,37 @@ std::string SampleRow(const store::VerdictRecord& v, int level) {
          "</td>" + Td(v.from_cache ? "cache" : "") + Td(HtmlEscape(v.sandbox_level)) + "</tr>";
 }
 
+// Per pipeline stage: how many samples reached it and how long it took.
+std::string StageTable(const std::vector<store::VerdictRecord>& verdicts) {
+  std::map<std::string, std::vector<double>> by_stage;
+  std::vector<std::string> order;  // first-seen order follows the pipeline
+  for (const auto& v : verdicts) {
+    for (const auto& t : v.stage_timings) {
+      auto [it, inserted] = by_stage.try_emplace(t.stage);
+      if (inserted) order.push_back(t.stage);
+      it->second.push_back(t.seconds);
+    }
+  }
+  if (order.empty()) return "<p class=\"note\">No stage timings recorded.</p>";
+  std::string out =
+      "<table id=\"stage-timings\"><tr><th>stage</th><th>samples</th><th>median s</th>"
+      "<th>p90 s</th><th>max s</th><th>total s</th></tr>";
+  for (const auto& stage : order) {
+    std::vector<double>& xs = by_stage[stage];
+    std::sort(xs.begin(), xs.end());
+    double total = 0;
+    for (double x : xs) total += x;
+    auto q = [&](double f) {
+      return xs[static_cast<size_t>(f * static_cast<double>(xs.size() - 1))];
+    };
+    out += "<tr>" + Td(HtmlEscape(stage)) + Td(std::to_string(xs.size()), true) +
+           Td(fmt::format("{:.3f}", q(0.5)), true) + Td(fmt::format("{:.3f}", q(0.9)), true) +
+           Td(fmt::format("{:.3f}", xs.back()), true) + Td(fmt::format("{:.1f}", total), true) +
+           "</tr>";
+  }
+  return out + "</table>";
+}
+
 constexpr const char* kSampleHeader =
     "<tr><th>task</th><th>level</th><th>sample</th><th>outcome</th><th>valid</th>"
     "<th>correct</th><th>speedup</th><th>flags</th><th>reasons</th><th>source</th>"
@@ -336,6 +367,9 @@ Result<std::string> RenderReport(store::Store& store, const std::string& run_id,
 
   // ---- pass@k
   h += "<h2>pass@k</h2>\n" + PassAtKSection(m);
+
+  // ---- Timings
+  h += "<h2>Stage timings</h2>\n" + StageTable(*verdicts);
 
   // ---- Flagged
   std::map<std::string, int> level_of;

@@ -22,11 +22,9 @@ std::string Text(double x, double y, const std::string& text, const std::string&
                      anchor, extra, HtmlEscape(text));
 }
 
-// "0.25x", "1x", "16x" for a power of two.
+// "0.25x", "1x", "1.414x", "16x".
 std::string PowerLabel(double log2_value) {
-  double v = std::exp2(log2_value);
-  if (v >= 1) return fmt::format("{:g}x", v);
-  return fmt::format("{:.3g}x", v);
+  return fmt::format("{:.4g}x", std::exp2(log2_value));
 }
 
 }  // namespace

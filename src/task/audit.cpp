@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -47,6 +49,7 @@ Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
   pid_t pid = fork();
   if (pid < 0) return Status::IoError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the runner never outlives the command
     dup2(pin[0], 0);
     dup2(pout[1], 1);
     dup2(perr[1], 2);
@@ -131,7 +134,7 @@ Result<std::vector<AuditResult>> RunAudit(
   if (!runner_dir.ok()) return runner_dir.status();
   std::string python = LocatePython(options.python, *runner_dir);
   // A hung task gets its own alarm in the runner first; this is the backstop.
-  const double grace_s = 30;
+  const double grace_s = std::clamp(options.timeout_s, 5.0, 30.0);
 
   std::vector<AuditResult> results;
   std::set<std::string> finished;

@@ -716,8 +716,12 @@ class Analyzer {
       }
     });
     // References (not calls) to banned torch functions, e.g. partial(torch.softmax, dim=1).
+    bool model_defined = classes_.count("Model") > 0;
     auto refs = [&](Node* n, Node* parent) {
       if (!IsLoadRef(n)) return;
+      if (auto* name = As<Name>(n); model_defined && name != nullptr && name->id == "Model") {
+        Add("func.reference_model", n, "forward reaches Model");
+      }
       if (parent != nullptr && parent->kind == NodeKind::kAttribute) return;
       if (auto* call = As<Call>(parent); call != nullptr && call->func == n) return;
       std::string q = Resolve(n, &scope);
@@ -854,6 +858,16 @@ class Analyzer {
     return {};
   }
 
+  bool RootIsTriton(const Node* node) const {
+    while (auto* attr = As<Attribute>(node)) node = attr->value;
+    auto* name = As<Name>(node);
+    if (name == nullptr) return false;
+    auto it = imports_.find(name->id);
+    if (it == imports_.end()) return false;
+    std::string_view q = it->second;
+    return q == "triton" || StartsWith(q, "triton.");
+  }
+
   bool ModuleAllowed(std::string_view q) const {
     size_t end = q.size();
     while (true) {
@@ -947,6 +961,8 @@ class Analyzer {
       }
       if (IsLoadRef(node)) {
         if (parent != nullptr && parent->kind == NodeKind::kAttribute) return;
+        // Fast path: Triton names (most references in kernel bodies) are allowed and never banned.
+        if (RootIsTriton(node)) return;
         std::string q = Resolve(node);
         if (q.empty()) return;
         std::string_view rule = BannedRule(q);

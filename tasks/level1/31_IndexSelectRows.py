@@ -23,8 +23,8 @@ class Model(nn.Module):
 
 def get_inputs():
     x = torch.randn(num_rows, dim)
-    # A random selection of distinct rows in random order (a permutation when
-    # num_index == num_rows); never the identity order.
+    # A random selection of distinct rows in random order (a full permutation when
+    # num_index == num_rows).
     index = torch.randperm(num_rows)[:num_index]
     return [x, index]
 

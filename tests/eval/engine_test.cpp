@@ -21,7 +21,7 @@ class EngineTest : public ::testing::Test {
     cfg_.allowlist_path = "allowlist.json";
     cfg_.work_dir = (fs::temp_directory_path() / ("tritonrl-engine-test-" + std::to_string(getpid()))).string();
     cfg_.schedule = MakeSchedule(5, 987654321);
-    cfg_.trial_timeout = std::chrono::milliseconds(1500);
+    cfg_.trial_timeout = cfg_.build_timeout = cfg_.import_timeout = std::chrono::milliseconds(1500);
     auto prog = BuildSeccompProgram(true);
     ASSERT_TRUE(prog.ok()) << prog.status().message();
     cfg_.seccomp_program = *prog;

@@ -66,7 +66,7 @@ TEST(ProcessTest, UnsandboxedReportsLevelNone) {
 
 TEST(ProcessTest, SignalDeathIsNamed) {
   // A real fault: delivered even to the init process of a PID namespace.
-  const Finished f = RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-c", "import ctypes; ctypes.string_at(0, 8)"}));
+  const Finished f = RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-c", "import ctypes; ctypes.memset(0, 0, 8)"}));
   ASSERT_TRUE(f.exit.known);
   EXPECT_TRUE(f.exit.signaled);
   EXPECT_EQ(SignalName(f.exit.signal), "SIGSEGV");

@@ -31,13 +31,13 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-struct Run {
+struct CliRun {
   int rc = -1;
   std::string output;  // stdout and stderr
 };
 
-Run Tritonrl(const std::string& args) {
-  Run r;
+CliRun Tritonrl(const std::string& args) {
+  CliRun r;
   std::string cmd = std::string(TRITONRL_BIN) + " " + args + " 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -89,21 +89,21 @@ TEST(MergeCli, MergesShardsIdempotentlyAndReportsConflicts) {
   std::string a = dir.File("a.db"), b = dir.File("b.db"), out = dir.File("out.db");
   WriteShard(a, 0);
   WriteShard(b, 1);
-  Run first = Tritonrl("merge " + Quote(out) + " " + Quote(a) + " " + Quote(b));
+  CliRun first = Tritonrl("merge " + Quote(out) + " " + Quote(a) + " " + Quote(b));
   EXPECT_EQ(first.rc, 0) << first.output;
   EXPECT_NE(first.output.find("+5 verdicts, 0 already present"), std::string::npos) << first.output;
-  Run again = Tritonrl("merge " + Quote(out) + " " + Quote(a) + " " + Quote(b));
+  CliRun again = Tritonrl("merge " + Quote(out) + " " + Quote(a) + " " + Quote(b));
   EXPECT_EQ(again.rc, 0) << again.output;
   EXPECT_NE(again.output.find("+0 verdicts, 5 already present"), std::string::npos) << again.output;
 
   std::string c = dir.File("c.db");
   WriteShard(c, 1, 9.0);  // the same samples with other speedups
-  Run conflict = Tritonrl("merge " + Quote(out) + " " + Quote(c));
+  CliRun conflict = Tritonrl("merge " + Quote(out) + " " + Quote(c));
   EXPECT_EQ(conflict.rc, 1) << conflict.output;
   EXPECT_NE(conflict.output.find("conflict: verdict shared-run level1/1_ReLU 1"), std::string::npos)
       << conflict.output;
 
-  Run bad = Tritonrl("merge " + Quote(out) + " " + Quote(dir.File("missing.db")));
+  CliRun bad = Tritonrl("merge " + Quote(out) + " " + Quote(dir.File("missing.db")));
   EXPECT_EQ(bad.rc, 2);
   EXPECT_NE(bad.output.find("missing.db"), std::string::npos) << bad.output;
 }
@@ -112,7 +112,7 @@ TEST(ReportCli, WritesTheNewestRunAndFailsClearly) {
   TempDir dir;
   std::string db = dir.File("r.db"), html = dir.File("r.html");
   WriteShard(db, 0);
-  Run ok = Tritonrl("report --db " + Quote(db) + " --out " + Quote(html));
+  CliRun ok = Tritonrl("report --db " + Quote(db) + " --out " + Quote(html));
   ASSERT_EQ(ok.rc, 0) << ok.output;
   EXPECT_NE(ok.output.find("shared-run"), std::string::npos);
   std::string h = Slurp(html);
@@ -120,17 +120,17 @@ TEST(ReportCli, WritesTheNewestRunAndFailsClearly) {
   EXPECT_NE(h.find("&lt;script&gt;x&lt;/script&gt;"), std::string::npos);
   EXPECT_EQ(h.find("<script"), std::string::npos);
 
-  Run no_run = Tritonrl("report --db " + Quote(db) + " --run nope --out " + Quote(html));
+  CliRun no_run = Tritonrl("report --db " + Quote(db) + " --run nope --out " + Quote(html));
   EXPECT_EQ(no_run.rc, 2);
   EXPECT_NE(no_run.output.find("no run nope"), std::string::npos) << no_run.output;
 
   std::string garbage = dir.File("garbage.db");
   std::ofstream(garbage) << std::string(5000, 'g');
-  Run corrupt = Tritonrl("report --db " + Quote(garbage) + " --out " + Quote(html));
+  CliRun corrupt = Tritonrl("report --db " + Quote(garbage) + " --out " + Quote(html));
   EXPECT_EQ(corrupt.rc, 2);
   EXPECT_NE(corrupt.output.find(garbage), std::string::npos) << corrupt.output;
 
-  Run missing = Tritonrl("report --db " + Quote(dir.File("none.db")) + " --out " + Quote(html));
+  CliRun missing = Tritonrl("report --db " + Quote(dir.File("none.db")) + " --out " + Quote(html));
   EXPECT_EQ(missing.rc, 2);
   EXPECT_NE(missing.output.find("none.db"), std::string::npos) << missing.output;
   EXPECT_FALSE(std::filesystem::exists(dir.File("none.db")));  // a report creates nothing

@@ -62,6 +62,8 @@ store::EvalResult Make(const std::string& run, const Row& r) {
   v.reasons = r.reasons;
   v.sandbox_level = "full";
   v.device_model = "cpu";
+  v.stage_timings = {{"static", 0.5}};
+  if (v.compiled) v.stage_timings.push_back({"correctness", 2.0});
   return e;
 }
 
@@ -139,6 +141,14 @@ TEST(Report, ContainsTheMetricsAndCharts) {
   EXPECT_NE(h.find("<svg id=\"pass-at-k\""), std::string::npos);
   EXPECT_EQ(Count(h, "<polyline class=\"series\""), 3u);
   EXPECT_NE(h.find("<title>correct k=1: 44.4%</title>"), std::string::npos);
+
+  // Stage timings: every sample ran the static stage, the six compiled ones correctness.
+  EXPECT_NE(h.find("<tr><td>static</td><td class=\"num\">9</td><td class=\"num\">0.500</td>"),
+            std::string::npos);
+  EXPECT_NE(h.find("<tr><td>correctness</td><td class=\"num\">6</td><td class=\"num\">2.000</"
+                   "td><td class=\"num\">2.000</td><td class=\"num\">2.000</td><td "
+                   "class=\"num\">12.0</td></tr>"),
+            std::string::npos);
 
   // Flagged: the lazy_optimization sample.
   size_t flagged = h.find("<table id=\"flagged\">");

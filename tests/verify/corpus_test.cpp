@@ -133,6 +133,19 @@ TEST(Corpus, StaticHacksAreCaughtByTheirRule) {
   }
 }
 
+TEST(Corpus, EveryRuleIsDocumented) {
+  auto doc = ReadFile(std::string(TRITONRL_SOURCE_DIR) + "/docs/rules.md");
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  size_t n = 0;
+  const RuleInfo* rules = AllRules(&n);
+  for (size_t i = 0; i < n; ++i) {
+    std::string needle = "| `" + std::string(rules[i].id) + "`";
+    EXPECT_NE(doc->find(needle), std::string::npos) << rules[i].id << " missing from docs/rules.md";
+    std::string message = "| " + std::string(rules[i].message) + " |";
+    EXPECT_NE(doc->find(message), std::string::npos) << rules[i].id << ": message differs in docs";
+  }
+}
+
 TEST(Corpus, RuntimeHacksPassTheStaticGate) {
   size_t runtime_count = 0;
   for (const CorpusFile& f : Load("hacks")) {

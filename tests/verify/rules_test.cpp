@@ -310,6 +310,15 @@ TEST(VerifyRules, ReferenceCopiesAreIgnored) {
   EXPECT_TRUE(v.valid) << Describe(v);
 }
 
+TEST(VerifyRules, ModelReachedThroughAHelperIsCaught) {
+  std::string code = WithForward("        return helper(x)\n",
+                                 "class Model(nn.Module):\n    def forward(self, x):\n"
+                                 "        return torch.relu(x)\n\n"
+                                 "def helper(x):\n    launch(x)\n    return Model()(x)\n");
+  Verdict v = Check(code);
+  EXPECT_TRUE(Has(v.violations, "func.reference_model")) << Describe(v);
+}
+
 TEST(VerifyRules, ReachabilityFollowsMethodsClassesAndLambdas) {
   // The launch sits in a helper class's __call__ stored on self, through a lambda grid.
   std::string code = std::string(kPrelude) + R"(

@@ -1,6 +1,6 @@
 # corpus: fault
 # task: level1/1_ReLU
-# what: dereferences a null pointer through ctypes inside forward (SIGSEGV)
+# what: writes through a null pointer with ctypes inside forward (SIGSEGV)
 # expect: runtime runtime_error
 import torch
 import torch.nn as nn
@@ -28,5 +28,5 @@ import ctypes
 
 class ModelNew(nn.Module):
     def forward(self, x):
-        ctypes.string_at(0, 64)
+        ctypes.memset(0, 0, 64)
         return relu(x)

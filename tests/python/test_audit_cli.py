@@ -1,0 +1,84 @@
+"""`tritonrl tasks list` and `tritonrl tasks audit` end to end: the C++ loader, the
+runner process it drives, exit codes, and recovery from a task that hangs or kills the
+runner. Needs the built binary ($TRITONRL_BIN, set by scripts/test.sh)."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("TRITONRL_BIN", str(ROOT / "build" / "tritonrl"))
+pytestmark = pytest.mark.skipif(not os.access(BIN, os.X_OK),
+                                reason=f"tritonrl binary not built at {BIN}")
+
+GOOD = textwrap.dedent("""
+    import torch
+    import torch.nn as nn
+    n = 16
+    class Model(nn.Module):
+        def forward(self, x):
+            return torch.sin(x) * 2.0
+    def get_inputs():
+        return [torch.randn(n, n)]
+    def get_init_inputs():
+        return []
+""")
+
+
+def tritonrl(*args, timeout=300):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, "TRITONRL_PYTHON": sys.executable})
+
+
+def test_list_reports_bad_files_and_still_lists_good_ones(tmp_path):
+    (tmp_path / "good.py").write_text(GOOD)
+    (tmp_path / "nofn.py").write_text(GOOD.replace("def get_init_inputs", "def other"))
+    (tmp_path / "syntax.py").write_text("import torch\nclass Model(:\n")
+    p = tritonrl("tasks", "list", str(tmp_path))
+    assert p.returncode == 1
+    assert "good" in p.stdout and "1 tasks, 2 bad files" in p.stdout
+    assert f"{tmp_path}/nofn.py:1: missing top-level `def get_init_inputs()`" in p.stderr
+    assert f"{tmp_path}/syntax.py:2: SyntaxError:" in p.stderr
+    j = json.loads(tritonrl("tasks", "list", "--json", str(tmp_path)).stdout)
+    assert [t["id"] for t in j["tasks"]] == ["good"]
+    assert j["tasks"][0]["variants"] == {"default": {}}
+    assert len(j["errors"]) == 2
+    assert tritonrl("tasks", "list", str(tmp_path / "missing")).returncode == 2
+
+
+def test_audit_flags_degenerate_task_and_recovers_from_hang_and_crash(tmp_path):
+    (tmp_path / "a_good.py").write_text(GOOD)
+    # ReLU of non-negative inputs is a no-op: dropping it passes (audit failure).
+    (tmp_path / "b_relu.py").write_text(GOOD.replace("torch.sin(x) * 2.0", "torch.relu(x) * 2.0")
+                                        .replace("torch.randn", "torch.rand") + "LEVEL = 2\n")
+    # Ignores the runner's alarm and sleeps: only the parent's kill can stop it.
+    (tmp_path / "c_hang.py").write_text(GOOD.replace(
+        "return torch.sin(x) * 2.0",
+        "import signal, time\n        signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+        "        time.sleep(120)\n        return x"))
+    (tmp_path / "d_crash.py").write_text(GOOD.replace(
+        "return torch.sin(x) * 2.0", "import os\n        os._exit(3)"))
+    (tmp_path / "e_after.py").write_text(GOOD.replace("torch.sin", "torch.cos"))
+    p = tritonrl("tasks", "audit", str(tmp_path), "--json", "--timeout", "5")
+    assert p.returncode == 1, p.stderr
+    res = {r["task"]: r for r in json.loads(p.stdout)["results"]}
+    assert res["a_good"]["status"] == "ok"
+    assert res["b_relu"]["status"] == "fail"
+    assert res["b_relu"]["passed_null_models"] == ["drop:0:aten.relu.default"]
+    assert res["c_hang"]["status"] == "timeout" and "killed" in res["c_hang"]["error"]
+    assert res["d_crash"]["status"] == "error" and "status 3" in res["d_crash"]["error"]
+    assert res["e_after"]["status"] == "ok"  # the run resumed after the hang and the crash
+
+
+def test_audit_text_output_and_variant_selection():
+    p = tritonrl("tasks", "audit", str(ROOT / "tasks"), "--tasks",
+                 "level2/1_LinearBiasReLU,level3/3_AttentionHead", "--variants", "small")
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = [l.split() for l in p.stdout.splitlines()[1:-1]]
+    assert [(l[0], l[1], l[2]) for l in lines] == [("level2/1_LinearBiasReLU", "small", "ok"),
+                                                   ("level3/3_AttentionHead", "small", "ok")]
+    assert tritonrl("tasks", "audit", str(ROOT / "tasks"), "--tasks", "nope").returncode == 2
