@@ -23,7 +23,14 @@ using nlohmann::json;
 struct Options {
   std::vector<std::string> dirs;
   std::string solutions, out, check, device = "any";
+  bool as_output = false;
 };
+
+// A model-output shaped text: the file's "what" line as the plan, the code in a fence.
+std::string AsModelOutput(const ev::CorpusEntry& e) {
+  const std::string plan = e.what.empty() ? fmt::format("Write ModelNew for {} with Triton kernels.", e.task) : e.what;
+  return fmt::format("<think>\n{}\n</think>\n\n```python\n{}```\n", plan, e.code);
+}
 
 int Run(const Options& o) {
   std::vector<ev::CorpusEntry> entries;
@@ -50,7 +57,14 @@ int Run(const Options& o) {
   }
   if (o.check.empty()) {
     std::string text;
-    for (const auto& e : kept) text += ev::SampleLine(e).dump() + "\n";
+    for (const auto& e : kept) {
+      json line = ev::SampleLine(e);
+      if (o.as_output) {
+        line.erase("code");
+        line["output"] = AsModelOutput(e);
+      }
+      text += line.dump() + "\n";
+    }
     if (o.out.empty()) {
       fmt::print("{}", text);
     } else if (auto st = tritonrl::WriteFileAtomic(o.out, text); !st.ok()) {
@@ -98,6 +112,7 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--device", o->device, "cpu: leave out files labelled '# device: gpu'");
        sub.add_option("--out", o->out, "write the JSONL here instead of stdout");
        sub.add_option("--check", o->check, "an eval --json result to check against the labels");
+       sub.add_flag("--as-output", o->as_output, "emit full model outputs (<think> plan + fenced code), not bare code");
        return [o]() -> int { return Run(*o); };
      }});
 

@@ -111,6 +111,13 @@ std::string Describe(const tritonrl::task::AuditResult& r) {
     s += (s.empty() ? "" : "; ") + std::string("null models pass: ");
     for (size_t i = 0; i < passed.size(); ++i) s += (i ? ", " : "") + passed[i];
   }
+  if (r.detail.contains("passed_null_models_allclose")) {
+    std::string weak;
+    for (const auto& n : r.detail["passed_null_models_allclose"]) {
+      weak += (weak.empty() ? "" : ", ") + n.get<std::string>();
+    }
+    if (!weak.empty()) s += (s.empty() ? "" : "; ") + std::string("pass allclose alone: ") + weak;
+  }
   if (r.detail.contains("error"))
     s += (s.empty() ? "" : "; ") + r.detail["error"].get<std::string>();
   return s;

@@ -4,6 +4,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 DTYPE = "float32"
+# cuDNN runs fp32 convolutions in TF32 by default on GPUs, so the reference itself
+# carries ~1e-3 relative error there; 1e-2 covers it (docs/tasks.md, tolerance policy).
+ATOL = 1e-2
+RTOL = 1e-2
 VARIANTS = {
     "small": {"batch_size": 2, "in_channels": 3, "out_channels": 8, "height": 10, "width": 10},
     "medium": {"batch_size": 16, "in_channels": 32, "out_channels": 64, "height": 64, "width": 64},

@@ -4,6 +4,10 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 DTYPE = "float32"
+# cuDNN runs fp32 convolutions in TF32 by default on GPUs, so the reference itself
+# carries ~1e-3 relative error there; 1e-2 covers it (docs/tasks.md, tolerance policy).
+ATOL = 1e-2
+RTOL = 1e-2
 VARIANTS = {
     "small": {"batch_size": 2, "channels": 16, "height": 6, "width": 6},
     "medium": {"batch_size": 16, "channels": 128, "height": 56, "width": 56},

@@ -1,7 +1,8 @@
 """Writes CPython's ast.dump for every .py file of the given packages.
 
-Usage: python cpython_dumps.py OUT_FILE PACKAGE...   (packages found through
-this interpreter's import system, e.g. torch triton numpy)
+Usage: python cpython_dumps.py [--attributes] OUT_FILE PACKAGE...
+(packages found through this interpreter's import system, e.g. torch triton
+numpy; --attributes dumps positions too: ast.dump(include_attributes=True))
 
 Record format, one per file, read by difftest.cpp:
   FILE <path>\n
@@ -23,7 +24,11 @@ def package_dir(name):
 
 
 def main():
-    out_path, packages = sys.argv[1], sys.argv[2:]
+    args = sys.argv[1:]
+    attributes = bool(args) and args[0] == "--attributes"
+    if attributes:
+        args = args[1:]
+    out_path, packages = args[0], args[1:]
     files = []
     for pkg in packages:
         for root, dirs, names in os.walk(package_dir(pkg)):
@@ -36,7 +41,7 @@ def main():
                 src = f.read()
             out.write(b"FILE " + path.encode() + b"\n")
             try:
-                dump = ast.dump(ast.parse(src)).encode("utf-8", "surrogatepass")
+                dump = ast.dump(ast.parse(src), include_attributes=attributes).encode("utf-8", "surrogatepass")
                 out.write(b"OK %d\n" % len(dump) + dump + b"\n")
             except (SyntaxError, ValueError) as e:
                 line = getattr(e, "lineno", 0) or 0

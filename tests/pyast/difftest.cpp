@@ -2,8 +2,10 @@
 // given packages. CPython's dumps come from one python process
 // (cpython_dumps.py); parsing and comparing happen here.
 //
-//   pyast_difftest --python PY --script cpython_dumps.py [--known FILE] PACKAGE...
-//   pyast_difftest --dumps EXISTING_DUMP_FILE [--known FILE]
+//   pyast_difftest --python PY --script cpython_dumps.py [--attributes] [--known FILE] PACKAGE...
+//   pyast_difftest --dumps EXISTING_DUMP_FILE [--attributes] [--known FILE]
+//
+// --attributes compares positions too (ast.dump(..., include_attributes=True)).
 //
 // Exit 0 when every file CPython accepts dumps identically (or is listed in
 // the known-differences file) and every file CPython rejects is rejected.
@@ -39,6 +41,7 @@ std::string ShellQuote(const std::string& s) {
 int main(int argc, char** argv) {
   std::string python, script, dumps, known_path;
   std::vector<std::string> packages;
+  bool attributes = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -48,6 +51,8 @@ int main(int argc, char** argv) {
       script = next();
     } else if (a == "--dumps") {
       dumps = next();
+    } else if (a == "--attributes") {
+      attributes = true;
     } else if (a == "--known") {
       known_path = next();
     } else {
@@ -65,7 +70,8 @@ int main(int argc, char** argv) {
     if (fd < 0) return 2;
     close(fd);
     tmp = dumps = tmpl;
-    std::string cmd = ShellQuote(python) + " " + ShellQuote(script) + " " + ShellQuote(dumps);
+    std::string cmd = ShellQuote(python) + " " + ShellQuote(script) +
+                      (attributes ? " --attributes " : " ") + ShellQuote(dumps);
     for (const auto& p : packages) cmd += " " + ShellQuote(p);
     if (std::system(cmd.c_str()) != 0) {
       std::cerr << "pyast_difftest: generating CPython dumps failed: " << cmd << "\n";
@@ -148,7 +154,7 @@ int main(int argc, char** argv) {
       std::cout << "REJECTED: " << parsed.status().message() << "\n";
       continue;
     }
-    std::string got = tritonrl::pyast::Dump(parsed->module);
+    std::string got = tritonrl::pyast::Dump(parsed->module, attributes);
     if (got == expected) {
       ++matched;
       continue;

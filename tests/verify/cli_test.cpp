@@ -19,7 +19,7 @@ struct RunResult {
   std::string out;
 };
 
-RunResult Run(const std::string& args) {
+RunResult RunVerify(const std::string& args) {
   std::string cmd = std::string(TRITONRL_BIN) + " verify " + args + " 2>&1";
   RunResult r;
   FILE* p = popen(cmd.c_str(), "r");
@@ -54,19 +54,19 @@ class VerifyCli : public ::testing::Test {
 };
 
 TEST_F(VerifyCli, ValidFileExitsZero) {
-  RunResult r = Run(Corpus("legit/relu_basic.py"));
+  RunResult r = RunVerify(Corpus("legit/relu_basic.py"));
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_NE(r.out.find(": valid"), std::string::npos) << r.out;
 }
 
 TEST_F(VerifyCli, InvalidFileExitsOneAndNamesTheRule) {
-  RunResult r = Run(Corpus("hacks/matmul_operator.py"));
+  RunResult r = RunVerify(Corpus("hacks/matmul_operator.py"));
   EXPECT_EQ(r.rc, 1) << r.out;
   EXPECT_NE(r.out.find("func.torch_compute"), std::string::npos) << r.out;
 }
 
 TEST_F(VerifyCli, JsonVerdict) {
-  RunResult r = Run("--json " + Corpus("hacks/try_except_fallback.py"));
+  RunResult r = RunVerify("--json " + Corpus("hacks/try_except_fallback.py"));
   EXPECT_EQ(r.rc, 1);
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["outcome"], "invalid_functionality");
@@ -79,9 +79,9 @@ TEST_F(VerifyCli, JsonVerdict) {
 
 TEST_F(VerifyCli, PolicyChangesTheAnswer) {
   std::string f = Corpus("hacks/fallback_branch_not_cuda.py");
-  EXPECT_EQ(Run(f).rc, 0);
-  EXPECT_EQ(Run("--policy strict " + f).rc, 1);
-  EXPECT_EQ(Run("--policy lenient " + f).rc, 2);
+  EXPECT_EQ(RunVerify(f).rc, 0);
+  EXPECT_EQ(RunVerify("--policy strict " + f).rc, 1);
+  EXPECT_EQ(RunVerify("--policy lenient " + f).rc, 2);
 }
 
 TEST_F(VerifyCli, FullModelOutput) {
@@ -89,7 +89,7 @@ TEST_F(VerifyCli, FullModelOutput) {
   ASSERT_TRUE(code.ok());
   std::string path =
       Write("out.txt", "<think>one row per program</think>\n```python\n" + *code + "```\n");
-  RunResult r = Run("--json --output " + path);
+  RunResult r = RunVerify("--json --output " + path);
   EXPECT_EQ(r.rc, 0) << r.out;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["plan"]["begin"], 7);
@@ -97,11 +97,11 @@ TEST_F(VerifyCli, FullModelOutput) {
 }
 
 TEST_F(VerifyCli, UsageAndIoErrorsExitTwo) {
-  EXPECT_EQ(Run("").rc, 2);
-  RunResult missing = Run((dir_ / "nope.py").string());
+  EXPECT_EQ(RunVerify("").rc, 2);
+  RunResult missing = RunVerify((dir_ / "nope.py").string());
   EXPECT_EQ(missing.rc, 2);
   EXPECT_NE(missing.out.find("nope.py"), std::string::npos) << missing.out;
-  EXPECT_EQ(Run(Corpus("legit/relu_basic.py") + " --jsonl x.jsonl").rc, 2);
+  EXPECT_EQ(RunVerify(Corpus("legit/relu_basic.py") + " --jsonl x.jsonl").rc, 2);
 }
 
 TEST_F(VerifyCli, JsonlBatch) {
@@ -117,7 +117,7 @@ TEST_F(VerifyCli, JsonlBatch) {
           .dump() +
       "\n";
   std::string path = Write("s.jsonl", lines);
-  RunResult r = Run("--jsonl " + path + " --jobs 2");
+  RunResult r = RunVerify("--jsonl " + path + " --jobs 2");
   EXPECT_EQ(r.rc, 1) << r.out;  // one invalid sample
   std::vector<nlohmann::json> verdicts;
   size_t pos = 0;
@@ -142,7 +142,7 @@ TEST_F(VerifyCli, TruncatedJsonlLineNamesFileAndLineAndKeepsEarlierVerdicts) {
   std::string truncated = first.substr(0, first.size() / 2);
   std::string path = Write("t.jsonl", first + "\n" + truncated + "\n" + first + "\n");
   std::string out_path = (dir_ / "verdicts.jsonl").string();
-  RunResult r = Run("--jsonl " + path + " --out " + out_path);
+  RunResult r = RunVerify("--jsonl " + path + " --out " + out_path);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.out.find(path + ":2:"), std::string::npos) << r.out;
   auto written = tritonrl::ReadFile(out_path);

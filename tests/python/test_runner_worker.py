@@ -1,0 +1,180 @@
+"""The evaluation worker (python/tritonrl_runner/worker.py) driven over its pipes,
+without the C++ engine: frame format, the reference/candidate frame sequence,
+and the runtime evidence (launch records, ATen audit, hook integrity, input
+hashes) it reports for honest and dishonest candidates."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+from tritonrl_runner.protocol import read_frame, write_frame  # noqa: E402
+
+TASK = '''
+import torch
+import torch.nn as nn
+rows = 4
+cols = 48
+VARIANTS = {"small": {"rows": 3, "cols": 40}, "medium": {"rows": 4, "cols": 48}}
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+def get_inputs():
+    return [torch.randn(rows, cols)]
+def get_init_inputs():
+    return []
+'''
+
+KERNEL = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0), mask=m)
+
+def relu(x):
+    y = torch.empty_like(x)
+    relu_kernel[(triton.cdiv(x.numel(), 64),)](x, y, x.numel(), BLOCK=64)
+    return y
+'''
+
+HONEST = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return relu(x)
+'''
+
+DECOY = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        relu(x[:1])
+        return torch.relu(x)
+'''
+
+TAMPER = KERNEL + '''
+import triton.runtime.interpreter as interp
+_installed = interp.InterpretedFunction.run  # already the recorder's wrapper
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        # Swap in a function of its own (a real attack would skip the recording).
+        interp.InterpretedFunction.run = lambda self, *a, **k: _installed(self, *a, **k)
+        return relu(x)
+'''
+
+MUTATE = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = relu(x)
+        x.zero_()
+        return y
+'''
+
+ALIAS = '''
+import torch.nn as nn
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return x
+'''
+
+TRIALS = [{"seed": 1, "train": True, "grad": True}, {"seed": 2, "train": False, "grad": False}]
+
+
+def run_worker(tmp_path, role, candidate=None):
+    task = tmp_path / "task.py"
+    task.write_text(TASK)
+    allow = tmp_path / "allow.json"
+    allow.write_text((ROOT / "src" / "verify" / "allowlist.json").read_text())
+    req = {"role": role, "task_path": str(task), "device": "cpu", "init_seed": 7, "trials": TRIALS,
+           "allowlist_path": str(allow), "perturb": 1}
+    if candidate is not None:
+        path = tmp_path / "candidate.py"
+        path.write_text(candidate)
+        req["candidate_path"] = str(path)
+    r_in, w_in = os.pipe()
+    r_out, w_out = os.pipe()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin"), "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1",
+           "HOME": str(tmp_path), "TRITON_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-I", "-B", str(ROOT / "python" / "tritonrl_runner" / "worker.py"),
+                             str(r_in), str(w_out)], pass_fds=(r_in, w_out), env=env, cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    os.close(r_in)
+    os.close(w_out)
+    write_frame(w_in, req)
+    os.close(w_in)
+    frames = []
+    while True:
+        try:
+            frames.append(read_frame(r_out))
+        except EOFError:
+            break
+    os.close(r_out)
+    proc.wait(timeout=120)
+    return frames
+
+
+def trials(frames):
+    return [h for h, _ in frames if h["type"] == "trial"]
+
+
+def test_frames_round_trip():
+    r, w = os.pipe()
+    write_frame(w, {"type": "trial", "n": 1}, b"\x00\x01\x02")
+    header, payload = read_frame(r)
+    assert header == {"type": "trial", "n": 1} and payload == b"\x00\x01\x02"
+    os.write(w, b"PASS" + bytes(12))
+    with pytest.raises(ValueError):
+        read_frame(r)
+    os.close(r)
+    os.close(w)
+
+
+def test_reference_sequence_and_inputs(tmp_path):
+    frames = run_worker(tmp_path, "reference")
+    types = [h["type"] for h, _ in frames]
+    assert types == ["hello", "variants", "stage", "trial", "trial", "done"]
+    assert frames[1][0]["variants"] == ["small"]  # the CPU picks the small variant
+    t0, t1 = trials(frames)
+    assert t0["outputs"][0]["shape"] == [3, 40] and t0["outputs"][0]["dtype"] == "float32"
+    assert t0["input_sha256"] != t1["input_sha256"]  # fresh inputs per trial
+    assert len(frames[3][1]) == 3 * 40 * 4
+
+
+def test_honest_candidate_matches_reference_bytes(tmp_path):
+    ref = run_worker(tmp_path, "reference")
+    cand = run_worker(tmp_path, "candidate", HONEST)
+    assert [h["type"] for h, _ in cand] == ["hello", "variants", "stage", "stage", "trial", "trial", "done"]
+    for (rh, rp), (ch, cp) in zip([f for f in ref if f[0]["type"] == "trial"],
+                                  [f for f in cand if f[0]["type"] == "trial"]):
+        assert ch["input_sha256"] == rh["input_sha256"] == ch["input_sha256_after"]
+        assert cp == rp  # ReLU is exact
+        assert ch["launches"] == [["relu_kernel", True]]
+        assert ch["forbidden_ops"] == [] and ch["hooks_intact"] and not ch["global_state_changed"]
+
+
+def test_decoy_kernel_with_torch_work_is_seen(tmp_path):
+    for t in trials(run_worker(tmp_path, "candidate", DECOY)):
+        assert ["relu_kernel", True] in t["launches"]
+        assert "aten::relu" in t["forbidden_ops"]
+
+
+def test_uninstalling_the_launch_hook_is_detected(tmp_path):
+    ts = trials(run_worker(tmp_path, "candidate", TAMPER))
+    assert ts and not any(t["hooks_intact"] for t in ts)
+
+
+def test_input_mutation_and_aliasing_are_reported(tmp_path):
+    for t in trials(run_worker(tmp_path, "candidate", MUTATE)):
+        assert t["input_sha256_after"] != t["input_sha256"]
+    for t in trials(run_worker(tmp_path, "candidate", ALIAS)):
+        assert t["outputs"][0]["alias"] is True
+        assert t["launches"] == []
