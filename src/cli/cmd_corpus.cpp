@@ -28,7 +28,8 @@ struct Options {
 
 // A model-output shaped text: the file's "what" line as the plan, the code in a fence.
 std::string AsModelOutput(const ev::CorpusEntry& e) {
-  const std::string plan = e.what.empty() ? fmt::format("Write ModelNew for {} with Triton kernels.", e.task) : e.what;
+  const std::string plan =
+      e.what.empty() ? fmt::format("Write ModelNew for {} with Triton kernels.", e.task) : e.what;
   return fmt::format("<think>\n{}\n</think>\n\n```python\n{}```\n", plan, e.code);
 }
 
@@ -99,20 +100,24 @@ int Run(const Options& o) {
     ++bad;
     fmt::print("FAIL  {:<44} {}\n", e.sample, why);
   }
-  fmt::print("corpus: {} of {} samples met their label\n", kept.size() - static_cast<std::size_t>(bad), kept.size());
+  fmt::print("corpus: {} of {} samples met their label\n",
+             kept.size() - static_cast<std::size_t>(bad), kept.size());
   return bad ? 1 : 0;
 }
 
 const bool kRegistered = tritonrl::cli::RegisterCommand(
-    {"corpus", "make a sample file from labelled corpus folders, or check eval results against the labels",
+    {"corpus",
+     "make a sample file from labelled corpus folders, or check eval results against the labels",
      [](CLI::App& sub) {
        auto o = std::make_shared<Options>();
        sub.add_option("dirs", o->dirs, "corpus folders (*.py with # task: / # expect: headers)");
-       sub.add_option("--solutions", o->solutions, "task solutions folder (levelN/<task>.py, expected correct)");
+       sub.add_option("--solutions", o->solutions,
+                      "task solutions folder (levelN/<task>.py, expected correct)");
        sub.add_option("--device", o->device, "cpu: leave out files labelled '# device: gpu'");
        sub.add_option("--out", o->out, "write the JSONL here instead of stdout");
        sub.add_option("--check", o->check, "an eval --json result to check against the labels");
-       sub.add_flag("--as-output", o->as_output, "emit full model outputs (<think> plan + fenced code), not bare code");
+       sub.add_flag("--as-output", o->as_output,
+                    "emit full model outputs (<think> plan + fenced code), not bare code");
        return [o]() -> int { return Run(*o); };
      }});
 

@@ -41,7 +41,8 @@ using nlohmann::json;
 constexpr const char* kEvaluatorVersion = "tritonrl-eval/1";
 
 struct Options {
-  std::string tasks, samples, db, device = "auto", report, shard = "0/1", run_id, python, runner, work_dir;
+  std::string tasks, samples, db, device = "auto", report, shard = "0/1", run_id, python, runner,
+                                  work_dir;
   std::string policy = "standard";
   int jobs = 1, trials = 5;
   double stage_timeout = 0;  // seconds; 0 = defaults
@@ -53,7 +54,9 @@ struct Line {
   std::string task, sample, text, kind;  // kind: "output" or "code"
 };
 
-[[noreturn]] void Fail(const std::string& message) { throw std::runtime_error(message); }
+[[noreturn]] void Fail(const std::string& message) {
+  throw std::runtime_error(message);
+}
 
 std::vector<Line> ReadSamples(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -66,10 +69,12 @@ std::vector<Line> ReadSamples(const std::string& path) {
     ++n;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
     json j = json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) Fail(fmt::format("{}:{}: not a JSON object (truncated line?)", path, n));
+    if (j.is_discarded() || !j.is_object())
+      Fail(fmt::format("{}:{}: not a JSON object (truncated line?)", path, n));
     Line l;
     l.line = n;
-    if (!j.contains("task") || !j["task"].is_string()) Fail(fmt::format("{}:{}: missing string field \"task\"", path, n));
+    if (!j.contains("task") || !j["task"].is_string())
+      Fail(fmt::format("{}:{}: missing string field \"task\"", path, n));
     l.task = j["task"].get<std::string>();
     if (j.contains("sample")) {
       l.sample = j["sample"].is_string() ? j["sample"].get<std::string>() : j["sample"].dump();
@@ -158,16 +163,18 @@ ev::Verdict StaticVerdict(const tritonrl::verify::Verdict& sv) {
   v.syntax_ok = sv.syntax_ok;
   v.functionality_ok = sv.functionality_ok;
   for (const auto& f : sv.violations) {
-    v.reasons.push_back({"static", f.rule,
-                         f.line > 0 ? fmt::format("line {}:{}: {} ({})", f.line, f.col, f.message, f.detail)
-                                    : fmt::format("{} ({})", f.message, f.detail)});
+    v.reasons.push_back(
+        {"static", f.rule,
+         f.line > 0 ? fmt::format("line {}:{}: {} ({})", f.line, f.col, f.message, f.detail)
+                    : fmt::format("{} ({})", f.message, f.detail)});
   }
   v.evidence["static"] = tritonrl::verify::ToJson(sv);
   return v;
 }
 
 tritonrl::store::VerdictRecord ToRecord(const ev::Verdict& v, const tritonrl::store::SampleKey& key,
-                                        const std::string& cache_key, const std::string& device_model) {
+                                        const std::string& cache_key,
+                                        const std::string& device_model) {
   tritonrl::store::VerdictRecord r;
   r.key = key;
   r.cache_key = cache_key;
@@ -181,9 +188,12 @@ tritonrl::store::VerdictRecord ToRecord(const ev::Verdict& v, const tritonrl::st
   r.correct = v.outcome == "correct";
   r.speedup = v.speedup;
   r.flags = v.flags;
-  for (const auto& reason : v.reasons) r.reasons.push_back(fmt::format("[{}] {}: {}", reason.stage, reason.code, reason.message));
+  for (const auto& reason : v.reasons)
+    r.reasons.push_back(fmt::format("[{}] {}: {}", reason.stage, reason.code, reason.message));
   r.evidence_json = v.ToJson().dump();
-  r.sandbox_level = v.sandbox.is_object() && v.sandbox.contains("level") ? v.sandbox["level"].get<std::string>() : "n/a";
+  r.sandbox_level = v.sandbox.is_object() && v.sandbox.contains("level")
+                        ? v.sandbox["level"].get<std::string>()
+                        : "n/a";
   r.device_model = device_model;
   r.wall_seconds = v.wall_ms / 1000.0;
   if (v.timings_ms.is_object()) {
@@ -223,15 +233,18 @@ int RunEval(const Options& o) {
       for (const auto& e : suite->errors) {
         if (e.file.find(l.task) != std::string::npos) why = "; " + e.ToString();
       }
-      Fail(fmt::format("{}:{}: unknown task \"{}\" in {}{}", o.samples, l.line, l.task, o.tasks, why));
+      Fail(fmt::format("{}:{}: unknown task \"{}\" in {}{}", o.samples, l.line, l.task, o.tasks,
+                       why));
     }
   }
   // This shard's lines, grouped by task (the reference of a task is computed once).
   std::vector<Line> mine;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (static_cast<int>(i % static_cast<std::size_t>(shard_n)) == shard_i) mine.push_back(lines[i]);
+    if (static_cast<int>(i % static_cast<std::size_t>(shard_n)) == shard_i)
+      mine.push_back(lines[i]);
   }
-  std::stable_sort(mine.begin(), mine.end(), [](const Line& a, const Line& b) { return a.task < b.task; });
+  std::stable_sort(mine.begin(), mine.end(),
+                   [](const Line& a, const Line& b) { return a.task < b.task; });
 
   // Engine configuration.
   ev::EngineConfig cfg;
@@ -247,12 +260,17 @@ int RunEval(const Options& o) {
   cfg.init_seed = static_cast<std::int64_t>(ev::DrawSecretSeed() % 1000000007ULL);
   cfg.keep_work = o.keep_work;
   const char* tmp = std::getenv("TMPDIR");
-  cfg.work_dir = !o.work_dir.empty() ? o.work_dir
-                                     : (fs::path(tmp && *tmp ? tmp : "/tmp") / fmt::format("tritonrl-eval-{}", getpid())).string();
+  cfg.work_dir =
+      !o.work_dir.empty()
+          ? o.work_dir
+          : (fs::path(tmp && *tmp ? tmp : "/tmp") / fmt::format("tritonrl-eval-{}", getpid()))
+                .string();
   std::error_code ec;
   fs::create_directories(cfg.work_dir, ec);
   cfg.allowlist_path = (fs::path(cfg.work_dir) / "allowlist.json").string();
-  if (auto s = tritonrl::WriteFileAtomic(cfg.allowlist_path, std::string(tritonrl::verify::BuiltinAllowlistJson())); !s.ok()) {
+  if (auto s = tritonrl::WriteFileAtomic(cfg.allowlist_path,
+                                         std::string(tritonrl::verify::BuiltinAllowlistJson()));
+      !s.ok()) {
     Fail(s.message());
   }
   cfg.sandbox.enabled = !o.no_sandbox;
@@ -303,7 +321,9 @@ int RunEval(const Options& o) {
   run.host = host;
   run.id = !o.run_id.empty() ? o.run_id
            : o.no_cache      ? tritonrl::store::NewRunId()
-                             : "eval-" + tritonrl::store::Sha256Hex(run.sample_file_hash + run.config_json + device_model).substr(0, 16);
+                             : "eval-" + tritonrl::store::Sha256Hex(run.sample_file_hash +
+                                                                    run.config_json + device_model)
+                                        .substr(0, 16);
   if (auto s = store->BeginRun(run); !s.ok()) Fail(s.message());
   std::set<tritonrl::store::SampleKey> done;
   if (auto d = store->DoneSamples(run.id); d.ok()) done.insert(d->begin(), d->end());
@@ -332,13 +352,15 @@ int RunEval(const Options& o) {
       t.content = *content;
       t.suite_path = o.tasks;
       t.level = info->level.value_or(LevelOf(l.task));
-      t.metadata_json = json{{"dtype", info->dtype}, {"atol", info->atol}, {"rtol", info->rtol}}.dump();
+      t.metadata_json =
+          json{{"dtype", info->dtype}, {"atol", info->atol}, {"rtol", info->rtol}}.dump();
       if (auto s = store->PutTask(t); !s.ok()) Fail(s.message());
     }
     tritonrl::verify::Verdict sv = l.kind == "code" ? tritonrl::verify::VerifyCode(l.text, vopts)
                                                     : tritonrl::verify::VerifyOutput(l.text, vopts);
     std::string code = l.text;
-    if (l.kind == "output") code = sv.code ? l.text.substr(sv.code->begin, sv.code->end - sv.code->begin) : "";
+    if (l.kind == "output")
+      code = sv.code ? l.text.substr(sv.code->begin, sv.code->end - sv.code->begin) : "";
     ev::SampleJob job{l.sample, l.task, info->path, code, std::nullopt};
     const std::string cache_key = tritonrl::store::ComputeCacheKey(
         {task_content[l.task], l.text, run.config_json, device_model, kEvaluatorVersion});
@@ -356,7 +378,8 @@ int RunEval(const Options& o) {
         v.flags = (*hit)->flags;
         if (j.contains("reasons") && j["reasons"].is_array()) {
           for (const auto& r : j["reasons"]) {
-            v.reasons.push_back({r.value("stage", ""), r.value("code", ""), r.value("message", "")});
+            v.reasons.push_back(
+                {r.value("stage", ""), r.value("code", ""), r.value("message", "")});
           }
         }
         v.sandbox = j.value("sandbox", json::object());
@@ -398,9 +421,10 @@ int RunEval(const Options& o) {
   if (!writer.ok()) Fail(writer.status().message());
   const bool terminal = isatty(fileno(stderr)) != 0;
   ev::Progress progress(jobs.size(), terminal, stderr);
-  if (resumed) fmt::print(stderr, "eval: resuming run {}: {} samples already done\n", run.id, resumed);
-  fmt::print(stderr, "eval: {} samples on {} ({}), {} jobs, {} trials, run {}\n", jobs.size(), device, device_model,
-             o.jobs, o.trials, run.id);
+  if (resumed)
+    fmt::print(stderr, "eval: resuming run {}: {} samples already done\n", run.id, resumed);
+  fmt::print(stderr, "eval: {} samples on {} ({}), {} jobs, {} trials, run {}\n", jobs.size(),
+             device, device_model, o.jobs, o.trials, run.id);
   ev::RunPool(cfg, jobs, o.jobs, [&](std::size_t i, ev::Verdict v) {
     const auto& rec = records[i];
     tritonrl::store::EvalResult result;
@@ -427,7 +451,10 @@ int RunEval(const Options& o) {
     if (auto s = tritonrl::WriteFileAtomic(o.report, *html); !s.ok()) Fail(s.message());
   }
   if (o.json_out) {
-    json doc = {{"run_id", run.id}, {"device", device}, {"device_model", device_model}, {"trials", o.trials}};
+    json doc = {{"run_id", run.id},
+                {"device", device},
+                {"device_model", device_model},
+                {"trials", o.trials}};
     json levels = json::array();
     for (const auto& g : metrics.levels) levels.push_back(MetricsJson(g));
     doc["summary"] = {{"overall", MetricsJson(metrics.overall)}, {"levels", levels}};
@@ -439,19 +466,22 @@ int RunEval(const Options& o) {
     std::map<std::string, int> counts;
     for (const auto& r : *verdicts) ++counts[r.outcome];
     fmt::print("\n{:<22} {:>7}\n", "outcome", "samples");
-    for (const char* outcome : ev::kOutcomes) fmt::print("{:<22} {:>7}\n", outcome, counts[outcome]);
-    fmt::print("\n{:<8} {:>7} {:>7} {:>9} {:>8} {:>7} {:>8}\n", "group", "samples", "valid", "compiled", "correct",
-               "fast_1", "geomean");
+    for (const char* outcome : ev::kOutcomes)
+      fmt::print("{:<22} {:>7}\n", outcome, counts[outcome]);
+    fmt::print("\n{:<8} {:>7} {:>7} {:>9} {:>8} {:>7} {:>8}\n", "group", "samples", "valid",
+               "compiled", "correct", "fast_1", "geomean");
     auto row = [](const tritonrl::metrics::GroupMetrics& g) {
       const double fast1 = g.fast_p.empty() ? 0.0 : g.fast_p.front().rate;
-      fmt::print("{:<8} {:>7} {:>6.1f}% {:>8.1f}% {:>7.1f}% {:>6.1f}% {:>8}\n", g.name, g.samples, 100 * g.valid_rate,
-                 100 * g.compiled_rate, 100 * g.correct_rate, 100 * fast1,
+      fmt::print("{:<8} {:>7} {:>6.1f}% {:>8.1f}% {:>7.1f}% {:>6.1f}% {:>8}\n", g.name, g.samples,
+                 100 * g.valid_rate, 100 * g.compiled_rate, 100 * g.correct_rate, 100 * fast1,
                  g.geomean_speedup ? fmt::format("{:.2f}x", *g.geomean_speedup) : "-");
     };
     for (const auto& g : metrics.levels) row(g);
     row(metrics.overall);
     fmt::print("\nrun {} ({} samples) in {}{}\n", run.id, verdicts->size(), db,
-               device == "cpu" ? "; CPU verdicts are provisional on precision, the GPU verdict counts" : "");
+               device == "cpu"
+                   ? "; CPU verdicts are provisional on precision, the GPU verdict counts"
+                   : "");
     if (!o.report.empty()) fmt::print("report: {}\n", o.report);
   }
   if (!o.keep_work) {
@@ -465,28 +495,39 @@ int RunEval(const Options& o) {
 }
 
 const bool kRegistered = tritonrl::cli::RegisterCommand(
-    {"eval", "evaluate a sample file (JSONL) against a task suite in sandboxed workers", [](CLI::App& sub) {
+    {"eval", "evaluate a sample file (JSONL) against a task suite in sandboxed workers",
+     [](CLI::App& sub) {
        auto o = std::make_shared<Options>();
        sub.add_option("--tasks", o->tasks, "task suite folder (levelN/*.py)")->required();
-       sub.add_option("--samples", o->samples, "JSONL: {task, sample, output|code} per line")->required();
+       sub.add_option("--samples", o->samples, "JSONL: {task, sample, output|code} per line")
+           ->required();
        sub.add_option("--db", o->db, "results database (SQLite); default: a temporary one");
-       sub.add_option("--device", o->device, "auto, cpu (Triton interpreter, small variant) or cuda");
+       sub.add_option("--device", o->device,
+                      "auto, cpu (Triton interpreter, small variant) or cuda");
        sub.add_option("--jobs", o->jobs, "samples evaluated in parallel");
        sub.add_option("--trials", o->trials, "correctness trials per variant (at least 5)");
-       sub.add_flag("--json", o->json_out, "print one JSON document (metrics and per-sample verdicts)");
+       sub.add_flag("--json", o->json_out,
+                    "print one JSON document (metrics and per-sample verdicts)");
        sub.add_option("--report", o->report, "write a self-contained HTML report");
-       sub.add_flag("--no-cache", o->no_cache, "re-evaluate everything (a fresh run, no cached verdicts)");
-       sub.add_option("--shard", o->shard, "evaluate only lines with index % n == i (i/n); merge with tritonrl merge");
-       sub.add_option("--run-id", o->run_id, "run id (default: derived from the samples and the config)");
+       sub.add_flag("--no-cache", o->no_cache,
+                    "re-evaluate everything (a fresh run, no cached verdicts)");
+       sub.add_option("--shard", o->shard,
+                      "evaluate only lines with index % n == i (i/n); merge with tritonrl merge");
+       sub.add_option("--run-id", o->run_id,
+                      "run id (default: derived from the samples and the config)");
        sub.add_option("--policy", o->policy, "static verifier policy: standard or strict");
-       sub.add_option("--stage-timeout", o->stage_timeout, "seconds allowed per import, build and trial stage");
-       sub.add_option("--python", o->python, "the runner's interpreter (default: $TRITONRL_PYTHON, .venv, python3)");
+       sub.add_option("--stage-timeout", o->stage_timeout,
+                      "seconds allowed per import, build and trial stage");
+       sub.add_option("--python", o->python,
+                      "the runner's interpreter (default: $TRITONRL_PYTHON, .venv, python3)");
        sub.add_option("--runner", o->runner, "folder holding tritonrl_runner/");
        sub.add_option("--work-dir", o->work_dir, "folder for the workers' private folders");
        sub.add_flag("--keep-work", o->keep_work, "keep the workers' folders and logs (debugging)");
        sub.add_flag("--no-static", o->no_static,
-                    "TEST ONLY: skip the static verifier (fault-injection candidates would be rejected by it)");
-       sub.add_flag("--no-sandbox", o->no_sandbox, "TEST ONLY: run workers without rlimits, namespaces or seccomp");
+                    "TEST ONLY: skip the static verifier (fault-injection candidates would be "
+                    "rejected by it)");
+       sub.add_flag("--no-sandbox", o->no_sandbox,
+                    "TEST ONLY: run workers without rlimits, namespaces or seccomp");
        return [o]() -> int {
          try {
            return RunEval(*o);

@@ -3,7 +3,6 @@
 // Built only when the model module (libtorch) is part of the build.
 #ifdef TRITONRL_HAVE_MODEL
 
-#include <ATen/Context.h>
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -16,9 +15,7 @@
 #include "base/file.h"
 #include "cli/command.h"
 #include "model/chat_template.h"
-#include "model/generate.h"
-#include "model/qwen3.h"
-#include "model/tokenizer.h"
+#include "model/policy.h"
 
 namespace {
 
@@ -93,13 +90,6 @@ std::vector<PromptItem> ReadPrompts(const std::string& path, bool chat, bool no_
 }
 
 int Run(const GenerateFlags& f) {
-  auto device = m::ParseDevice(f.device.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : f.device);
-  if (!device.ok()) throw std::runtime_error(device.status().message());
-  auto dtype =
-      m::ParseModelDType(f.dtype.empty() ? (device->is_cuda() ? "bf16" : "fp32") : f.dtype);
-  if (!dtype.ok()) throw std::runtime_error(dtype.status().message());
-  if (device->is_cuda() && !at::hasCUDA()) throw std::runtime_error("no CUDA device available");
-
   std::vector<PromptItem> items;
   if (!f.prompt.empty()) {
     PromptItem p;
@@ -109,30 +99,9 @@ int Run(const GenerateFlags& f) {
   } else {
     items = ReadPrompts(f.prompts_file, f.chat, f.no_think);
   }
-
-  m::ModelOptions mo;
-  mo.device = *device;
-  mo.dtype = *dtype;
-  m::Qwen3Model model;
-  m::Tokenizer tok;
-  if (f.model == "builtin:tiny") {
-    model = m::RandomQwen3(m::TinyQwen3Config(), 0, mo);
-    tok = m::ByteFallbackTokenizer();
-  } else {
-    auto loaded = m::LoadQwen3(f.model, mo);
-    if (!loaded.ok()) throw std::runtime_error(loaded.status().message());
-    model = std::move(loaded.value());
-    auto t = m::LoadTokenizerFile((std::filesystem::path(f.model) / "tokenizer.json").string());
-    if (!t.ok()) throw std::runtime_error(t.status().message());
-    tok = std::move(t.value());
-  }
-
-  std::vector<std::vector<int32_t>> prompts;
-  for (size_t i = 0; i < items.size(); ++i) {
-    auto e = m::Encode(tok, items[i].text);
-    if (!e.ok()) throw std::runtime_error(fmt::format("prompt {}: {}", i, e.status().message()));
-    prompts.push_back(std::move(e->ids));
-  }
+  auto policy = m::LoadPolicy({f.model, f.device, f.dtype, 0});
+  if (!policy.ok()) throw std::runtime_error(policy.status().message());
+  std::fprintf(stderr, "generate: %s\n", m::PolicyDescription(**policy).c_str());
 
   m::SamplingOptions so;
   so.temperature = f.temperature;
@@ -143,15 +112,11 @@ int Run(const GenerateFlags& f) {
   so.seed = f.seed;
   so.stop_strings = f.stop;
   so.use_cuda_graphs = !f.no_graphs;
-  if (model.config.eos_token_id >= 0) {
-    so.stop_token_ids.push_back(static_cast<int32_t>(model.config.eos_token_id));
-  }
-  for (const char* t : {"<|im_end|>", "<|endoftext|>"}) {
-    int32_t id = m::TokenId(tok, t);
-    if (id >= 0) so.stop_token_ids.push_back(id);
-  }
+  so.stop_token_ids = m::DefaultStopTokens(**policy);
+  std::vector<std::string> texts;
+  for (const PromptItem& it : items) texts.push_back(it.text);
   m::GenerationStats stats;
-  auto result = m::Generate(model, &tok, prompts, so, &stats);
+  auto result = m::GenerateText(**policy, texts, so, &stats);
   if (!result.ok()) throw std::runtime_error(result.status().message());
 
   std::string out;

@@ -153,10 +153,10 @@ CompareResult CompareTensor(const TensorBytes& out, const TensorBytes& ref, Tole
     for (std::int64_t i = 0; i < *n; ++i) {
       const double a = LoadAsDouble(out.dtype, out.data.data(), i);
       const double b = LoadAsDouble(ref.dtype, ref.data.data(), i);
-      const bool equal = ref.dtype == DType::kBool ? ((a != 0) == (b != 0))
-                         : ref.dtype == DType::kInt64
-                             ? Load<std::int64_t>(out.data.data(), i) == Load<std::int64_t>(ref.data.data(), i)
-                             : a == b;
+      const bool equal = ref.dtype == DType::kBool    ? ((a != 0) == (b != 0))
+                         : ref.dtype == DType::kInt64 ? Load<std::int64_t>(out.data.data(), i) ==
+                                                            Load<std::int64_t>(ref.data.data(), i)
+                                                      : a == b;
       if (!equal) {
         ++r.bad_elements;
         r.max_abs_err = std::max(r.max_abs_err, std::fabs(a - b));
@@ -202,13 +202,16 @@ CompareResult CompareTensor(const TensorBytes& out, const TensorBytes& ref, Tole
   if (nonfinite) {
     r.ok = false;
     r.code = "nonfinite";
-    r.message = fmt::format("{} non-finite values where the reference is finite (first at flat index {})",
-                            nonfinite, first_bad);
+    r.message =
+        fmt::format("{} non-finite values where the reference is finite (first at flat index {})",
+                    nonfinite, first_bad);
   } else if (r.bad_elements) {
     r.ok = false;
     r.code = "not_allclose";
-    r.message = fmt::format("{} of {} elements outside atol={:g} rtol={:g} (max abs err {:.3g}, first at flat index {})",
-                            r.bad_elements, *n, tol.atol, tol.rtol, r.max_abs_err, first_bad);
+    r.message = fmt::format(
+        "{} of {} elements outside atol={:g} rtol={:g} (max abs err {:.3g}, first at flat index "
+        "{})",
+        r.bad_elements, *n, tol.atol, tol.rtol, r.max_abs_err, first_bad);
   } else if (!(r.rel_l2 <= bound)) {
     r.ok = false;
     r.code = "rel_l2_exceeded";

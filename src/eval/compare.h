@@ -20,7 +20,18 @@
 
 namespace tritonrl::eval {
 
-enum class DType { kFloat32, kFloat64, kFloat16, kBFloat16, kInt8, kInt16, kInt32, kInt64, kUInt8, kBool };
+enum class DType {
+  kFloat32,
+  kFloat64,
+  kFloat16,
+  kBFloat16,
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kBool
+};
 
 // torch dtype names without the "torch." prefix ("float32", "bfloat16", ...).
 std::optional<DType> ParseDType(std::string_view name);

@@ -53,7 +53,8 @@ Result<CorpusEntry> ReadCorpusFile(const std::string& path) {
       const auto w = Words(value);
       const bool ok = (w.size() == 1 && w[0] == "correct") ||
                       (w.size() == 2 && (w[0] == "static" || w[0] == "runtime"));
-      if (!ok) return Status::ParseError(fmt::format("{}:{}: malformed '# expect:' ({})", path, n, value));
+      if (!ok)
+        return Status::ParseError(fmt::format("{}:{}: malformed '# expect:' ({})", path, n, value));
       e.expect = value;
     }
   }
@@ -86,7 +87,8 @@ Result<std::vector<CorpusEntry>> ReadSolutions(const std::string& solutions_dir)
   std::error_code ec;
   std::vector<fs::path> files;
   for (const auto& f : fs::recursive_directory_iterator(solutions_dir, ec)) {
-    if (f.path().extension() == ".py" && f.path().filename().string()[0] != '_') files.push_back(f.path());
+    if (f.path().extension() == ".py" && f.path().filename().string()[0] != '_')
+      files.push_back(f.path());
   }
   if (ec) return Status::IoError(fmt::format("{}: {}", solutions_dir, ec.message()));
   std::sort(files.begin(), files.end());
@@ -133,19 +135,23 @@ bool MeetsExpectation(const std::string& expect, const json& verdict, std::strin
   if (w.size() == 1 && w[0] == "correct") {
     ok = outcome == "correct";
   } else if (w.size() == 2 && w[0] == "static") {
-    ok = (outcome == "invalid_syntax" || outcome == "invalid_functionality") && has(static_codes, w[1]);
+    ok = (outcome == "invalid_syntax" || outcome == "invalid_functionality") &&
+         has(static_codes, w[1]);
   } else if (w.size() == 2 && w[0] == "runtime") {
     ok = static_codes.empty() && (outcome == w[1] || has(flags, w[1]));
   }
   if (!ok && why) {
     std::string first;
-    if (verdict.contains("reasons") && verdict["reasons"].is_array() && !verdict["reasons"].empty()) {
+    if (verdict.contains("reasons") && verdict["reasons"].is_array() &&
+        !verdict["reasons"].empty()) {
       const auto& r = verdict["reasons"][0];
-      first = fmt::format(" [{}] {}: {}", r.value("stage", ""), r.value("code", ""), r.value("message", ""));
+      first = fmt::format(" [{}] {}: {}", r.value("stage", ""), r.value("code", ""),
+                          r.value("message", ""));
       if (first.size() > 300) first = first.substr(0, 300) + "...";
     }
-    *why = fmt::format("expected {}, got {}{}{}", expect, outcome,
-                       flags.empty() ? "" : fmt::format(" (flags {})", fmt::join(flags, ",")), first);
+    *why =
+        fmt::format("expected {}, got {}{}{}", expect, outcome,
+                    flags.empty() ? "" : fmt::format(" (flags {})", fmt::join(flags, ",")), first);
   }
   return ok;
 }

@@ -86,8 +86,10 @@ Result<std::string> MakeWorkDir(const std::string& parent) {
   std::error_code ec;
   fs::create_directories(parent, ec);
   std::string tmpl = (fs::path(parent) / "w-XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr) return Status::IoError(fmt::format("{}: cannot create a work folder", parent));
-  for (const char* sub : {"tmp", "home", "triton-cache"}) fs::create_directory(fs::path(tmpl) / sub, ec);
+  if (mkdtemp(tmpl.data()) == nullptr)
+    return Status::IoError(fmt::format("{}: cannot create a work folder", parent));
+  for (const char* sub : {"tmp", "home", "triton-cache"})
+    fs::create_directory(fs::path(tmpl) / sub, ec);
   return tmpl;
 }
 
@@ -106,7 +108,8 @@ std::vector<std::string> WorkerEnv(const EngineConfig& cfg, const std::string& d
     env.push_back("CUDA_VISIBLE_DEVICES=");
     env.push_back("OMP_NUM_THREADS=1");
   } else {
-    for (const char* pass : {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CUDA_HOME", "TRITON_PTXAS_PATH"}) {
+    for (const char* pass :
+         {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CUDA_HOME", "TRITON_PTXAS_PATH"}) {
       if (const char* v = std::getenv(pass)) env.push_back(std::string(pass) + "=" + v);
     }
   }
@@ -129,13 +132,14 @@ struct WorkerRun {
 };
 
 // Drives one worker through its fixed frame sequence with a deadline per stage.
-WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::string& dir, bool candidate,
-                      int trials) {
+WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::string& dir,
+                      bool candidate, int trials) {
   WorkerRun run;
   const auto t0 = Clock::now();
   SpawnSpec spec;
-  spec.argv = {cfg.python, "-I", "-B", (fs::path(cfg.runner_dir) / "tritonrl_runner" / "worker.py").string(), "3",
-               "4"};
+  spec.argv = {cfg.python, "-I",
+               "-B",       (fs::path(cfg.runner_dir) / "tritonrl_runner" / "worker.py").string(),
+               "3",        "4"};
   spec.env = WorkerEnv(cfg, dir);
   spec.cwd = dir + "/tmp";
   spec.log_path = dir + "/worker.log";
@@ -163,7 +167,8 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   auto stage_t0 = Clock::now();
   bool hello = false;
   for (;;) {
-    const ReadResult rr = ReadFrameUntil(child->from_child, buffer, Clock::now() + timeout_for(pending));
+    const ReadResult rr =
+        ReadFrameUntil(child->from_child, buffer, Clock::now() + timeout_for(pending));
     if (rr.kind == ReadKind::kTimeout) {
       run.end = WorkerEnd::kTimeout;
       break;
@@ -198,7 +203,8 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     const bool stage_ok = want != "stage" || GetString(h, "stage") == pending;
     if (type != want || !stage_ok) {
       run.end = WorkerEnd::kProtocol;
-      run.detail = fmt::format("expected a '{}' frame while in stage {}, got '{}'", want, pending, Truncate(type, 40));
+      run.detail = fmt::format("expected a '{}' frame while in stage {}, got '{}'", want, pending,
+                               Truncate(type, 40));
       break;
     }
     run.stage_ms[pending] += MsSince(stage_t0);
@@ -242,15 +248,14 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
 }
 
 json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::string& task_path,
-                 const std::string& candidate_path, const std::vector<std::string>& variants, int perturb) {
+                 const std::string& candidate_path, const std::vector<std::string>& variants,
+                 int perturb) {
   json trials = json::array();
-  for (const auto& t : cfg.schedule) trials.push_back({{"seed", t.seed}, {"train", t.train}, {"grad", t.grad}});
-  json req = {{"role", role},
-              {"task_path", fs::absolute(task_path).string()},
-              {"device", cfg.device},
-              {"init_seed", cfg.init_seed},
-              {"trials", trials},
-              {"allowlist_path", fs::absolute(cfg.allowlist_path).string()},
+  for (const auto& t : cfg.schedule)
+    trials.push_back({{"seed", t.seed}, {"train", t.train}, {"grad", t.grad}});
+  json req = {{"role", role},         {"task_path", fs::absolute(task_path).string()},
+              {"device", cfg.device}, {"init_seed", cfg.init_seed},
+              {"trials", trials},     {"allowlist_path", fs::absolute(cfg.allowlist_path).string()},
               {"perturb", perturb}};
   if (!candidate_path.empty()) req["candidate_path"] = candidate_path;
   if (!variants.empty()) req["variants"] = variants;
@@ -261,12 +266,16 @@ json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::st
 Result<OutputRecord> ParseOutput(const json& d, const std::string& payload) {
   OutputRecord o;
   const auto dtype = ParseDType(GetString(d, "dtype"));
-  if (!dtype) return Status::ParseError(fmt::format("unsupported output dtype '{}'", Truncate(GetString(d, "dtype"), 40)));
+  if (!dtype)
+    return Status::ParseError(
+        fmt::format("unsupported output dtype '{}'", Truncate(GetString(d, "dtype"), 40)));
   o.dtype = *dtype;
   auto shape_it = d.find("shape");
-  if (shape_it == d.end() || !shape_it->is_array() || shape_it->size() > 16) return Status::ParseError("bad output shape");
+  if (shape_it == d.end() || !shape_it->is_array() || shape_it->size() > 16)
+    return Status::ParseError("bad output shape");
   for (const auto& v : *shape_it) {
-    if (!v.is_number_integer() || v.get<std::int64_t>() < 0) return Status::ParseError("bad output shape");
+    if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
+      return Status::ParseError("bad output shape");
     o.shape.push_back(v.get<std::int64_t>());
   }
   o.device = GetString(d, "device");
@@ -294,7 +303,10 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
                                 : run.pending;
   switch (run.end) {
     case WorkerEnd::kTimeout:
-      return {"timeout", {stage, "stage_timeout", fmt::format("no result within the {} stage limit; the process group was killed", run.pending)}};
+      return {"timeout",
+              {stage, "stage_timeout",
+               fmt::format("no result within the {} stage limit; the process group was killed",
+                           run.pending)}};
     case WorkerEnd::kError: {
       const json& h = run.error_frame.header;
       const std::string exc = Truncate(GetString(h, "exc_type"), 80);
@@ -303,9 +315,11 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
       // Triton reports kernel compile failures as CompilationError; under
       // TRITON_INTERPRET=1 the same failures surface as InterpreterError.
       const bool compile = where == "import" || where == "build" ||
-                           exc.find("CompilationError") != std::string::npos || exc == "InterpreterError";
-      return {compile ? "compile_error" : "runtime_error",
-              {stage, compile ? "compile_exception" : "exception", fmt::format("{}: {}", exc, msg)}};
+                           exc.find("CompilationError") != std::string::npos ||
+                           exc == "InterpreterError";
+      return {
+          compile ? "compile_error" : "runtime_error",
+          {stage, compile ? "compile_exception" : "exception", fmt::format("{}: {}", exc, msg)}};
     }
     case WorkerEnd::kMalformed:
     case WorkerEnd::kProtocol:
@@ -354,7 +368,8 @@ std::vector<TrialSpec> MakeSchedule(int trials, std::uint64_t secret_seed) {
 
 json Verdict::ToJson() const {
   json reasons_json = json::array();
-  for (const auto& r : reasons) reasons_json.push_back({{"stage", r.stage}, {"code", r.code}, {"message", r.message}});
+  for (const auto& r : reasons)
+    reasons_json.push_back({{"stage", r.stage}, {"code", r.code}, {"message", r.message}});
   json j = {{"sample", sample},
             {"task", task},
             {"outcome", outcome},
@@ -406,13 +421,15 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
       t.input_sha256 = GetString(f.header, "input_sha256");
       auto outs = f.header.find("outputs");
       if (outs == f.header.end() || !outs->is_array() || outs->empty()) {
-        ref.error = {"reference", "reference_failed", fmt::format("{}: the reference returned no tensor output", task_path)};
+        ref.error = {"reference", "reference_failed",
+                     fmt::format("{}: the reference returned no tensor output", task_path)};
         return ref;
       }
       for (const auto& d : *outs) {
         auto o = ParseOutput(d, f.payload);
         if (!GetBool(d, "type_ok", false) || !o.ok()) {
-          ref.error = {"reference", "reference_failed", fmt::format("{}: unusable reference output", task_path)};
+          ref.error = {"reference", "reference_failed",
+                       fmt::format("{}: unusable reference output", task_path)};
           return ref;
         }
         t.outputs.push_back(std::move(*o));
@@ -451,8 +468,8 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
     v.reasons.push_back({"startup", "io_error", s.message()});
     return v;
   }
-  const json req = MakeRequest(cfg, "candidate", task_path, fs::canonical(cand_path).string(), ref.variants,
-                               cfg.malloc_perturb);
+  const json req = MakeRequest(cfg, "candidate", task_path, fs::canonical(cand_path).string(),
+                               ref.variants, cfg.malloc_perturb);
   const int trials = static_cast<int>(cfg.schedule.size());
   const WorkerRun run = DriveWorker(cfg, req, *dir, true, trials);
   v.sandbox = run.fin.sandbox.ToJson();
@@ -480,11 +497,13 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
     if (type == "stage" && GetString(h, "stage") == "import") {
       imported = true;
       const auto inherits = GetStrings(h, "inherits_reference");
-      if (!inherits.empty()) fail("inherits_reference", fmt::format("ModelNew derives from the task's {}", inherits[0]));
+      if (!inherits.empty())
+        fail("inherits_reference", fmt::format("ModelNew derives from the task's {}", inherits[0]));
       continue;
     }
     if (type == "variants") {
-      if (GetStrings(h, "variants") != ref.variants) fail("protocol_violation", "variant list differs from the request");
+      if (GetStrings(h, "variants") != ref.variants)
+        fail("protocol_violation", "variant list differs from the request");
       continue;
     }
     if (type != "trial") continue;
@@ -501,15 +520,22 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
       continue;
     }
     const TrialSpec& spec = cfg.schedule[static_cast<std::size_t>(rt.index)];
-    modes.insert(fmt::format("{}/{}", spec.train ? "train" : "eval", spec.grad ? "grad" : "no_grad"));
+    modes.insert(
+        fmt::format("{}/{}", spec.train ? "train" : "eval", spec.grad ? "grad" : "no_grad"));
     if (GetString(h, "input_sha256") != rt.input_sha256) {
-      fail("inputs_differ", fmt::format("{}: the candidate's process saw different inputs than the reference's (task module altered?)", where));
+      fail("inputs_differ", fmt::format("{}: the candidate's process saw different inputs than the "
+                                        "reference's (task module altered?)",
+                                        where));
     }
     if (GetString(h, "input_sha256_after") != GetString(h, "input_sha256")) {
       fail("input_mutated", fmt::format("{}: forward changed its inputs", where));
     }
-    if (!GetBool(h, "hooks_intact", false)) fail("hooks_tampered", fmt::format("{}: the launch hook or the ATen audit was removed or replaced", where));
-    if (GetBool(h, "global_state_changed", true)) fail("global_state_changed", fmt::format("{}: forward changed process-wide torch settings", where));
+    if (!GetBool(h, "hooks_intact", false))
+      fail("hooks_tampered",
+           fmt::format("{}: the launch hook or the ATen audit was removed or replaced", where));
+    if (GetBool(h, "global_state_changed", true))
+      fail("global_state_changed",
+           fmt::format("{}: forward changed process-wide torch settings", where));
     int own = 0;
     auto launches = h.find("launches");
     if (launches != h.end() && launches->is_array()) {
@@ -526,9 +552,12 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
     }
     min_launches = min_launches < 0 ? own : std::min(min_launches, own);
     if (own == 0) {
-      fail("no_triton_launch", fmt::format("{} ({}): no kernel defined in the candidate file ran during forward{}", where,
-                                           *modes.rbegin(),
-                                           other_kernels.empty() ? "" : fmt::format(" (other kernels: {})", fmt::join(other_kernels, ", "))));
+      fail("no_triton_launch",
+           fmt::format("{} ({}): no kernel defined in the candidate file ran during forward{}",
+                       where, *modes.rbegin(),
+                       other_kernels.empty()
+                           ? ""
+                           : fmt::format(" (other kernels: {})", fmt::join(other_kernels, ", "))));
     }
     if (GetBool(h, "compiled_path", false) && GetInt(h, "c_launches").value_or(0) < 1) {
       fail("no_triton_launch", fmt::format("{}: Triton's launcher hook saw no launch", where));
@@ -537,17 +566,20 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
     const auto bad_ops = GetStrings(h, "forbidden_ops");
     for (const auto& op : bad_ops) forbidden.insert(Truncate(op, 80));
     if (!bad_ops.empty()) {
-      fail("forbidden_aten_op", fmt::format("{}: ATen compute ops outside the allowlist ran during forward: {}", where,
-                                            fmt::join(bad_ops, ", ")));
+      fail("forbidden_aten_op",
+           fmt::format("{}: ATen compute ops outside the allowlist ran during forward: {}", where,
+                       fmt::join(bad_ops, ", ")));
     }
     if (!GetString(h, "outputs_error").empty()) {
-      fail("output_structure", fmt::format("{}: {}", where, Truncate(GetString(h, "outputs_error"), 200)));
+      fail("output_structure",
+           fmt::format("{}: {}", where, Truncate(GetString(h, "outputs_error"), 200)));
       continue;
     }
     auto outs = h.find("outputs");
     if (outs == h.end() || !outs->is_array() || outs->size() != rt.outputs.size()) {
-      fail("output_count", fmt::format("{}: {} outputs, expected {}", where,
-                                       outs != h.end() && outs->is_array() ? outs->size() : 0, rt.outputs.size()));
+      fail("output_count",
+           fmt::format("{}: {} outputs, expected {}", where,
+                       outs != h.end() && outs->is_array() ? outs->size() : 0, rt.outputs.size()));
       continue;
     }
     for (std::size_t i = 0; i < rt.outputs.size(); ++i) {
@@ -559,17 +591,21 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
         continue;
       }
       if (GetBool(d, "alias", true)) {
-        fail("output_aliases_input", fmt::format("{}: output {} shares storage with an input", where, i));
+        fail("output_aliases_input",
+             fmt::format("{}: output {} shares storage with an input", where, i));
       }
       auto o = ParseOutput(d, f.payload);
       if (!o.ok()) {
-        fail("protocol_violation", fmt::format("{}: output {}: {}", where, i, o.status().message()));
+        fail("protocol_violation",
+             fmt::format("{}: output {}: {}", where, i, o.status().message()));
         continue;
       }
       if (o->device != r.device) {
-        fail("output_device", fmt::format("{}: output {} on {}, expected {}", where, i, Truncate(o->device, 20), r.device));
+        fail("output_device", fmt::format("{}: output {} on {}, expected {}", where, i,
+                                          Truncate(o->device, 20), r.device));
       }
-      const CompareResult c = CompareTensor({o->dtype, o->shape, o->bytes}, {r.dtype, r.shape, r.bytes}, ref.tolerance);
+      const CompareResult c =
+          CompareTensor({o->dtype, o->shape, o->bytes}, {r.dtype, r.shape, r.bytes}, ref.tolerance);
       if (std::isfinite(c.max_abs_err)) max_abs = std::max(max_abs, c.max_abs_err);
       if (std::isfinite(c.rel_l2)) max_rel = std::max(max_rel, c.rel_l2);
       if (!c.ok) fail(c.code, fmt::format("{}: output {}: {}", where, i, c.message));

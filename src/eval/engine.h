@@ -103,7 +103,7 @@ struct Verdict {
   nlohmann::json evidence = nlohmann::json::object();
   std::optional<double> speedup;  // null until the timing stage exists
   std::string device;
-  bool provisional = false;  // CPU verdicts: the GPU verdict is the one that counts
+  bool provisional = false;    // CPU verdicts: the GPU verdict is the one that counts
   bool infra_failure = false;  // the harness, not the sample, failed: never cached
   bool from_cache = false;
   bool syntax_ok = true;
@@ -114,12 +114,13 @@ struct Verdict {
 };
 
 // Runs the candidate (bare Python code) against a reference result.
-Verdict RunCandidate(const EngineConfig& config, const std::string& task_path, const std::string& code,
-                     const ReferenceResult& reference);
+Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
+                     const std::string& code, const ReferenceResult& reference);
 
 // Outcome strings in the order the metrics and reports expect.
-inline constexpr const char* kOutcomes[] = {"invalid_syntax", "invalid_functionality", "compile_error",
-                                            "runtime_error",  "timeout",               "incorrect",
+inline constexpr const char* kOutcomes[] = {"invalid_syntax", "invalid_functionality",
+                                            "compile_error",  "runtime_error",
+                                            "timeout",        "incorrect",
                                             "correct"};
 
 }  // namespace tritonrl::eval

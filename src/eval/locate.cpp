@@ -17,7 +17,9 @@ bool HasWorker(const fs::path& dir) {
   return fs::is_regular_file(dir / "tritonrl_runner" / "worker.py", ec);
 }
 
-bool Executable(const fs::path& p) { return access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
+bool Executable(const fs::path& p) {
+  return access(p.c_str(), X_OK) == 0 && !fs::is_directory(p);
+}
 
 }  // namespace
 
@@ -27,7 +29,8 @@ Result<std::string> LocateRunner(const std::string& hint) {
     if (!HasWorker(hint)) return Status::NotFound(hint + ": no tritonrl_runner/worker.py there");
     return fs::absolute(hint).string();
   }
-  if (const char* env = std::getenv("TRITONRL_RUNNER_DIR"); env != nullptr && *env != '\0') tries.emplace_back(env);
+  if (const char* env = std::getenv("TRITONRL_RUNNER_DIR"); env != nullptr && *env != '\0')
+    tries.emplace_back(env);
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
@@ -38,13 +41,16 @@ Result<std::string> LocateRunner(const std::string& hint) {
   for (const auto& p : tries) {
     if (HasWorker(p)) return fs::absolute(p).string();
   }
-  return Status::NotFound("cannot find the runner (tritonrl_runner/worker.py); pass --runner DIR or set TRITONRL_RUNNER_DIR");
+  return Status::NotFound(
+      "cannot find the runner (tritonrl_runner/worker.py); pass --runner DIR or set "
+      "TRITONRL_RUNNER_DIR");
 }
 
 Result<std::string> LocateInterpreter(const std::string& hint, const std::string& runner_dir) {
   std::string name = hint;
   if (name.empty()) {
-    if (const char* env = std::getenv("TRITONRL_PYTHON"); env != nullptr && *env != '\0') name = env;
+    if (const char* env = std::getenv("TRITONRL_PYTHON"); env != nullptr && *env != '\0')
+      name = env;
   }
   if (name.empty()) {
     const fs::path venv = fs::path(runner_dir).parent_path() / ".venv" / "bin" / "python";

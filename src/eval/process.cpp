@@ -56,8 +56,9 @@ bool SetLimit(int resource, std::uint64_t value) {
 }
 
 // Runs in the forked child: async-signal-safe calls only.
-[[noreturn]] void ChildMain(const SpawnSpec& spec, char* const* argv, char* const* envp, int in_fd, int out_fd,
-                            int report_fd, int log_fd, int null_fd, sock_filter* prog, unsigned short prog_len) {
+[[noreturn]] void ChildMain(const SpawnSpec& spec, char* const* argv, char* const* envp, int in_fd,
+                            int out_fd, int report_fd, int log_fd, int null_fd, sock_filter* prog,
+                            unsigned short prog_len) {
   std::int32_t bits = 0;
   const SandboxOptions& sb = spec.sandbox;
   if (setsid() >= 0) bits |= kBitSetsid;
@@ -66,8 +67,8 @@ bool SetLimit(int resource, std::uint64_t value) {
   const int a = fcntl(in_fd, F_DUPFD, 20), b = fcntl(out_fd, F_DUPFD, 20);
   const int c = fcntl(report_fd, F_DUPFD, 20), l = fcntl(log_fd, F_DUPFD, 20);
   const int z = fcntl(null_fd, F_DUPFD, 20);
-  if (a < 0 || b < 0 || c < 0 || l < 0 || z < 0 || dup2(z, 0) < 0 || dup2(l, 1) < 0 || dup2(l, 2) < 0 ||
-      dup2(a, 3) < 0 || dup2(b, 4) < 0 || dup2(c, 5) < 0) {
+  if (a < 0 || b < 0 || c < 0 || l < 0 || z < 0 || dup2(z, 0) < 0 || dup2(l, 1) < 0 ||
+      dup2(l, 2) < 0 || dup2(a, 3) < 0 || dup2(b, 4) < 0 || dup2(c, 5) < 0) {
     _exit(126);
   }
   fcntl(5, F_SETFD, FD_CLOEXEC);
@@ -75,9 +76,10 @@ bool SetLimit(int resource, std::uint64_t value) {
     for (int fd = 6; fd < 65536; ++fd) close(fd);
   }
   if (sb.enabled) {
-    bool ok = SetLimit(RLIMIT_FSIZE, sb.file_size_bytes) && SetLimit(RLIMIT_NOFILE, sb.open_files) &&
-              SetLimit(RLIMIT_CPU, sb.cpu_seconds) && SetLimit(RLIMIT_AS, sb.address_space_bytes) &&
-              SetLimit(RLIMIT_DATA, sb.data_bytes) && SetLimit(RLIMIT_NPROC, sb.processes);
+    bool ok = SetLimit(RLIMIT_FSIZE, sb.file_size_bytes) &&
+              SetLimit(RLIMIT_NOFILE, sb.open_files) && SetLimit(RLIMIT_CPU, sb.cpu_seconds) &&
+              SetLimit(RLIMIT_AS, sb.address_space_bytes) && SetLimit(RLIMIT_DATA, sb.data_bytes) &&
+              SetLimit(RLIMIT_NPROC, sb.processes);
     struct rlimit no_core = {0, 0};
     ok = setrlimit(RLIMIT_CORE, &no_core) == 0 && ok;
     if (ok) bits |= kBitRlimits;
@@ -128,8 +130,12 @@ std::string SandboxReport::Level() const {
 }
 
 nlohmann::json SandboxReport::ToJson() const {
-  return {{"level", Level()},          {"process_group", setsid}, {"rlimits", rlimits},
-          {"pid_namespace", pid_namespace}, {"net_namespace", net_namespace}, {"no_new_privs", no_new_privs},
+  return {{"level", Level()},
+          {"process_group", setsid},
+          {"rlimits", rlimits},
+          {"pid_namespace", pid_namespace},
+          {"net_namespace", net_namespace},
+          {"no_new_privs", no_new_privs},
           {"seccomp", seccomp}};
 }
 
@@ -152,18 +158,41 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(bool forbid_fork) {
     if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(static_cast<std::uint16_t>(err)), nr, 0);
   };
   // No tracing or reading of other processes, no escape from the group or namespaces.
-  for (int nr : {SCMP_SYS(ptrace), SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(kcmp),
-                 SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_getfd), SCMP_SYS(pidfd_send_signal),
-                 SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo), SCMP_SYS(tkill), SCMP_SYS(setsid),
-                 SCMP_SYS(setpgid), SCMP_SYS(unshare), SCMP_SYS(setns), SCMP_SYS(mount), SCMP_SYS(umount2),
-                 SCMP_SYS(chroot), SCMP_SYS(pivot_root), SCMP_SYS(bpf), SCMP_SYS(keyctl), SCMP_SYS(add_key),
-                 SCMP_SYS(request_key), SCMP_SYS(init_module), SCMP_SYS(finit_module),
-                 SCMP_SYS(delete_module), SCMP_SYS(reboot), SCMP_SYS(kexec_load), SCMP_SYS(swapon),
-                 SCMP_SYS(swapoff), SCMP_SYS(userfaultfd)}) {
+  for (int nr : {SCMP_SYS(ptrace),
+                 SCMP_SYS(process_vm_readv),
+                 SCMP_SYS(process_vm_writev),
+                 SCMP_SYS(kcmp),
+                 SCMP_SYS(pidfd_open),
+                 SCMP_SYS(pidfd_getfd),
+                 SCMP_SYS(pidfd_send_signal),
+                 SCMP_SYS(rt_sigqueueinfo),
+                 SCMP_SYS(rt_tgsigqueueinfo),
+                 SCMP_SYS(tkill),
+                 SCMP_SYS(setsid),
+                 SCMP_SYS(setpgid),
+                 SCMP_SYS(unshare),
+                 SCMP_SYS(setns),
+                 SCMP_SYS(mount),
+                 SCMP_SYS(umount2),
+                 SCMP_SYS(chroot),
+                 SCMP_SYS(pivot_root),
+                 SCMP_SYS(bpf),
+                 SCMP_SYS(keyctl),
+                 SCMP_SYS(add_key),
+                 SCMP_SYS(request_key),
+                 SCMP_SYS(init_module),
+                 SCMP_SYS(finit_module),
+                 SCMP_SYS(delete_module),
+                 SCMP_SYS(reboot),
+                 SCMP_SYS(kexec_load),
+                 SCMP_SYS(swapon),
+                 SCMP_SYS(swapoff),
+                 SCMP_SYS(userfaultfd)}) {
     deny(nr, EPERM);
   }
   // kill() only to the own process group (pid 0); tgkill only to itself.
-  if (rc == 0) rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, 0));
+  if (rc == 0)
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(kill), 1, SCMP_A0(SCMP_CMP_NE, 0));
   if (rc == 0) {
     rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(tgkill), 1,
                           SCMP_A0(SCMP_CMP_NE, kSelfPidPlaceholder));
@@ -184,7 +213,8 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(bool forbid_fork) {
   if (forbid_fork) deny(SCMP_SYS(vfork), EAGAIN);
   const scmp_datum_t allowed = CLONE_THREAD | (forbid_fork ? 0 : CLONE_VFORK);
   if (rc == 0) {
-    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(clone), 1, SCMP_A0(SCMP_CMP_MASKED_EQ, allowed, 0));
+    rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EAGAIN), SCMP_SYS(clone), 1,
+                          SCMP_A0(SCMP_CMP_MASKED_EQ, allowed, 0));
   }
   if (rc != 0) {
     seccomp_release(ctx);
@@ -230,12 +260,13 @@ Result<Child> Spawn(const SpawnSpec& spec) {
     for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1]}) close(fd);
     return Status::IoError("pipe2 failed");
   }
-  const int log_fd = spec.log_path.empty()
-                         ? open("/dev/null", O_WRONLY | O_CLOEXEC)
-                         : open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int log_fd = spec.log_path.empty() ? open("/dev/null", O_WRONLY | O_CLOEXEC)
+                                           : open(spec.log_path.c_str(),
+                                                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   auto close_all = [&] {
-    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], rep_pipe[0], rep_pipe[1], log_fd, null_fd}) {
+    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], rep_pipe[0], rep_pipe[1],
+                   log_fd, null_fd}) {
       if (fd >= 0) close(fd);
     }
   };
@@ -273,7 +304,8 @@ Status WriteAll(int fd, std::string_view data) {
   return Status::Ok();
 }
 
-ReadResult ReadFrameUntil(int fd, std::string& buffer, Clock::time_point deadline, const FrameLimits& limits) {
+ReadResult ReadFrameUntil(int fd, std::string& buffer, Clock::time_point deadline,
+                          const FrameLimits& limits) {
   ReadResult result;
   char chunk[1 << 16];
   for (;;) {
@@ -288,7 +320,8 @@ ReadResult ReadFrameUntil(int fd, std::string& buffer, Clock::time_point deadlin
       result.frame = std::move(**taken);
       return result;
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) {
       result.kind = ReadKind::kTimeout;
       return result;
@@ -310,7 +343,8 @@ ReadResult ReadFrameUntil(int fd, std::string& buffer, Clock::time_point deadlin
     }
     if (n == 0) {
       result.kind = ReadKind::kEof;
-      if (!buffer.empty()) result.error = fmt::format("{} trailing bytes (a truncated frame)", buffer.size());
+      if (!buffer.empty())
+        result.error = fmt::format("{} trailing bytes (a truncated frame)", buffer.size());
       return result;
     }
     buffer.append(chunk, static_cast<std::size_t>(n));
@@ -328,7 +362,8 @@ Finished Finish(Child& child, std::chrono::milliseconds grace) {
   bool exited = false;
   for (;;) {
     std::memset(&info, 0, sizeof info);
-    if (waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid != 0) {
+    if (waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid != 0) {
       exited = true;
       break;
     }

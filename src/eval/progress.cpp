@@ -18,7 +18,8 @@ Progress::Progress(std::size_t total, bool terminal, std::FILE* out)
     : total_(total), terminal_(terminal), out_(out), start_(std::chrono::steady_clock::now()) {}
 
 std::string Progress::Line() const {
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   const double rate = elapsed > 0 ? static_cast<double>(done_) / elapsed : 0.0;
   const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : NAN;
   constexpr int kWidth = 24;
@@ -27,7 +28,8 @@ std::string Progress::Line() const {
   bar.resize(kWidth, '.');
   std::string counts;
   for (const auto& [outcome, n] : counts_) counts += fmt::format(" {}={}", outcome, n);
-  return fmt::format("[{}] {}/{} {:.2f}/s ETA {}{}", bar, done_, total_, rate, FormatDuration(eta), counts);
+  return fmt::format("[{}] {}/{} {:.2f}/s ETA {}{}", bar, done_, total_, rate, FormatDuration(eta),
+                     counts);
 }
 
 void Progress::Done(const std::string& outcome, const std::string& label) {

@@ -15,7 +15,8 @@ void PutLE(std::string& out, std::uint64_t v, int bytes) {
 
 std::uint64_t GetLE(const std::string& in, std::size_t at, int bytes) {
   std::uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[at + i])) << (8 * i);
+  for (int i = 0; i < bytes; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned char>(in[at + i])) << (8 * i);
   return v;
 }
 
@@ -46,9 +47,10 @@ Result<std::optional<Frame>> TakeFrame(std::string& buffer, const FrameLimits& l
   }
   if (buffer.size() < kFramePrefixSize + hlen + plen) return std::optional<Frame>();
   Frame frame;
-  frame.header = nlohmann::json::parse(buffer.begin() + kFramePrefixSize,
-                                       buffer.begin() + static_cast<std::ptrdiff_t>(kFramePrefixSize + hlen),
-                                       nullptr, /*allow_exceptions=*/false);
+  frame.header =
+      nlohmann::json::parse(buffer.begin() + kFramePrefixSize,
+                            buffer.begin() + static_cast<std::ptrdiff_t>(kFramePrefixSize + hlen),
+                            nullptr, /*allow_exceptions=*/false);
   if (frame.header.is_discarded() || !frame.header.is_object()) {
     return Status::ParseError("frame: header is not a JSON object");
   }

@@ -1,4 +1,5 @@
 #include "model/generate.h"
+#include "model/policy.h"
 
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
@@ -387,6 +388,85 @@ Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenize
   } catch (const c10::Error& e) {
     return Status::Internal(std::string("generation failed: ") + e.what_without_backtrace());
   }
+}
+
+}  // namespace tritonrl::model
+
+// ---- Policy (policy.h) ----
+
+namespace tritonrl::model {
+
+struct Policy {
+  Qwen3Model model;
+  Tokenizer tokenizer;
+};
+
+bool CudaAvailable() {
+  return at::hasCUDA();
+}
+
+Result<std::shared_ptr<Policy>> LoadPolicy(const PolicyOptions& o) {
+  auto device = ParseDevice(o.device.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : o.device);
+  if (!device.ok()) return device.status();
+  if (device->is_cuda() && !at::hasCUDA()) return Status::Unavailable("no CUDA device available");
+  auto dtype = ParseModelDType(o.dtype.empty() ? (device->is_cuda() ? "bf16" : "fp32") : o.dtype);
+  if (!dtype.ok()) return dtype.status();
+  ModelOptions mo;
+  mo.device = *device;
+  mo.dtype = *dtype;
+  auto p = std::make_shared<Policy>();
+  try {
+    if (o.model == "builtin:tiny") {
+      p->model = RandomQwen3(TinyQwen3Config(), o.builtin_seed, mo);
+      p->tokenizer = ByteFallbackTokenizer();
+      return p;
+    }
+  } catch (const c10::Error& e) {
+    return Status::Internal(std::string("builtin:tiny: ") + e.what_without_backtrace());
+  }
+  auto model = LoadQwen3(o.model, mo);
+  if (!model.ok()) return model.status();
+  p->model = std::move(model.value());
+  auto tok = LoadTokenizerFile(o.model + "/tokenizer.json");
+  if (!tok.ok()) return tok.status();
+  p->tokenizer = std::move(tok.value());
+  return p;
+}
+
+const Tokenizer& PolicyTokenizer(const Policy& p) {
+  return p.tokenizer;
+}
+
+std::vector<int32_t> DefaultStopTokens(const Policy& p) {
+  std::vector<int32_t> ids;
+  if (p.model.config.eos_token_id >= 0)
+    ids.push_back(static_cast<int32_t>(p.model.config.eos_token_id));
+  for (const char* t : {"<|im_end|>", "<|endoftext|>"}) {
+    int32_t id = TokenId(p.tokenizer, t);
+    if (id >= 0 && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  return ids;
+}
+
+std::string PolicyDescription(const Policy& p) {
+  const Qwen3Config& c = p.model.config;
+  return "qwen3 " + std::to_string(c.num_hidden_layers) + " layers, hidden " +
+         std::to_string(c.hidden_size) + ", vocab " + std::to_string(c.vocab_size) + ", " +
+         c10::toString(p.model.dtype) + " on " + p.model.device.str();
+}
+
+Result<std::vector<Completion>> GenerateText(const Policy& p,
+                                             const std::vector<std::string>& prompts,
+                                             const SamplingOptions& options,
+                                             GenerationStats* stats) {
+  std::vector<std::vector<int32_t>> ids;
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    auto e = Encode(p.tokenizer, prompts[i]);
+    if (!e.ok())
+      return Status::InvalidArgument("prompt " + std::to_string(i) + ": " + e.status().message());
+    ids.push_back(std::move(e->ids));
+  }
+  return Generate(p.model, &p.tokenizer, ids, options, stats);
 }
 
 }  // namespace tritonrl::model

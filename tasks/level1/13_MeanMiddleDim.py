@@ -6,7 +6,7 @@ DTYPE = "float32"
 VARIANTS = {
     "small": {"batch_size": 3, "rows": 50, "cols": 200},
     "medium": {"batch_size": 16, "rows": 512, "cols": 1024},
-    "large": {"batch_size": 64, "rows": 2048, "cols": 4096},
+    "large": {"batch_size": 64, "rows": 3072, "cols": 4096},
 }
 batch_size = 16
 rows = 512

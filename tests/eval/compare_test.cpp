@@ -23,7 +23,8 @@ struct Pair {
   std::string out, ref;
 };
 
-CompareResult CompareF32(const std::vector<float>& out, const std::vector<float>& ref, double atol, double rtol) {
+CompareResult CompareF32(const std::vector<float>& out, const std::vector<float>& ref, double atol,
+                         double rtol) {
   static thread_local Pair p;
   p.out = Bytes(out);
   p.ref = Bytes(ref);
@@ -58,8 +59,8 @@ TEST(CompareTest, OutsideAllcloseFails) {
 
 TEST(CompareTest, AllcloseUsesReferenceMagnitude) {
   // torch.allclose(out, ref): the rtol term scales with |ref| = 100, not |out|.
-  EXPECT_TRUE(CompareF32({100.009f}, {100.0f}, 0.0, 1e-4).ok);   // 0.009 <= 0.01
-  EXPECT_FALSE(CompareF32({100.02f}, {100.0f}, 0.0, 1e-4).ok);   // 0.02 > 0.01
+  EXPECT_TRUE(CompareF32({100.009f}, {100.0f}, 0.0, 1e-4).ok);  // 0.009 <= 0.01
+  EXPECT_FALSE(CompareF32({100.02f}, {100.0f}, 0.0, 1e-4).ok);  // 0.02 > 0.01
 }
 
 TEST(CompareTest, ZerosUnderLooseAtolFailOnRelativeL2) {
@@ -105,10 +106,14 @@ TEST(CompareTest, NonFiniteReferenceMustBeMatchedExactly) {
 
 TEST(CompareTest, ShapeDtypeAndSizeChecks) {
   const std::string a = Bytes(std::vector<float>{1, 2, 3, 4});
-  EXPECT_EQ(CompareTensor({DType::kFloat32, {2, 2}, a}, {DType::kFloat32, {4}, a}, {}).code, "shape_mismatch");
-  EXPECT_EQ(CompareTensor({DType::kFloat64, {2}, a}, {DType::kFloat32, {2}, a}, {}).code, "dtype_mismatch");
-  EXPECT_EQ(CompareTensor({DType::kFloat32, {3}, a}, {DType::kFloat32, {3}, a}, {}).code, "size_mismatch");
-  EXPECT_EQ(CompareTensor({DType::kFloat32, {-1}, a}, {DType::kFloat32, {-1}, a}, {}).code, "size_mismatch");
+  EXPECT_EQ(CompareTensor({DType::kFloat32, {2, 2}, a}, {DType::kFloat32, {4}, a}, {}).code,
+            "shape_mismatch");
+  EXPECT_EQ(CompareTensor({DType::kFloat64, {2}, a}, {DType::kFloat32, {2}, a}, {}).code,
+            "dtype_mismatch");
+  EXPECT_EQ(CompareTensor({DType::kFloat32, {3}, a}, {DType::kFloat32, {3}, a}, {}).code,
+            "size_mismatch");
+  EXPECT_EQ(CompareTensor({DType::kFloat32, {-1}, a}, {DType::kFloat32, {-1}, a}, {}).code,
+            "size_mismatch");
 }
 
 TEST(CompareTest, HalfPrecisionDecodingByHand) {
@@ -134,7 +139,8 @@ TEST(CompareTest, Fp16ToleranceAtOnePercent) {
   // 1.0 vs 1.0087890625 (0x3C09): |d| = 0.0088 <= 0.01 + 0.01 * 1.
   const std::string out = Bytes(std::vector<std::uint16_t>{0x3C09, 0x4000});
   const std::string ref = Bytes(std::vector<std::uint16_t>{0x3C00, 0x4000});
-  const auto r = CompareTensor({DType::kFloat16, {2}, out}, {DType::kFloat16, {2}, ref}, {1e-2, 1e-2});
+  const auto r =
+      CompareTensor({DType::kFloat16, {2}, out}, {DType::kFloat16, {2}, ref}, {1e-2, 1e-2});
   EXPECT_TRUE(r.ok) << r.message;
   EXPECT_NEAR(r.max_abs_err, 0.0087890625, 1e-12);
 }
@@ -159,7 +165,8 @@ TEST(CompareTest, BoolsCompareByTruth) {
 }
 
 TEST(CompareTest, DTypeNamesRoundTrip) {
-  for (const char* name : {"float32", "float64", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "bool"}) {
+  for (const char* name : {"float32", "float64", "float16", "bfloat16", "int8", "int16", "int32",
+                           "int64", "uint8", "bool"}) {
     const auto d = ParseDType(name);
     ASSERT_TRUE(d.has_value()) << name;
     EXPECT_EQ(DTypeName(*d), name);

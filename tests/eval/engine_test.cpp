@@ -19,7 +19,8 @@ class EngineTest : public ::testing::Test {
     cfg_.python = FAKE_WORKER_PATH;
     cfg_.runner_dir = "/nonexistent";  // the fake worker ignores its arguments
     cfg_.allowlist_path = "allowlist.json";
-    cfg_.work_dir = (fs::temp_directory_path() / ("tritonrl-engine-test-" + std::to_string(getpid()))).string();
+    cfg_.work_dir =
+        (fs::temp_directory_path() / ("tritonrl-engine-test-" + std::to_string(getpid()))).string();
     cfg_.schedule = MakeSchedule(5, 987654321);
     cfg_.trial_timeout = cfg_.build_timeout = cfg_.import_timeout = std::chrono::milliseconds(1500);
     auto prog = BuildSeccompProgram(true);
@@ -154,8 +155,8 @@ TEST(VerdictTest, StableJsonFields) {
   v.outcome = "incorrect";
   v.reasons.push_back({"correctness", "not_allclose", "m"});
   const auto j = v.ToJson();
-  for (const char* key : {"sample", "task", "outcome", "reasons", "flags", "sandbox", "timings_ms", "evidence", "speedup",
-                          "device", "provisional"}) {
+  for (const char* key : {"sample", "task", "outcome", "reasons", "flags", "sandbox", "timings_ms",
+                          "evidence", "speedup", "device", "provisional"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_TRUE(j["speedup"].is_null());

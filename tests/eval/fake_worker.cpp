@@ -54,10 +54,17 @@ int main() {
   const char* env = std::getenv("FAKE_SCENARIO");
   const std::string sc = candidate && env ? env : "correct";
   Send({{"type", "hello"}, {"role", r["role"]}});
-  Send({{"type", "variants"}, {"variants", {"v"}}, {"atol", 1e-4}, {"rtol", 1e-4}, {"dtype", "float32"}});
+  Send({{"type", "variants"},
+        {"variants", {"v"}},
+        {"atol", 1e-4},
+        {"rtol", 1e-4},
+        {"dtype", "float32"}});
   if (candidate) {
     if (sc == "error_import") {
-      Send({{"type", "error"}, {"stage", "import"}, {"exc_type", "SyntaxError"}, {"message", "invalid syntax"}});
+      Send({{"type", "error"},
+            {"stage", "import"},
+            {"exc_type", "SyntaxError"},
+            {"message", "invalid syntax"}});
       return 1;
     }
     Send({{"type", "stage"}, {"stage", "import"}, {"inherits_reference", json::array()}});
@@ -83,15 +90,24 @@ int main() {
   for (const auto& t : r["trials"]) {
     const std::int64_t seed = t["seed"].get<std::int64_t>();
     if (sc == "error_trial") {
-      Send({{"type", "error"}, {"stage", "trial"}, {"exc_type", "ValueError"}, {"message", "boom"}});
+      Send(
+          {{"type", "error"}, {"stage", "trial"}, {"exc_type", "ValueError"}, {"message", "boom"}});
       return 1;
     }
     const std::string hash = "h" + std::to_string(seed);
-    json h = {{"type", "trial"}, {"variant", "v"}, {"index", index++}, {"seed", seed}, {"input_sha256", hash}};
+    json h = {{"type", "trial"},
+              {"variant", "v"},
+              {"index", index++},
+              {"seed", seed},
+              {"input_sha256", hash}};
     float first = static_cast<float>(seed % 7);
     if (sc == "wrong_values") first += 1.0f;
-    json out = {{"type_ok", sc != "subclass"}, {"dtype", "float32"}, {"shape", {sc == "lie_shape" ? 3 : 2}},
-                {"device", "cpu"},          {"alias", false},       {"offset", 0},
+    json out = {{"type_ok", sc != "subclass"},
+                {"dtype", "float32"},
+                {"shape", {sc == "lie_shape" ? 3 : 2}},
+                {"device", "cpu"},
+                {"alias", false},
+                {"offset", 0},
                 {"nbytes", 8}};
     if (sc == "subclass") out = {{"type_ok", false}, {"type", "LazyTensor"}};
     h["outputs"] = json::array({out});

@@ -28,7 +28,8 @@ SpawnSpec Spec(std::vector<std::string> argv, bool sandbox = true, bool forbid_f
   return s;
 }
 
-Finished RunToEnd(const SpawnSpec& spec, std::chrono::milliseconds grace = std::chrono::milliseconds(5000)) {
+Finished RunToEnd(const SpawnSpec& spec,
+                  std::chrono::milliseconds grace = std::chrono::milliseconds(5000)) {
   auto child = Spawn(spec);
   EXPECT_TRUE(child.ok());
   return Finish(*child, grace);
@@ -66,7 +67,8 @@ TEST(ProcessTest, UnsandboxedReportsLevelNone) {
 
 TEST(ProcessTest, SignalDeathIsNamed) {
   // A real fault: delivered even to the init process of a PID namespace.
-  const Finished f = RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-c", "import ctypes; ctypes.memset(0, 0, 8)"}));
+  const Finished f =
+      RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-c", "import ctypes; ctypes.memset(0, 0, 8)"}));
   ASSERT_TRUE(f.exit.known);
   EXPECT_TRUE(f.exit.signaled);
   EXPECT_EQ(SignalName(f.exit.signal), "SIGSEGV");
@@ -105,7 +107,8 @@ TEST(ProcessTest, ReadFrameTimesOutOnSilence) {
   auto child = Spawn(Spec({"/bin/sleep", "30"}));
   ASSERT_TRUE(child.ok());
   std::string buf;
-  const auto r = ReadFrameUntil(child->from_child, buf, Clock::now() + std::chrono::milliseconds(200));
+  const auto r =
+      ReadFrameUntil(child->from_child, buf, Clock::now() + std::chrono::milliseconds(200));
   EXPECT_EQ(r.kind, ReadKind::kTimeout);
   const Finished f = Finish(*child, std::chrono::milliseconds(0));
   EXPECT_TRUE(f.killed);
@@ -124,8 +127,10 @@ TEST(ProcessTest, SeccompRefusesForkNetworkAndSignallingOthers) {
   const char* script =
       "import os, socket, errno\n"
       "try:\n os.fork(); raise SystemExit(10)\nexcept BlockingIOError: pass\n"
-      "try:\n socket.socket(socket.AF_INET, socket.SOCK_STREAM); raise SystemExit(11)\nexcept PermissionError: pass\n"
-      "try:\n os.kill(1 if os.getpid() != 1 else 2, 0); raise SystemExit(12)\nexcept (PermissionError, ProcessLookupError): pass\n"
+      "try:\n socket.socket(socket.AF_INET, socket.SOCK_STREAM); raise SystemExit(11)\nexcept "
+      "PermissionError: pass\n"
+      "try:\n os.kill(1 if os.getpid() != 1 else 2, 0); raise SystemExit(12)\nexcept "
+      "(PermissionError, ProcessLookupError): pass\n"
       "try:\n os.setsid(); raise SystemExit(13)\nexcept PermissionError: pass\n"
       "raise SystemExit(42)\n";
   const Finished f = RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-I", "-c", script}));
@@ -138,14 +143,16 @@ TEST(ProcessTest, SpawnOnlyPolicyAllowsSubprocessButNotFork) {
       "assert subprocess.run(['/bin/true']).returncode == 0\n"
       "try:\n os.fork(); raise SystemExit(10)\nexcept BlockingIOError: pass\n"
       "raise SystemExit(42)\n";
-  const Finished f = RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-I", "-c", script}, true, /*forbid_fork=*/false));
+  const Finished f =
+      RunToEnd(Spec({TRITONRL_VENV_PYTHON, "-I", "-c", script}, true, /*forbid_fork=*/false));
   EXPECT_EQ(f.exit.code, 42) << f.exit.ToString();
 }
 
 TEST(ProcessTest, FileSizeLimitHolds) {
-  SpawnSpec spec = Spec({TRITONRL_VENV_PYTHON, "-I", "-c",
-                         "import os\ntry:\n open(os.environ['TMPDIR'] + '/f', 'wb').write(b'0' * (2 << 20))\n"
-                         "except OSError as e:\n raise SystemExit(42)\n"});
+  SpawnSpec spec =
+      Spec({TRITONRL_VENV_PYTHON, "-I", "-c",
+            "import os\ntry:\n open(os.environ['TMPDIR'] + '/f', 'wb').write(b'0' * (2 << 20))\n"
+            "except OSError as e:\n raise SystemExit(42)\n"});
   const fs::path dir = fs::temp_directory_path() / ("tritonrl-fsize-" + std::to_string(getpid()));
   fs::create_directories(dir);
   spec.env.push_back("TMPDIR=" + dir.string());

@@ -60,7 +60,7 @@ def test_large_variant_inputs_fit(path):
     with torch.device("meta"):
         inputs = mod.get_inputs()
     total = sum(t.numel() * t.element_size() for t in inputs if isinstance(t, torch.Tensor))
-    assert total <= 2.2e9, f"large inputs take {total / 1e9:.2f} GB"
+    assert total <= 4.5e9, f"large inputs take {total / 1e9:.2f} GB"
     small = th.load_module(path)
     th.apply_variant(small, "small")
     with torch.device("meta"):

@@ -112,6 +112,8 @@ def _caught_as_incorrect(mod, task):
         with torch.no_grad():
             out = model(*inputs)
         want = ref(None, *pristine)
+        if type(out) is not torch.Tensor:  # the output contract: a plain dense tensor
+            return True
         if any(out.data_ptr() == t.data_ptr() for t in inputs):
             return True
         if any(not torch.equal(a, b) for a, b in zip(inputs, pristine)):

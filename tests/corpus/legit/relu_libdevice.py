@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: libdevice fmax for the clamp (GPU only: the Triton CPU interpreter lacks libdevice)
 # expect: correct
+# device: gpu
 import torch
 import torch.nn as nn
 import triton

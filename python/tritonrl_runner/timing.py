@@ -1,0 +1,315 @@
+"""The timing and profiling stage of an evaluation worker (docs/measurement.md).
+
+The engine (src/eval) asks for it by putting a ``timing`` object in the
+request. After the correctness trials the worker sends ``stage timing_ready``
+and blocks until the engine, holding the GPU's exclusive timing lease, answers
+with a ``go`` frame; the engine's own clock runs from that frame until the
+``timing`` frame arrives, and bounds what this process reports.
+
+Protocol of one timing stage (reference and candidate alike):
+
+* a FRESH model instance for the timed variant (instance caches start empty);
+* warm-up calls with fresh inputs, synchronised, which also runs Triton's
+  autotuning for the timed shape (the only shape that is timed);
+* ``trials`` timed calls, each: new input values (the task's inputs for the
+  variant, rolled by a per-trial offset drawn from the trial seed, in new
+  storage, the previous trial's inputs kept alive so no pointer repeats),
+  persisting-L2 limit set to 0 and reset, L2 flushed by writing a buffer of at
+  least twice the device's L2, then a device-wide synchronise, the clock,
+  start event, ``forward``, end event, a sampled snapshot of the outputs for
+  the re-checked trials, ``end.synchronize()``, the clock (``event_done``),
+  a device-wide synchronise and the clock again. ``tail`` = time the device
+  still had work after the end event had completed (side streams, work
+  queued after return);
+* a profiler pass over a few calls: the share of GPU time in kernels whose
+  names are the candidate's own launched ``@triton.jit`` functions.
+
+Every clock and CUDA entry point used here is captured by ``TrustedClock``
+before the candidate is imported; a candidate that replaces them changes
+nothing measured here and is reported (``timers_intact`` false). Everything
+this process sends is still untrusted: the engine checks it against its own
+clock and the reference process (src/eval/timing.h).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+
+import torch
+
+_CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06
+_MIN_FLUSH_BYTES = 64 << 20
+_CPU_FLUSH_BYTES = 16 << 20  # CPU fallback (tests): larger than a typical L2
+
+
+def _os_threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return -1
+
+
+class TrustedClock:
+    """References to the clocks and CUDA entry points, taken before the
+    candidate is imported (it may monkeypatch the public names)."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.cuda = device.type == "cuda"
+        self.perf_ns = time.perf_counter_ns
+        self._watched = self._public()
+        if self.cuda:
+            # The C-level entry points under the public wrappers (which a
+            # candidate could replace, or make resolve a replaced name).
+            base = torch._C._CudaEventBase
+            self._c_sync = torch._C._cuda_synchronize
+            self.event_cls = torch.cuda.Event
+            self._c_record = base.record
+            self.ev_sync = base.synchronize
+            self.elapsed = base.elapsed_time
+            self.current_stream = torch.cuda.current_stream
+            self.sync = lambda: self._c_sync()
+            self.record = lambda ev, stream: self._c_record(ev, stream)
+            self.l2_bytes = int(torch.cuda.get_device_properties(device).L2_cache_size)
+        else:
+            self.sync = lambda *a: None
+            self.l2_bytes = 0
+        self.libcuda = None
+        if self.cuda:
+            try:
+                self.libcuda = ctypes.CDLL("libcuda.so.1")
+            except OSError:
+                self.libcuda = None
+
+    @staticmethod
+    def _public() -> dict:
+        watched = {
+            "time.perf_counter": time.perf_counter,
+            "time.perf_counter_ns": time.perf_counter_ns,
+            "time.time": time.time,
+            "time.monotonic": time.monotonic,
+            "torch.cuda.synchronize": torch.cuda.synchronize,
+            "torch.cuda.Event": torch.cuda.Event,
+            "torch.cuda.Event.record": torch.cuda.Event.record,
+            "torch.cuda.Event.elapsed_time": torch.cuda.Event.elapsed_time,
+            "torch.cuda.Event.synchronize": torch.cuda.Event.synchronize,
+            "torch.cuda.current_stream": torch.cuda.current_stream,
+            "torch.cuda.Stream.synchronize": torch.cuda.Stream.synchronize,
+        }
+        return watched
+
+    def intact(self) -> list[str]:
+        """Names of watched entry points that no longer are the originals."""
+        now = self._public()
+        return sorted(k for k, v in self._watched.items() if now.get(k) is not v)
+
+    def reset_persisting_l2(self) -> bool:
+        if self.libcuda is None:
+            return False
+        ok = self.libcuda.cuCtxSetLimit(_CU_LIMIT_PERSISTING_L2_CACHE_SIZE, ctypes.c_size_t(0)) == 0
+        return bool(self.libcuda.cuCtxResetPersistingL2Cache() == 0 and ok)
+
+
+def flush_bytes_for(l2_bytes: int) -> int:
+    """At least twice the L2 (and never below 64 MiB on a GPU)."""
+    if l2_bytes <= 0:
+        return _CPU_FLUSH_BYTES
+    return max(2 * l2_bytes, _MIN_FLUSH_BYTES)
+
+
+def fresh_inputs(base: list, seed: int) -> list:
+    """New storage and new values for one timed call: each floating tensor with
+    more than one element is rolled (flattened) by an offset drawn from the
+    seed; integer tensors (indices) and scalars are copied unchanged, so every
+    input stays valid for the task. Deterministic: the reference process
+    derives the same inputs from the same seed."""
+    g = torch.Generator().manual_seed(int(seed) & ((1 << 63) - 1))
+    out = []
+    for x in base:
+        if isinstance(x, torch.Tensor):
+            if x.is_floating_point() and x.numel() > 1:
+                k = int(torch.randint(1, x.numel(), (1,), generator=g).item())
+                out.append(torch.roll(x.reshape(-1), k).reshape(x.shape).contiguous())
+            else:
+                out.append(x.clone())
+        else:
+            out.append(x)
+    return out
+
+
+def sample_indices(numel: int, count: int, seed: int) -> torch.Tensor:
+    """Positions of an output compared in a re-check (same in both processes)."""
+    g = torch.Generator().manual_seed((int(seed) * 7919 + 17) & ((1 << 63) - 1))
+    if numel <= count:
+        return torch.arange(numel)
+    return torch.randint(0, numel, (count,), generator=g)
+
+
+def _flatten(out) -> list:
+    if isinstance(out, (list, tuple)):
+        return [t for o in out for t in _flatten(o)]
+    return [out]
+
+
+def _snapshot(out, seed: int, count: int) -> list:
+    """Sampled values of every output, enqueued on the current stream right
+    after the call (so work that lands later is not in them)."""
+    snaps = []
+    for o in _flatten(out):
+        if type(o) is not torch.Tensor:
+            snaps.append(None)
+            continue
+        flat = o.detach().reshape(-1)
+        idx = sample_indices(flat.numel(), count, seed).to(flat.device)
+        snaps.append((flat.index_select(0, idx), list(o.shape)))
+    return snaps
+
+
+def _own_kernel_share(prof, own_names: set[str]) -> tuple[float | None, float, float, list]:
+    """Share of device time in kernels named like the candidate's own functions."""
+    own = total = 0.0
+    names: dict[str, float] = {}
+    for e in prof.events():
+        dt = getattr(e, "device_type", None)
+        if dt is None or "CUDA" not in str(dt):
+            continue
+        t = float(getattr(e, "device_time", 0.0) or 0.0)
+        if t <= 0:
+            continue
+        total += t
+        names[e.name] = names.get(e.name, 0.0) + t
+        if e.name in own_names:
+            own += t
+    top = sorted(names.items(), key=lambda kv: -kv[1])[:8]
+    return (own / total if total > 0 else None), own / 1000.0, total / 1000.0, [[n[:100], round(t / 1000.0, 4)] for n, t in top]
+
+
+def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, recorder=None, cand_file=None) -> None:
+    """Runs the timing stage and sends its frame (see the module docstring)."""
+    from tritonrl_runner.protocol import read_frame
+
+    spec = worker.req["timing"]
+    variant = spec["variant"]
+    trials = [int(s) for s in spec["seeds"]]
+    recheck = set(int(i) for i in spec.get("recheck", []))
+    sample_count = int(spec.get("sample_count", 4096))
+    warmup = max(1, int(spec.get("warmup", 5)))
+    profile_calls = int(spec.get("profile_calls", 3))
+    worker.send({"type": "stage", "stage": "timing_ready", "variant": variant})
+    go, _ = read_frame(worker.in_fd)
+    if go.get("type") != "go":
+        raise RuntimeError("timing: expected a go frame")
+
+    t_stage = clock.perf_ns()
+    taskmod.apply_variant(task, variant)
+    init = taskmod.init_inputs(task, worker.req["init_seed"])
+    model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype)
+    if worker.role == "reference" and spec.get("baseline") == "compile":
+        model = torch.compile(model)
+    model.eval()
+    base = taskmod.to_device(taskmod.make_inputs(task, int(spec["input_seed"])), device)
+    input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
+    flush_n = flush_bytes_for(clock.l2_bytes)
+    flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
+    threads_before = _os_threads()
+    stream_before = clock.current_stream() if clock.cuda else None
+
+    with torch.no_grad():
+        # Warm-up: the timed shape's first calls (compilation, autotuning).
+        t_warm = clock.perf_ns()
+        for i in range(warmup):
+            x = fresh_inputs(base, trials[i % len(trials)] ^ 0x5A5A5A5A)
+            model(*x)
+            clock.sync()
+        warm_ms = (clock.perf_ns() - t_warm) / 1e6
+
+        event_ms, wall_ms, tail_ms = [], [], []
+        snapshots: dict[int, list] = {}
+        l2_reset = True
+        output_bytes = 0
+        prev = None
+        stream_changed = False
+        for i, seed in enumerate(trials):
+            x = fresh_inputs(base, seed)
+            if clock.cuda:
+                l2_reset = clock.reset_persisting_l2() and l2_reset
+            flush.fill_(i)
+            clock.sync()
+            if clock.cuda:
+                start, end = clock.event_cls(enable_timing=True), clock.event_cls(enable_timing=True)
+                t0 = clock.perf_ns()
+                clock.record(start, stream_before)
+                out = model(*x)
+                clock.record(end, stream_before)
+                if i in recheck:
+                    snapshots[i] = _snapshot(out, seed, sample_count)
+                clock.ev_sync(end)
+                t_ev = clock.perf_ns()
+                clock.sync()
+                t1 = clock.perf_ns()
+                event_ms.append(float(clock.elapsed(start, end)))
+                stream_changed = stream_changed or clock.current_stream() != stream_before
+            else:  # CPU fallback (tests): the synchronised clock is the only clock
+                t0 = clock.perf_ns()
+                out = model(*x)
+                if i in recheck:
+                    snapshots[i] = _snapshot(out, seed, sample_count)
+                t1 = t_ev = clock.perf_ns()
+                event_ms.append((t1 - t0) / 1e6)
+            wall_ms.append((t1 - t0) / 1e6)
+            tail_ms.append((t1 - t_ev) / 1e6)
+            if i == 0:
+                output_bytes = sum(o.numel() * o.element_size() for o in _flatten(out) if type(o) is torch.Tensor)
+            prev, out = (x, out), None  # keep the previous trial's storage alive
+        del prev
+        threads_after = _os_threads()
+
+        # Profile: share of GPU time in the candidate's own kernels.
+        share = own_ms = total_ms = None
+        top: list = []
+        profile_error = ""
+        if clock.cuda and profile_calls > 0 and recorder is not None:
+            try:
+                from torch.profiler import ProfilerActivity, profile
+
+                recorder.launches = []
+                recorder.recording = True
+                with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                    for i in range(profile_calls):
+                        model(*fresh_inputs(base, trials[i % len(trials)] ^ 0x3C3C3C3C))
+                    clock.sync()
+                recorder.recording = False
+                own_names = {name for name, f in recorder.launches if f == cand_file}
+                share, own_ms, total_ms, top = _own_kernel_share(prof, own_names)
+            except Exception as e:  # noqa: BLE001 - reported; the engine decides
+                recorder.recording = False
+                profile_error = f"{type(e).__name__}: {e}"[:300]
+
+    header = {
+        "type": "timing", "variant": variant, "device": str(device),
+        "event_ms": event_ms, "wall_ms": wall_ms, "tail_ms": tail_ms,
+        "warmup_calls": warmup, "warmup_ms": round(warm_ms, 3),
+        "stage_ms": round((clock.perf_ns() - t_stage) / 1e6, 3),
+        "l2_bytes": clock.l2_bytes, "flush_bytes": flush_n, "l2_persist_reset": bool(clock.cuda and l2_reset),
+        "tampered": clock.intact(), "threads_before": threads_before, "threads_after": threads_after,
+        "stream_changed": bool(stream_changed),
+        "input_bytes": int(input_bytes), "output_bytes": int(output_bytes),
+        "kernel_share": share, "own_kernel_ms": own_ms, "kernel_ms": total_ms, "top_kernels": top,
+        "profile_error": profile_error,
+    }
+    described, chunks, offset = [], [], 0
+    for i in sorted(snapshots):
+        for j, s in enumerate(snapshots[i]):
+            if s is None:
+                described.append({"trial": i, "output": j, "type_ok": False})
+                continue
+            vals, shape = s
+            data = vals.contiguous().cpu().view(torch.uint8).numpy().tobytes()
+            described.append({"trial": i, "output": j, "type_ok": True, "dtype": str(vals.dtype).removeprefix("torch."),
+                              "numel": int(vals.numel()), "shape": shape, "offset": offset, "nbytes": len(data)})
+            chunks.append(data)
+            offset += len(data)
+    header["rechecks"] = described
+    worker.send(header, b"".join(chunks))

@@ -1,0 +1,154 @@
+// The timing stage's trusted side (docs/measurement.md): the exclusive per-GPU
+// timing lease, the statistics of the timed trials, the consistency checks
+// that bound what a worker reports by the device-synchronised clock and the
+// engine's own clock, speedup and the plausibility and lazy-optimisation flags.
+// The in-worker protocol is python/tritonrl_runner/timing.py.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "eval/compare.h"
+#include "eval/protocol.h"
+
+namespace tritonrl::eval {
+
+// What the engine asks of the timing stage (the request's "timing" object).
+struct TimingOptions {
+  bool enabled = false;            // GPU runs (or --cpu-timing, a test-only switch)
+  int trials = 100;                // timed calls
+  int warmup = 5;                  // untimed calls first (covers autotuning)
+  int recheck = 10;                // timed calls whose outputs are re-checked
+  int sample_count = 4096;         // output positions compared per re-check
+  int profile_calls = 3;           // calls under torch.profiler
+  std::string baseline = "eager";  // eager | compile: how the reference is timed
+  double lazy_threshold = 0.8;     // minimal share of GPU time in the candidate's kernels
+  double speedup_cap = 10.0;       // plausibility bound where no roofline is known
+  bool strict = false;             // strict policy: lazy_optimization is not correct
+  std::string lock_dir;  // where the per-GPU lock files live ("" = $TRITONRL_LOCK_DIR or /tmp)
+  std::string device_key = "gpu0";            // one lease per key (the GPU the workers use)
+  std::chrono::milliseconds timeout{600000};  // the whole timed phase
+  // Drawn per run: the timed calls' seeds, the base input seed, the re-checked calls.
+  std::vector<std::int64_t> seeds;
+  std::int64_t input_seed = 0;
+  std::vector<int> recheck_indices;
+};
+
+// Seeds and re-checked calls for one run, from a secret (the engine's CSPRNG).
+void DrawTimingPlan(TimingOptions& options, std::uint64_t secret);
+
+// Which variant is timed: "large" if the task has it, else the last one.
+std::string TimedVariant(const std::vector<std::string>& variants);
+
+// The request's "timing" object.
+nlohmann::json TimingRequest(const TimingOptions& options, const std::string& variant);
+
+// An exclusive lease on one GPU for timing: an in-process mutex per key plus
+// an flock on <lock_dir>/tritonrl-timing-<key>.lock, so engine processes on
+// one host serialise too. Released by the destructor.
+class TimingLease {
+ public:
+  TimingLease() = default;
+  TimingLease(TimingLease&& other) noexcept;
+  TimingLease& operator=(TimingLease&& other) noexcept;
+  TimingLease(const TimingLease&) = delete;
+  TimingLease& operator=(const TimingLease&) = delete;
+  ~TimingLease();
+  bool held() const { return fd_ >= 0; }
+  double wait_ms() const { return wait_ms_; }
+  void Release();
+
+ private:
+  friend Result<TimingLease> AcquireTimingLease(const std::string& lock_dir,
+                                                const std::string& key);
+  int fd_ = -1;
+  void* mutex_ = nullptr;  // the in-process mutex (std::timed_mutex) held with the lock
+  double wait_ms_ = 0;
+};
+
+Result<TimingLease> AcquireTimingLease(const std::string& lock_dir, const std::string& key);
+
+// Order statistics of a sample.
+struct Stats {
+  int n = 0;
+  double median = 0, p25 = 0, p75 = 0, iqr = 0, mean = 0, stddev = 0, cv = 0, min = 0, max = 0;
+};
+Stats Summarize(std::vector<double> values);
+nlohmann::json ToJson(const Stats& s);
+
+// Sampled output values of one re-checked timed call.
+struct RecheckSample {
+  int trial = 0;
+  int output = 0;
+  bool type_ok = false;
+  DType dtype = DType::kFloat32;
+  std::int64_t numel = 0;
+  std::vector<std::int64_t> shape;  // the full output's shape
+  std::string bytes;
+};
+
+// One worker's timing frame, validated, plus the engine's clock of the phase.
+struct TimingPhase {
+  std::string variant;
+  std::vector<double> event_ms, wall_ms, tail_ms;
+  double parent_ms = 0;      // engine clock: "go" written -> "timing" frame read
+  double lease_wait_ms = 0;  // how long the engine waited for the lease
+  double stage_ms = 0, warmup_ms = 0;
+  std::int64_t l2_bytes = 0, flush_bytes = 0, input_bytes = 0, output_bytes = 0;
+  bool l2_persist_reset = false;
+  std::vector<std::string> tampered;  // clock / CUDA entry points replaced by the candidate
+  int threads_before = -1, threads_after = -1;
+  bool stream_changed = false;
+  std::optional<double> kernel_share;
+  double own_kernel_ms = 0, kernel_ms = 0;
+  nlohmann::json top_kernels = nlohmann::json::array();
+  std::string profile_error;
+  std::vector<RecheckSample> rechecks;
+};
+
+// Validates a "timing" frame against the plan (counts, types, payload bounds).
+Result<TimingPhase> ParseTimingFrame(const Frame& frame, const TimingOptions& options);
+
+// Tolerances of the consistency checks (docs/measurement.md says why).
+struct TimingTolerance {
+  double tail_abs_ms = 0.05;       // device still busy after the end event completed
+  double tail_rel = 0.10;          // ... relative to the call's event time
+  double tail_trial_share = 0.10;  // share of trials allowed over the tail bound
+  double wall_gap_abs_ms = 0.15;   // median synced wall - median event time
+  double wall_gap_rel = 0.25;
+  double event_over_wall_rel = 0.02;  // an event span cannot exceed its synced wall window
+  double event_over_wall_abs_ms = 0.01;
+  double parent_slack_ms = 1.0;  // sum of reported walls <= engine's clock of the phase
+};
+
+// Failed checks (empty: consistent). Each string is "<check>: <numbers>".
+std::vector<std::string> CheckConsistency(const TimingPhase& phase,
+                                          const TimingTolerance& tol = {});
+
+// Re-check of the timed calls: candidate samples vs reference samples.
+std::vector<std::string> CheckRechecks(const TimingPhase& candidate, const TimingPhase& reference,
+                                       const Tolerance& tolerance);
+
+// The timing part of a verdict.
+struct TimingJudgement {
+  std::optional<double> speedup;
+  std::vector<std::string> inconsistent;      // -> outcome incorrect, flag timing_inconsistent
+  std::vector<std::string> recheck_failures;  // -> outcome incorrect (timed_output_mismatch)
+  bool lazy = false;                          // kernel share below the threshold
+  bool implausible = false;
+  std::string implausible_why;
+  nlohmann::json evidence = nlohmann::json::object();
+};
+
+// `device_model` selects the roofline peaks (src/eval/roofline.h).
+TimingJudgement JudgeTiming(const TimingPhase& candidate, const TimingPhase& reference,
+                            const TimingOptions& options, const Tolerance& tolerance,
+                            const std::string& device_model, const TimingTolerance& tol = {});
+
+}  // namespace tritonrl::eval

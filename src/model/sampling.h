@@ -1,0 +1,45 @@
+// Sampling options and results of generation. No libtorch types, so callers
+// (CLI, server, trainer) can use them without libtorch headers.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tritonrl::model {
+
+struct SamplingOptions {
+  double temperature = 1.0;  // 0: greedy (argmax)
+  double top_p = 1.0;        // 1: off
+  int64_t top_k = 0;         // 0: off
+  int64_t max_new_tokens = 256;
+  int64_t num_samples = 1;  // G completions per prompt, sharing the prompt's prefill
+  std::vector<int32_t> stop_token_ids;
+  std::vector<std::string> stop_strings;  // needs a tokenizer
+  uint64_t seed = 0;
+  bool use_cuda_graphs = true;  // decode step as CUDA graphs (GPU only)
+  int64_t sync_interval = 0;    // decode steps between host checks; 0: 1 on CPU, 16 on GPU
+};
+
+struct Completion {
+  int64_t prompt_index = 0;
+  int64_t sample_index = 0;
+  // Sampled tokens, including the stop token or the token completing a stop string.
+  std::vector<int32_t> tokens;
+  // log p(token) under softmax(logits / temperature) before top-k/top-p
+  // truncation (for temperature 0: under softmax(logits)).
+  std::vector<float> logprobs;
+  std::string text;           // decoded tokens, without the stop token or stop string
+  std::string finish_reason;  // "stop" or "length"
+};
+
+struct GenerationStats {
+  int64_t prefill_tokens = 0;  // real prompt tokens (padding excluded)
+  double prefill_seconds = 0;
+  int64_t decode_steps = 0;  // forward passes after prefill
+  int64_t new_tokens = 0;    // tokens sampled, all rows, including after a row stopped
+  double decode_seconds = 0;
+  bool cuda_graphs = false;
+};
+
+}  // namespace tritonrl::model
