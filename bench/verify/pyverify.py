@@ -420,10 +420,13 @@ class Analyzer:
             seen.add(id(fn))
             fns.append((fn, owner))
             scope = self.local_scope(fn)
+            local_kernels = {n.targets[0].id for n in self.nodes(fn)
+                             if isinstance(n, ast.Assign) and len(n.targets) == 1
+                             and isinstance(n.targets[0], ast.Name) and self._names_kernel(n.value)}
             for node in self.nodes(fn):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
                     base = node.func.value
-                    if self._is_kernel_ref(base, owner, scope):
+                    if self._is_kernel_ref(base, owner, local_kernels):
                         launches.append(node)
                 if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
                     for target in self._callable_targets(node, owner, scope):
@@ -434,15 +437,20 @@ class Analyzer:
         for fn, owner in fns:
             self.check_reachable_fn(fn, owner, fn is forward)
 
-    def _is_kernel_ref(self, node, owner, scope):
+    def _names_kernel(self, v):
+        if isinstance(v, ast.Name):
+            return v.id in self.kernels
+        if isinstance(v, ast.IfExp):
+            return self._names_kernel(v.body) or self._names_kernel(v.orelse)
+        return False
+
+    def _is_kernel_ref(self, node, owner, local_kernels):
         if isinstance(node, ast.Name):
-            if node.id in self.kernels:
-                return True
-            return False
+            return node.id in self.kernels or node.id in local_kernels
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
                 and owner is not None:
             for val in self.self_attrs(owner).get(node.attr, []):
-                if isinstance(val, ast.Name) and val.id in self.kernels:
+                if self._names_kernel(val):
                     return True
         return False
 

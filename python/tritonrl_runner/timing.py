@@ -186,12 +186,19 @@ def _own_kernel_share(prof, own_names: set[str]) -> tuple[float | None, float, f
     return (own / total if total > 0 else None), own / 1000.0, total / 1000.0, [[n[:100], round(t / 1000.0, 4)] for n, t in top]
 
 
-def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, recorder=None, cand_file=None) -> None:
+def timed_variant(names: list[str]) -> str:
+    """The variant that is timed: "large" when the task has it, else the last
+    (the engine's TimedVariant; both workers pick the same)."""
+    return "large" if "large" in names else names[-1]
+
+
+def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, names: list[str], recorder=None,
+              cand_file=None) -> None:
     """Runs the timing stage and sends its frame (see the module docstring)."""
     from tritonrl_runner.protocol import read_frame
 
     spec = worker.req["timing"]
-    variant = spec["variant"]
+    variant = spec.get("variant") or timed_variant(names)
     trials = [int(s) for s in spec["seeds"]]
     recheck = set(int(i) for i in spec.get("recheck", []))
     sample_count = int(spec.get("sample_count", 4096))

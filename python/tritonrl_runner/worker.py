@@ -150,6 +150,12 @@ class Worker:
         self.send({"type": "variants", "variants": names, "atol": atol, "rtol": rtol,
                    "dtype": _dtype_name(dtype)})
 
+        # The timing stage's clocks, captured before the candidate can patch them.
+        clock = None
+        if req.get("timing"):
+            from tritonrl_runner import timing
+
+            clock = timing.TrustedClock(device)
         recorder = audit = None
         cls = task.Model
         cand_file = None
@@ -178,6 +184,9 @@ class Worker:
             for index, trial in enumerate(req["trials"]):
                 self.stage = "trial"
                 self._trial(task, taskmod, hooks, model, variant, index, trial, device, recorder, audit, cand_file)
+        if clock is not None:
+            self.stage = "timing"
+            timing.run_stage(self, task, taskmod, cls, device, dtype, clock, names, recorder, cand_file)
         self.send({"type": "done", "ms": _ms(t0)})
 
     def _trial(self, task, taskmod, hooks, model, variant, index, trial, device, recorder, audit, cand_file):
@@ -243,8 +252,10 @@ class Worker:
 def main(argv: list[str]) -> int:
     in_fd, out_fd = int(argv[1]), int(argv[2])
     req, _ = read_frame(in_fd)
-    os.close(in_fd)
     worker = Worker(out_fd, req)
+    worker.in_fd = in_fd  # the timing stage waits on it for the engine's "go"
+    if not req.get("timing"):
+        os.close(in_fd)
     try:
         worker.run()
     except BaseException as e:  # reported to the engine, which classifies it

@@ -44,6 +44,11 @@ struct Options {
   std::string tasks, samples, db, device = "auto", report, shard = "0/1", run_id, python, runner,
                                   work_dir;
   std::string policy = "standard";
+  // The timing stage (src/eval/timing.h, docs/measurement.md).
+  int timing_trials = 100;
+  std::string baseline = "eager";
+  double lazy_threshold = 0.8, speedup_cap = 10.0;
+  bool cpu_timing = false;
   int jobs = 1, trials = 5;
   double stage_timeout = 0;  // seconds; 0 = defaults
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
@@ -259,6 +264,21 @@ int RunEval(const Options& o) {
   cfg.schedule = ev::MakeSchedule(o.trials, secret);
   cfg.init_seed = static_cast<std::int64_t>(ev::DrawSecretSeed() % 1000000007ULL);
   cfg.keep_work = o.keep_work;
+  if (o.timing_trials < 5) Fail("--timing-trials must be at least 5");
+  if (o.baseline != "eager" && o.baseline != "compile") Fail("--baseline must be eager or compile");
+  if (o.lazy_threshold < 0 || o.lazy_threshold > 1) Fail("--lazy-threshold must be within [0, 1]");
+  cfg.timing.enabled = device == "cuda" || o.cpu_timing;
+  cfg.timing.trials = o.timing_trials;
+  cfg.timing.recheck = std::max(3, o.timing_trials / 10);
+  cfg.timing.baseline = o.baseline;
+  cfg.timing.lazy_threshold = o.lazy_threshold;
+  cfg.timing.speedup_cap = o.speedup_cap;
+  cfg.timing.strict = o.policy == "strict";
+  if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES"); vis && *vis) {
+    cfg.timing.device_key = "gpu-" + std::string(vis).substr(0, std::string(vis).find(','));
+  }
+  ev::DrawTimingPlan(cfg.timing, ev::DrawSecretSeed());
+  cfg.device_model = device_model;
   const char* tmp = std::getenv("TMPDIR");
   cfg.work_dir =
       !o.work_dir.empty()
@@ -300,7 +320,12 @@ int RunEval(const Options& o) {
                             {"static", !o.no_static},
                             {"policy", o.policy},
                             {"sandbox", !o.no_sandbox},
-                            {"stage_timeout_s", o.stage_timeout}};
+                            {"stage_timeout_s", o.stage_timeout},
+                            {"timing_trials", o.timing_trials},
+                            {"baseline", o.baseline},
+                            {"lazy_threshold", o.lazy_threshold},
+                            {"speedup_cap", o.speedup_cap},
+                            {"cpu_timing", o.cpu_timing}};
 
   // The store: resume a run of the same samples and config unless --no-cache.
   std::string db = o.db;
@@ -515,7 +540,16 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "evaluate only lines with index % n == i (i/n); merge with tritonrl merge");
        sub.add_option("--run-id", o->run_id,
                       "run id (default: derived from the samples and the config)");
-       sub.add_option("--policy", o->policy, "static verifier policy: standard or strict");
+       sub.add_option("--policy", o->policy,
+                      "standard or strict (static verifier; strict also fails lazy_optimization)");
+       sub.add_option("--timing-trials", o->timing_trials, "timed calls per sample on the GPU (default 100)");
+       sub.add_option("--baseline", o->baseline, "how the reference is timed: eager (default) or compile");
+       sub.add_option("--lazy-threshold", o->lazy_threshold,
+                      "minimal share of GPU time in the candidate's own kernels (default 0.8)");
+       sub.add_option("--speedup-cap", o->speedup_cap,
+                      "speedups above this are flagged implausible_speedup where no roofline applies (10)");
+       sub.add_flag("--cpu-timing", o->cpu_timing,
+                    "TEST ONLY: run the timing stage on the CPU (host clock; numbers meaningless)");
        sub.add_option("--stage-timeout", o->stage_timeout,
                       "seconds allowed per import, build and trial stage");
        sub.add_option("--python", o->python,

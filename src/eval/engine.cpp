@@ -129,6 +129,9 @@ struct WorkerRun {
   std::string log_tail;
   double wall_ms = 0;
   std::map<std::string, double> stage_ms;  // measured by the engine between frames
+  double timing_parent_ms = 0;  // engine clock of the timed phase ("go" -> "timing" frame)
+  double lease_wait_ms = 0;
+  std::string lease_error;
 };
 
 // Drives one worker through its fixed frame sequence with a deadline per stage.
@@ -162,10 +165,13 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     if (stage == "startup") return cfg.startup_timeout;
     if (stage == "import") return cfg.import_timeout;
     if (stage == "build") return cfg.build_timeout;
+    if (stage == "timing") return cfg.timing.timeout;
     return cfg.trial_timeout;
   };
   auto stage_t0 = Clock::now();
   bool hello = false;
+  TimingLease lease;  // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
+  auto go_t0 = Clock::now();
   for (;;) {
     const ReadResult rr =
         ReadFrameUntil(child->from_child, buffer, Clock::now() + timeout_for(pending));
@@ -193,10 +199,12 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     std::string want;
     if (pending == "startup") {
       want = hello ? "variants" : "hello";
-    } else if (pending == "import" || pending == "build") {
+    } else if (pending == "import" || pending == "build" || pending == "timing_ready") {
       want = "stage";
     } else if (pending == "trial") {
       want = "trial";
+    } else if (pending == "timing") {
+      want = "timing";
     } else {
       want = "done";
     }
@@ -222,6 +230,25 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
       pending = candidate ? "import" : "build";
     } else if (type == "stage" && pending == "import") {
       pending = "build";
+    } else if (type == "stage" && pending == "timing_ready") {
+      // Exclusive use of the GPU for timing; correctness of other samples may go on.
+      auto got = AcquireTimingLease(cfg.timing.lock_dir, cfg.timing.device_key);
+      if (!got.ok()) {
+        run.end = WorkerEnd::kSpawnFailed;
+        run.lease_error = got.status().message();
+        run.detail = run.lease_error;
+        break;
+      }
+      lease = std::move(*got);
+      run.lease_wait_ms = lease.wait_ms();
+      go_t0 = Clock::now();
+      (void)WriteAll(child->to_child, EncodeFrame({{"type", "go"}}));
+      stage_t0 = go_t0;
+      pending = "timing";
+    } else if (type == "timing") {
+      run.timing_parent_ms = MsSince(go_t0);
+      lease.Release();
+      pending = "done";
     } else if (type == "stage") {
       built = true;
       pending = trials > 0 ? "trial" : "next";
@@ -234,7 +261,7 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     }
     if (pending == "next") {
       ++variant_at;
-      pending = variant_at < variants ? "build" : "done";
+      pending = variant_at < variants ? "build" : cfg.timing.enabled ? "timing_ready" : "done";
     }
   }
   (void)built;
@@ -259,6 +286,7 @@ json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::st
               {"perturb", perturb}};
   if (!candidate_path.empty()) req["candidate_path"] = candidate_path;
   if (!variants.empty()) req["variants"] = variants;
+  if (cfg.timing.enabled) req["timing"] = TimingRequest(cfg.timing, "");
   return req;
 }
 
@@ -298,7 +326,8 @@ std::string ExitReasonCode(const ExitInfo& e) {
 
 // Outcome and reason for a worker that did not finish its sequence.
 std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
-  const std::string stage = run.pending == "trial" || run.pending == "next" || run.pending == "done"
+  const std::string stage = run.pending == "timing_ready" || run.pending == "timing" ? "timing"
+                           : run.pending == "trial" || run.pending == "next" || run.pending == "done"
                                 ? "correctness"
                                 : run.pending;
   switch (run.end) {
@@ -338,6 +367,67 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
   const std::string tail = Truncate(run.log_tail, 400);
   if (!tail.empty()) msg += "; log tail: " + tail;
   return {"runtime_error", {stage, ExitReasonCode(e), msg}};
+}
+
+// The timing stage's part of a verdict (docs/measurement.md): only a sample
+// that is correct so far is timed into a speedup; inconsistent clocks or a
+// wrong re-checked timed output fail it, a low kernel share flags it.
+void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const ReferenceResult& ref, Verdict& v) {
+  if (!cfg.timing.enabled) {
+    v.evidence["timing"] = {{"skipped", cfg.device == "cpu" ? "CPU run: timing needs a GPU (speedup null)"
+                                                            : "timing disabled"}};
+    return;
+  }
+  if (auto it = run.stage_ms.find("timing"); it != run.stage_ms.end()) v.timings_ms["timing"] = it->second;
+  if (v.outcome != "correct") return;
+  const Frame* frame = nullptr;
+  for (const Frame& f : run.frames) {
+    if (GetString(f.header, "type") == "timing") frame = &f;
+  }
+  if (!ref.timing) {
+    v.evidence["timing"] = {{"skipped", "the reference could not be timed: " + ref.timing_error}};
+    v.infra_failure = true;
+    return;
+  }
+  if (frame == nullptr) {
+    v.outcome = "runtime_error";
+    v.reasons.push_back({"timing", "missing_record", "no timing result"});
+    return;
+  }
+  auto phase = ParseTimingFrame(*frame, cfg.timing);
+  if (!phase.ok()) {
+    v.outcome = "runtime_error";
+    v.reasons.push_back({"timing", "protocol_violation", phase.status().message()});
+    return;
+  }
+  phase->parent_ms = run.timing_parent_ms;
+  phase->lease_wait_ms = run.lease_wait_ms;
+  const TimingJudgement j = JudgeTiming(*phase, *ref.timing, cfg.timing, ref.tolerance, cfg.device_model);
+  v.evidence["timing"] = j.evidence;
+  if (j.speedup) v.evidence["timing"]["speedup_measured"] = *j.speedup;
+  if (!j.inconsistent.empty()) {
+    v.outcome = "incorrect";
+    v.flags.push_back("timing_inconsistent");
+    v.reasons.push_back({"timing", "timing_inconsistent", Truncate(fmt::format("{}", fmt::join(j.inconsistent, "; ")), 1200)});
+  }
+  if (!j.recheck_failures.empty()) {
+    v.outcome = "incorrect";
+    v.reasons.push_back({"timing", "timed_output_mismatch",
+                         Truncate(fmt::format("{}", fmt::join(j.recheck_failures, "; ")), 1200)});
+  }
+  if (j.lazy) {
+    v.flags.push_back("lazy_optimization");
+    const std::string msg = fmt::format("{:.1f}% of GPU time in the candidate's own kernels (threshold {:.0f}%)",
+                                        100 * phase->kernel_share.value_or(0), 100 * cfg.timing.lazy_threshold);
+    if (cfg.timing.strict) {
+      v.outcome = "incorrect";
+      v.reasons.push_back({"timing", "lazy_optimization", msg});
+    } else {
+      v.evidence["timing"]["lazy"] = msg;
+    }
+  }
+  if (j.implausible) v.flags.push_back("implausible_speedup");
+  if (v.outcome == "correct") v.speedup = j.speedup;
 }
 
 }  // namespace
@@ -413,6 +503,15 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
       ref.tolerance.atol = GetDouble(f.header, "atol", 1e-4);
       ref.tolerance.rtol = GetDouble(f.header, "rtol", 1e-4);
       ref.dtype = GetString(f.header, "dtype");
+    } else if (type == "timing") {
+      auto phase = ParseTimingFrame(f, cfg.timing);
+      if (phase.ok()) {
+        phase->parent_ms = run.timing_parent_ms;
+        phase->lease_wait_ms = run.lease_wait_ms;
+        ref.timing = std::move(*phase);
+      } else {
+        ref.timing_error = phase.status().message();
+      }
     } else if (type == "trial") {
       TrialRecord t;
       t.variant = GetString(f.header, "variant");
@@ -642,6 +741,7 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
     v.outcome = "correct";
   }
   for (auto& [code_id, reason] : failures) v.reasons.push_back(reason);
+  ApplyTimingStage(cfg, run, ref, v);
   // Torch did (part of) the work: the sample is not correct whatever its numbers.
   if (failures.count("forbidden_aten_op")) v.flags.push_back("lazy_optimization");
   if (run.fin.sandbox.Level() != "full") {

@@ -21,6 +21,7 @@
 
 #include "eval/compare.h"
 #include "eval/process.h"
+#include "eval/timing.h"
 
 namespace tritonrl::eval {
 
@@ -54,6 +55,8 @@ struct EngineConfig {
   std::chrono::milliseconds build_timeout{60000};     // ModelNew(...) per variant
   std::chrono::milliseconds trial_timeout{120000};    // one forward call, incl. first-call compile
   std::vector<std::string> extra_env;                 // passed through ("KEY=VALUE")
+  TimingOptions timing;     // the timing stage (src/eval/timing.h); off on the CPU
+  std::string device_model;  // nvidia-smi name: roofline peaks
   bool keep_work = false;                             // keep worker folders (debugging)
 };
 
@@ -88,6 +91,8 @@ struct ReferenceResult {
   std::vector<TrialRecord> trials;  // variants x schedule, in order
   double ms = 0;
   SandboxReport sandbox;
+  std::optional<TimingPhase> timing;  // the reference timed by the same protocol
+  std::string timing_error;
 };
 
 ReferenceResult RunReference(const EngineConfig& config, const std::string& task_path);

@@ -165,7 +165,10 @@ class Lexer {
           Emit(Tok::kDedent, p, p, line_, Col(p));
         }
         if (col != indents_.back().first) {
-          return Fail("unindent does not match any outer indentation level", p), false;
+          size_t eol = s_.find('\n', p);
+          return Fail("unindent does not match any outer indentation level",
+                      eol == std::string_view::npos ? s_.size() : eol),
+                 false;
         }
         if (alt != indents_.back().second) {
           return Fail("inconsistent use of tabs and spaces in indentation", p), false;
@@ -718,6 +721,8 @@ class Lexer {
         unsigned char uc = static_cast<unsigned char>(c0);
         if (uc < 0x20 || uc == 0x7F) {
           Fail("invalid non-printable character U+" + Hex(uc), pos_);
+        } else if (uc == '$' || uc == '?' || uc == '`') {
+          Fail("invalid syntax", pos_);  // an ERRORTOKEN the parser rejects
         } else {
           Fail(std::string("invalid character '") + c0 + "' (U+" + Hex(uc) + ")", pos_);
         }

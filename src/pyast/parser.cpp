@@ -54,6 +54,7 @@ class Parser {
     *col = tok.col;
     if (tok.kind == Tok::kIndent) {
       *msg = "unexpected indent";
+      *col = tok.end_col > 0 ? tok.end_col - 1 : 0;
     } else if (tok.kind == Tok::kEndMarker || tok.kind == Tok::kDedent) {
       *msg = "invalid syntax";
     } else {
@@ -108,6 +109,12 @@ class Parser {
   }
 
   void Fail() { failed_ = true; }
+  // Where CPython reports a missing block or clause: the token before the end
+  // of input (the NEWLINE) rather than the DEDENT/ENDMARKER.
+  const Token& ClauseErrorToken() const {
+    const Token& c = Cur();
+    return (c.kind == Tok::kDedent || c.kind == Tok::kEndMarker) && p_ > 0 ? Prev() : c;
+  }
   void FailMsg(std::string msg, const Token& at) { FailAt(std::move(msg), at.line, at.col); }
   void FailAt(std::string msg, int line, int col) {
     if (failed_ && !msg_.empty()) return;
@@ -242,6 +249,14 @@ class Parser {
         continue;
       }
       if (!Accept(Tok::kNewline)) {
+        auto* ex = As<Expr>(s);
+        auto* name = ex ? As<Name>(ex->value) : nullptr;
+        if (name && (name->id == "print" || name->id == "exec") && StartsExpression(Peek()) &&
+            ex->pos.end_col_offset == name->pos.end_col_offset) {
+          FailNode("Missing parentheses in call to '" + std::string(name->id) + "'. Did you mean " +
+                       std::string(name->id) + "(...)?",
+                   name);
+        }
         Fail();
       }
       return;
@@ -255,7 +270,7 @@ class Parser {
       if (!Accept(Tok::kIndent)) {
         FailMsg(std::string("expected an indented block after ") + what + " on line " +
                     std::to_string(owner.line),
-                Cur());
+                ClauseErrorToken());
         return {};
       }
       while (!failed_ && !At(Tok::kDedent) && !At(Tok::kEndMarker)) Statement(body);
@@ -594,9 +609,13 @@ class Parser {
       Builder<ExprNode> targets(this);
       ExprNode* value = e;
       while (Accept(Tok::kEqual)) {
-        if (!SetContext(value, ExprContext::kStore)) return nullptr;
         targets.Push(value);
         if (!(value = YieldOrStarExpressions())) return nullptr;
+      }
+      // CPython suggests '==' for `target = value` with one '='.
+      bool maybe_eq = targets.size() == 1;
+      for (size_t i = 0; i < targets.size(); ++i) {
+        if (!SetContext(targets.At(i), ExprContext::kStore, maybe_eq)) return nullptr;
       }
       as->targets = targets.Finish();
       as->value = value;
@@ -662,7 +681,7 @@ class Parser {
   }
 
   // Turns a parsed expression into an assignment/deletion target.
-  bool SetContext(ExprNode* e, ExprContext ctx) {
+  bool SetContext(ExprNode* e, ExprContext ctx, bool maybe_eq = false) {
     switch (e->kind) {
       case NodeKind::kName:
         static_cast<Name*>(e)->ctx = ctx;
@@ -697,14 +716,16 @@ class Parser {
     const char* verb = ctx == ExprContext::kDel ? "delete" : "assign to";
     const char* what = ExprDescription(e);
     std::string msg = std::string("cannot ") + verb + " " + what;
-    if (e->kind == NodeKind::kCall || e->kind == NodeKind::kCompare ||
-        e->kind == NodeKind::kBinOp || e->kind == NodeKind::kBoolOp ||
-        e->kind == NodeKind::kUnaryOp || e->kind == NodeKind::kIfExp ||
-        e->kind == NodeKind::kConstant) {
-      if (!(e->kind == NodeKind::kConstant &&
-            static_cast<Constant*>(e)->value.kind <= ConstantKind::kFalse)) {
-        msg += " here. Maybe you meant '==' instead of '='?";
-      }
+    bool bitwise_or_level =
+        e->kind != NodeKind::kCompare && e->kind != NodeKind::kBoolOp &&
+        e->kind != NodeKind::kIfExp && e->kind != NodeKind::kLambda &&
+        e->kind != NodeKind::kNamedExpr && e->kind != NodeKind::kYield &&
+        e->kind != NodeKind::kYieldFrom &&
+        !(e->kind == NodeKind::kUnaryOp && static_cast<UnaryOp*>(e)->op == UnaryOpKind::kNot) &&
+        !(e->kind == NodeKind::kConstant &&
+          static_cast<Constant*>(e)->value.kind <= ConstantKind::kFalse);
+    if (maybe_eq && bitwise_or_level && At(Tok::kNewline)) {
+      msg += " here. Maybe you meant '==' instead of '='?";
     }
     if (ctx == ExprContext::kDel) msg = std::string("cannot delete ") + what;
     FailNode(msg, e);
@@ -795,7 +816,7 @@ class Parser {
     if (Accept(Tok::kLPar)) {
       if (!CallArguments(&c->bases, &c->keywords, nullptr)) return nullptr;
     }
-    if (!ExpectColon()) return nullptr;
+    if (!Expect(Tok::kColon)) return nullptr;
     c->body = Block("class definition", st);
     if (failed_) return nullptr;
     c->decorator_list = decorators;
@@ -807,7 +828,7 @@ class Parser {
     ++p_;
     auto* s = New<If>(st);
     if (!(s->test = NamedExpression())) return nullptr;
-    if (!ExpectColon()) return nullptr;
+    if (!Expect(Tok::kColon)) return nullptr;
     s->body = Block(elif ? "'elif' statement" : "'if' statement", st);
     if (failed_) return nullptr;
     StmtNode* last = s->body[s->body.size() - 1];
@@ -819,7 +840,7 @@ class Parser {
     } else if (At(Tok::kElse)) {
       const Token& et = Cur();
       ++p_;
-      if (!ExpectColon()) return nullptr;
+      if (!Expect(Tok::kColon)) return nullptr;
       s->orelse = Block("'else' statement", et);
       if (failed_) return nullptr;
       last = s->orelse[s->orelse.size() - 1];
@@ -831,7 +852,7 @@ class Parser {
     if (!At(Tok::kElse)) return true;
     const Token& et = Cur();
     ++p_;
-    if (!ExpectColon()) return false;
+    if (!Expect(Tok::kColon)) return false;
     *orelse = Block("'else' statement", et);
     if (failed_) return false;
     *last = (*orelse)[orelse->size() - 1];
@@ -843,7 +864,7 @@ class Parser {
     ++p_;
     auto* s = New<While>(st);
     if (!(s->test = NamedExpression())) return nullptr;
-    if (!ExpectColon()) return nullptr;
+    if (!Expect(Tok::kColon)) return nullptr;
     s->body = Block("'while' statement", st);
     if (failed_) return nullptr;
     StmtNode* last = s->body[s->body.size() - 1];
@@ -893,7 +914,7 @@ class Parser {
     if (!target) return nullptr;
     if (!Expect(Tok::kIn)) return nullptr;
     ExprNode* iter = StarExpressions();
-    if (!iter || !ExpectColon()) return nullptr;
+    if (!iter || !Expect(Tok::kColon)) return nullptr;
     Span<StmtNode*> body = Block("'for' statement", for_tok);
     if (failed_) return nullptr;
     StmtNode* last = body[body.size() - 1];
@@ -981,7 +1002,7 @@ class Parser {
       } while (Accept(Tok::kComma));
       items = b.Finish();
     }
-    if (!ExpectColon()) return nullptr;
+    if (!Expect(Tok::kColon)) return nullptr;
     Span<StmtNode*> body = Block("'with' statement", with_tok);
     if (failed_) return nullptr;
     auto fill = [&](auto* w) {
@@ -1027,7 +1048,7 @@ class Parser {
         FailMsg("expected one or more exception types", Cur());
         return nullptr;
       }
-      if (!ExpectColon()) return nullptr;
+      if (!Expect(Tok::kColon)) return nullptr;
       h->body = Block(star ? "'except*' statement" : "'except' statement", et);
       if (failed_) return nullptr;
       FinAt(h, h->body[h->body.size() - 1]);
@@ -1050,7 +1071,7 @@ class Parser {
       last = finalbody[finalbody.size() - 1];
     }
     if (handlers.size() == 0 && finalbody.empty()) {
-      FailMsg("expected 'except' or 'finally' block", Cur());
+      FailMsg("expected 'except' or 'finally' block", ClauseErrorToken());
       return nullptr;
     }
     auto fill = [&](auto* t) {
@@ -1145,7 +1166,7 @@ class Parser {
     if (Accept(Tok::kIf)) {
       if (!(c->guard = NamedExpression())) return nullptr;
     }
-    if (!ExpectColon()) return nullptr;
+    if (!Expect(Tok::kColon)) return nullptr;
     c->body = Block("'case' statement", ct);
     if (failed_) return nullptr;
     return c;
@@ -1558,7 +1579,7 @@ class Parser {
     ie->body = body;
     if (!(ie->test = Disjunction())) return nullptr;
     if (!Accept(Tok::kElse)) {
-      FailMsg("expected 'else' after 'if' expression", Cur());
+      FailMsg("expected 'else' after 'if' expression", st);
       return nullptr;
     }
     if (!(ie->orelse = Expression())) return nullptr;
@@ -1834,7 +1855,7 @@ class Parser {
           g->elt = e;
           if ((g->generators = Comprehensions(), failed_)) return false;
           if (!sole || !At(Tok::kRPar)) {
-            FailNode("Generator expression must be parenthesized", g);
+            FailNode("Generator expression must be parenthesized", e);
             return false;
           }
           ++p_;
@@ -2331,10 +2352,10 @@ class Parser {
         if (!FString(&values, &pending)) return nullptr;
       }
       first = false;
-      if (any_bytes && any_str) {
-        FailMsg("cannot mix bytes and nonbytes literals", st);
-        return nullptr;
-      }
+    }
+    if (any_bytes && any_str) {
+      FailAt("cannot mix bytes and nonbytes literals", Prev().end_line, Prev().end_col);
+      return nullptr;
     }
     if (!any_f) {
       auto* c = New<Constant>(st);

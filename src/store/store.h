@@ -144,7 +144,7 @@ struct OpenOptions {
   int busy_timeout_ms = 30000;   // wait this long for another writer's lock
   bool synchronous_full = true;  // fsync every commit (power-loss safe); false = NORMAL
   bool check_integrity = false;  // run PRAGMA quick_check on open
-  // Test hook: called inside each write transaction just before COMMIT.
+  // Test hook: called inside each PutResult(s) transaction just before COMMIT.
   std::function<void()> before_commit;
 };
 

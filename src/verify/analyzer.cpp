@@ -587,16 +587,25 @@ class Analyzer {
     return out;
   }
 
-  bool IsKernelRef(const Node* node, ClassDef* owner) {
-    if (auto* name = As<Name>(node)) return kernels_.count(name->id) > 0;
+  // A kernel name, or a conditional choosing between kernels (k = fwd_kernel if a else bwd_kernel).
+  bool NamesKernel(const Node* v) const {
+    if (auto* name = As<Name>(v)) return kernels_.count(name->id) > 0;
+    if (auto* e = As<IfExp>(v)) return NamesKernel(e->body) || NamesKernel(e->orelse);
+    return false;
+  }
+
+  bool IsKernelRef(const Node* node, ClassDef* owner,
+                   const std::unordered_set<std::string_view>& local_kernels) {
+    if (auto* name = As<Name>(node)) {
+      return kernels_.count(name->id) > 0 || local_kernels.count(name->id) > 0;
+    }
     auto* attr = As<Attribute>(node);
     if (attr == nullptr || owner == nullptr) return false;
     auto* base = As<Name>(attr->value);
     if (base == nullptr || base->id != "self") return false;
     if (const auto* vals = SelfAttr(owner, attr->attr)) {
       for (ExprNode* val : *vals) {
-        auto* vn = As<Name>(val);
-        if (vn != nullptr && kernels_.count(vn->id)) return true;
+        if (NamesKernel(val)) return true;
       }
     }
     return false;
@@ -614,10 +623,17 @@ class Analyzer {
       seen.insert(ref.fn);
       fns.push_back(ref);
       const Scope& scope = LocalScope(ref.fn);
+      std::unordered_set<std::string_view> local_kernels;
+      WalkAll(ref.fn, [&](Node* n) {
+        auto* assign = As<Assign>(n);
+        if (assign == nullptr || assign->targets.size() != 1) return;
+        auto* target = As<Name>(assign->targets[0]);
+        if (target != nullptr && NamesKernel(assign->value)) local_kernels.insert(target->id);
+      });
       WalkAll(ref.fn, [&](Node* n) {
         if (auto* call = As<Call>(n)) {
           if (auto* sub = As<Subscript>(call->func);
-              sub != nullptr && IsKernelRef(sub->value, ref.owner)) {
+              sub != nullptr && IsKernelRef(sub->value, ref.owner, local_kernels)) {
             launched = true;
           }
         }

@@ -7,7 +7,7 @@ DTYPE = "float32"
 VARIANTS = {
     "small": {"batch_size": 8, "dim": 100},
     "medium": {"batch_size": 4096, "dim": 4096},
-    "large": {"batch_size": 65536, "dim": 16384},
+    "large": {"batch_size": 32768, "dim": 16384},
 }
 
 batch_size = 4096

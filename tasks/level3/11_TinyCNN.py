@@ -1,4 +1,4 @@
-"""Small image classifier: conv-ReLU-maxpool, conv-ReLU, global average pool, linear head."""
+"""Small image classifier: conv-ReLU-avgpool, conv-ReLU, global average pool, linear head."""
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -28,7 +28,7 @@ class Model(nn.Module):
         self.head = nn.Linear(32, num_classes)
 
     def forward(self, x):
-        h = F.max_pool2d(torch.relu(self.conv1(x)), 2)
+        h = F.avg_pool2d(torch.relu(self.conv1(x)), 2)
         h = torch.relu(self.conv2(h))
         return self.head(h.mean(dim=(2, 3)))
 

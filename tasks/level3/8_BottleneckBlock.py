@@ -11,7 +11,7 @@ RTOL = 1e-2
 VARIANTS = {
     "small": {"batch_size": 2, "channels": 16, "height": 6, "width": 6},
     "medium": {"batch_size": 16, "channels": 128, "height": 56, "width": 56},
-    "large": {"batch_size": 64, "channels": 256, "height": 56, "width": 56},
+    "large": {"batch_size": 32, "channels": 256, "height": 56, "width": 56},
 }
 
 batch_size = 16

@@ -310,6 +310,16 @@ TEST(VerifyRules, ReferenceCopiesAreIgnored) {
   EXPECT_TRUE(v.valid) << Describe(v);
 }
 
+TEST(VerifyRules, LaunchThroughALocalKernelAlias) {
+  std::string code = WithForward(
+      "        k = relu_kernel if x.is_contiguous() else relu_kernel\n"
+      "        y = torch.empty_like(x)\n"
+      "        k[(1,)](x, y, x.numel(), BLOCK=1024)\n"
+      "        return y\n");
+  Verdict v = Check(code, Policy::kStrict);
+  EXPECT_TRUE(v.valid) << Describe(v);
+}
+
 TEST(VerifyRules, ModelReachedThroughAHelperIsCaught) {
   std::string code = WithForward("        return helper(x)\n",
                                  "class Model(nn.Module):\n    def forward(self, x):\n"

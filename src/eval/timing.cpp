@@ -1,0 +1,419 @@
+#include "eval/timing.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <numeric>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "eval/roofline.h"
+
+namespace tritonrl::eval {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::mutex& RegistryMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+// One mutex per lease key, alive for the process (keys are few: one per GPU).
+std::timed_mutex* KeyMutex(const std::string& key) {
+  static std::map<std::string, std::unique_ptr<std::timed_mutex>> mutexes;
+  std::lock_guard<std::mutex> lock(RegistryMutex());
+  auto& m = mutexes[key];
+  if (!m) m = std::make_unique<std::timed_mutex>();
+  return m.get();
+}
+
+std::string SafeKey(const std::string& key) {
+  std::string out;
+  for (char c : key)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out.empty() ? "gpu" : out;
+}
+
+double Quantile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, sorted.size() - 1);
+  const double frac = pos - static_cast<double>(lo);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return Quantile(v, 0.5);
+}
+
+std::vector<double> Numbers(const json& h, const char* key) {
+  std::vector<double> out;
+  auto it = h.find(key);
+  if (it == h.end() || !it->is_array()) return out;
+  for (const auto& v : *it) out.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+  return out;
+}
+
+double Num(const json& h, const char* key, double fallback = 0) {
+  auto it = h.find(key);
+  return it != h.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::int64_t Int(const json& h, const char* key, std::int64_t fallback = 0) {
+  auto it = h.find(key);
+  return it != h.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
+}
+
+bool Bool(const json& h, const char* key, bool fallback) {
+  auto it = h.find(key);
+  return it != h.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+std::string Str(const json& h, const char* key, std::size_t max = 300) {
+  auto it = h.find(key);
+  if (it == h.end() || !it->is_string()) return "";
+  std::string s = it->get<std::string>();
+  return s.size() > max ? s.substr(0, max) : s;
+}
+
+}  // namespace
+
+void DrawTimingPlan(TimingOptions& o, std::uint64_t secret) {
+  std::mt19937_64 rng(secret);
+  o.seeds.clear();
+  for (int i = 0; i < o.trials; ++i) o.seeds.push_back(static_cast<std::int64_t>(rng() >> 2));
+  o.input_seed = static_cast<std::int64_t>(rng() >> 2);
+  std::vector<int> idx(static_cast<std::size_t>(o.trials));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::shuffle(idx.begin(), idx.end(), rng);
+  idx.resize(static_cast<std::size_t>(std::clamp(o.recheck, 1, std::max(o.trials, 1))));
+  std::sort(idx.begin(), idx.end());
+  o.recheck_indices = idx;
+}
+
+std::string TimedVariant(const std::vector<std::string>& variants) {
+  if (std::find(variants.begin(), variants.end(), "large") != variants.end()) return "large";
+  return variants.empty() ? "default" : variants.back();
+}
+
+json TimingRequest(const TimingOptions& o, const std::string& variant) {
+  return {{"variant", variant},
+          {"seeds", o.seeds},
+          {"input_seed", o.input_seed},
+          {"recheck", o.recheck_indices},
+          {"warmup", o.warmup},
+          {"sample_count", o.sample_count},
+          {"profile_calls", o.profile_calls},
+          {"baseline", o.baseline}};
+}
+
+// ---- the lease ----
+
+TimingLease::TimingLease(TimingLease&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)),
+      mutex_(std::exchange(other.mutex_, nullptr)),
+      wait_ms_(other.wait_ms_) {}
+
+TimingLease& TimingLease::operator=(TimingLease&& other) noexcept {
+  if (this != &other) {
+    Release();
+    fd_ = std::exchange(other.fd_, -1);
+    mutex_ = std::exchange(other.mutex_, nullptr);
+    wait_ms_ = other.wait_ms_;
+  }
+  return *this;
+}
+
+TimingLease::~TimingLease() {
+  Release();
+}
+
+void TimingLease::Release() {
+  if (fd_ >= 0) {
+    flock(fd_, LOCK_UN);
+    close(fd_);
+    fd_ = -1;
+  }
+  if (mutex_ != nullptr) {
+    static_cast<std::timed_mutex*>(mutex_)->unlock();
+    mutex_ = nullptr;
+  }
+}
+
+Result<TimingLease> AcquireTimingLease(const std::string& lock_dir, const std::string& key) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string dir = lock_dir;
+  if (dir.empty()) {
+    const char* env = std::getenv("TRITONRL_LOCK_DIR");
+    dir = env && *env ? env : "/tmp";
+  }
+  const std::string path =
+      (fs::path(dir) / fmt::format("tritonrl-timing-{}.lock", SafeKey(key))).string();
+  std::timed_mutex* mu = KeyMutex(key);
+  mu->lock();  // threads of this process first: one flock per process at a time
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    mu->unlock();
+    return Status::IoError(
+        fmt::format("{}: cannot open the timing lock: {}", path, std::strerror(errno)));
+  }
+  while (flock(fd, LOCK_EX) != 0) {
+    if (errno != EINTR) {
+      const int err = errno;
+      close(fd);
+      mu->unlock();
+      return Status::IoError(fmt::format("{}: flock: {}", path, std::strerror(err)));
+    }
+  }
+  TimingLease lease;
+  lease.fd_ = fd;
+  lease.mutex_ = mu;
+  lease.wait_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return lease;
+}
+
+// ---- statistics ----
+
+Stats Summarize(std::vector<double> v) {
+  Stats s;
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  s.n = static_cast<int>(v.size());
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  s.min = v.front();
+  s.max = v.back();
+  s.median = Quantile(v, 0.5);
+  s.p25 = Quantile(v, 0.25);
+  s.p75 = Quantile(v, 0.75);
+  s.iqr = s.p75 - s.p25;
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+  double ss = 0;
+  for (double x : v) ss += (x - s.mean) * (x - s.mean);
+  s.stddev = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1)) : 0.0;
+  s.cv = s.mean > 0 ? s.stddev / s.mean : 0.0;
+  return s;
+}
+
+json ToJson(const Stats& s) {
+  return {{"n", s.n},       {"median", s.median}, {"p25", s.p25}, {"p75", s.p75}, {"iqr", s.iqr},
+          {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},   {"min", s.min}, {"max", s.max}};
+}
+
+// ---- the frame ----
+
+Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o) {
+  const json& h = f.header;
+  TimingPhase p;
+  p.variant = Str(h, "variant", 64);
+  p.event_ms = Numbers(h, "event_ms");
+  p.wall_ms = Numbers(h, "wall_ms");
+  p.tail_ms = Numbers(h, "tail_ms");
+  const std::size_t n = o.seeds.size();
+  if (p.event_ms.size() != n || p.wall_ms.size() != n || p.tail_ms.size() != n) {
+    return Status::ParseError(fmt::format("timing frame: expected {} timed calls, got {}/{}/{}", n,
+                                          p.event_ms.size(), p.wall_ms.size(), p.tail_ms.size()));
+  }
+  for (const auto* v : {&p.event_ms, &p.wall_ms, &p.tail_ms}) {
+    for (double x : *v) {
+      if (!std::isfinite(x) || x < 0 || x > 1e7)
+        return Status::ParseError("timing frame: a time is not a finite ms value");
+    }
+  }
+  p.stage_ms = Num(h, "stage_ms");
+  p.warmup_ms = Num(h, "warmup_ms");
+  p.l2_bytes = Int(h, "l2_bytes");
+  p.flush_bytes = Int(h, "flush_bytes");
+  p.input_bytes = Int(h, "input_bytes");
+  p.output_bytes = Int(h, "output_bytes");
+  p.l2_persist_reset = Bool(h, "l2_persist_reset", false);
+  if (auto it = h.find("tampered"); it != h.end() && it->is_array()) {
+    for (const auto& t : *it)
+      p.tampered.push_back(t.is_string() ? t.get<std::string>().substr(0, 80) : "?");
+  } else {
+    p.tampered.push_back("(missing)");
+  }
+  p.threads_before = static_cast<int>(Int(h, "threads_before", -1));
+  p.threads_after = static_cast<int>(Int(h, "threads_after", -1));
+  p.stream_changed = Bool(h, "stream_changed", true);
+  if (auto it = h.find("kernel_share"); it != h.end() && it->is_number())
+    p.kernel_share = it->get<double>();
+  p.own_kernel_ms = Num(h, "own_kernel_ms");
+  p.kernel_ms = Num(h, "kernel_ms");
+  if (auto it = h.find("top_kernels"); it != h.end() && it->is_array() && it->size() <= 16)
+    p.top_kernels = *it;
+  p.profile_error = Str(h, "profile_error");
+  auto rc = h.find("rechecks");
+  if (rc == h.end() || !rc->is_array() || rc->size() > 64 * o.recheck_indices.size() + 64) {
+    return Status::ParseError("timing frame: bad re-check list");
+  }
+  for (const auto& d : *rc) {
+    if (!d.is_object()) return Status::ParseError("timing frame: bad re-check entry");
+    RecheckSample r;
+    r.trial = static_cast<int>(Int(d, "trial", -1));
+    r.output = static_cast<int>(Int(d, "output", -1));
+    r.type_ok = Bool(d, "type_ok", false);
+    if (r.type_ok) {
+      const auto dt = ParseDType(Str(d, "dtype", 20));
+      if (!dt) return Status::ParseError("timing frame: re-check of an unsupported dtype");
+      r.dtype = *dt;
+      r.numel = Int(d, "numel", -1);
+      if (auto sh = d.find("shape"); sh != d.end() && sh->is_array() && sh->size() <= 16) {
+        for (const auto& x : *sh)
+          r.shape.push_back(x.is_number_integer() ? x.get<std::int64_t>() : -1);
+      }
+      const std::int64_t off = Int(d, "offset", -1), nb = Int(d, "nbytes", -1);
+      if (r.numel < 0 || off < 0 || nb < 0 ||
+          static_cast<std::uint64_t>(off) + static_cast<std::uint64_t>(nb) > f.payload.size() ||
+          static_cast<std::uint64_t>(nb) !=
+              static_cast<std::uint64_t>(r.numel) * DTypeSize(r.dtype)) {
+        return Status::ParseError("timing frame: re-check bytes do not match the declared size");
+      }
+      r.bytes = f.payload.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(nb));
+    }
+    p.rechecks.push_back(std::move(r));
+  }
+  return p;
+}
+
+// ---- checks ----
+
+std::vector<std::string> CheckConsistency(const TimingPhase& p, const TimingTolerance& tol) {
+  std::vector<std::string> bad;
+  if (!p.tampered.empty())
+    bad.push_back(fmt::format("timers replaced: {}", fmt::join(p.tampered, ", ")));
+  if (p.stream_changed) bad.push_back("forward left a different current CUDA stream");
+  if (p.threads_before >= 0 && p.threads_after > p.threads_before) {
+    bad.push_back(
+        fmt::format("threads started during timing: {} -> {}", p.threads_before, p.threads_after));
+  }
+  if (p.event_ms.empty()) return bad;
+  const double ev = Median(p.event_ms), wall = Median(p.wall_ms);
+  // Work still running after the end event completed: side streams, work queued after return.
+  int over = 0;
+  for (std::size_t i = 0; i < p.tail_ms.size(); ++i) {
+    if (p.tail_ms[i] > tol.tail_abs_ms + tol.tail_rel * p.event_ms[i]) ++over;
+  }
+  if (over > tol.tail_trial_share * static_cast<double>(p.tail_ms.size())) {
+    bad.push_back(fmt::format(
+        "device busy after the end event in {}/{} calls (median tail {:.4f} ms, event {:.4f} ms)",
+        over, p.tail_ms.size(), Median(p.tail_ms), ev));
+  }
+  if (wall - ev > tol.wall_gap_abs_ms + tol.wall_gap_rel * ev) {
+    bad.push_back(fmt::format(
+        "device-synchronised clock {:.4f} ms vs CUDA events {:.4f} ms (median)", wall, ev));
+  }
+  int event_over = 0;
+  for (std::size_t i = 0; i < p.event_ms.size(); ++i) {
+    if (p.event_ms[i] > p.wall_ms[i] * (1 + tol.event_over_wall_rel) + tol.event_over_wall_abs_ms)
+      ++event_over;
+  }
+  if (event_over > 0)
+    bad.push_back(fmt::format("{} event times exceed their synchronised wall window", event_over));
+  const double sum_wall = std::accumulate(p.wall_ms.begin(), p.wall_ms.end(), 0.0);
+  const double sum_ev = std::accumulate(p.event_ms.begin(), p.event_ms.end(), 0.0);
+  if (p.parent_ms > 0 && std::max(sum_wall, sum_ev) > p.parent_ms + tol.parent_slack_ms) {
+    bad.push_back(
+        fmt::format("reported {:.3f} ms of timed calls in a phase the engine clocked at {:.3f} ms",
+                    std::max(sum_wall, sum_ev), p.parent_ms));
+  }
+  return bad;
+}
+
+std::vector<std::string> CheckRechecks(const TimingPhase& c, const TimingPhase& r,
+                                       const Tolerance& tolerance) {
+  std::vector<std::string> bad;
+  std::map<std::pair<int, int>, const RecheckSample*> ref;
+  for (const auto& s : r.rechecks) ref[{s.trial, s.output}] = &s;
+  std::size_t matched = 0;
+  for (const auto& s : c.rechecks) {
+    auto it = ref.find({s.trial, s.output});
+    if (it == ref.end()) {
+      bad.push_back(fmt::format("timed call {} output {}: not expected", s.trial, s.output));
+      continue;
+    }
+    ++matched;
+    const RecheckSample& rs = *it->second;
+    if (!s.type_ok) {
+      bad.push_back(
+          fmt::format("timed call {} output {}: not exactly torch.Tensor", s.trial, s.output));
+      continue;
+    }
+    if (s.shape != rs.shape) {
+      bad.push_back(fmt::format("timed call {} output {}: shape differs", s.trial, s.output));
+      continue;
+    }
+    const CompareResult cr =
+        CompareTensor({s.dtype, {s.numel}, s.bytes}, {rs.dtype, {rs.numel}, rs.bytes}, tolerance);
+    if (!cr.ok)
+      bad.push_back(fmt::format("timed call {} output {}: {}", s.trial, s.output, cr.message));
+  }
+  if (matched != r.rechecks.size()) {
+    bad.push_back(fmt::format("{} of {} re-checked outputs missing", r.rechecks.size() - matched,
+                              r.rechecks.size()));
+  }
+  return bad;
+}
+
+TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const TimingOptions& o,
+                            const Tolerance& tolerance, const std::string& device_model,
+                            const TimingTolerance& tol) {
+  TimingJudgement j;
+  const Stats ce = Summarize(c.event_ms), cw = Summarize(c.wall_ms), re = Summarize(r.event_ms);
+  j.inconsistent = CheckConsistency(c, tol);
+  j.recheck_failures = CheckRechecks(c, r, tolerance);
+  if (c.variant != r.variant)
+    j.inconsistent.push_back("timed variant differs from the reference's");
+  if (ce.median > 0 && re.median > 0) j.speedup = re.median / ce.median;
+  if (c.kernel_share) j.lazy = *c.kernel_share < o.lazy_threshold;
+  WorkSize work;
+  work.bytes = static_cast<double>(r.input_bytes + r.output_bytes);
+  const Plausibility pl = CheckPlausibility(ce.median, j.speedup.value_or(0), work,
+                                            PeaksFor(device_model), o.speedup_cap);
+  j.implausible = pl.implausible;
+  j.implausible_why = pl.why;
+  j.evidence = {{"variant", c.variant},
+                {"baseline", o.baseline},
+                {"trials", c.event_ms.size()},
+                {"candidate_event_ms", ToJson(ce)},
+                {"candidate_wall_ms", ToJson(cw)},
+                {"candidate_tail_ms", ToJson(Summarize(c.tail_ms))},
+                {"reference_event_ms", ToJson(re)},
+                {"reference_wall_ms", ToJson(Summarize(r.wall_ms))},
+                {"parent_phase_ms", c.parent_ms},
+                {"reference_parent_phase_ms", r.parent_ms},
+                {"lease_wait_ms", c.lease_wait_ms},
+                {"warmup_ms", c.warmup_ms},
+                {"l2_bytes", c.l2_bytes},
+                {"flush_bytes", c.flush_bytes},
+                {"l2_persist_reset", c.l2_persist_reset},
+                {"rechecked_calls", o.recheck_indices.size()},
+                {"kernel_share", c.kernel_share ? json(*c.kernel_share) : json(nullptr)},
+                {"own_kernel_ms", c.own_kernel_ms},
+                {"kernel_ms", c.kernel_ms},
+                {"top_kernels", c.top_kernels},
+                {"lazy_threshold", o.lazy_threshold},
+                {"roofline_floor_ms", pl.floor_ms ? json(*pl.floor_ms) : json(nullptr)},
+                {"bytes_moved", work.bytes},
+                {"inconsistencies", j.inconsistent},
+                {"recheck_failures", j.recheck_failures}};
+  if (!c.profile_error.empty()) j.evidence["profile_error"] = c.profile_error;
+  if (j.implausible) j.evidence["implausible"] = j.implausible_why;
+  return j;
+}
+
+}  // namespace tritonrl::eval

@@ -1,0 +1,318 @@
+// The timing stage's trusted side: the lease (real flock and threads), the
+// statistics (hand-computed values), the consistency checks on constructed
+// phases (each the signature of one timing hack), re-checks and the roofline.
+#include "eval/timing.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "eval/roofline.h"
+
+namespace tritonrl::eval {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string TempDir() {
+  std::string t = (fs::temp_directory_path() / "timing-test-XXXXXX").string();
+  EXPECT_NE(mkdtemp(t.data()), nullptr);
+  return t;
+}
+
+TEST(TimingStats, HandComputedQuantiles) {
+  const Stats s = Summarize({4, 1, 3, 2, 5});
+  EXPECT_EQ(s.n, 5);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.p25, 2);
+  EXPECT_DOUBLE_EQ(s.p75, 4);
+  EXPECT_DOUBLE_EQ(s.iqr, 2);
+  EXPECT_DOUBLE_EQ(s.mean, 3);
+  EXPECT_DOUBLE_EQ(s.stddev, std::sqrt(2.5));  // sample variance of 1..5
+  EXPECT_DOUBLE_EQ(s.cv, std::sqrt(2.5) / 3);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+}
+
+TEST(TimingStats, EvenCountInterpolatesAndDropsNonFinite) {
+  const Stats s = Summarize({1, 2, 3, 4, std::nan("")});
+  EXPECT_EQ(s.n, 4);
+  EXPECT_DOUBLE_EQ(s.median, 2.5);
+  EXPECT_DOUBLE_EQ(s.p25, 1.75);
+  EXPECT_EQ(Summarize({}).n, 0);
+}
+
+TEST(TimingPlan, SeedsRecheckAndVariant) {
+  TimingOptions o;
+  o.trials = 50;
+  o.recheck = 7;
+  DrawTimingPlan(o, 12345);
+  ASSERT_EQ(o.seeds.size(), 50u);
+  ASSERT_EQ(o.recheck_indices.size(), 7u);
+  EXPECT_TRUE(std::is_sorted(o.recheck_indices.begin(), o.recheck_indices.end()));
+  EXPECT_EQ(std::adjacent_find(o.recheck_indices.begin(), o.recheck_indices.end()),
+            o.recheck_indices.end());
+  for (int i : o.recheck_indices) EXPECT_TRUE(i >= 0 && i < 50);
+  TimingOptions other = o;
+  DrawTimingPlan(other, 999);
+  EXPECT_NE(other.seeds, o.seeds);  // a different secret, a different plan
+  EXPECT_EQ(TimedVariant({"small", "medium", "large"}), "large");
+  EXPECT_EQ(TimedVariant({"default"}), "default");
+  EXPECT_EQ(TimedVariant({"small", "big"}), "big");
+}
+
+TEST(TimingLease, ThreadsOfOneProcessAreSerialised) {
+  const std::string dir = TempDir();
+  std::atomic<int> inside{0}, max_inside{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) {
+        auto lease = AcquireTimingLease(dir, "gpu0");
+        ASSERT_TRUE(lease.ok()) << lease.status().message();
+        const int now = ++inside;
+        max_inside = std::max(max_inside.load(), now);
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        --inside;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(max_inside.load(), 1);
+  fs::remove_all(dir);
+}
+
+TEST(TimingLease, AnotherProcessWaitsForTheLock) {
+  const std::string dir = TempDir();
+  auto lease = AcquireTimingLease(dir, "gpu-3");
+  ASSERT_TRUE(lease.ok());
+  const std::string path = dir + "/tritonrl-timing-gpu-3.lock";
+  ASSERT_TRUE(fs::exists(path));
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int fd = open(path.c_str(), O_RDWR);
+    // Held by the parent: a non-blocking attempt must fail.
+    _exit(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  lease->Release();
+  EXPECT_FALSE(lease->held());
+  const pid_t pid2 = fork();
+  if (pid2 == 0) {
+    const int fd = open(path.c_str(), O_RDWR);
+    _exit(fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 ? 0 : 1);
+  }
+  waitpid(pid2, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  // Different keys do not exclude each other.
+  auto a = AcquireTimingLease(dir, "gpu0");
+  auto b = AcquireTimingLease(dir, "gpu1");
+  EXPECT_TRUE(a.ok() && b.ok());
+  fs::remove_all(dir);
+}
+
+TEST(TimingLease, UnwritableDirectoryIsAnError) {
+  auto lease = AcquireTimingLease("/proc/definitely/not/here", "gpu0");
+  EXPECT_FALSE(lease.ok());
+  // The in-process mutex was released: the next acquisition does not deadlock.
+  const std::string dir = TempDir();
+  EXPECT_TRUE(AcquireTimingLease(dir, "gpu0").ok());
+  fs::remove_all(dir);
+}
+
+// An honest 1 ms kernel: events ~1 ms, synced wall a bit more, tiny tails.
+TimingPhase Honest(int n = 20, double ms = 1.0) {
+  TimingPhase p;
+  p.variant = "large";
+  for (int i = 0; i < n; ++i) {
+    p.event_ms.push_back(ms + 0.001 * i);
+    p.wall_ms.push_back(ms + 0.03 + 0.001 * i);
+    p.tail_ms.push_back(0.004);
+  }
+  p.parent_ms = n * (ms + 0.5);
+  p.threads_before = p.threads_after = 12;
+  return p;
+}
+
+TEST(TimingConsistency, HonestPhasePasses) {
+  EXPECT_TRUE(CheckConsistency(Honest()).empty());
+  // Launch-bound small kernel: 5 us of events inside a 40 us synced window.
+  TimingPhase small = Honest(20, 0.005);
+  for (auto& w : small.wall_ms) w = 0.04;
+  EXPECT_TRUE(CheckConsistency(small).empty());
+}
+
+TEST(TimingConsistency, SideStreamWorkIsCaught) {
+  TimingPhase p = Honest();
+  // Events on the current stream see 0.02 ms; the device stays busy ~1 ms more.
+  for (std::size_t i = 0; i < p.event_ms.size(); ++i) {
+    p.event_ms[i] = 0.02;
+    p.tail_ms[i] = 0.98;
+    p.wall_ms[i] = 1.03;
+  }
+  const auto bad = CheckConsistency(p);
+  ASSERT_EQ(bad.size(), 2u);
+  EXPECT_NE(bad[0].find("device busy after the end event"), std::string::npos);
+  EXPECT_NE(bad[1].find("device-synchronised clock"), std::string::npos);
+}
+
+TEST(TimingConsistency, OccasionalTailIsToleratedButFrequentIsNot) {
+  TimingPhase p = Honest();
+  p.tail_ms[3] = 0.5;  // one preempted call
+  EXPECT_TRUE(CheckConsistency(p).empty());
+  for (int i = 0; i < 5; ++i) p.tail_ms[static_cast<std::size_t>(i)] = 0.5;  // 25% of the calls
+  EXPECT_EQ(CheckConsistency(p).size(), 1u);
+}
+
+TEST(TimingConsistency, TamperingThreadsAndStreamsAreCaught) {
+  TimingPhase p = Honest();
+  p.tampered = {"time.perf_counter", "torch.cuda.Event.elapsed_time"};
+  p.threads_after = 13;
+  p.stream_changed = true;
+  const auto bad = CheckConsistency(p);
+  ASSERT_EQ(bad.size(), 3u);
+  EXPECT_NE(bad[0].find("time.perf_counter"), std::string::npos);
+  EXPECT_NE(bad[1].find("CUDA stream"), std::string::npos);
+  EXPECT_NE(bad[2].find("12 -> 13"), std::string::npos);
+}
+
+TEST(TimingConsistency, ForgedNumbersAreBoundedByTheEngineClock) {
+  TimingPhase p = Honest();
+  p.parent_ms = 5;  // 20 calls of ~1 ms cannot fit in 5 ms of the engine's clock
+  auto bad = CheckConsistency(p);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_NE(bad[0].find("engine clocked"), std::string::npos);
+  p = Honest();
+  p.event_ms[0] = 5;  // an event span longer than its synchronised window
+  bad = CheckConsistency(p);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_NE(bad[0].find("exceed"), std::string::npos);
+}
+
+std::string Floats(std::initializer_list<float> v) {
+  std::string s(v.size() * 4, '\0');
+  std::memcpy(s.data(), std::data(v), s.size());
+  return s;
+}
+
+TEST(TimingRecheck, StaleTimedOutputFails) {
+  TimingPhase ref = Honest(), cand = Honest();
+  ref.rechecks = {{3, 0, true, DType::kFloat32, 3, {4, 8}, Floats({1, 2, 3})}};
+  cand.rechecks = {{3, 0, true, DType::kFloat32, 3, {4, 8}, Floats({1, 2, 3})}};
+  EXPECT_TRUE(CheckRechecks(cand, ref, {}).empty());
+  cand.rechecks[0].bytes = Floats({1, 2, 7});
+  auto bad = CheckRechecks(cand, ref, {});
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_NE(bad[0].find("timed call 3"), std::string::npos);
+  cand.rechecks.clear();
+  bad = CheckRechecks(cand, ref, {});
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_NE(bad[0].find("missing"), std::string::npos);
+  cand.rechecks = {{3, 0, false, DType::kFloat32, 0, {}, ""}};
+  EXPECT_NE(CheckRechecks(cand, ref, {})[0].find("torch.Tensor"), std::string::npos);
+}
+
+TEST(TimingFrame, ParsesAndRejectsMalformed) {
+  TimingOptions o;
+  o.trials = 3;
+  o.recheck = 1;
+  DrawTimingPlan(o, 7);
+  Frame f;
+  f.header = {{"type", "timing"},
+              {"variant", "large"},
+              {"event_ms", {1.0, 1.1, 1.2}},
+              {"wall_ms", {1.1, 1.2, 1.3}},
+              {"tail_ms", {0.0, 0.0, 0.0}},
+              {"tampered", nlohmann::json::array()},
+              {"threads_before", 5},
+              {"threads_after", 5},
+              {"stream_changed", false},
+              {"kernel_share", 0.97},
+              {"input_bytes", 400},
+              {"output_bytes", 400}};
+  f.header["rechecks"] = {{{"trial", 1},
+                           {"output", 0},
+                           {"type_ok", true},
+                           {"dtype", "float32"},
+                           {"numel", 2},
+                           {"shape", {10, 10}},
+                           {"offset", 0},
+                           {"nbytes", 8}}};
+  f.payload = Floats({1, 2});
+  auto p = ParseTimingFrame(f, o);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->event_ms.size(), 3u);
+  EXPECT_DOUBLE_EQ(*p->kernel_share, 0.97);
+  ASSERT_EQ(p->rechecks.size(), 1u);
+  EXPECT_EQ(p->rechecks[0].bytes, Floats({1, 2}));
+
+  Frame wrong_count = f;
+  wrong_count.header["event_ms"] = {1.0};
+  EXPECT_FALSE(ParseTimingFrame(wrong_count, o).ok());
+  Frame negative = f;
+  negative.header["wall_ms"] = {1.0, -1.0, 1.0};
+  EXPECT_FALSE(ParseTimingFrame(negative, o).ok());
+  Frame overflow = f;
+  overflow.header["rechecks"][0]["nbytes"] = 800;
+  EXPECT_FALSE(ParseTimingFrame(overflow, o).ok());
+  Frame no_tamper_list = f;
+  no_tamper_list.header.erase("tampered");
+  auto q = ParseTimingFrame(no_tamper_list, o);
+  ASSERT_TRUE(q.ok());
+  EXPECT_FALSE(CheckConsistency(*q).empty());  // a missing report counts as tampering
+}
+
+TEST(TimingJudge, SpeedupLazyAndPlausibility) {
+  TimingOptions o;
+  o.lazy_threshold = 0.8;
+  o.speedup_cap = 10;
+  TimingPhase ref = Honest(20, 2.0), cand = Honest(20, 1.0);
+  ref.input_bytes = ref.output_bytes = 1 << 20;
+  cand.kernel_share = 0.5;
+  auto j = JudgeTiming(cand, ref, o, {}, "NVIDIA H200");
+  ASSERT_TRUE(j.speedup.has_value());
+  EXPECT_NEAR(*j.speedup, (2.0 + 0.0095) / (1.0 + 0.0095), 1e-9);  // ratio of medians
+  EXPECT_TRUE(j.lazy);
+  EXPECT_FALSE(j.implausible);
+  EXPECT_TRUE(j.inconsistent.empty());
+  // 2 MiB in 1 us would need 2 TB/s... at 0.1 us it beats the H200's 4.27 TB/s.
+  TimingPhase fast = Honest(20, 0.0001);
+  for (auto& w : fast.wall_ms) w = 0.01;
+  j = JudgeTiming(fast, ref, o, {}, "NVIDIA H200");
+  EXPECT_TRUE(j.implausible);
+  EXPECT_NE(j.implausible_why.find("roofline"), std::string::npos);
+  // Unknown device: only the cap applies.
+  j = JudgeTiming(fast, ref, o, {}, "cpu");
+  EXPECT_TRUE(j.implausible);
+  EXPECT_NE(j.implausible_why.find("cap"), std::string::npos);
+}
+
+TEST(Roofline, FloorFromBytesAndFlops) {
+  const DevicePeaks h200 = PeaksFor("NVIDIA H200");
+  ASSERT_EQ(h200.name, "H200");
+  // 4.27e9 bytes at 4.27 TB/s: 1 ms.
+  EXPECT_NEAR(*RooflineFloorMs({4.27e9, std::nullopt, false}, h200), 1.0, 1e-12);
+  // 2*4096^3 FLOPs on the tensor-core peak bounds a matmul from below.
+  const double flops = 2.0 * 4096 * 4096 * 4096;
+  EXPECT_NEAR(*RooflineFloorMs({3 * 4096.0 * 4096 * 4, flops, true}, h200), flops / 790e12 * 1e3,
+              1e-12);
+  EXPECT_FALSE(RooflineFloorMs({1e9, std::nullopt, false}, PeaksFor("cpu")).has_value());
+  const Plausibility ok = CheckPlausibility(1.2, 3.0, {4.27e9, std::nullopt, false}, h200, 10);
+  EXPECT_FALSE(ok.implausible);
+  const Plausibility below = CheckPlausibility(0.5, 3.0, {4.27e9, std::nullopt, false}, h200, 10);
+  EXPECT_TRUE(below.implausible);
+}
+
+}  // namespace
+}  // namespace tritonrl::eval
