@@ -201,6 +201,24 @@ tritonrl::store::VerdictRecord ToRecord(const ev::Verdict& v, const tritonrl::st
                         : "n/a";
   r.device_model = device_model;
   r.wall_seconds = v.wall_ms / 1000.0;
+  // The timed trials of both sides (docs/measurement.md), for the store's timing table.
+  if (v.evidence.is_object() && v.evidence.contains("timing") && v.evidence["timing"].is_object()) {
+    const json& t = v.evidence["timing"];
+    for (const std::string who : {"reference", "candidate"}) {
+      auto it = t.find(who + "_event_ms");
+      if (it == t.end() || !it->is_object()) continue;
+      tritonrl::store::TrialStats ts;
+      ts.subject = who;
+      ts.variant = t.value("variant", "");
+      ts.trials = it->value("n", 0);
+      ts.median_ms = it->value("median", 0.0);
+      ts.mean_ms = it->value("mean", 0.0);
+      ts.min_ms = it->value("min", 0.0);
+      ts.max_ms = it->value("max", 0.0);
+      ts.stddev_ms = it->value("stddev", 0.0);
+      r.trial_stats.push_back(ts);
+    }
+  }
   if (v.timings_ms.is_object()) {
     for (const auto& [stage, ms] : v.timings_ms.items()) {
       if (ms.is_number()) r.stage_timings.push_back({stage, ms.get<double>() / 1000.0});

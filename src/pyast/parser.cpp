@@ -113,7 +113,10 @@ class Parser {
   // of input (the NEWLINE) rather than the DEDENT/ENDMARKER.
   const Token& ClauseErrorToken() const {
     const Token& c = Cur();
-    return (c.kind == Tok::kDedent || c.kind == Tok::kEndMarker) && p_ > 0 ? Prev() : c;
+    if (c.kind != Tok::kDedent && c.kind != Tok::kEndMarker) return c;
+    size_t i = p_;
+    while (i > 0 && (t_[i - 1].kind == Tok::kDedent || t_[i - 1].kind == Tok::kIndent)) --i;
+    return i > 0 ? t_[i - 1] : c;
   }
   void FailMsg(std::string msg, const Token& at) { FailAt(std::move(msg), at.line, at.col); }
   void FailAt(std::string msg, int line, int col) {

@@ -50,6 +50,7 @@ Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
   if (pid < 0) return Status::IoError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // the runner never outlives the command
+    signal(SIGPIPE, SIG_DFL);          // undo the parent's SIG_IGN (kept across exec)
     dup2(pin[0], 0);
     dup2(pout[1], 1);
     dup2(perr[1], 2);
@@ -135,6 +136,12 @@ Result<std::vector<AuditResult>> RunAudit(
   std::string python = LocatePython(options.python, *runner_dir);
   // A hung task gets its own alarm in the runner first; this is the backstop.
   const double grace_s = std::clamp(options.timeout_s, 5.0, 30.0);
+
+  // A runner that dies before reading its request must not kill us with SIGPIPE.
+  struct SigpipeGuard {
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    ~SigpipeGuard() { signal(SIGPIPE, old); }
+  } sigpipe_guard;
 
   std::vector<AuditResult> results;
   std::set<std::string> finished;

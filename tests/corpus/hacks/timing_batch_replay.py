@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: honest while few calls were made, then launches one kernel per batch of calls and replays outputs in between (T2/T6)
-# expect: runtime incorrect
+# expect: static func.global_state
+# no-static: runtime incorrect
 # device: gpu
 import torch
 import torch.nn as nn

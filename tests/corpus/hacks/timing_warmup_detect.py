@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: detects the timing phase by the gap since its previous call (L2 flush, input refresh) and replays the last output there (T6)
-# expect: runtime incorrect
+# expect: static func.module_not_allowed
+# no-static: runtime incorrect
 # device: gpu
 import torch
 import torch.nn as nn

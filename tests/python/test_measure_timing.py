@@ -1,0 +1,165 @@
+"""The timing stage of the worker (python/tritonrl_runner/timing.py) on the CPU:
+the real worker process driven over its pipes with a timing request, the CPU
+fallback clock (host clock; the numbers mean nothing, the code paths are the
+GPU's), fresh inputs, re-check samples and the trusted-clock tamper check."""
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+from tritonrl_runner import timing  # noqa: E402
+from tritonrl_runner.protocol import read_frame, write_frame  # noqa: E402
+
+TASK = '''
+import torch
+import torch.nn as nn
+rows = 4
+cols = 48
+VARIANTS = {"small": {"rows": 3, "cols": 40}, "large": {"rows": 8, "cols": 64}}
+class Model(nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
+def get_inputs():
+    return [torch.randn(rows, cols), torch.arange(5)]
+def get_init_inputs():
+    return []
+'''
+
+HONEST = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0), mask=m)
+
+class ModelNew(nn.Module):
+    def forward(self, x, idx):
+        y = torch.empty_like(x)
+        relu_kernel[(triton.cdiv(x.numel(), 64),)](x, y, x.numel(), BLOCK=64)
+        return y
+'''
+
+PATCHER = HONEST + '''
+import time
+_real = time.perf_counter_ns
+time.perf_counter_ns = lambda: _real() // 100
+'''
+
+SEEDS = [11, 12, 13, 14, 15, 16]
+
+
+def run(tmp_path, role, candidate=None):
+    task = tmp_path / "task.py"
+    task.write_text(TASK.replace("return torch.relu(x)", "return torch.relu(x)")
+                    .replace("def forward(self, x):", "def forward(self, x, idx):"))
+    allow = tmp_path / "allow.json"
+    allow.write_text((ROOT / "src" / "verify" / "allowlist.json").read_text())
+    req = {"role": role, "task_path": str(task), "device": "cpu", "init_seed": 7,
+           "trials": [{"seed": 1, "train": False, "grad": False}], "allowlist_path": str(allow), "perturb": 0,
+           "timing": {"variant": "", "seeds": SEEDS, "input_seed": 99, "recheck": [1, 4], "warmup": 2,
+                      "sample_count": 16, "profile_calls": 2, "baseline": "eager"}}
+    if candidate is not None:
+        path = tmp_path / f"{role}_candidate.py"
+        path.write_text(candidate)
+        req["candidate_path"] = str(path)
+    r_in, w_in = os.pipe()
+    r_out, w_out = os.pipe()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin"), "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1",
+           "HOME": str(tmp_path), "TRITON_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.Popen([sys.executable, "-I", "-B", str(ROOT / "python" / "tritonrl_runner" / "worker.py"),
+                             str(r_in), str(w_out)], pass_fds=(r_in, w_out), env=env, cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    os.close(r_in)
+    os.close(w_out)
+    write_frame(w_in, req)
+    frames = []
+    while True:
+        try:
+            h, p = read_frame(r_out)
+        except EOFError:
+            break
+        frames.append((h, p))
+        if h.get("type") == "stage" and h.get("stage") == "timing_ready":
+            write_frame(w_in, {"type": "go"})  # the engine's answer once it holds the lease
+    os.close(w_in)
+    os.close(r_out)
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    return frames, err
+
+
+def test_fresh_inputs_are_new_valid_and_deterministic():
+    base = [torch.randn(4, 5), torch.arange(7), 3]
+    a = timing.fresh_inputs(base, 5)
+    b = timing.fresh_inputs(base, 5)
+    c = timing.fresh_inputs(base, 6)
+    assert torch.equal(a[0], b[0]) and not torch.equal(a[0], c[0])
+    assert not torch.equal(a[0], base[0])  # new values ...
+    assert torch.equal(a[0].flatten().sort().values, base[0].flatten().sort().values)  # ... same distribution
+    assert a[0].data_ptr() != base[0].data_ptr()
+    assert torch.equal(a[1], base[1]) and a[1].data_ptr() != base[1].data_ptr()  # indices untouched
+    assert a[2] == 3
+
+
+def test_flush_size_and_sample_indices():
+    assert timing.flush_bytes_for(50 << 20) == 256 << 20
+    assert timing.flush_bytes_for(200 << 20) == 400 << 20  # at least twice the L2
+    i1, i2 = timing.sample_indices(1000, 16, 3), timing.sample_indices(1000, 16, 3)
+    assert torch.equal(i1, i2) and int(i1.max()) < 1000
+    assert torch.equal(timing.sample_indices(5, 16, 3), torch.arange(5))
+
+
+def test_trusted_clock_sees_monkeypatching():
+    clock = timing.TrustedClock(torch.device("cpu"))
+    assert clock.intact() == []
+    import time
+    saved = time.perf_counter
+    try:
+        time.perf_counter = lambda: 0.0
+        assert clock.intact() == ["time.perf_counter"]
+    finally:
+        time.perf_counter = saved
+    assert clock.intact() == []
+
+
+def timing_frame(frames):
+    kinds = [h.get("type") if h.get("type") != "stage" else "stage:" + h["stage"] for h, _ in frames]
+    assert kinds[-3:] == ["stage:timing_ready", "timing", "done"], kinds
+    return frames[-2]
+
+
+def test_reference_and_candidate_timing_frames_agree(tmp_path):
+    ref_frames, err = run(tmp_path, "reference")
+    h, payload = timing_frame(ref_frames)
+    assert h["variant"] == "small", err  # on the CPU only the small variant runs
+    assert len(h["event_ms"]) == len(h["wall_ms"]) == len(h["tail_ms"]) == len(SEEDS)
+    assert h["tampered"] == [] and h["input_bytes"] == 3 * 40 * 4 + 5 * 8 and h["output_bytes"] == 3 * 40 * 4
+    assert [r["trial"] for r in h["rechecks"]] == [1, 4]
+    cand_frames, err = run(tmp_path, "candidate", HONEST)
+    ch, cpayload = timing_frame(cand_frames)
+    assert ch["tampered"] == [] and ch["kernel_share"] is None  # no profiler on the CPU
+    # The re-checked samples of the timed calls equal the reference's (same inputs, same positions).
+    for r, c in zip(h["rechecks"], ch["rechecks"]):
+        assert r["trial"] == c["trial"] and r["shape"] == c["shape"] == [3, 40]
+        rv = struct.unpack(f"{r['numel']}f", payload[r["offset"]:r["offset"] + r["nbytes"]])
+        cv = struct.unpack(f"{c['numel']}f", cpayload[c["offset"]:c["offset"] + c["nbytes"]])
+        assert rv == cv and any(v > 0 for v in rv)
+
+
+def test_timer_patch_is_reported(tmp_path):
+    frames, err = run(tmp_path, "candidate", PATCHER)
+    h, _ = timing_frame(frames)
+    assert h["tampered"] == ["time.perf_counter_ns"], err
+    # The trusted clock kept measuring with the original: times are not 100x smaller.
+    assert min(h["wall_ms"]) > 0
