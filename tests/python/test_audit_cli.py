@@ -82,3 +82,8 @@ def test_audit_text_output_and_variant_selection():
     assert [(l[0], l[1], l[2]) for l in lines] == [("level2/1_LinearBiasReLU", "small", "ok"),
                                                    ("level3/3_AttentionHead", "small", "ok")]
     assert tritonrl("tasks", "audit", str(ROOT / "tasks"), "--tasks", "nope").returncode == 2
+    bad = subprocess.run([BIN, "tasks", "audit", str(ROOT / "tasks"), "--tasks", "level1/1_ReLU",
+                          "--python", "/nonexistent/python"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode == 2
+    assert "failed to start" in bad.stderr and "/nonexistent/python" in bad.stderr
