@@ -19,9 +19,10 @@
 #    for all 200 in the time budget), 30 timed calls each (reduced from 100 to
 #    fit the budget; both sides alike). Same verdicts on honest samples.
 #
-# Budget: steps 2-4 run on a copy of the suite with ONE shape variant per task
-# (bench/gpu/derive_suite.py: "medium", and 8192x8192 for ReLU, Softmax,
-# RowSum, Sigmoid, Tanh so kernels last >= ~0.1 ms); step 1 too.
+# Budget: every step runs on a copy of the suite with ONE shape variant per task
+# (bench/gpu/derive_suite.py: "medium"; for steps 1-3 also 8192x8192 for ReLU,
+# Softmax, RowSum, Sigmoid, Tanh so kernels last >= ~0.1 ms and hidden work is
+# well above clock noise).
 # Every step has its own time limit and the script continues past failures.
 # $OUT gets: measure.log, summary.txt, corpus_static.json, corpus_nostatic.json,
 # stability.json, speedups.json, throughput.json, raw.tar.gz (engine JSONs).
@@ -68,6 +69,7 @@ note "cpus: $nproc_n"
   --set level1/4_RowSum:batch_size=8192,dim=8192 --set level1/8_Sigmoid:batch_size=8192,dim=8192 \
   --set level1/9_Tanh:batch_size=8192,dim=8192 2>&1 | tee -a "$LOG"
 SUITE="$TMP/suite"
+"$PY" bench/gpu/derive_suite.py tasks "$TMP/suite_tp" --keep medium 2>&1 | tee -a "$LOG"
 "$BIN/tritonrl" corpus tests/corpus/hacks tests/corpus/legit --solutions tasks/solutions --out "$TMP/all.jsonl" \
   2>>"$LOG" || note "!! tritonrl corpus failed"
 note "corpus: $(wc -l <"$TMP/all.jsonl") samples"
@@ -129,9 +131,9 @@ fi
 if [[ " $STEPS " == *" 4 "* ]]; then
   note "== 4. throughput: engine vs one-process-per-sample baseline"
   "$PY" bench/throughput/make_samples.py "$TMP/all.jsonl" "$TMP/tp.jsonl" --n 200 --tasks 20 2>&1 | tee -a "$LOG"
-  run_eval 240 "$TMP/tp_engine.json" --tasks "$SUITE" --samples "$TMP/tp.jsonl" --jobs 12 --timing-trials 30
+  run_eval 240 "$TMP/tp_engine.json" --tasks "$TMP/suite_tp" --samples "$TMP/tp.jsonl" --jobs 12 --timing-trials 30
   cp "$TMP/wall" "$TMP/tp_engine_wall"
-  timeout -k 5 230 "$PY" bench/throughput/baseline_eval.py --tasks "$SUITE" --samples "$TMP/tp.jsonl" \
+  timeout -k 5 230 "$PY" bench/throughput/baseline_eval.py --tasks "$TMP/suite_tp" --samples "$TMP/tp.jsonl" \
     --out "$TMP/tp_baseline.jsonl" --device cuda --timing-trials 30 --every 8 --timeout 120 2>>"$LOG"
   note "  baseline: $(wc -l <"$TMP/tp_baseline.jsonl" 2>/dev/null) samples done"
   check throughput "$TMP/tp_engine.json" "$(cat "$TMP/tp_engine_wall")" "$TMP/tp.jsonl" "$TMP/tp_baseline.jsonl" \

@@ -16,10 +16,20 @@ PYSCRIPT="$HERE/../model/model_gpu.py"
 PY="${PYTHON:-python3}"
 WORK="${WORK:-$(mktemp -d /tmp/tritonrl_model.XXXXXX)}"
 mkdir -p "$OUT" "$WORK"
-TORCH_LIB="$("$PY" -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')"
-export LD_LIBRARY_PATH="$BIN:$TORCH_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 SUMMARY="$OUT/model_summary.txt"
 : >"$SUMMARY"
+# Our binaries link the same libtorch 2.11.0+cu130 as this machine's torch wheel:
+# use its libraries, and the CUDA libraries of the nvidia-* wheels beside it.
+TORCH_LIBS="$("$PY" -c 'import glob, os, torch
+d = os.path.dirname(torch.__file__)
+print(":".join([os.path.join(d, "lib")] + sorted(glob.glob(os.path.join(os.path.dirname(d), "nvidia", "*", "lib")))))')"
+export LD_LIBRARY_PATH="$BIN:$TORCH_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+for exe in model_parity tritonrl; do
+  if ldd "$BIN/$exe" | grep -q "not found"; then
+    echo "WARNING: $exe has unresolved libraries:" | tee -a "$OUT/model_summary.txt"
+    ldd "$BIN/$exe" | grep "not found" | tee -a "$OUT/model_summary.txt"
+  fi
+done
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >>"$SUMMARY" 2>&1 || true
 
 step() {  # step NAME LOG -- command...

@@ -9,7 +9,9 @@ tell an honest kernel from a cheap fake:
                      not_constant    (every output with more than one element has max > min)
                      input_sensitive (different inputs give an output that fails the check)
   null models        zeros           zeros of the output's shape
-                     mean            every element equal to the reference mean
+                     mean            every element equal to the reference mean (outputs with
+                                     more than one element; a constant scalar answer is what
+                                     input_sensitive catches)
                      passthrough:i   input i returned unchanged (for each input whose shape
                                      and dtype equal the single output's)
                      zeroed_inputs   the reference model on inputs with all floating values zero
@@ -214,8 +216,9 @@ def audit_variant(mod, level, variant: str, device: str, seed: int) -> dict:
 
     nulls: list[tuple[str, list]] = []
     nulls.append(("zeros", [torch.zeros_like(o) for o in ref]))
-    nulls.append(("mean", [torch.full_like(o, o.double().mean().item()) if o.numel() else o
-                           for o in ref]))
+    if any(o.numel() > 1 for o in ref):  # for a scalar the mean is the reference itself;
+        nulls.append(("mean", [torch.full_like(o, o.double().mean().item()) if o.numel() else o
+                               for o in ref]))  # input_sensitive covers constant scalars
     if len(ref) == 1:
         for i, x in enumerate(inputs):
             if isinstance(x, torch.Tensor) and x.shape == ref[0].shape and x.dtype == ref[0].dtype:

@@ -21,8 +21,10 @@ Protocol of one timing stage (reference and candidate alike):
   a device-wide synchronise and the clock again. ``tail`` = time the device
   still had work after the end event had completed (side streams, work
   queued after return);
-* a profiler pass over a few calls: the share of GPU time in kernels whose
-  names are the candidate's own launched ``@triton.jit`` functions.
+* the ``timing`` frame (the engine then releases the lease), then a profiler
+  pass over a few calls, sent as a ``profile`` frame: the share of GPU time in
+  kernels whose names are the candidate's own launched ``@triton.jit``
+  functions.
 
 Every clock and CUDA entry point used here is captured by ``TrustedClock``
 before the candidate is imported; a candidate that replaces them changes
@@ -175,7 +177,7 @@ def _own_kernel_share(prof, own_names: set[str]) -> tuple[float | None, float, f
         dt = getattr(e, "device_type", None)
         if dt is None or "CUDA" not in str(dt):
             continue
-        t = float(getattr(e, "device_time", 0.0) or 0.0)
+        t = float(e.time_range.elapsed_us())  # a device-side event: its own span
         if t <= 0:
             continue
         total += t
@@ -284,27 +286,6 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         del prev
         threads_after = _os_threads()
 
-        # Profile: share of GPU time in the candidate's own kernels.
-        share = own_ms = total_ms = None
-        top: list = []
-        profile_error = ""
-        if clock.cuda and profile_calls > 0 and recorder is not None:
-            try:
-                from torch.profiler import ProfilerActivity, profile
-
-                recorder.launches = []
-                recorder.recording = True
-                with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                    for i in range(profile_calls):
-                        model(*fresh_inputs(base, trials[i % len(trials)] ^ 0x3C3C3C3C))
-                    clock.sync()
-                recorder.recording = False
-                own_names = {name for name, f in recorder.launches if f == cand_file}
-                share, own_ms, total_ms, top = _own_kernel_share(prof, own_names)
-            except Exception as e:  # noqa: BLE001 - reported; the engine decides
-                recorder.recording = False
-                profile_error = f"{type(e).__name__}: {e}"[:300]
-
     header = {
         "type": "timing", "variant": variant, "device": str(device),
         "event_ms": event_ms, "wall_ms": wall_ms, "tail_ms": tail_ms,
@@ -314,8 +295,6 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         "tampered": clock.intact(), "threads_before": threads_before, "threads_after": threads_after,
         "stream_changed": bool(stream_changed),
         "input_bytes": int(input_bytes), "output_bytes": int(output_bytes),
-        "kernel_share": share, "own_kernel_ms": own_ms, "kernel_ms": total_ms, "top_kernels": top,
-        "profile_error": profile_error,
     }
     described, chunks, offset = [], [], 0
     for i in sorted(snapshots):
@@ -331,3 +310,28 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
             offset += len(data)
     header["rechecks"] = described
     worker.send(header, b"".join(chunks))
+
+    # Profile, after the engine released the lease (a profiler's start-up would
+    # hold the GPU for nothing): share of GPU time in the candidate's own kernels.
+    share = own_ms = total_ms = None
+    top: list = []
+    profile_error = ""
+    if clock.cuda and profile_calls > 0 and recorder is not None:
+        try:
+            from torch.profiler import ProfilerActivity, profile
+
+            with torch.no_grad():
+                recorder.launches = []
+                recorder.recording = True
+                with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                    for i in range(profile_calls):
+                        model(*fresh_inputs(base, trials[i % len(trials)] ^ 0x3C3C3C3C))
+                    clock.sync()
+                recorder.recording = False
+            own_names = {name for name, f in recorder.launches if f == cand_file}
+            share, own_ms, total_ms, top = _own_kernel_share(prof, own_names)
+        except Exception as e:  # noqa: BLE001 - reported; the engine decides
+            recorder.recording = False
+            profile_error = f"{type(e).__name__}: {e}"[:300]
+    worker.send({"type": "profile", "kernel_share": share, "own_kernel_ms": own_ms, "kernel_ms": total_ms,
+                 "top_kernels": top, "profile_error": profile_error})

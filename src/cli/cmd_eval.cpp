@@ -560,12 +560,15 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "run id (default: derived from the samples and the config)");
        sub.add_option("--policy", o->policy,
                       "standard or strict (static verifier; strict also fails lazy_optimization)");
-       sub.add_option("--timing-trials", o->timing_trials, "timed calls per sample on the GPU (default 100)");
-       sub.add_option("--baseline", o->baseline, "how the reference is timed: eager (default) or compile");
+       sub.add_option("--timing-trials", o->timing_trials,
+                      "timed calls per sample on the GPU (default 100)");
+       sub.add_option("--baseline", o->baseline,
+                      "how the reference is timed: eager (default) or compile");
        sub.add_option("--lazy-threshold", o->lazy_threshold,
                       "minimal share of GPU time in the candidate's own kernels (default 0.8)");
-       sub.add_option("--speedup-cap", o->speedup_cap,
-                      "speedups above this are flagged implausible_speedup where no roofline applies (10)");
+       sub.add_option(
+           "--speedup-cap", o->speedup_cap,
+           "speedups above this are flagged implausible_speedup where no roofline applies (10)");
        sub.add_flag("--cpu-timing", o->cpu_timing,
                     "TEST ONLY: run the timing stage on the CPU (host clock; numbers meaningless)");
        sub.add_option("--stage-timeout", o->stage_timeout,

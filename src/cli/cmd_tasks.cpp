@@ -88,6 +88,12 @@ int ListTasks(const std::string& dir, bool json) {
     std::printf("%zu tasks, %d bad files\n", suite->tasks.size(), suite->bad_files);
   }
   PrintErrors(*suite);
+  if (suite->tasks.empty() && suite->bad_files == 0) {
+    std::fprintf(stderr,
+                 "tritonrl tasks list: no task files in %s (expected levelN/*.py or *.py; a "
+                 "KernelBench checkout keeps them under KernelBench/)\n",
+                 dir.c_str());
+  }
   return suite->bad_files > 0 ? 1 : 0;
 }
 

@@ -165,7 +165,7 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     if (stage == "startup") return cfg.startup_timeout;
     if (stage == "import") return cfg.import_timeout;
     if (stage == "build") return cfg.build_timeout;
-    if (stage == "timing") return cfg.timing.timeout;
+    if (stage == "timing" || stage == "profile") return cfg.timing.timeout;
     return cfg.trial_timeout;
   };
   auto stage_t0 = Clock::now();
@@ -205,6 +205,8 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
       want = "trial";
     } else if (pending == "timing") {
       want = "timing";
+    } else if (pending == "profile") {
+      want = "profile";
     } else {
       want = "done";
     }
@@ -248,6 +250,8 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     } else if (type == "timing") {
       run.timing_parent_ms = MsSince(go_t0);
       lease.Release();
+      pending = "profile";
+    } else if (type == "profile") {
       pending = "done";
     } else if (type == "stage") {
       built = true;
@@ -326,7 +330,7 @@ std::string ExitReasonCode(const ExitInfo& e) {
 
 // Outcome and reason for a worker that did not finish its sequence.
 std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
-  const std::string stage = run.pending == "timing_ready" || run.pending == "timing" ? "timing"
+  const std::string stage = run.pending == "timing_ready" || run.pending == "timing" || run.pending == "profile" ? "timing"
                            : run.pending == "trial" || run.pending == "next" || run.pending == "done"
                                 ? "correctness"
                                 : run.pending;
@@ -402,6 +406,9 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
   }
   phase->parent_ms = run.timing_parent_ms;
   phase->lease_wait_ms = run.lease_wait_ms;
+  for (const Frame& f : run.frames) {
+    if (GetString(f.header, "type") == "profile") MergeProfileFrame(f, *phase);
+  }
   const TimingJudgement j = JudgeTiming(*phase, *ref.timing, cfg.timing, ref.tolerance, cfg.device_model);
   v.evidence["timing"] = j.evidence;
   if (j.speedup) v.evidence["timing"]["speedup_measured"] = *j.speedup;

@@ -250,13 +250,7 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o) {
   p.threads_before = static_cast<int>(Int(h, "threads_before", -1));
   p.threads_after = static_cast<int>(Int(h, "threads_after", -1));
   p.stream_changed = Bool(h, "stream_changed", true);
-  if (auto it = h.find("kernel_share"); it != h.end() && it->is_number())
-    p.kernel_share = it->get<double>();
-  p.own_kernel_ms = Num(h, "own_kernel_ms");
-  p.kernel_ms = Num(h, "kernel_ms");
-  if (auto it = h.find("top_kernels"); it != h.end() && it->is_array() && it->size() <= 16)
-    p.top_kernels = *it;
-  p.profile_error = Str(h, "profile_error");
+  MergeProfileFrame(f, p);
   auto rc = h.find("rechecks");
   if (rc == h.end() || !rc->is_array() || rc->size() > 64 * o.recheck_indices.size() + 64) {
     return Status::ParseError("timing frame: bad re-check list");
@@ -288,6 +282,18 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o) {
     p.rechecks.push_back(std::move(r));
   }
   return p;
+}
+
+void MergeProfileFrame(const Frame& f, TimingPhase& p) {
+  const json& h = f.header;
+  if (auto it = h.find("kernel_share"); it != h.end() && it->is_number()) {
+    p.kernel_share = std::clamp(it->get<double>(), 0.0, 1.0);
+  }
+  if (h.contains("own_kernel_ms")) p.own_kernel_ms = Num(h, "own_kernel_ms");
+  if (h.contains("kernel_ms")) p.kernel_ms = Num(h, "kernel_ms");
+  if (auto it = h.find("top_kernels"); it != h.end() && it->is_array() && it->size() <= 16)
+    p.top_kernels = *it;
+  if (h.contains("profile_error")) p.profile_error = Str(h, "profile_error");
 }
 
 // ---- checks ----

@@ -115,6 +115,10 @@ struct TimingPhase {
 // Validates a "timing" frame against the plan (counts, types, payload bounds).
 Result<TimingPhase> ParseTimingFrame(const Frame& frame, const TimingOptions& options);
 
+// Adds the profile pass (its own frame, sent after the lease is released:
+// kernel_share, own_kernel_ms, kernel_ms, top_kernels, profile_error).
+void MergeProfileFrame(const Frame& frame, TimingPhase& phase);
+
 // Tolerances of the consistency checks (docs/measurement.md says why).
 struct TimingTolerance {
   double tail_abs_ms = 0.05;       // device still busy after the end event completed

@@ -288,6 +288,7 @@ TEST(TimingJudge, SpeedupLazyAndPlausibility) {
   EXPECT_TRUE(j.inconsistent.empty());
   // 2 MiB in 1 us would need 2 TB/s... at 0.1 us it beats the H200's 4.27 TB/s.
   TimingPhase fast = Honest(20, 0.0001);
+  for (auto& e : fast.event_ms) e = 0.0001;
   for (auto& w : fast.wall_ms) w = 0.01;
   j = JudgeTiming(fast, ref, o, {}, "NVIDIA H200");
   EXPECT_TRUE(j.implausible);

@@ -56,6 +56,10 @@ CASES = {
                             "[torch.randn(64, 64)]"), 1, [], ["deterministic"]),
     "inactive_clamp": (task("x, = xs\nreturn torch.clamp(x, -10.0, 10.0) * 2 + x",
                             "[torch.randn(16, 16)]"), 2, ["drop:0:aten.clamp"], []),
+    # KernelBench level1/95_CrossEntropyLoss pattern: a scalar that barely depends on the inputs
+    "concentrated_scalar": (task("x, y = xs\nreturn ((x - y) ** 2).mean()",
+                                 "[torch.rand(1000, 1000), torch.rand(1000, 1000)]",
+                                 extra="ATOL = RTOL = 1e-2\n"), 1, [], ["input_sensitive"]),
     "nan_output": (task("x, = xs\nreturn torch.log(x)", "[torch.randn(16, 16)]"), 1, [], ["finite"]),
 }
 
