@@ -11,8 +11,8 @@ for exe in "$@"; do
   strip --strip-debug "$DEST/$(basename "$exe")" 2>/dev/null || true
   ldd "$exe" | awk '/=> \//{print $3}' | while read -r lib; do
     case "$(basename "$lib")" in
-      libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*|libgcc_s.so*) continue ;;
-      libtorch*|libc10*|libcuda*|libcudart*|libcublas*|libcudnn*|libnv*|libgomp*|libshm*|libcusparse*|libcufft*|libcurand*|libcusolver*|libnccl*|libcupti*) continue ;;
+      libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libutil.so*|ld-linux*|libgcc_s.so*|libstdc++.so*) continue ;;
+      libtorch*|libc10*|libcuda*|libcudart*|libcublas*|libcudnn*|libnv*|libgomp*|libshm*|libcusparse*|libcufft*|libcurand*|libcusolver*|libnccl*|libcupti*|libcufile*) continue ;;
     esac
     cp -fL "$lib" "$DEST/lib/"
   done

@@ -60,13 +60,14 @@ int main(int argc, char** argv) {
   }
   if (packages.empty()) packages = {"torch", "triton"};
   // File list from the interpreter's own package locations.
-  std::string list_cmd = Quote(python) +
-                         " -c 'import importlib.util,os,sys\n"
-                         "for n in sys.argv[1:]:\n"
-                         "  d=list(importlib.util.find_spec(n).submodule_search_locations)[0]\n"
-                         "  for r,ds,fs in os.walk(d):\n"
-                         "    ds.sort()\n"
-                         "    [print(os.path.join(r,f)) for f in sorted(fs) if f.endswith(\".py\")]'";
+  std::string list_cmd =
+      Quote(python) +
+      " -c 'import importlib.util,os,sys\n"
+      "for n in sys.argv[1:]:\n"
+      "  d=list(importlib.util.find_spec(n).submodule_search_locations)[0]\n"
+      "  for r,ds,fs in os.walk(d):\n"
+      "    ds.sort()\n"
+      "    [print(os.path.join(r,f)) for f in sorted(fs) if f.endswith(\".py\")]'";
   for (const auto& p : packages) list_cmd += " " + Quote(p);
   std::string listing = RunCapture(list_cmd);
   std::vector<std::string> paths;
@@ -109,8 +110,8 @@ int main(int argc, char** argv) {
     for (const auto& p : paths) fprintf(f, "%s\n", p.c_str());
     fclose(f);
   }
-  std::string out = RunCapture(Quote(python) + " " + Quote(script) + " " +
-                               std::to_string(repeat) + " < " + Quote(tmp));
+  std::string out = RunCapture(Quote(python) + " " + Quote(script) + " " + std::to_string(repeat) +
+                               " < " + Quote(tmp));
   std::remove(tmp.c_str());
   double py_seconds = 0;
   size_t py_files = 0, py_bytes = 0;

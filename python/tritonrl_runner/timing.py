@@ -224,7 +224,6 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
     flush_n = flush_bytes_for(clock.l2_bytes)
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
-    threads_before = _os_threads()
     stream_before = clock.current_stream() if clock.cuda else None
 
     with torch.no_grad():
@@ -235,6 +234,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
             model(*x)
             clock.sync()
         warm_ms = (clock.perf_ns() - t_warm) / 1e6
+        threads_before = _os_threads()  # after the warm-up: lazily started runtime threads exist by now
 
         event_ms, wall_ms, tail_ms = [], [], []
         snapshots: dict[int, list] = {}
@@ -320,12 +320,15 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         try:
             from torch.profiler import ProfilerActivity, profile
 
+            # Inputs first: only the calls' own device work is profiled.
+            calls = [fresh_inputs(base, trials[i % len(trials)] ^ 0x3C3C3C3C) for i in range(profile_calls)]
+            clock.sync()
             with torch.no_grad():
                 recorder.launches = []
                 recorder.recording = True
                 with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                    for i in range(profile_calls):
-                        model(*fresh_inputs(base, trials[i % len(trials)] ^ 0x3C3C3C3C))
+                    for x in calls:
+                        model(*x)
                     clock.sync()
                 recorder.recording = False
             own_names = {name for name, f in recorder.launches if f == cand_file}

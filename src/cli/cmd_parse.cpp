@@ -60,8 +60,7 @@ int RunParse(const ParseOptions& opt) {
 }
 
 const bool kRegistered = tritonrl::cli::RegisterCommand(
-    {"parse", "Parse a Python 3.12 file; report syntax errors as FILE:LINE:COL",
-     [](CLI::App& sub) {
+    {"parse", "Parse a Python 3.12 file; report syntax errors as FILE:LINE:COL", [](CLI::App& sub) {
        auto opt = std::make_shared<ParseOptions>();
        sub.add_option("file", opt->file, "Python source file")->required();
        sub.add_flag("--dump", opt->dump, "print ast.dump(ast.parse(source)) of the file");

@@ -97,8 +97,9 @@ struct RecheckSample {
 struct TimingPhase {
   std::string variant;
   std::vector<double> event_ms, wall_ms, tail_ms;
-  double parent_ms = 0;      // engine clock: "go" written -> "timing" frame read
-  double lease_wait_ms = 0;  // how long the engine waited for the lease
+  std::vector<int> recheck_trials;  // their tails include the snapshot: not tail-checked
+  double parent_ms = 0;             // engine clock: "go" written -> "timing" frame read
+  double lease_wait_ms = 0;         // how long the engine waited for the lease
   double stage_ms = 0, warmup_ms = 0;
   std::int64_t l2_bytes = 0, flush_bytes = 0, input_bytes = 0, output_bytes = 0;
   bool l2_persist_reset = false;

@@ -26,7 +26,9 @@ class Arena {
       cur_ = blocks_.back().get();
       cap_ = block;
       used_ = 0;
-      p = (reinterpret_cast<uintptr_t>(cur_) % align) ? align - reinterpret_cast<uintptr_t>(cur_) % align : 0;
+      p = (reinterpret_cast<uintptr_t>(cur_) % align)
+              ? align - reinterpret_cast<uintptr_t>(cur_) % align
+              : 0;
     }
     used_ = p + size;
     total_ += size;

@@ -6,10 +6,12 @@ const char* OpName(ExprContext v) {
   static const char* const k[] = {"Load", "Store", "Del"};
   return k[static_cast<int>(v)];
 }
-const char* OpName(BoolOpKind v) { return v == BoolOpKind::kAnd ? "And" : "Or"; }
+const char* OpName(BoolOpKind v) {
+  return v == BoolOpKind::kAnd ? "And" : "Or";
+}
 const char* OpName(OperatorKind v) {
-  static const char* const k[] = {"Add",    "Sub",    "Mult",  "MatMult", "Div",
-                                  "Mod",    "Pow",    "LShift", "RShift", "BitOr",
+  static const char* const k[] = {"Add",    "Sub",    "Mult",    "MatMult", "Div",
+                                  "Mod",    "Pow",    "LShift",  "RShift",  "BitOr",
                                   "BitXor", "BitAnd", "FloorDiv"};
   return k[static_cast<int>(v)];
 }
@@ -18,8 +20,8 @@ const char* OpName(UnaryOpKind v) {
   return k[static_cast<int>(v)];
 }
 const char* OpName(CmpOpKind v) {
-  static const char* const k[] = {"Eq", "NotEq", "Lt", "LtE", "Gt",
-                                  "GtE", "Is",   "IsNot", "In", "NotIn"};
+  static const char* const k[] = {"Eq",  "NotEq", "Lt",    "LtE", "Gt",
+                                  "GtE", "Is",    "IsNot", "In",  "NotIn"};
   return k[static_cast<int>(v)];
 }
 
@@ -32,8 +34,12 @@ const char* KindName(NodeKind kind) {
   return k[static_cast<int>(kind)];
 }
 
-bool IsStmt(NodeKind kind) { return kind >= NodeKind::kFunctionDef && kind <= NodeKind::kContinue; }
-bool IsExpr(NodeKind kind) { return kind >= NodeKind::kBoolOp && kind <= NodeKind::kSlice; }
+bool IsStmt(NodeKind kind) {
+  return kind >= NodeKind::kFunctionDef && kind <= NodeKind::kContinue;
+}
+bool IsExpr(NodeKind kind) {
+  return kind >= NodeKind::kBoolOp && kind <= NodeKind::kSlice;
+}
 bool IsPattern(NodeKind kind) {
   return kind >= NodeKind::kMatchValue && kind <= NodeKind::kMatchOr;
 }

@@ -94,17 +94,17 @@ struct ConstantValue {
 // Each node: PYAST_FIELDS_<Name>(F) lists its fields as F(type, name) in
 // CPython's _fields order. PYAST_NODES(N) lists N(Name, Base, "python name").
 #define PYAST_FIELDS_Module(F) F(Span<StmtNode*>, body)
-#define PYAST_FIELDS_FunctionDef(F)                                                    \
-  F(Identifier, name)                                                                  \
-  F(Arguments*, args)                                                                  \
-  F(Span<StmtNode*>, body) F(Span<ExprNode*>, decorator_list) F(ExprNode*, returns) \
-      F(Span<TypeParamNode*>, type_params)
+#define PYAST_FIELDS_FunctionDef(F) \
+  F(Identifier, name)               \
+  F(Arguments*, args)               \
+  F(Span<StmtNode*>, body)          \
+  F(Span<ExprNode*>, decorator_list) F(ExprNode*, returns) F(Span<TypeParamNode*>, type_params)
 #define PYAST_FIELDS_AsyncFunctionDef(F) PYAST_FIELDS_FunctionDef(F)
-#define PYAST_FIELDS_ClassDef(F)                                                          \
-  F(Identifier, name)                                                                     \
-  F(Span<ExprNode*>, bases)                                                               \
-  F(Span<Keyword*>, keywords) F(Span<StmtNode*>, body) F(Span<ExprNode*>, decorator_list) \
-      F(Span<TypeParamNode*>, type_params)
+#define PYAST_FIELDS_ClassDef(F) \
+  F(Identifier, name)            \
+  F(Span<ExprNode*>, bases)      \
+  F(Span<Keyword*>, keywords)    \
+  F(Span<StmtNode*>, body) F(Span<ExprNode*>, decorator_list) F(Span<TypeParamNode*>, type_params)
 #define PYAST_FIELDS_Return(F) F(ExprNode*, value)
 #define PYAST_FIELDS_Delete(F) F(Span<ExprNode*>, targets)
 #define PYAST_FIELDS_Assign(F) F(Span<ExprNode*>, targets) F(ExprNode*, value)
@@ -116,17 +116,15 @@ struct ConstantValue {
 #define PYAST_FIELDS_For(F) \
   F(ExprNode*, target) F(ExprNode*, iter) F(Span<StmtNode*>, body) F(Span<StmtNode*>, orelse)
 #define PYAST_FIELDS_AsyncFor(F) PYAST_FIELDS_For(F)
-#define PYAST_FIELDS_While(F) \
-  F(ExprNode*, test) F(Span<StmtNode*>, body) F(Span<StmtNode*>, orelse)
+#define PYAST_FIELDS_While(F) F(ExprNode*, test) F(Span<StmtNode*>, body) F(Span<StmtNode*>, orelse)
 #define PYAST_FIELDS_If(F) F(ExprNode*, test) F(Span<StmtNode*>, body) F(Span<StmtNode*>, orelse)
 #define PYAST_FIELDS_With(F) F(Span<WithItem*>, items) F(Span<StmtNode*>, body)
 #define PYAST_FIELDS_AsyncWith(F) PYAST_FIELDS_With(F)
 #define PYAST_FIELDS_Match(F) F(ExprNode*, subject) F(Span<MatchCase*>, cases)
 #define PYAST_FIELDS_Raise(F) F(ExprNode*, exc) F(ExprNode*, cause)
-#define PYAST_FIELDS_Try(F)                                 \
-  F(Span<StmtNode*>, body)                                  \
-  F(Span<ExceptHandler*>, handlers) F(Span<StmtNode*>, orelse) \
-      F(Span<StmtNode*>, finalbody)
+#define PYAST_FIELDS_Try(F) \
+  F(Span<StmtNode*>, body)  \
+  F(Span<ExceptHandler*>, handlers) F(Span<StmtNode*>, orelse) F(Span<StmtNode*>, finalbody)
 #define PYAST_FIELDS_TryStar(F) PYAST_FIELDS_Try(F)
 #define PYAST_FIELDS_Assert(F) F(ExprNode*, test) F(ExprNode*, msg)
 #define PYAST_FIELDS_Import(F) F(Span<Alias*>, names)
@@ -176,10 +174,11 @@ struct ConstantValue {
   F(ExprNode*, target) F(ExprNode*, iter) F(Span<ExprNode*>, ifs) F(int, is_async)
 #define PYAST_FIELDS_ExceptHandler(F) \
   F(ExprNode*, type) F(Identifier, name) F(Span<StmtNode*>, body)
-#define PYAST_FIELDS_Arguments(F)                                                    \
-  F(Span<Arg*>, posonlyargs)                                                         \
-  F(Span<Arg*>, args)                                                                \
-  F(Arg*, vararg) F(Span<Arg*>, kwonlyargs) F(Span<ExprNode*>, kw_defaults) F(Arg*, kwarg) \
+#define PYAST_FIELDS_Arguments(F)                                          \
+  F(Span<Arg*>, posonlyargs)                                               \
+  F(Span<Arg*>, args)                                                      \
+  F(Arg*, vararg)                                                          \
+  F(Span<Arg*>, kwonlyargs) F(Span<ExprNode*>, kw_defaults) F(Arg*, kwarg) \
       F(Span<ExprNode*>, defaults)
 #define PYAST_FIELDS_Arg(F) F(Identifier, arg) F(ExprNode*, annotation)
 #define PYAST_FIELDS_Keyword(F) F(Identifier, arg) F(ExprNode*, value)
@@ -193,10 +192,9 @@ struct ConstantValue {
 #define PYAST_FIELDS_MatchSequence(F) F(Span<PatternNode*>, patterns)
 #define PYAST_FIELDS_MatchMapping(F) \
   F(Span<ExprNode*>, keys) F(Span<PatternNode*>, patterns) F(Identifier, rest)
-#define PYAST_FIELDS_MatchClass(F)                                          \
-  F(ExprNode*, cls)                                                         \
-  F(Span<PatternNode*>, patterns) F(Span<Identifier>, kwd_attrs) \
-      F(Span<PatternNode*>, kwd_patterns)
+#define PYAST_FIELDS_MatchClass(F) \
+  F(ExprNode*, cls)                \
+  F(Span<PatternNode*>, patterns) F(Span<Identifier>, kwd_attrs) F(Span<PatternNode*>, kwd_patterns)
 #define PYAST_FIELDS_MatchStar(F) F(Identifier, name)
 #define PYAST_FIELDS_MatchAs(F) F(PatternNode*, pattern) F(Identifier, name)
 #define PYAST_FIELDS_MatchOr(F) F(Span<PatternNode*>, patterns)
@@ -205,81 +203,81 @@ struct ConstantValue {
 #define PYAST_FIELDS_ParamSpec(F) F(Identifier, name)
 #define PYAST_FIELDS_TypeVarTuple(F) F(Identifier, name)
 
-#define PYAST_NODES(N)                               \
-  N(Module, Node, "Module")                          \
-  N(FunctionDef, StmtNode, "FunctionDef")            \
-  N(AsyncFunctionDef, StmtNode, "AsyncFunctionDef")  \
-  N(ClassDef, StmtNode, "ClassDef")                  \
-  N(Return, StmtNode, "Return")                      \
-  N(Delete, StmtNode, "Delete")                      \
-  N(Assign, StmtNode, "Assign")                      \
-  N(TypeAlias, StmtNode, "TypeAlias")                \
-  N(AugAssign, StmtNode, "AugAssign")                \
-  N(AnnAssign, StmtNode, "AnnAssign")                \
-  N(For, StmtNode, "For")                            \
-  N(AsyncFor, StmtNode, "AsyncFor")                  \
-  N(While, StmtNode, "While")                        \
-  N(If, StmtNode, "If")                              \
-  N(With, StmtNode, "With")                          \
-  N(AsyncWith, StmtNode, "AsyncWith")                \
-  N(Match, StmtNode, "Match")                        \
-  N(Raise, StmtNode, "Raise")                        \
-  N(Try, StmtNode, "Try")                            \
-  N(TryStar, StmtNode, "TryStar")                    \
-  N(Assert, StmtNode, "Assert")                      \
-  N(Import, StmtNode, "Import")                      \
-  N(ImportFrom, StmtNode, "ImportFrom")              \
-  N(Global, StmtNode, "Global")                      \
-  N(Nonlocal, StmtNode, "Nonlocal")                  \
-  N(Expr, StmtNode, "Expr")                          \
-  N(Pass, StmtNode, "Pass")                          \
-  N(Break, StmtNode, "Break")                        \
-  N(Continue, StmtNode, "Continue")                  \
-  N(BoolOp, ExprNode, "BoolOp")                      \
-  N(NamedExpr, ExprNode, "NamedExpr")                \
-  N(BinOp, ExprNode, "BinOp")                        \
-  N(UnaryOp, ExprNode, "UnaryOp")                    \
-  N(Lambda, ExprNode, "Lambda")                      \
-  N(IfExp, ExprNode, "IfExp")                        \
-  N(Dict, ExprNode, "Dict")                          \
-  N(Set, ExprNode, "Set")                            \
-  N(ListComp, ExprNode, "ListComp")                  \
-  N(SetComp, ExprNode, "SetComp")                    \
-  N(DictComp, ExprNode, "DictComp")                  \
-  N(GeneratorExp, ExprNode, "GeneratorExp")          \
-  N(Await, ExprNode, "Await")                        \
-  N(Yield, ExprNode, "Yield")                        \
-  N(YieldFrom, ExprNode, "YieldFrom")                \
-  N(Compare, ExprNode, "Compare")                    \
-  N(Call, ExprNode, "Call")                          \
-  N(FormattedValue, ExprNode, "FormattedValue")      \
-  N(JoinedStr, ExprNode, "JoinedStr")                \
-  N(Constant, ExprNode, "Constant")                  \
-  N(Attribute, ExprNode, "Attribute")                \
-  N(Subscript, ExprNode, "Subscript")                \
-  N(Starred, ExprNode, "Starred")                    \
-  N(Name, ExprNode, "Name")                          \
-  N(List, ExprNode, "List")                          \
-  N(Tuple, ExprNode, "Tuple")                        \
-  N(Slice, ExprNode, "Slice")                        \
-  N(Comprehension, Node, "comprehension")            \
-  N(ExceptHandler, Node, "ExceptHandler")            \
-  N(Arguments, Node, "arguments")                    \
-  N(Arg, Node, "arg")                                \
-  N(Keyword, Node, "keyword")                        \
-  N(Alias, Node, "alias")                            \
-  N(WithItem, Node, "withitem")                      \
-  N(MatchCase, Node, "match_case")                   \
-  N(MatchValue, PatternNode, "MatchValue")           \
-  N(MatchSingleton, PatternNode, "MatchSingleton")   \
-  N(MatchSequence, PatternNode, "MatchSequence")     \
-  N(MatchMapping, PatternNode, "MatchMapping")       \
-  N(MatchClass, PatternNode, "MatchClass")           \
-  N(MatchStar, PatternNode, "MatchStar")             \
-  N(MatchAs, PatternNode, "MatchAs")                 \
-  N(MatchOr, PatternNode, "MatchOr")                 \
-  N(TypeVar, TypeParamNode, "TypeVar")               \
-  N(ParamSpec, TypeParamNode, "ParamSpec")           \
+#define PYAST_NODES(N)                              \
+  N(Module, Node, "Module")                         \
+  N(FunctionDef, StmtNode, "FunctionDef")           \
+  N(AsyncFunctionDef, StmtNode, "AsyncFunctionDef") \
+  N(ClassDef, StmtNode, "ClassDef")                 \
+  N(Return, StmtNode, "Return")                     \
+  N(Delete, StmtNode, "Delete")                     \
+  N(Assign, StmtNode, "Assign")                     \
+  N(TypeAlias, StmtNode, "TypeAlias")               \
+  N(AugAssign, StmtNode, "AugAssign")               \
+  N(AnnAssign, StmtNode, "AnnAssign")               \
+  N(For, StmtNode, "For")                           \
+  N(AsyncFor, StmtNode, "AsyncFor")                 \
+  N(While, StmtNode, "While")                       \
+  N(If, StmtNode, "If")                             \
+  N(With, StmtNode, "With")                         \
+  N(AsyncWith, StmtNode, "AsyncWith")               \
+  N(Match, StmtNode, "Match")                       \
+  N(Raise, StmtNode, "Raise")                       \
+  N(Try, StmtNode, "Try")                           \
+  N(TryStar, StmtNode, "TryStar")                   \
+  N(Assert, StmtNode, "Assert")                     \
+  N(Import, StmtNode, "Import")                     \
+  N(ImportFrom, StmtNode, "ImportFrom")             \
+  N(Global, StmtNode, "Global")                     \
+  N(Nonlocal, StmtNode, "Nonlocal")                 \
+  N(Expr, StmtNode, "Expr")                         \
+  N(Pass, StmtNode, "Pass")                         \
+  N(Break, StmtNode, "Break")                       \
+  N(Continue, StmtNode, "Continue")                 \
+  N(BoolOp, ExprNode, "BoolOp")                     \
+  N(NamedExpr, ExprNode, "NamedExpr")               \
+  N(BinOp, ExprNode, "BinOp")                       \
+  N(UnaryOp, ExprNode, "UnaryOp")                   \
+  N(Lambda, ExprNode, "Lambda")                     \
+  N(IfExp, ExprNode, "IfExp")                       \
+  N(Dict, ExprNode, "Dict")                         \
+  N(Set, ExprNode, "Set")                           \
+  N(ListComp, ExprNode, "ListComp")                 \
+  N(SetComp, ExprNode, "SetComp")                   \
+  N(DictComp, ExprNode, "DictComp")                 \
+  N(GeneratorExp, ExprNode, "GeneratorExp")         \
+  N(Await, ExprNode, "Await")                       \
+  N(Yield, ExprNode, "Yield")                       \
+  N(YieldFrom, ExprNode, "YieldFrom")               \
+  N(Compare, ExprNode, "Compare")                   \
+  N(Call, ExprNode, "Call")                         \
+  N(FormattedValue, ExprNode, "FormattedValue")     \
+  N(JoinedStr, ExprNode, "JoinedStr")               \
+  N(Constant, ExprNode, "Constant")                 \
+  N(Attribute, ExprNode, "Attribute")               \
+  N(Subscript, ExprNode, "Subscript")               \
+  N(Starred, ExprNode, "Starred")                   \
+  N(Name, ExprNode, "Name")                         \
+  N(List, ExprNode, "List")                         \
+  N(Tuple, ExprNode, "Tuple")                       \
+  N(Slice, ExprNode, "Slice")                       \
+  N(Comprehension, Node, "comprehension")           \
+  N(ExceptHandler, Node, "ExceptHandler")           \
+  N(Arguments, Node, "arguments")                   \
+  N(Arg, Node, "arg")                               \
+  N(Keyword, Node, "keyword")                       \
+  N(Alias, Node, "alias")                           \
+  N(WithItem, Node, "withitem")                     \
+  N(MatchCase, Node, "match_case")                  \
+  N(MatchValue, PatternNode, "MatchValue")          \
+  N(MatchSingleton, PatternNode, "MatchSingleton")  \
+  N(MatchSequence, PatternNode, "MatchSequence")    \
+  N(MatchMapping, PatternNode, "MatchMapping")      \
+  N(MatchClass, PatternNode, "MatchClass")          \
+  N(MatchStar, PatternNode, "MatchStar")            \
+  N(MatchAs, PatternNode, "MatchAs")                \
+  N(MatchOr, PatternNode, "MatchOr")                \
+  N(TypeVar, TypeParamNode, "TypeVar")              \
+  N(ParamSpec, TypeParamNode, "ParamSpec")          \
   N(TypeVarTuple, TypeParamNode, "TypeVarTuple")
 
 enum class NodeKind : uint8_t {
@@ -313,10 +311,10 @@ struct WithItem;
 struct MatchCase;
 
 #define PYAST_DECLARE_FIELD(type, field) type field{};
-#define PYAST_DECLARE_NODE(name, base, py)                \
-  struct name : base {                                    \
+#define PYAST_DECLARE_NODE(name, base, py)               \
+  struct name : base {                                   \
     static constexpr NodeKind kKind = NodeKind::k##name; \
-    PYAST_FIELDS_##name(PYAST_DECLARE_FIELD)              \
+    PYAST_FIELDS_##name(PYAST_DECLARE_FIELD)             \
   };
 PYAST_NODES(PYAST_DECLARE_NODE)
 #undef PYAST_DECLARE_NODE
@@ -341,8 +339,8 @@ template <typename Visitor>
 void VisitFields(Node* node, Visitor&& visitor) {
   switch (node->kind) {
 #define PYAST_VISIT_FIELD(type, field) visitor(#field, n->field);
-#define PYAST_VISIT_NODE(name, base, py)       \
-  case NodeKind::k##name: {                    \
+#define PYAST_VISIT_NODE(name, base, py)                 \
+  case NodeKind::k##name: {                              \
     [[maybe_unused]] auto* n = static_cast<name*>(node); \
     PYAST_FIELDS_##name(PYAST_VISIT_FIELD) break;        \
   }

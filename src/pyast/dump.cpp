@@ -242,18 +242,34 @@ class Dumper {
 
 void AppendConstantRepr(const ConstantValue& v, std::string& out) {
   switch (v.kind) {
-    case ConstantKind::kNone: out += "None"; break;
-    case ConstantKind::kTrue: out += "True"; break;
-    case ConstantKind::kFalse: out += "False"; break;
-    case ConstantKind::kEllipsis: out += "Ellipsis"; break;
-    case ConstantKind::kInt: out += v.text; break;
-    case ConstantKind::kFloat: FloatRepr(v.number, true, out); break;
+    case ConstantKind::kNone:
+      out += "None";
+      break;
+    case ConstantKind::kTrue:
+      out += "True";
+      break;
+    case ConstantKind::kFalse:
+      out += "False";
+      break;
+    case ConstantKind::kEllipsis:
+      out += "Ellipsis";
+      break;
+    case ConstantKind::kInt:
+      out += v.text;
+      break;
+    case ConstantKind::kFloat:
+      FloatRepr(v.number, true, out);
+      break;
     case ConstantKind::kComplex:
       FloatRepr(v.number, false, out);
       out.push_back('j');
       break;
-    case ConstantKind::kStr: StrRepr(v.text, out); break;
-    case ConstantKind::kBytes: BytesRepr(v.text, out); break;
+    case ConstantKind::kStr:
+      StrRepr(v.text, out);
+      break;
+    case ConstantKind::kBytes:
+      BytesRepr(v.text, out);
+      break;
   }
 }
 

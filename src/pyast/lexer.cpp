@@ -18,8 +18,12 @@ namespace {
 bool IsIdStart(unsigned char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
 }
-bool IsIdChar(unsigned char c) { return IsIdStart(c) || (c >= '0' && c <= '9'); }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsIdChar(unsigned char c) {
+  return IsIdStart(c) || (c >= '0' && c <= '9');
+}
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 bool IsHex(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
@@ -29,18 +33,41 @@ struct Keyword {
   Tok tok;
 };
 constexpr Keyword kKeywords[] = {
-    {"False", Tok::kFalse},   {"None", Tok::kNone},         {"True", Tok::kTrue},
-    {"and", Tok::kAnd},       {"as", Tok::kAs},             {"assert", Tok::kAssert},
-    {"async", Tok::kAsync},   {"await", Tok::kAwait},       {"break", Tok::kBreak},
-    {"class", Tok::kClass},   {"continue", Tok::kContinue}, {"def", Tok::kDef},
-    {"del", Tok::kDel},       {"elif", Tok::kElif},         {"else", Tok::kElse},
-    {"except", Tok::kExcept}, {"finally", Tok::kFinally},   {"for", Tok::kFor},
-    {"from", Tok::kFrom},     {"global", Tok::kGlobal},     {"if", Tok::kIf},
-    {"import", Tok::kImport}, {"in", Tok::kIn},             {"is", Tok::kIs},
-    {"lambda", Tok::kLambda}, {"nonlocal", Tok::kNonlocal}, {"not", Tok::kNot},
-    {"or", Tok::kOr},         {"pass", Tok::kPass},         {"raise", Tok::kRaise},
-    {"return", Tok::kReturn}, {"try", Tok::kTry},           {"while", Tok::kWhile},
-    {"with", Tok::kWith},     {"yield", Tok::kYield},
+    {"False", Tok::kFalse},
+    {"None", Tok::kNone},
+    {"True", Tok::kTrue},
+    {"and", Tok::kAnd},
+    {"as", Tok::kAs},
+    {"assert", Tok::kAssert},
+    {"async", Tok::kAsync},
+    {"await", Tok::kAwait},
+    {"break", Tok::kBreak},
+    {"class", Tok::kClass},
+    {"continue", Tok::kContinue},
+    {"def", Tok::kDef},
+    {"del", Tok::kDel},
+    {"elif", Tok::kElif},
+    {"else", Tok::kElse},
+    {"except", Tok::kExcept},
+    {"finally", Tok::kFinally},
+    {"for", Tok::kFor},
+    {"from", Tok::kFrom},
+    {"global", Tok::kGlobal},
+    {"if", Tok::kIf},
+    {"import", Tok::kImport},
+    {"in", Tok::kIn},
+    {"is", Tok::kIs},
+    {"lambda", Tok::kLambda},
+    {"nonlocal", Tok::kNonlocal},
+    {"not", Tok::kNot},
+    {"or", Tok::kOr},
+    {"pass", Tok::kPass},
+    {"raise", Tok::kRaise},
+    {"return", Tok::kReturn},
+    {"try", Tok::kTry},
+    {"while", Tok::kWhile},
+    {"with", Tok::kWith},
+    {"yield", Tok::kYield},
 };
 
 Tok KeywordOrName(std::string_view s) {
@@ -68,7 +95,9 @@ struct Paren {
 
 class Lexer {
  public:
-  Lexer(std::string_view src, LexError* err) : s_(src), err_(err) { toks_.reserve(src.size() / 4 + 16); }
+  Lexer(std::string_view src, LexError* err) : s_(src), err_(err) {
+    toks_.reserve(src.size() / 4 + 16);
+  }
 
   std::vector<Token> Run() {
     indents_.push_back({0, 0});
@@ -153,9 +182,11 @@ class Lexer {
       at_line_start_ = false;
       auto& top = indents_.back();
       if (col == top.first) {
-        if (alt != top.second) return Fail("inconsistent use of tabs and spaces in indentation", p), false;
+        if (alt != top.second)
+          return Fail("inconsistent use of tabs and spaces in indentation", p), false;
       } else if (col > top.first) {
-        if (alt <= top.second) return Fail("inconsistent use of tabs and spaces in indentation", p), false;
+        if (alt <= top.second)
+          return Fail("inconsistent use of tabs and spaces in indentation", p), false;
         if (indents_.size() >= 100) return Fail("too many levels of indentation", p), false;
         indents_.push_back({col, alt});
         Emit(Tok::kIndent, line_start_, p, line_, 0);
@@ -291,9 +322,9 @@ class Lexer {
       }
       for (int k = 1; k < n; ++k) cp = (cp << 6) | (s_[i + k] & 0x3F);
       bool bad = (cp >= 0x80 && cp <= 0xA9) || cp == 0xAB || cp == 0xAC || cp == 0xAD ||
-                 cp == 0xAE || cp == 0xAF || cp == 0xB0 || cp == 0xB1 || cp == 0xB4 ||
-                 cp == 0xB6 || cp == 0xB8 || cp == 0xBB || cp == 0xBF || cp == 0xD7 ||
-                 cp == 0xF7 || (cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x2190 && cp <= 0x23FF) ||
+                 cp == 0xAE || cp == 0xAF || cp == 0xB0 || cp == 0xB1 || cp == 0xB4 || cp == 0xB6 ||
+                 cp == 0xB8 || cp == 0xBB || cp == 0xBF || cp == 0xD7 || cp == 0xF7 ||
+                 (cp >= 0x2000 && cp <= 0x206F) || (cp >= 0x2190 && cp <= 0x23FF) ||
                  (cp >= 0x2500 && cp <= 0x27BF) || (cp >= 0x3000 && cp <= 0x3003) ||
                  (cp >= 0xE000 && cp <= 0xF8FF) || cp == 0xFEFF || (cp >= 0xFFF0 && cp <= 0xFFFF) ||
                  (cp >= 0x1F000 && cp <= 0x1FAFF);
@@ -497,8 +528,7 @@ class Lexer {
         return;
       }
       char c = s_[pos_];
-      if (c == q &&
-          (!triple || (pos_ + 2 < s_.size() && s_[pos_ + 1] == q && s_[pos_ + 2] == q))) {
+      if (c == q && (!triple || (pos_ + 2 < s_.size() && s_[pos_ + 1] == q && s_[pos_ + 2] == q))) {
         if (spec) {
           Fail("f-string: expecting '}'", pos_);
           return;
@@ -550,8 +580,8 @@ class Lexer {
         }
         parens_.push_back(Paren{'{', line_, Col(pos_)});
         ++pos_;
-        modes_.push_back(Mode{ModeKind::kField, 0, false, false,
-                              static_cast<uint32_t>(parens_.size())});
+        modes_.push_back(
+            Mode{ModeKind::kField, 0, false, false, static_cast<uint32_t>(parens_.size())});
         return;
       }
       if (c == '}') {
@@ -774,7 +804,8 @@ std::string CodingDeclaration(std::string_view s) {
   size_t line_begin = 0;
   for (int ln = 0; ln < 2 && line_begin < s.size(); ++ln) {
     size_t e = s.find('\n', line_begin);
-    std::string_view line = s.substr(line_begin, e == std::string_view::npos ? s.npos : e - line_begin);
+    std::string_view line =
+        s.substr(line_begin, e == std::string_view::npos ? s.npos : e - line_begin);
     size_t i = 0;
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\f')) ++i;
     if (i >= line.size() || line[i] != '#') {
@@ -803,7 +834,8 @@ std::string CodingDeclaration(std::string_view s) {
 bool NormalizeSource(std::string_view raw, std::string* out, LexError* error) {
   if (raw.substr(0, 3) == "\xEF\xBB\xBF") raw.remove_prefix(3);
   std::string enc = CodingDeclaration(raw);
-  for (char& c : enc) c = c == '_' ? '-' : static_cast<char>(tolower(static_cast<unsigned char>(c)));
+  for (char& c : enc)
+    c = c == '_' ? '-' : static_cast<char>(tolower(static_cast<unsigned char>(c)));
   bool latin1 = false;
   if (!enc.empty() && enc != "utf-8" && enc.rfind("utf-8-", 0) != 0 && enc != "utf8") {
     if (enc == "latin-1" || enc == "iso-8859-1" || enc == "iso-latin-1" ||

@@ -13,11 +13,20 @@ StringPrefix ParsePrefix(std::string_view t) {
   size_t i = 0;
   for (; i < t.size() && t[i] != '\'' && t[i] != '"'; ++i) {
     switch (t[i] | 0x20) {
-      case 'r': p.raw = true; break;
-      case 'b': p.bytes = true; break;
-      case 'u': p.u = true; break;
-      case 'f': p.f = true; break;
-      default: break;
+      case 'r':
+        p.raw = true;
+        break;
+      case 'b':
+        p.bytes = true;
+        break;
+      case 'u':
+        p.u = true;
+        break;
+      case 'f':
+        p.f = true;
+        break;
+      default:
+        break;
     }
   }
   p.length = i;
@@ -58,8 +67,7 @@ std::string CodecError(bool bytes, size_t from, size_t to, const char* what) {
 }
 
 // Decodes escapes in body (non-raw). braces: "{{"/"}}" collapse (f-strings).
-bool DecodeBody(std::string_view b, bool bytes, bool braces, std::string* out,
-                std::string* error) {
+bool DecodeBody(std::string_view b, bool bytes, bool braces, std::string* out, std::string* error) {
   for (size_t i = 0; i < b.size();) {
     char c = b[i];
     if (braces && (c == '{' || c == '}') && i + 1 < b.size() && b[i + 1] == c) {
@@ -89,18 +97,46 @@ bool DecodeBody(std::string_view b, bool bytes, bool braces, std::string* out,
     size_t start = i;
     i += 2;
     switch (e) {
-      case '\n': break;
-      case '\\': out->push_back('\\'); break;
-      case '\'': out->push_back('\''); break;
-      case '"': out->push_back('"'); break;
-      case 'a': out->push_back('\a'); break;
-      case 'b': out->push_back('\b'); break;
-      case 'f': out->push_back('\f'); break;
-      case 'n': out->push_back('\n'); break;
-      case 'r': out->push_back('\r'); break;
-      case 't': out->push_back('\t'); break;
-      case 'v': out->push_back('\v'); break;
-      case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+      case '\n':
+        break;
+      case '\\':
+        out->push_back('\\');
+        break;
+      case '\'':
+        out->push_back('\'');
+        break;
+      case '"':
+        out->push_back('"');
+        break;
+      case 'a':
+        out->push_back('\a');
+        break;
+      case 'b':
+        out->push_back('\b');
+        break;
+      case 'f':
+        out->push_back('\f');
+        break;
+      case 'n':
+        out->push_back('\n');
+        break;
+      case 'r':
+        out->push_back('\r');
+        break;
+      case 't':
+        out->push_back('\t');
+        break;
+      case 'v':
+        out->push_back('\v');
+        break;
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7': {
         uint32_t v = e - '0';
         for (int k = 0; k < 2 && i < b.size() && b[i] >= '0' && b[i] <= '7'; ++k, ++i) {
           v = v * 8 + (b[i] - '0');
@@ -116,8 +152,9 @@ bool DecodeBody(std::string_view b, bool bytes, bool braces, std::string* out,
         int h1 = i < b.size() ? HexVal(b[i]) : -1;
         int h2 = i + 1 < b.size() ? HexVal(b[i + 1]) : -1;
         if (h1 < 0 || h2 < 0) {
-          *error = bytes ? "(value error) invalid \\x escape at position " + std::to_string(start)
-                         : CodecError(bytes, start, start + 1 + (h1 >= 0), "truncated \\xXX escape");
+          *error = bytes
+                       ? "(value error) invalid \\x escape at position " + std::to_string(start)
+                       : CodecError(bytes, start, start + 1 + (h1 >= 0), "truncated \\xXX escape");
           return false;
         }
         uint32_t v = static_cast<uint32_t>(h1 * 16 + h2);
@@ -137,8 +174,9 @@ bool DecodeBody(std::string_view b, bool bytes, bool braces, std::string* out,
           for (int k = 0; k < n; ++k) {
             int h = i + k < b.size() ? HexVal(b[i + k]) : -1;
             if (h < 0) {
-              *error = CodecError(bytes, start, start + 1 + k,
-                                  e == 'u' ? "truncated \\uXXXX escape" : "truncated \\UXXXXXXXX escape");
+              *error = CodecError(
+                  bytes, start, start + 1 + k,
+                  e == 'u' ? "truncated \\uXXXX escape" : "truncated \\UXXXXXXXX escape");
               return false;
             }
             v = v * 16 + static_cast<uint32_t>(h);
@@ -160,8 +198,7 @@ bool DecodeBody(std::string_view b, bool bytes, bool braces, std::string* out,
           size_t close = i < b.size() && b[i] == '{' ? b.find('}', i) : std::string_view::npos;
           if (close == std::string_view::npos ||
               !LookupUnicodeName(b.substr(i + 1, close - i - 1), &cp)) {
-            *error = CodecError(bytes, start,
-                                close == std::string_view::npos ? start + 1 : close,
+            *error = CodecError(bytes, start, close == std::string_view::npos ? start + 1 : close,
                                 close == std::string_view::npos ? "malformed \\N character escape"
                                                                 : "unknown Unicode character name");
             return false;

@@ -22,8 +22,8 @@ StringPrefix ParsePrefix(std::string_view token_text);
 
 // Decodes a whole STRING token (prefix, quotes, escapes); appends to *out.
 // For bytes, *out receives raw bytes. Returns false with *error on a bad escape.
-bool DecodeStringLiteral(std::string_view token_text, const StringPrefix& prefix,
-                         std::string* out, std::string* error);
+bool DecodeStringLiteral(std::string_view token_text, const StringPrefix& prefix, std::string* out,
+                         std::string* error);
 
 // Decodes an FSTRING_MIDDLE piece ("{{" and "}}" are single braces).
 bool DecodeFStringMiddle(std::string_view text, bool raw, std::string* out, std::string* error);

@@ -18,8 +18,8 @@
 namespace tritonrl::pyast {
 
 struct SyntaxError {
-  int line = 0;  // 1-based
-  int col = 0;   // 1-based, in characters (CPython's SyntaxError.offset)
+  int line = 0;         // 1-based
+  int col = 0;          // 1-based, in characters (CPython's SyntaxError.offset)
   std::string message;  // e.g. "invalid syntax", "'(' was never closed"
 };
 

@@ -126,7 +126,9 @@ class Parser {
     err_line_ = line;
     err_col_ = col;
   }
-  void FailNode(std::string msg, const Node* n) { FailAt(std::move(msg), n->pos.lineno, n->pos.col_offset); }
+  void FailNode(std::string msg, const Node* n) {
+    FailAt(std::move(msg), n->pos.lineno, n->pos.col_offset);
+  }
 
   struct DepthGuard {
     Parser* p;
@@ -556,20 +558,47 @@ class Parser {
 
   static bool IsAugAssign(Tok k, OperatorKind* op) {
     switch (k) {
-      case Tok::kPlusEqual: *op = OperatorKind::kAdd; return true;
-      case Tok::kMinEqual: *op = OperatorKind::kSub; return true;
-      case Tok::kStarEqual: *op = OperatorKind::kMult; return true;
-      case Tok::kAtEqual: *op = OperatorKind::kMatMult; return true;
-      case Tok::kSlashEqual: *op = OperatorKind::kDiv; return true;
-      case Tok::kPercentEqual: *op = OperatorKind::kMod; return true;
-      case Tok::kAmperEqual: *op = OperatorKind::kBitAnd; return true;
-      case Tok::kVBarEqual: *op = OperatorKind::kBitOr; return true;
-      case Tok::kCircumflexEqual: *op = OperatorKind::kBitXor; return true;
-      case Tok::kLeftShiftEqual: *op = OperatorKind::kLShift; return true;
-      case Tok::kRightShiftEqual: *op = OperatorKind::kRShift; return true;
-      case Tok::kDoubleStarEqual: *op = OperatorKind::kPow; return true;
-      case Tok::kDoubleSlashEqual: *op = OperatorKind::kFloorDiv; return true;
-      default: return false;
+      case Tok::kPlusEqual:
+        *op = OperatorKind::kAdd;
+        return true;
+      case Tok::kMinEqual:
+        *op = OperatorKind::kSub;
+        return true;
+      case Tok::kStarEqual:
+        *op = OperatorKind::kMult;
+        return true;
+      case Tok::kAtEqual:
+        *op = OperatorKind::kMatMult;
+        return true;
+      case Tok::kSlashEqual:
+        *op = OperatorKind::kDiv;
+        return true;
+      case Tok::kPercentEqual:
+        *op = OperatorKind::kMod;
+        return true;
+      case Tok::kAmperEqual:
+        *op = OperatorKind::kBitAnd;
+        return true;
+      case Tok::kVBarEqual:
+        *op = OperatorKind::kBitOr;
+        return true;
+      case Tok::kCircumflexEqual:
+        *op = OperatorKind::kBitXor;
+        return true;
+      case Tok::kLeftShiftEqual:
+        *op = OperatorKind::kLShift;
+        return true;
+      case Tok::kRightShiftEqual:
+        *op = OperatorKind::kRShift;
+        return true;
+      case Tok::kDoubleStarEqual:
+        *op = OperatorKind::kPow;
+        return true;
+      case Tok::kDoubleSlashEqual:
+        *op = OperatorKind::kFloorDiv;
+        return true;
+      default:
+        return false;
     }
   }
 
@@ -647,39 +676,69 @@ class Parser {
 
   static const char* ExprDescription(const ExprNode* e) {
     switch (e->kind) {
-      case NodeKind::kBoolOp: case NodeKind::kBinOp: case NodeKind::kUnaryOp:
+      case NodeKind::kBoolOp:
+      case NodeKind::kBinOp:
+      case NodeKind::kUnaryOp:
         return "expression";
-      case NodeKind::kNamedExpr: return "named expression";
-      case NodeKind::kLambda: return "lambda";
-      case NodeKind::kIfExp: return "conditional expression";
-      case NodeKind::kDict: return "dict literal";
-      case NodeKind::kSet: return "set display";
-      case NodeKind::kListComp: return "list comprehension";
-      case NodeKind::kSetComp: return "set comprehension";
-      case NodeKind::kDictComp: return "dict comprehension";
-      case NodeKind::kGeneratorExp: return "generator expression";
-      case NodeKind::kAwait: return "await expression";
-      case NodeKind::kYield: case NodeKind::kYieldFrom: return "yield expression";
-      case NodeKind::kCompare: return "comparison";
-      case NodeKind::kCall: return "function call";
-      case NodeKind::kFormattedValue: case NodeKind::kJoinedStr: return "f-string expression";
+      case NodeKind::kNamedExpr:
+        return "named expression";
+      case NodeKind::kLambda:
+        return "lambda";
+      case NodeKind::kIfExp:
+        return "conditional expression";
+      case NodeKind::kDict:
+        return "dict literal";
+      case NodeKind::kSet:
+        return "set display";
+      case NodeKind::kListComp:
+        return "list comprehension";
+      case NodeKind::kSetComp:
+        return "set comprehension";
+      case NodeKind::kDictComp:
+        return "dict comprehension";
+      case NodeKind::kGeneratorExp:
+        return "generator expression";
+      case NodeKind::kAwait:
+        return "await expression";
+      case NodeKind::kYield:
+      case NodeKind::kYieldFrom:
+        return "yield expression";
+      case NodeKind::kCompare:
+        return "comparison";
+      case NodeKind::kCall:
+        return "function call";
+      case NodeKind::kFormattedValue:
+      case NodeKind::kJoinedStr:
+        return "f-string expression";
       case NodeKind::kConstant: {
         auto* c = static_cast<const Constant*>(e);
         switch (c->value.kind) {
-          case ConstantKind::kNone: return "None";
-          case ConstantKind::kTrue: return "True";
-          case ConstantKind::kFalse: return "False";
-          case ConstantKind::kEllipsis: return "ellipsis";
-          default: return "literal";
+          case ConstantKind::kNone:
+            return "None";
+          case ConstantKind::kTrue:
+            return "True";
+          case ConstantKind::kFalse:
+            return "False";
+          case ConstantKind::kEllipsis:
+            return "ellipsis";
+          default:
+            return "literal";
         }
       }
-      case NodeKind::kTuple: return "tuple";
-      case NodeKind::kList: return "list";
-      case NodeKind::kStarred: return "starred";
-      case NodeKind::kName: return "name";
-      case NodeKind::kAttribute: return "attribute";
-      case NodeKind::kSubscript: return "subscript";
-      default: return "expression";
+      case NodeKind::kTuple:
+        return "tuple";
+      case NodeKind::kList:
+        return "list";
+      case NodeKind::kStarred:
+        return "starred";
+      case NodeKind::kName:
+        return "name";
+      case NodeKind::kAttribute:
+        return "attribute";
+      case NodeKind::kSubscript:
+        return "subscript";
+      default:
+        return "expression";
     }
   }
 
@@ -1140,9 +1199,9 @@ class Parser {
     ++p_;  // ':'
     ++p_;  // NEWLINE
     if (!Accept(Tok::kIndent)) {
-      FailMsg("expected an indented block after 'match' statement on line " +
-                  std::to_string(st.line),
-              Cur());
+      FailMsg(
+          "expected an indented block after 'match' statement on line " + std::to_string(st.line),
+          Cur());
       return nullptr;
     }
     auto* m = New<Match>(st);
@@ -1518,10 +1577,24 @@ class Parser {
 
   static bool StartsExpression(Tok k) {
     switch (k) {
-      case Tok::kName: case Tok::kNumber: case Tok::kString: case Tok::kFStringStart:
-      case Tok::kLPar: case Tok::kLSqb: case Tok::kLBrace: case Tok::kMinus: case Tok::kPlus:
-      case Tok::kTilde: case Tok::kStar: case Tok::kNot: case Tok::kLambda: case Tok::kAwait:
-      case Tok::kNone: case Tok::kTrue: case Tok::kFalse: case Tok::kEllipsis:
+      case Tok::kName:
+      case Tok::kNumber:
+      case Tok::kString:
+      case Tok::kFStringStart:
+      case Tok::kLPar:
+      case Tok::kLSqb:
+      case Tok::kLBrace:
+      case Tok::kMinus:
+      case Tok::kPlus:
+      case Tok::kTilde:
+      case Tok::kStar:
+      case Tok::kNot:
+      case Tok::kLambda:
+      case Tok::kAwait:
+      case Tok::kNone:
+      case Tok::kTrue:
+      case Tok::kFalse:
+      case Tok::kEllipsis:
         return true;
       default:
         return false;
@@ -1634,13 +1707,27 @@ class Parser {
 
   bool CompOp(CmpOpKind* op) {
     switch (Peek()) {
-      case Tok::kEqEqual: *op = CmpOpKind::kEq; break;
-      case Tok::kNotEqual: *op = CmpOpKind::kNotEq; break;
-      case Tok::kLess: *op = CmpOpKind::kLt; break;
-      case Tok::kLessEqual: *op = CmpOpKind::kLtE; break;
-      case Tok::kGreater: *op = CmpOpKind::kGt; break;
-      case Tok::kGreaterEqual: *op = CmpOpKind::kGtE; break;
-      case Tok::kIn: *op = CmpOpKind::kIn; break;
+      case Tok::kEqEqual:
+        *op = CmpOpKind::kEq;
+        break;
+      case Tok::kNotEqual:
+        *op = CmpOpKind::kNotEq;
+        break;
+      case Tok::kLess:
+        *op = CmpOpKind::kLt;
+        break;
+      case Tok::kLessEqual:
+        *op = CmpOpKind::kLtE;
+        break;
+      case Tok::kGreater:
+        *op = CmpOpKind::kGt;
+        break;
+      case Tok::kGreaterEqual:
+        *op = CmpOpKind::kGtE;
+        break;
+      case Tok::kIn:
+        *op = CmpOpKind::kIn;
+        break;
       case Tok::kIs:
         if (Peek(1) == Tok::kNot) {
           *op = CmpOpKind::kIsNot;
@@ -1693,11 +1780,15 @@ class Parser {
   bool BinOpAt(Level level, OperatorKind* op) {
     Tok k = Peek();
     switch (level) {
-      case kBitOr: if (k == Tok::kVBar) return *op = OperatorKind::kBitOr, true; return false;
+      case kBitOr:
+        if (k == Tok::kVBar) return *op = OperatorKind::kBitOr, true;
+        return false;
       case kBitXor:
         if (k == Tok::kCircumflex) return *op = OperatorKind::kBitXor, true;
         return false;
-      case kBitAnd: if (k == Tok::kAmper) return *op = OperatorKind::kBitAnd, true; return false;
+      case kBitAnd:
+        if (k == Tok::kAmper) return *op = OperatorKind::kBitAnd, true;
+        return false;
       case kShift:
         if (k == Tok::kLeftShift) return *op = OperatorKind::kLShift, true;
         if (k == Tok::kRightShift) return *op = OperatorKind::kRShift, true;
@@ -1708,12 +1799,18 @@ class Parser {
         return false;
       case kTerm:
         switch (k) {
-          case Tok::kStar: return *op = OperatorKind::kMult, true;
-          case Tok::kSlash: return *op = OperatorKind::kDiv, true;
-          case Tok::kDoubleSlash: return *op = OperatorKind::kFloorDiv, true;
-          case Tok::kPercent: return *op = OperatorKind::kMod, true;
-          case Tok::kAt: return *op = OperatorKind::kMatMult, true;
-          default: return false;
+          case Tok::kStar:
+            return *op = OperatorKind::kMult, true;
+          case Tok::kSlash:
+            return *op = OperatorKind::kDiv, true;
+          case Tok::kDoubleSlash:
+            return *op = OperatorKind::kFloorDiv, true;
+          case Tok::kPercent:
+            return *op = OperatorKind::kMod, true;
+          case Tok::kAt:
+            return *op = OperatorKind::kMatMult, true;
+          default:
+            return false;
         }
     }
     return false;
@@ -1746,7 +1843,7 @@ class Parser {
       const Token& st = Cur();
       ++p_;
       auto* u = New<UnaryOp>(st);
-      u->op = k == Tok::kPlus ? UnaryOpKind::kUAdd
+      u->op = k == Tok::kPlus    ? UnaryOpKind::kUAdd
               : k == Tok::kMinus ? UnaryOpKind::kUSub
                                  : UnaryOpKind::kInvert;
       if (!(u->operand = Factor())) return nullptr;
@@ -1998,8 +2095,8 @@ class Parser {
       case Tok::kFalse:
       case Tok::kEllipsis: {
         auto* c = New<Constant>(st);
-        c->value.kind = Peek() == Tok::kNone   ? ConstantKind::kNone
-                        : Peek() == Tok::kTrue ? ConstantKind::kTrue
+        c->value.kind = Peek() == Tok::kNone    ? ConstantKind::kNone
+                        : Peek() == Tok::kTrue  ? ConstantKind::kTrue
                         : Peek() == Tok::kFalse ? ConstantKind::kFalse
                                                 : ConstantKind::kEllipsis;
         ++p_;
@@ -2392,8 +2489,8 @@ class Parser {
 
   void FlushPending(std::vector<ExprNode*>* values, Pending* pending) {
     if (!pending->text.empty()) {
-      values->push_back(StrConstant(pending->text, pending->line, pending->col,
-                                    pending->end_line, pending->end_col));
+      values->push_back(StrConstant(pending->text, pending->line, pending->col, pending->end_line,
+                                    pending->end_col));
     }
     pending->text.clear();
   }

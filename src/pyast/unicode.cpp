@@ -36,8 +36,8 @@ constexpr Range kCjk[] = {{0x3400, 0x4DBF},   {0x4E00, 0x9FFF},   {0x20000, 0x2A
 bool IsPrintable(uint32_t cp) {
   if (cp >= 0x20 && cp < 0x7F) return true;
   const Range* end = kNonPrintable + sizeof(kNonPrintable) / sizeof(kNonPrintable[0]);
-  const Range* it = std::upper_bound(kNonPrintable, end, cp,
-                                     [](uint32_t v, const Range& r) { return v < r.lo; });
+  const Range* it =
+      std::upper_bound(kNonPrintable, end, cp, [](uint32_t v, const Range& r) { return v < r.lo; });
   if (it == kNonPrintable) return true;
   --it;
   return !(cp >= it->lo && cp <= it->hi);
@@ -53,7 +53,8 @@ bool LookupUnicodeName(std::string_view name, uint32_t* cp) {
     uint32_t v = 0;
     for (char c : hex) {
       if (!isxdigit(static_cast<unsigned char>(c))) return false;
-      v = v * 16 + static_cast<uint32_t>(isdigit(static_cast<unsigned char>(c)) ? c - '0' : c - 'A' + 10);
+      v = v * 16 +
+          static_cast<uint32_t>(isdigit(static_cast<unsigned char>(c)) ? c - '0' : c - 'A' + 10);
     }
     for (const Range& r : kCjk) {
       if (v >= r.lo && v <= r.hi) {

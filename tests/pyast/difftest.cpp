@@ -9,6 +9,7 @@
 //
 // Exit 0 when every file CPython accepts dumps identically (or is listed in
 // the known-differences file) and every file CPython rejects is rejected.
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -16,7 +17,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <unistd.h>
 
 #include "base/file.h"
 #include "pyast/dump.h"
@@ -103,8 +103,8 @@ int main(int argc, char** argv) {
   }
   std::string_view data = *content;
   size_t pos = 0;
-  int files = 0, matched = 0, mismatched = 0, known_diff = 0, rejected_both = 0,
-      we_rejected = 0, we_accepted = 0, shown = 0;
+  int files = 0, matched = 0, mismatched = 0, known_diff = 0, rejected_both = 0, we_rejected = 0,
+      we_accepted = 0, shown = 0;
   size_t bytes = 0;
   auto read_line = [&]() {
     size_t e = data.find('\n', pos);
@@ -176,7 +176,6 @@ int main(int argc, char** argv) {
   std::cout << "pyast differential test: files=" << files << " bytes=" << bytes
             << " matched=" << matched << " mismatched=" << mismatched
             << " wrongly_rejected=" << we_rejected << " rejected_by_both=" << rejected_both
-            << " wrongly_accepted=" << we_accepted << " known_differences=" << known_diff
-            << "\n";
+            << " wrongly_accepted=" << we_accepted << " known_differences=" << known_diff << "\n";
   return (mismatched == 0 && we_rejected == 0 && we_accepted == 0) ? 0 : 1;
 }
