@@ -3,7 +3,10 @@
 #
 #   BIN=<folder with tritonrl> OUT=<results folder> bench/gpu/measure.sh [steps]
 #   steps: any of 1 2 3 4 (default: all). 1 = timing-hack corpus, 2+3 = stability
-#   and speedup vs triton.testing.do_bench (one engine run), 4 = throughput.
+#   and speedup vs triton.testing.do_bench, 4 = throughput.
+#   All steps take ~9-10 minutes; under a 10-minute limit per command run it
+#   twice with separate OUT folders: `measure.sh 1 2 3` (~5 min) and
+#   `measure.sh 4` (~6 min).
 #
 # 1. Every timing hack (tests/corpus/hacks/timing_*.py) through `tritonrl eval
 #    --device cuda`, with the static verifier (label '# expect:') and without it
@@ -131,9 +134,9 @@ fi
 if [[ " $STEPS " == *" 4 "* ]]; then
   note "== 4. throughput: engine vs one-process-per-sample baseline"
   "$PY" bench/throughput/make_samples.py "$TMP/all.jsonl" "$TMP/tp.jsonl" --n 200 --tasks 20 2>&1 | tee -a "$LOG"
-  run_eval 240 "$TMP/tp_engine.json" --tasks "$TMP/suite_tp" --samples "$TMP/tp.jsonl" --jobs 12 --timing-trials 30
+  run_eval 330 "$TMP/tp_engine.json" --tasks "$TMP/suite_tp" --samples "$TMP/tp.jsonl" --jobs 12 --timing-trials 30
   cp "$TMP/wall" "$TMP/tp_engine_wall"
-  timeout -k 5 230 "$PY" bench/throughput/baseline_eval.py --tasks "$TMP/suite_tp" --samples "$TMP/tp.jsonl" \
+  timeout -k 5 200 "$PY" bench/throughput/baseline_eval.py --tasks "$TMP/suite_tp" --samples "$TMP/tp.jsonl" \
     --out "$TMP/tp_baseline.jsonl" --device cuda --timing-trials 30 --every 8 --timeout 120 2>>"$LOG"
   note "  baseline: $(wc -l <"$TMP/tp_baseline.jsonl" 2>/dev/null) samples done"
   check throughput "$TMP/tp_engine.json" "$(cat "$TMP/tp_engine_wall")" "$TMP/tp.jsonl" "$TMP/tp_baseline.jsonl" \

@@ -189,11 +189,35 @@ class Worker:
             timing.run_stage(self, task, taskmod, cls, device, dtype, clock, names, recorder, cand_file)
         self.send({"type": "done", "ms": _ms(t0)})
 
+    def _reuse_storage(self, index, inputs):
+        """On every other call, hand the candidate the previous call's tensor
+        objects (same id, same data_ptr) refilled with the new values: a cache
+        keyed on object identity or address then returns a stale output, which
+        fresh allocations alone would catch only when the allocator happens to
+        reuse an address."""
+        import torch
+
+        prev = getattr(self, "_prev_inputs", None)
+        reuse = (index % 2 == 1 and prev is not None and len(prev) == len(inputs)
+                 and all(isinstance(a, torch.Tensor) == isinstance(b, torch.Tensor) for a, b in zip(prev, inputs))
+                 and all(a.shape == b.shape and a.dtype == b.dtype and a.device == b.device and a.is_contiguous()
+                         for a, b in zip(prev, inputs) if isinstance(a, torch.Tensor)))
+        if reuse:
+            with torch.no_grad():
+                for a, b in zip(prev, inputs):
+                    if isinstance(a, torch.Tensor):
+                        a.copy_(b)
+            inputs = [a if isinstance(a, torch.Tensor) else b for a, b in zip(prev, inputs)]
+        self._prev_inputs = inputs
+        return inputs
+
     def _trial(self, task, taskmod, hooks, model, variant, index, trial, device, recorder, audit, cand_file):
         import torch
         from torch.utils._python_dispatch import _get_current_dispatch_mode
 
         inputs = taskmod.to_device(taskmod.make_inputs(task, trial["seed"]), device)
+        if recorder is not None:
+            inputs = self._reuse_storage(index, inputs)
         hash_before = _hash_inputs(inputs)
         model.train(bool(trial["train"]))
         header = {"type": "trial", "variant": variant, "index": index, "seed": trial["seed"],

@@ -330,10 +330,11 @@ std::string ExitReasonCode(const ExitInfo& e) {
 
 // Outcome and reason for a worker that did not finish its sequence.
 std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
-  const std::string stage = run.pending == "timing_ready" || run.pending == "timing" || run.pending == "profile" ? "timing"
-                           : run.pending == "trial" || run.pending == "next" || run.pending == "done"
-                                ? "correctness"
-                                : run.pending;
+  const std::string stage =
+      run.pending == "timing_ready" || run.pending == "timing" || run.pending == "profile"
+          ? "timing"
+      : run.pending == "trial" || run.pending == "next" || run.pending == "done" ? "correctness"
+                                                                                 : run.pending;
   switch (run.end) {
     case WorkerEnd::kTimeout:
       return {"timeout",
@@ -376,13 +377,18 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
 // The timing stage's part of a verdict (docs/measurement.md): only a sample
 // that is correct so far is timed into a speedup; inconsistent clocks or a
 // wrong re-checked timed output fail it, a low kernel share flags it.
-void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const ReferenceResult& ref, Verdict& v) {
+void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const ReferenceResult& ref,
+                      Verdict& v) {
   if (!cfg.timing.enabled) {
-    v.evidence["timing"] = {{"skipped", cfg.device == "cpu" ? "CPU run: timing needs a GPU (speedup null)"
-                                                            : "timing disabled"}};
+    v.evidence["timing"] = {{"skipped", cfg.device == "cpu"
+                                            ? "CPU run: timing needs a GPU (speedup null)"
+                                            : "timing disabled"}};
     return;
   }
-  if (auto it = run.stage_ms.find("timing"); it != run.stage_ms.end()) v.timings_ms["timing"] = it->second;
+  if (auto it = run.stage_ms.find("timing"); it != run.stage_ms.end())
+    v.timings_ms["timing"] = it->second;
+  if (auto it = run.stage_ms.find("profile"); it != run.stage_ms.end())
+    v.timings_ms["profile"] = it->second;
   if (v.outcome != "correct") return;
   const Frame* frame = nullptr;
   for (const Frame& f : run.frames) {
@@ -409,13 +415,15 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
   for (const Frame& f : run.frames) {
     if (GetString(f.header, "type") == "profile") MergeProfileFrame(f, *phase);
   }
-  const TimingJudgement j = JudgeTiming(*phase, *ref.timing, cfg.timing, ref.tolerance, cfg.device_model);
+  const TimingJudgement j =
+      JudgeTiming(*phase, *ref.timing, cfg.timing, ref.tolerance, cfg.device_model);
   v.evidence["timing"] = j.evidence;
   if (j.speedup) v.evidence["timing"]["speedup_measured"] = *j.speedup;
   if (!j.inconsistent.empty()) {
     v.outcome = "incorrect";
     v.flags.push_back("timing_inconsistent");
-    v.reasons.push_back({"timing", "timing_inconsistent", Truncate(fmt::format("{}", fmt::join(j.inconsistent, "; ")), 1200)});
+    v.reasons.push_back({"timing", "timing_inconsistent",
+                         Truncate(fmt::format("{}", fmt::join(j.inconsistent, "; ")), 1200)});
   }
   if (!j.recheck_failures.empty()) {
     v.outcome = "incorrect";
@@ -424,8 +432,9 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
   }
   if (j.lazy) {
     v.flags.push_back("lazy_optimization");
-    const std::string msg = fmt::format("{:.1f}% of GPU time in the candidate's own kernels (threshold {:.0f}%)",
-                                        100 * phase->kernel_share.value_or(0), 100 * cfg.timing.lazy_threshold);
+    const std::string msg =
+        fmt::format("{:.1f}% of GPU time in the candidate's own kernels (threshold {:.0f}%)",
+                    100 * phase->kernel_share.value_or(0), 100 * cfg.timing.lazy_threshold);
     if (cfg.timing.strict) {
       v.outcome = "incorrect";
       v.reasons.push_back({"timing", "lazy_optimization", msg});

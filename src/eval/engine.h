@@ -55,9 +55,9 @@ struct EngineConfig {
   std::chrono::milliseconds build_timeout{60000};     // ModelNew(...) per variant
   std::chrono::milliseconds trial_timeout{120000};    // one forward call, incl. first-call compile
   std::vector<std::string> extra_env;                 // passed through ("KEY=VALUE")
-  TimingOptions timing;     // the timing stage (src/eval/timing.h); off on the CPU
+  TimingOptions timing;      // the timing stage (src/eval/timing.h); off on the CPU
   std::string device_model;  // nvidia-smi name: roofline peaks
-  bool keep_work = false;                             // keep worker folders (debugging)
+  bool keep_work = false;    // keep worker folders (debugging)
 };
 
 struct OutputRecord {

@@ -22,7 +22,10 @@ namespace tritonrl::model {
 
 namespace {
 
-constexpr int64_t kWindowQuantum = 128;
+// Decode attention reads a window of the cache rounded up to this many slots:
+// each distinct window is one CUDA graph; a finer quantum reads fewer unused
+// slots (on average half a quantum per row and step) but captures more graphs.
+constexpr int64_t kWindowQuantum = 64;
 
 double Seconds(std::chrono::steady_clock::time_point since) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
@@ -154,7 +157,7 @@ Sampled SampleTokens(const at::Tensor& logits, const SamplingOptions& o,
     r.logprobs = at::log_softmax(logits, -1).gather(1, r.tokens.unsqueeze(1)).squeeze(1);
     return r;
   }
-  at::Tensor scaled = logits / o.temperature;
+  at::Tensor scaled = o.temperature == 1.0 ? logits : logits / o.temperature;
   at::Tensor probs = at::softmax(MaskTopKTopP(scaled, o.top_k, o.top_p), -1);
   // Exponential race (Gumbel-max): argmax p_i / E_i with E_i ~ Exp(1) draws
   // i with probability p_i, without a host round trip or a cumulative sum.
@@ -203,14 +206,39 @@ Result<DecodeSession> Prefill(const Qwen3Model& model,
   }
   const c10::Device dev = model.device;
   ids = ids.to(dev);
+  const bool unpadded = pad.max().item<int64_t>() == 0;
   pad = pad.to(dev);
+  const int64_t B = N * num_samples;
+  const int64_t capacity = (P + max_new_tokens + 7) / 8 * 8;
+  // Uninitialised cache: prefill writes slots [0, P); the decode slots are
+  // zeroed because masked-out slots inside an attention window are still
+  // multiplied (0 * garbage could be NaN).
+  const Qwen3Config& c = model.config;
+  auto cache_opts = at::TensorOptions().dtype(model.dtype).device(dev);
+  std::vector<int64_t> shape = {c.num_hidden_layers, B, c.num_key_value_heads, capacity,
+                                c.head_dim};
+  KvCache cache{at::empty(shape, cache_opts), at::empty(shape, cache_opts)};
+  cache.k.narrow(3, P, capacity - P).zero_();
+  cache.v.narrow(3, P, capacity - P).zero_();
+  // With one sample per prompt the prefill writes the decode cache directly;
+  // otherwise into a prompt-sized cache whose rows are then copied to each
+  // prompt's samples.
+  const bool direct = num_samples == 1;
+  KvCache prompt_cache;
+  if (!direct) {
+    shape[1] = N;
+    shape[3] = P;
+    prompt_cache = KvCache{at::empty(shape, cache_opts), at::empty(shape, cache_opts)};
+  }
   at::Tensor slots = at::arange(P, cpu_long.device(dev));
-  KvCache prompt_cache = AllocateKvCache(model, N, P);
   ForwardArgs a;
   a.ids = ids;
   a.positions = (slots.unsqueeze(0) - pad.unsqueeze(1)).clamp_min(0);
-  a.mask = LeftPaddedCausalMask(pad, slots, P);
-  a.cache = &prompt_cache;
+  // Equal lengths (no padding): causal attention without a mask, as the
+  // reference runs it; left-padded rows need the mask.
+  a.causal = unpadded;
+  if (!unpadded) a.mask = LeftPaddedCausalMask(pad, slots, P);
+  a.cache = direct ? &cache : &prompt_cache;
   a.slots = slots;
   a.attend_len = P;
   a.last_only = true;
@@ -218,17 +246,21 @@ Result<DecodeSession> Prefill(const Qwen3Model& model,
 
   DecodeSession s;
   s.model = &model;
-  s.batch = N * num_samples;
+  s.batch = B;
   s.prompt_slots = P;
   s.next_slot = P;
-  const int64_t capacity = (P + max_new_tokens + 7) / 8 * 8;
-  s.cache = AllocateKvCache(model, s.batch, capacity);
-  // Rows of one prompt's samples are adjacent and share its prefill.
-  at::Tensor rows = at::arange(N, cpu_long.device(dev)).repeat_interleave(num_samples);
-  s.cache.k.narrow(3, 0, P).copy_(prompt_cache.k.index_select(1, rows));
-  s.cache.v.narrow(3, 0, P).copy_(prompt_cache.v.index_select(1, rows));
-  s.pad = pad.index_select(0, rows);
-  s.logits = logits.index_select(0, rows);
+  s.cache = std::move(cache);
+  if (direct) {
+    s.pad = pad;
+    s.logits = logits;
+  } else {
+    // Rows of one prompt's samples are adjacent and share its prefill.
+    at::Tensor rows = at::arange(N, cpu_long.device(dev)).repeat_interleave(num_samples);
+    s.cache.k.narrow(3, 0, P).copy_(prompt_cache.k.index_select(1, rows));
+    s.cache.v.narrow(3, 0, P).copy_(prompt_cache.v.index_select(1, rows));
+    s.pad = pad.index_select(0, rows);
+    s.logits = logits.index_select(0, rows);
+  }
   s.slot = at::full({1}, P, cpu_long.device(dev));
   s.tokens = at::zeros({s.batch}, cpu_long.device(dev));
   return s;

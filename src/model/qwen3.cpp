@@ -22,35 +22,50 @@ std::string Name(int64_t layer, const char* suffix) {
   return "model.layers." + std::to_string(layer) + "." + suffix;
 }
 
-// Computed in fp32 and scaled in fp32, then rounded to the model dtype before
-// the weight multiply, as the reference implementation does.
+// RMSNorm with the reference implementation's rounding points: variance in
+// fp32, x * rsqrt(variance + eps) rounded to the model dtype, then the weight
+// multiply (rounded again). The product is written straight into a tensor of
+// the model dtype: the same values as computing it in fp32 and converting, one
+// pass less.
 at::Tensor RmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
   at::Tensor xf = x.to(at::kFloat);
-  at::Tensor var = xf.pow(2).mean(-1, /*keepdim=*/true);
-  return weight * (xf * at::rsqrt(var + eps)).to(x.scalar_type());
+  at::Tensor rstd = xf.pow(2).mean(-1, /*keepdim=*/true).add_(eps).rsqrt_();
+  at::Tensor normed = at::empty(x.sizes(), x.options());
+  at::mul_out(normed, xf, rstd);
+  return weight * normed;
 }
 
-at::Tensor RotateHalf(const at::Tensor& x) {
-  int64_t half = x.size(-1) / 2;
-  return at::cat({-x.narrow(-1, half, half), x.narrow(-1, 0, half)}, -1);
+// x * cos + rotate_half(x) * sin with rotate_half(x) = cat(-x2, x1), each
+// product and the sum rounded as in the reference. x * sin_swapped holds the
+// products x1 * sin and -(x2 * sin) (exact: negation commutes with rounding)
+// in swapped halves, so each half is one add and no rotated copy is built.
+at::Tensor ApplyRope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin_swapped) {
+  const int64_t half = x.size(-1) / 2;
+  at::Tensor out = x * cos;
+  at::Tensor rot = x * sin_swapped;
+  out.narrow(-1, 0, half).add_(rot.narrow(-1, half, half));
+  out.narrow(-1, half, half).add_(rot.narrow(-1, 0, half));
+  return out;
 }
 
-at::Tensor ApplyRope(const at::Tensor& x, const at::Tensor& cos, const at::Tensor& sin) {
-  return x * cos + RotateHalf(x) * sin;
-}
-
+// Rotary tables as the reference computes them: inverse frequencies in fp32 on
+// the CPU (1 / theta^(2i/d)), angles position * inv_freq and their cos/sin in
+// fp32 on the model's device (device cos/sin may differ from the CPU's in the
+// last bit), rounded to the model dtype.
 void RopeTables(int64_t max_positions, int64_t head_dim, double theta, c10::ScalarType dtype,
-                at::Tensor& cos, at::Tensor& sin) {
-  auto f32 = at::TensorOptions().dtype(at::kFloat);
+                c10::Device device, at::Tensor& cos, at::Tensor& sin, at::Tensor& sin_swapped) {
   at::Tensor exponent = at::arange(0, head_dim, 2, at::TensorOptions().dtype(at::kLong))
                             .to(at::kFloat)
                             .div(static_cast<double>(head_dim));
-  at::Tensor inv_freq = at::pow(at::scalar_tensor(theta, f32), exponent).reciprocal();
-  at::Tensor pos = at::arange(max_positions, f32);
+  at::Tensor inv_freq = at::pow(c10::Scalar(theta), exponent).reciprocal().to(device);
+  at::Tensor pos =
+      at::arange(max_positions, at::TensorOptions().dtype(at::kLong).device(device)).to(at::kFloat);
   at::Tensor freqs = pos.unsqueeze(1) * inv_freq.unsqueeze(0);
   at::Tensor emb = at::cat({freqs, freqs}, -1);
   cos = emb.cos().to(dtype);
   sin = emb.sin().to(dtype);
+  const int64_t half = head_dim / 2;
+  sin_swapped = at::cat({sin.narrow(1, half, half), -sin.narrow(1, 0, half)}, 1);
 }
 
 c10::ScalarType ToTorch(DType d) {
@@ -148,6 +163,9 @@ Qwen3Model Assemble(const Qwen3Config& c, const ModelOptions& o, Get get) {
     L.o_proj = get(Name(l, "self_attn.o_proj.weight"));
     L.q_norm = get(Name(l, "self_attn.q_norm.weight"));
     L.k_norm = get(Name(l, "self_attn.k_norm.weight"));
+    L.qk_norm = at::cat({L.q_norm.unsqueeze(0).expand({c.num_attention_heads, c.head_dim}),
+                         L.k_norm.unsqueeze(0).expand({c.num_key_value_heads, c.head_dim})},
+                        0);
     L.gate_up_proj =
         at::cat({get(Name(l, "mlp.gate_proj.weight")), get(Name(l, "mlp.up_proj.weight"))}, 0);
     L.down_proj = get(Name(l, "mlp.down_proj.weight"));
@@ -162,10 +180,8 @@ Qwen3Model Assemble(const Qwen3Config& c, const ModelOptions& o, Get get) {
   }
   int64_t max_pos =
       o.max_positions > 0 ? o.max_positions : std::min<int64_t>(c.max_position_embeddings, 32768);
-  at::Tensor cos, sin;
-  RopeTables(max_pos, c.head_dim, c.rope_theta, o.dtype, cos, sin);
-  m.rope_cos = cos.to(o.device);
-  m.rope_sin = sin.to(o.device);
+  RopeTables(max_pos, c.head_dim, c.rope_theta, o.dtype, o.device, m.rope_cos, m.rope_sin,
+             m.rope_sin_swapped);
   return m;
 }
 
@@ -333,65 +349,142 @@ at::Tensor LeftPaddedCausalMask(const at::Tensor& pad, const at::Tensor& query_s
   return ((keys <= qs) & (keys >= p)) | (keys == qs);
 }
 
+namespace {
+
+// One position per row (a decode step), usually with a cache: ~22 kernels per
+// layer, since in a CUDA graph the step costs about as much per kernel as per
+// byte. Fused RMSNorm (input/post/final norms with the weight, q/k norms of
+// all heads in one call), fused q/k/v and gate/up GEMMs, rotary embedding of q
+// and k together, the residual adds folded into the o/down GEMMs (beta = 1),
+// and attention as two batched GEMMs with an additive mask: the G query heads
+// of a kv head are G rows against that head's K/V, read once, where fused
+// attention kernels would pad them to a whole tile.
+at::Tensor ForwardStep(const Qwen3Model& m, const ForwardArgs& a, at::Tensor h,
+                       const at::Tensor& cos, const at::Tensor& sin_swapped) {
+  const Qwen3Config& c = m.config;
+  const int64_t B = a.ids.size(0), D = c.head_dim, hidden = c.hidden_size;
+  const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, G = H / Hkv;
+  const int64_t I = c.intermediate_size;
+  const double eps = c.rms_norm_eps;
+  const double scale = std::pow(static_cast<double>(D), -0.5);
+  const int64_t L = a.cache ? a.attend_len : 1;
+  // Additive mask shared by all layers: [B * Hkv, G, L], 0 or -inf.
+  at::Tensor bias = at::zeros({B, 1, 1, L}, h.options());
+  if (!a.causal) {
+    bias.masked_fill_(a.mask.view({B, 1, 1, L}).logical_not(),
+                      -std::numeric_limits<double>::infinity());
+  }
+  bias = bias.expand({B, Hkv, G, L}).reshape({B * Hkv, G, L}).contiguous();
+  at::Tensor h2 = h.view({B, hidden});  // h is fresh (embedding): safe to update in place
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    const Qwen3Layer& W = m.layers[l];
+    at::Tensor x = at::rms_norm(h2, {hidden}, W.input_norm, eps);
+    at::Tensor qkv = at::linear(x, W.qkv_proj, W.qkv_bias);  // [B, (H + 2 Hkv) D]
+    at::Tensor qk = qkv.narrow(1, 0, (H + Hkv) * D).view({B, H + Hkv, D});
+    qk = at::rms_norm(qk, {D}, std::nullopt, eps).mul_(W.qk_norm);
+    qk = ApplyRope(qk, cos, sin_swapped);  // cos [B, 1, D]
+    at::Tensor q = qk.narrow(1, 0, H).reshape({B * Hkv, G, D});
+    at::Tensor k = qk.narrow(1, H, Hkv).unsqueeze(2);  // [B, Hkv, 1, D]
+    at::Tensor v = qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({B, Hkv, 1, D});
+    at::Tensor keys = k, values = v;
+    if (a.cache) {
+      at::Tensor kc = a.cache->k.select(0, l), vc = a.cache->v.select(0, l);
+      kc.index_copy_(2, a.slots, k);
+      vc.index_copy_(2, a.slots, v);
+      keys = kc.narrow(2, 0, L);
+      values = vc.narrow(2, 0, L);
+    }
+    keys = keys.reshape({B * Hkv, L, D});  // views: batch stride = Hkv * head stride
+    values = values.reshape({B * Hkv, L, D});
+    at::Tensor scores = at::baddbmm(bias, q, keys.transpose(1, 2), /*beta=*/1, /*alpha=*/scale);
+    at::Tensor o = at::bmm(at::softmax(scores, -1), values);  // [B * Hkv, G, D] = [B, H * D]
+    if (W.o_bias.defined()) {
+      h2.add_(at::linear(o.view({B, H * D}), W.o_proj, W.o_bias));
+    } else {
+      h2.addmm_(o.view({B, H * D}), W.o_proj.t());
+    }
+    x = at::rms_norm(h2, {hidden}, W.post_norm, eps);
+    at::Tensor gu = at::linear(x, W.gate_up_proj);
+    at::Tensor act = at::silu(gu.narrow(1, 0, I)).mul_(gu.narrow(1, I, I));
+    h2.addmm_(act, W.down_proj.t());
+  }
+  at::Tensor logits = at::linear(at::rms_norm(h2, {hidden}, m.final_norm, eps), m.lm_head);
+  logits = logits.to(at::kFloat);
+  return a.last_only ? logits : logits.view({B, 1, -1});
+}
+
+}  // namespace
+
 at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
   const Qwen3Config& c = m.config;
   const int64_t B = a.ids.size(0), T = a.ids.size(1), D = c.head_dim;
   const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, G = H / Hkv;
   const int64_t I = c.intermediate_size;
   const double eps = c.rms_norm_eps;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(D));
+  // The reference passes head_dim ** -0.5 (C pow) as SDPA's scale.
+  const double scale = std::pow(static_cast<double>(D), -0.5);
   at::Tensor h = at::embedding(m.embed, a.ids);
   at::Tensor flat_pos = a.positions.reshape({-1});
-  at::Tensor cos = m.rope_cos.index_select(0, flat_pos).view({B, 1, T, D});
-  at::Tensor sin = m.rope_sin.index_select(0, flat_pos).view({B, 1, T, D});
-  // Grouped-query attention as plain attention over the kv heads: the G query
-  // heads sharing a kv head become G*T query rows, so every SDPA backend that
-  // takes a mask applies (no kv repeat, no enable_gqa restrictions).
-  const int64_t L = a.mask.size(-1);
-  at::Tensor mask =
-      G == 1 ? a.mask : a.mask.unsqueeze(2).expand({B, 1, G, T, L}).reshape({B, 1, G * T, L});
-  // Decode steps (T == 1) use the fused RMSNorm kernel: one launch instead of
-  // eight matters when a step is ~1000 small kernels. Longer inputs keep the
-  // reference rounding order (RmsNorm above), which the parity checks compare.
-  auto norm = [&](const at::Tensor& x, const at::Tensor& w) {
-    return T == 1 ? at::rms_norm(x, {x.size(-1)}, w, eps) : RmsNorm(x, w, eps);
-  };
+  at::Tensor cos = m.rope_cos.index_select(0, flat_pos);
+  at::Tensor sin_sw = m.rope_sin_swapped.index_select(0, flat_pos);
+  if (T == 1) return ForwardStep(m, a, h, cos.view({B, 1, D}), sin_sw.view({B, 1, D}));
+  cos = cos.view({B, 1, T, D});
+  sin_sw = sin_sw.view({B, 1, T, D});
+  at::Tensor mask;
+  if (!a.causal) {
+    // Padded rows: a boolean mask, with grouped-query attention as plain
+    // attention over the kv heads (the G query heads sharing a kv head become
+    // G*T query rows), which SDPA's memory-efficient kernel runs.
+    const int64_t L = a.mask.size(-1);
+    mask = G == 1 ? a.mask : a.mask.unsqueeze(2).expand({B, 1, G, T, L}).reshape({B, 1, G * T, L});
+  }
+  // From here on the reference implementation's operations, in its order.
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const Qwen3Layer& W = m.layers[l];
-    at::Tensor x = norm(h, W.input_norm);
-    at::Tensor qkv = at::linear(x, W.qkv_proj, W.qkv_bias);
-    at::Tensor q = qkv.narrow(-1, 0, H * D).view({B, T, H, D});
-    at::Tensor k = qkv.narrow(-1, H * D, Hkv * D).view({B, T, Hkv, D});
-    at::Tensor v = qkv.narrow(-1, (H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
-    q = ApplyRope(norm(q, W.q_norm).transpose(1, 2), cos, sin);  // [B, H, T, D]
-    k = ApplyRope(norm(k, W.k_norm).transpose(1, 2), cos, sin);  // [B, Hkv, T, D]
-    at::Tensor keys = k, values = v;
-    if (a.cache) {
-      at::Tensor kc = a.cache->k.select(0, l), vc = a.cache->v.select(0, l);
-      kc.index_copy_(2, a.slots, k);
-      vc.index_copy_(2, a.slots, v);
-      keys = kc.narrow(2, 0, a.attend_len);
-      values = vc.narrow(2, 0, a.attend_len);
-    }
-    at::Tensor qg = q.reshape({B, Hkv, G * T, D});
+    at::Tensor x = RmsNorm(h, W.input_norm, eps);
+    // Separate q/k/v GEMMs (row slices of the fused weight are contiguous):
+    // the same GEMM shapes, hence the same cuBLAS kernels and sums, as the
+    // reference's three projections.
+    auto proj = [&](int64_t row, int64_t n) {
+      return at::linear(x, W.qkv_proj.narrow(0, row, n),
+                        W.qkv_bias.defined() ? W.qkv_bias.narrow(0, row, n) : at::Tensor());
+    };
+    at::Tensor q = proj(0, H * D).view({B, T, H, D});
+    at::Tensor k = proj(H * D, Hkv * D).view({B, T, Hkv, D});
+    at::Tensor v = proj((H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
+    q = ApplyRope(RmsNorm(q, W.q_norm, eps).transpose(1, 2), cos, sin_sw);  // [B, H, T, D]
+    k = ApplyRope(RmsNorm(k, W.k_norm, eps).transpose(1, 2), cos, sin_sw);  // [B, Hkv, T, D]
     at::Tensor o;
-    if (T == 1) {
-      // Decode: G query rows per kv head. Two batched GEMMs read each K and V
-      // once; fused attention kernels would pad the G rows to a full tile.
-      at::Tensor scores = at::matmul(qg * scale, keys.transpose(-1, -2));
-      scores.masked_fill_(mask.logical_not(), -std::numeric_limits<float>::infinity());
-      o = at::matmul(at::softmax(scores, -1, at::kFloat).to(qg.scalar_type()), values);
+    if (a.causal) {
+      if (a.cache) {
+        a.cache->k.select(0, l).narrow(2, 0, T).copy_(k);
+        a.cache->v.select(0, l).narrow(2, 0, T).copy_(v);
+      }
+      // As the reference calls it without a mask: is_causal, GQA inside SDPA.
+      o = at::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, /*is_causal=*/true, scale,
+                                           /*enable_gqa=*/true);
     } else {
-      o = at::scaled_dot_product_attention(qg, keys, values, mask);
+      at::Tensor keys = k, values = v;
+      if (a.cache) {
+        at::Tensor kc = a.cache->k.select(0, l), vc = a.cache->v.select(0, l);
+        kc.index_copy_(2, a.slots, k);
+        vc.index_copy_(2, a.slots, v);
+        keys = kc.narrow(2, 0, a.attend_len);
+        values = vc.narrow(2, 0, a.attend_len);
+      }
+      at::Tensor qg = q.reshape({B, Hkv, G * T, D});
+      o = at::scaled_dot_product_attention(qg, keys, values, mask, 0.0, false, scale)
+              .view({B, H, T, D});
     }
-    o = o.reshape({B, H, T, D}).transpose(1, 2).reshape({B, T, H * D});
-    h = h + at::linear(o, W.o_proj, W.o_bias);
-    x = norm(h, W.post_norm);
-    at::Tensor gu = at::linear(x, W.gate_up_proj);
-    h = h + at::linear(at::silu(gu.narrow(-1, 0, I)) * gu.narrow(-1, I, I), W.down_proj);
+    o = o.transpose(1, 2).reshape({B, T, H * D});
+    h.add_(at::linear(o, W.o_proj, W.o_bias));  // h is fresh (embedding): in place is safe
+    x = RmsNorm(h, W.post_norm, eps);
+    at::Tensor gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
+    at::Tensor up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
+    h.add_(at::linear(at::silu_(gate).mul_(up), W.down_proj));
   }
   if (a.last_only) h = h.select(1, T - 1);
-  h = norm(h, m.final_norm);
+  h = RmsNorm(h, m.final_norm, eps);
   return at::linear(h, m.lm_head).to(at::kFloat);
 }
 
@@ -401,7 +494,8 @@ at::Tensor ForwardNoCache(const Qwen3Model& m, const at::Tensor& ids, const at::
   ForwardArgs a;
   a.ids = ids;
   a.positions = (slots.unsqueeze(0) - pad.unsqueeze(1)).clamp_min(0);
-  a.mask = LeftPaddedCausalMask(pad, slots, T);
+  a.causal = pad.max().item<int64_t>() == 0;
+  if (!a.causal) a.mask = LeftPaddedCausalMask(pad, slots, T);
   return Forward(m, a);
 }
 

@@ -24,6 +24,8 @@ struct Qwen3Layer {
   at::Tensor o_bias;        // undefined unless attention_bias
   at::Tensor q_norm;        // [head_dim]
   at::Tensor k_norm;        // [head_dim]
+  at::Tensor qk_norm;       // [heads + kv_heads, head_dim]: q_norm per query head, then k_norm
+                            // per kv head (decode normalises q and k in one call)
   at::Tensor post_norm;     // [hidden]
   at::Tensor gate_up_proj;  // [2 * intermediate, hidden]
   at::Tensor down_proj;     // [hidden, intermediate]
@@ -33,9 +35,11 @@ struct Qwen3Model {
   Qwen3Config config;
   at::Tensor embed;  // [vocab, hidden]
   std::vector<Qwen3Layer> layers;
-  at::Tensor final_norm;          // [hidden]
-  at::Tensor lm_head;             // [vocab, hidden]; the same tensor as embed when tied
-  at::Tensor rope_cos, rope_sin;  // [max_positions, head_dim], model dtype
+  at::Tensor final_norm;  // [hidden]
+  at::Tensor lm_head;     // [vocab, hidden]; the same tensor as embed when tied
+  // [max_positions, head_dim], model dtype. rope_sin_swapped[p] = cat(sin[p][h:], -sin[p][:h])
+  // (h = head_dim / 2): x * sin_swapped holds both halves of rotate_half(x) * sin, swapped.
+  at::Tensor rope_cos, rope_sin, rope_sin_swapped;
   c10::Device device = c10::Device(c10::kCPU);
   c10::ScalarType dtype = c10::kFloat;
 
@@ -74,13 +78,20 @@ struct ForwardArgs {
   // [B, 1, T, L] bool: may query t attend key slot j. Without a cache L = T;
   // with a cache L = attend_len (slots [0, attend_len) of the cache).
   at::Tensor mask;
+  // Unpadded rows and no earlier cache contents: plain causal attention over
+  // the T new positions (no mask, so SDPA can pick its flash kernel); `mask`
+  // is ignored and the keys/values go to cache slots [0, T).
+  bool causal = false;
   KvCache* cache = nullptr;  // if set, the T new keys/values are written at `slots`
   at::Tensor slots;          // [T] int64 cache slots (same for every row)
   int64_t attend_len = 0;
   bool last_only = false;  // logits of the last position only: [B, V] instead of [B, T, V]
 };
 
-// fp32 logits.
+// fp32 logits. Inputs of more than one position follow the reference
+// implementation's operations and rounding points exactly (separate q/k/v and
+// gate/up GEMMs, RMSNorm rounded before the weight multiply, SDPA); a decode
+// step (T == 1) uses fused kernels instead (see docs/model.md, "Numerics").
 at::Tensor Forward(const Qwen3Model& model, const ForwardArgs& args);
 
 // Full causal forward over right-aligned rows without a cache (reference path

@@ -349,9 +349,9 @@ TEST(Generation, RejectsBadPrompts) {
 }
 
 TEST(Generation, AttendWindowIsQuantised) {
-  EXPECT_EQ(AttendWindow(0, 1000), 128);
-  EXPECT_EQ(AttendWindow(127, 1000), 128);
-  EXPECT_EQ(AttendWindow(128, 1000), 256);
+  EXPECT_EQ(AttendWindow(0, 1000), 64);
+  EXPECT_EQ(AttendWindow(63, 1000), 64);
+  EXPECT_EQ(AttendWindow(64, 1000), 128);
   EXPECT_EQ(AttendWindow(990, 1000), 1000);
 }
 
