@@ -9,8 +9,9 @@ with a ``go`` frame; the engine's own clock runs from that frame until the
 Protocol of one timing stage (reference and candidate alike):
 
 * a FRESH model instance for the timed variant (instance caches start empty);
-* warm-up calls with fresh inputs, synchronised, which also runs Triton's
-  autotuning for the timed shape (the only shape that is timed);
+* warm-up calls through exactly the steps of a timed call, discarded: they
+  run the timed shape's compilation and Triton's autotuning (the only shape
+  that is timed) and every lazily initialised path before timing starts;
 * ``trials`` timed calls, each: new input values (the task's inputs for the
   variant, rolled by a per-trial offset drawn from the trial seed, in new
   storage, the previous trial's inputs kept alive so no pointer repeats),
@@ -227,22 +228,25 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     stream_before = clock.current_stream() if clock.cuda else None
 
     with torch.no_grad():
-        # Warm-up: the timed shape's first calls (compilation, autotuning).
-        t_warm = clock.perf_ns()
-        for i in range(warmup):
-            x = fresh_inputs(base, trials[i % len(trials)] ^ 0x5A5A5A5A)
-            model(*x)
-            clock.sync()
-        warm_ms = (clock.perf_ns() - t_warm) / 1e6
-        threads_before = _os_threads()  # after the warm-up: lazily started runtime threads exist by now
-
+        # Warm-up calls go through the very same steps as the timed ones (so
+        # every lazily initialised path -- compilation, autotuning for the
+        # timed shape, events, the L2 reset, the snapshot -- has run before the
+        # first timed call) and are discarded.
+        schedule = [(-1 - w, trials[w % len(trials)] ^ 0x5A5A5A5A) for w in range(warmup)] + list(enumerate(trials))
         event_ms, wall_ms, tail_ms = [], [], []
         snapshots: dict[int, list] = {}
         l2_reset = True
         output_bytes = 0
         prev = None
         stream_changed = False
-        for i, seed in enumerate(trials):
+        threads_before = -1
+        t_warm = clock.perf_ns()
+        warm_ms = 0.0
+        for i, seed in schedule:
+            if i == 0:
+                warm_ms = (clock.perf_ns() - t_warm) / 1e6
+                threads_before = _os_threads()  # lazily started runtime threads exist by now
+            snap = i in recheck or i == -1
             x = fresh_inputs(base, seed)
             if clock.cuda:
                 l2_reset = clock.reset_persisting_l2() and l2_reset
@@ -260,29 +264,33 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                 clock.record(start, stream_before)
                 out = model(*x)
                 clock.record(end, stream_before)
-                if i in recheck:
-                    snapshots[i] = _snapshot(out, seed, sample_count)
+                if snap:
+                    snapshot = _snapshot(out, seed, sample_count)
                 clock.ev_sync(end)
                 t_ev = clock.perf_ns()
                 clock.sync()
                 t1 = clock.perf_ns()
-                event_ms.append(float(clock.elapsed(start, end)))
+                ev = float(clock.elapsed(start, end))
                 flush_ms = float(clock.elapsed(pre, start))
                 stream_changed = stream_changed or clock.current_stream() != stream_before
             else:  # CPU fallback (tests): the synchronised clock is the only clock
                 flush.fill_(i)
                 t0 = clock.perf_ns()
                 out = model(*x)
-                if i in recheck:
-                    snapshots[i] = _snapshot(out, seed, sample_count)
+                if snap:
+                    snapshot = _snapshot(out, seed, sample_count)
                 t1 = t_ev = clock.perf_ns()
-                event_ms.append((t1 - t0) / 1e6)
+                ev = (t1 - t0) / 1e6
                 flush_ms = 0.0
-            wall_ms.append(max(0.0, (t1 - t0) / 1e6 - flush_ms))
-            tail_ms.append((t1 - t_ev) / 1e6)
+            if i >= 0:
+                event_ms.append(ev)
+                wall_ms.append(max(0.0, (t1 - t0) / 1e6 - flush_ms))
+                tail_ms.append((t1 - t_ev) / 1e6)
+                if i in recheck:
+                    snapshots[i] = snapshot
             if i == 0:
                 output_bytes = sum(o.numel() * o.element_size() for o in _flatten(out) if type(o) is torch.Tensor)
-            prev, out = (x, out), None  # keep the previous trial's storage alive
+            prev, out = (x, out), None  # keep the previous call's storage alive
         del prev
         threads_after = _os_threads()
 

@@ -48,7 +48,7 @@ struct Options {
   int timing_trials = 100;
   std::string baseline = "eager";
   double lazy_threshold = 0.8, speedup_cap = 10.0;
-  bool cpu_timing = false;
+  bool cpu_timing = false, no_timing = false;
   int jobs = 1, trials = 5;
   double stage_timeout = 0;  // seconds; 0 = defaults
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
@@ -285,7 +285,7 @@ int RunEval(const Options& o) {
   if (o.timing_trials < 5) Fail("--timing-trials must be at least 5");
   if (o.baseline != "eager" && o.baseline != "compile") Fail("--baseline must be eager or compile");
   if (o.lazy_threshold < 0 || o.lazy_threshold > 1) Fail("--lazy-threshold must be within [0, 1]");
-  cfg.timing.enabled = device == "cuda" || o.cpu_timing;
+  cfg.timing.enabled = (device == "cuda" || o.cpu_timing) && !o.no_timing;
   cfg.timing.trials = o.timing_trials;
   cfg.timing.recheck = std::max(3, o.timing_trials / 10);
   cfg.timing.baseline = o.baseline;
@@ -343,7 +343,8 @@ int RunEval(const Options& o) {
                             {"baseline", o.baseline},
                             {"lazy_threshold", o.lazy_threshold},
                             {"speedup_cap", o.speedup_cap},
-                            {"cpu_timing", o.cpu_timing}};
+                            {"cpu_timing", o.cpu_timing},
+                            {"no_timing", o.no_timing}};
 
   // The store: resume a run of the same samples and config unless --no-cache.
   std::string db = o.db;
@@ -569,6 +570,8 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option(
            "--speedup-cap", o->speedup_cap,
            "speedups above this are flagged implausible_speedup where no roofline applies (10)");
+       sub.add_flag("--no-timing", o->no_timing,
+                    "skip the timing stage on the GPU (correctness only; speedup null)");
        sub.add_flag("--cpu-timing", o->cpu_timing,
                     "TEST ONLY: run the timing stage on the CPU (host clock; numbers meaningless)");
        sub.add_option("--stage-timeout", o->stage_timeout,

@@ -188,6 +188,25 @@ TEST(Generation, KvCacheMatchesFullRecomputation) {
   }
 }
 
+// The decode step's fused kernels (see docs/model.md, "Numerics") stay within
+// bf16 rounding noise of the full forward's reference rounding order.
+TEST(Generation, Bf16DecodeStepTracksFullForward) {
+  Qwen3Model m = Small(5, at::kBFloat16);
+  std::vector<int32_t> prompt = {11, 12, 13, 14, 15};
+  auto session = Prefill(m, {prompt}, 1, 6);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::vector<int64_t> seq(prompt.begin(), prompt.end());
+  for (int step = 0; step < 6; ++step) {
+    at::Tensor ref = ForwardNoCache(m, Ids(seq), NoPad()).select(0, 0).select(0, -1);
+    ASSERT_GT(ref.abs().max().item<double>(), 0.05);
+    ASSERT_LT(MaxAbsDiff(session->logits.select(0, 0), ref), 3e-2) << "step " << step;
+    int64_t next = session->logits.select(0, 0).argmax().item<int64_t>();
+    session->tokens.fill_(next);
+    seq.push_back(next);
+    DecodeStep(*session);
+  }
+}
+
 TEST(Generation, BatchedEqualsOneAtATime) {
   Qwen3Model m = Small();
   std::vector<std::vector<int32_t>> prompts = {{1, 2, 3}, {9, 8, 7, 6, 5, 4, 3, 2, 1}, {42}};

@@ -1,7 +1,18 @@
-"""Our Qwen3 forward (bench binary model_parity, CPU, fp32) against an
-independent PyTorch reference written here from the architecture's definition,
-on a checkpoint written here byte by byte (sharded, with an index), so neither
-our safetensors writer nor our decoder is its own oracle."""
+"""Our Qwen3 forward (bench binary model_parity, CPU) against independent
+PyTorch references written here, on a checkpoint written here byte by byte
+(sharded, with an index), so neither our safetensors writer nor our decoder is
+its own oracle.
+
+fp32: a reference from the architecture's definition (float64 rotary tables).
+bf16: a reference that performs the reference implementation's (transformers')
+operations in its order and at its rounding points in bf16: RMSNorm variance
+in fp32, normalised value rounded to bf16 before the weight multiply; rotary
+cos/sin in fp32 then rounded; q/k norms before rotary; separate q/k/v and
+gate/up projections; SDPA with is_causal and grouped-query attention; residual
+adds and the MLP in bf16; logits converted to fp32 at the end. bf16 results are
+only reproducible op by op, so the tolerance is far below one bf16 step of the
+logits, and a variant that rounds once in RMSNorm (as fused kernels do) is
+shown to exceed it."""
 
 import json
 import os
@@ -30,6 +41,10 @@ CFG = dict(
     max_position_embeddings=256,
     tie_word_embeddings=False,
 )
+
+
+# Below one bf16 step of every logit above 0.02 in magnitude (the largest are ~1.5, steps 2^-7).
+BF16_ATOL = 1e-4
 
 
 def make_weights(seed=0):
@@ -117,9 +132,52 @@ def reference_logits(w, ids):
     return rms(x, w["model.norm.weight"]) @ w["lm_head.weight"].T
 
 
-@pytest.mark.skipif(not os.path.exists(BINARY), reason="model_parity is built only with libtorch")
-def test_forward_matches_independent_reference(tmp_path):
-    w = make_weights()
+def reference_logits_bf16(w, ids, fused_norm_rounding=False):
+    c = CFG
+    dt = torch.bfloat16
+    eps, d = c["rms_norm_eps"], c["head_dim"]
+    nh, nkv = c["num_attention_heads"], c["num_key_value_heads"]
+    lin = torch.nn.functional.linear
+    w = {k: v.to(dt) for k, v in w.items()}
+
+    def rms(x, weight):
+        xf = x.to(torch.float32)
+        var = xf.pow(2).mean(-1, keepdim=True)
+        xf = xf * torch.rsqrt(var + eps)
+        if fused_norm_rounding:  # one rounding after the weight multiply
+            return (weight.float() * xf).to(dt)
+        return weight * xf.to(dt)
+
+    t = len(ids)
+    inv_freq = 1.0 / (c["rope_theta"] ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    pos = torch.arange(t).float()
+    freqs = (inv_freq[None, :, None] @ pos[None, None, :]).transpose(1, 2)  # [1, t, d/2]
+    emb = torch.cat([freqs, freqs], -1)
+    cos, sin = emb.cos().to(dt)[:, None], emb.sin().to(dt)[:, None]  # [1, 1, t, d]
+
+    def rope(x):  # x [1, heads, t, d]
+        rotated = torch.cat([-x[..., d // 2:], x[..., : d // 2]], -1)
+        return x * cos + rotated * sin
+
+    x = w["model.embed_tokens.weight"][torch.tensor(ids)][None]  # [1, t, hidden]
+    for l in range(c["num_hidden_layers"]):
+        p = f"model.layers.{l}."
+        a = rms(x, w[p + "input_layernorm.weight"])
+        q = rms(lin(a, w[p + "self_attn.q_proj.weight"]).view(1, t, nh, d),
+                w[p + "self_attn.q_norm.weight"]).transpose(1, 2)
+        k = rms(lin(a, w[p + "self_attn.k_proj.weight"]).view(1, t, nkv, d),
+                w[p + "self_attn.k_norm.weight"]).transpose(1, 2)
+        v = lin(a, w[p + "self_attn.v_proj.weight"]).view(1, t, nkv, d).transpose(1, 2)
+        o = torch.nn.functional.scaled_dot_product_attention(
+            rope(q), rope(k), v, is_causal=True, scale=d ** -0.5, enable_gqa=True)
+        x = x + lin(o.transpose(1, 2).reshape(1, t, nh * d), w[p + "self_attn.o_proj.weight"])
+        m = rms(x, w[p + "post_attention_layernorm.weight"])
+        act = torch.nn.functional.silu(lin(m, w[p + "mlp.gate_proj.weight"])) * lin(m, w[p + "mlp.up_proj.weight"])
+        x = x + lin(act, w[p + "mlp.down_proj.weight"])
+    return lin(rms(x, w["model.norm.weight"]), w["lm_head.weight"])[0].float()
+
+
+def write_checkpoint(tmp_path, w, rows):
     names = sorted(w)
     half = len(names) // 2
     shards = {"model-00001-of-00002.safetensors": names[:half],
@@ -129,12 +187,25 @@ def test_forward_matches_independent_reference(tmp_path):
     json.dump({"weight_map": {n: f for f, ns in shards.items() for n in ns}},
               open(tmp_path / "model.safetensors.index.json", "w"))
     json.dump(CFG, open(tmp_path / "config.json", "w"))
-    rows = [[3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5], list(range(250, 300)) + list(range(40))]
     json.dump({"ids": rows}, open(tmp_path / "ids.json", "w"))
-    out = tmp_path / "logits.f32"
+
+
+def our_logits(tmp_path, dtype):
+    out = tmp_path / f"logits_{dtype}.f32"
     subprocess.run([BINARY, "logits", "--model", str(tmp_path), "--ids", str(tmp_path / "ids.json"),
-                    "--out", str(out), "--dtype", "fp32", "--device", "cpu"], check=True)
-    ours = np.fromfile(out, dtype=np.float32)
+                    "--out", str(out), "--dtype", dtype, "--device", "cpu"], check=True)
+    return np.fromfile(out, dtype=np.float32)
+
+
+ROWS = [[3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5], list(range(250, 300)) + list(range(40))]
+
+
+@pytest.mark.skipif(not os.path.exists(BINARY), reason="model_parity is built only with libtorch")
+def test_forward_matches_independent_reference(tmp_path):
+    w = make_weights()
+    rows = ROWS
+    write_checkpoint(tmp_path, w, rows)
+    ours = our_logits(tmp_path, "fp32")
     offset = 0
     with torch.no_grad():
         for r in rows:
@@ -144,6 +215,27 @@ def test_forward_matches_independent_reference(tmp_path):
             assert np.abs(ref).max() > 0.1  # the comparison is not between near-zeros
             np.testing.assert_allclose(mine, ref, atol=2e-5, rtol=0)
     assert offset == ours.size
+
+
+@pytest.mark.skipif(not os.path.exists(BINARY), reason="model_parity is built only with libtorch")
+def test_bf16_forward_follows_reference_rounding(tmp_path):
+    w = make_weights()
+    write_checkpoint(tmp_path, w, ROWS)
+    ours = our_logits(tmp_path, "bf16")
+    offset, fused_gap = 0, 0.0
+    with torch.no_grad():
+        for r in ROWS:
+            ref = reference_logits_bf16(w, r).numpy()
+            mine = ours[offset:offset + ref.size].reshape(ref.shape)
+            offset += ref.size
+            assert np.abs(ref).max() > 0.1
+            np.testing.assert_allclose(mine, ref, atol=BF16_ATOL, rtol=0)
+            fused = reference_logits_bf16(w, r, fused_norm_rounding=True).numpy()
+            fused_gap = max(fused_gap, float(np.abs(fused - ref).max()))
+    assert offset == ours.size
+    # The tolerance tells rounding orders apart: one rounding fewer per RMSNorm
+    # already moves the logits by more than it.
+    assert fused_gap > 4 * BF16_ATOL
 
 
 @pytest.mark.skipif(not os.path.exists(BINARY), reason="model_parity is built only with libtorch")
