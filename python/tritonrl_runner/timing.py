@@ -15,9 +15,10 @@ Protocol of one timing stage (reference and candidate alike):
 * ``trials`` timed calls, each: new input values (the task's inputs for the
   variant, rolled by a per-trial offset drawn from the trial seed, in new
   storage, the previous trial's inputs kept alive so no pointer repeats),
-  persisting-L2 limit set to 0 and reset, L2 flushed by writing a buffer of at
-  least twice the device's L2, then a device-wide synchronise, the clock,
-  start event, ``forward``, end event, a sampled snapshot of the outputs for
+  persisting-L2 limit set to 0 and reset, a device-wide synchronise, the
+  clock, a pre event, the L2 flush (writing a buffer of at least twice the
+  device's L2), the start event, ``forward``, the end event, a sampled
+  snapshot of the outputs for
   the re-checked trials, ``end.synchronize()``, the clock (``event_done``),
   a device-wide synchronise and the clock again. ``tail`` = time the device
   still had work after the end event had completed (side streams, work
@@ -207,11 +208,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     sample_count = int(spec.get("sample_count", 4096))
     warmup = max(1, int(spec.get("warmup", 5)))
     profile_calls = int(spec.get("profile_calls", 3))
-    worker.send({"type": "stage", "stage": "timing_ready", "variant": variant})
-    go, _ = read_frame(worker.in_fd)
-    if go.get("type") != "go":
-        raise RuntimeError("timing: expected a go frame")
-
+    # Everything that does not need the GPU to itself happens before the lease.
     t_stage = clock.perf_ns()
     taskmod.apply_variant(task, variant)
     init = taskmod.init_inputs(task, worker.req["init_seed"])
@@ -226,6 +223,11 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     flush_n = flush_bytes_for(clock.l2_bytes)
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
     stream_before = clock.current_stream() if clock.cuda else None
+    clock.sync()
+    worker.send({"type": "stage", "stage": "timing_ready", "variant": variant})
+    go, _ = read_frame(worker.in_fd)
+    if go.get("type") != "go":
+        raise RuntimeError("timing: expected a go frame")
 
     with torch.no_grad():
         # Warm-up calls go through the very same steps as the timed ones (so

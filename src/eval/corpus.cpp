@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "base/file.h"
+#include "verify/rules.h"
 
 namespace tritonrl::eval {
 namespace fs = std::filesystem;
@@ -137,6 +138,12 @@ bool MeetsExpectation(const std::string& expect, const json& verdict, std::strin
   } else if (w.size() == 2 && w[0] == "static") {
     ok = (outcome == "invalid_syntax" || outcome == "invalid_functionality") &&
          has(static_codes, w[1]);
+    // A strict-only rule is a warning under the standard policy, which leaves the decision
+    // to the runtime audit: there the label is met when the run rejects the sample.
+    const verify::RuleInfo* rule = verify::FindRule(w[1]);
+    if (!ok && rule != nullptr && rule->strict_only) {
+      ok = static_codes.empty() && outcome != "correct" && !outcome.empty();
+    }
   } else if (w.size() == 2 && w[0] == "runtime") {
     ok = static_codes.empty() && (outcome == w[1] || has(flags, w[1]));
   }
