@@ -441,18 +441,24 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
   // From here on the reference implementation's operations, in its order.
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const Qwen3Layer& W = m.layers[l];
+    // Only the last position's logits wanted (a prefill): the last layer needs
+    // keys and values of every position (the cache) but its query, attention,
+    // output projection and MLP only at the last one.
+    const bool trim = a.causal && a.last_only && l + 1 == c.num_hidden_layers;
+    const int64_t Tq = trim ? 1 : T;
     at::Tensor x = RmsNorm(h, W.input_norm, eps);
     // Separate q/k/v GEMMs (row slices of the fused weight are contiguous):
     // the same GEMM shapes, hence the same cuBLAS kernels and sums, as the
     // reference's three projections.
-    auto proj = [&](int64_t row, int64_t n) {
-      return at::linear(x, W.qkv_proj.narrow(0, row, n),
+    auto proj = [&](const at::Tensor& in, int64_t row, int64_t n) {
+      return at::linear(in, W.qkv_proj.narrow(0, row, n),
                         W.qkv_bias.defined() ? W.qkv_bias.narrow(0, row, n) : at::Tensor());
     };
-    at::Tensor q = proj(0, H * D).view({B, T, H, D});
-    at::Tensor k = proj(H * D, Hkv * D).view({B, T, Hkv, D});
-    at::Tensor v = proj((H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
-    q = ApplyRope(RmsNorm(q, W.q_norm, eps).transpose(1, 2), cos, sin_sw);  // [B, H, T, D]
+    at::Tensor q = proj(trim ? x.narrow(1, T - 1, 1) : x, 0, H * D).view({B, Tq, H, D});
+    at::Tensor k = proj(x, H * D, Hkv * D).view({B, T, Hkv, D});
+    at::Tensor v = proj(x, (H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
+    q = ApplyRope(RmsNorm(q, W.q_norm, eps).transpose(1, 2), trim ? cos.narrow(2, T - 1, 1) : cos,
+                  trim ? sin_sw.narrow(2, T - 1, 1) : sin_sw);              // [B, H, Tq, D]
     k = ApplyRope(RmsNorm(k, W.k_norm, eps).transpose(1, 2), cos, sin_sw);  // [B, Hkv, T, D]
     at::Tensor o;
     if (a.causal) {
@@ -461,7 +467,8 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
         a.cache->v.select(0, l).narrow(2, 0, T).copy_(v);
       }
       // As the reference calls it without a mask: is_causal, GQA inside SDPA.
-      o = at::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, /*is_causal=*/true, scale,
+      // The last position alone attends to every key: no causal mask needed.
+      o = at::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, /*is_causal=*/!trim, scale,
                                            /*enable_gqa=*/true);
     } else {
       at::Tensor keys = k, values = v;
@@ -476,14 +483,15 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
       o = at::scaled_dot_product_attention(qg, keys, values, mask, 0.0, false, scale)
               .view({B, H, T, D});
     }
-    o = o.transpose(1, 2).reshape({B, T, H * D});
+    o = o.transpose(1, 2).reshape({B, Tq, H * D});
+    if (trim) h = h.narrow(1, T - 1, 1).contiguous();
     h.add_(at::linear(o, W.o_proj, W.o_bias));  // h is fresh (embedding): in place is safe
     x = RmsNorm(h, W.post_norm, eps);
     at::Tensor gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
     at::Tensor up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
     h.add_(at::linear(at::silu_(gate).mul_(up), W.down_proj));
   }
-  if (a.last_only) h = h.select(1, T - 1);
+  if (a.last_only) h = h.select(1, h.size(1) - 1);
   h = RmsNorm(h, m.final_norm, eps);
   return at::linear(h, m.lm_head).to(at::kFloat);
 }
