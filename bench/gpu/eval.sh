@@ -36,7 +36,8 @@ grep '"legit/relu_basic"' "$TMP/corpus.jsonl" >"$TMP/smoke.jsonl"
   >"$TMP/smoke.json" 2>>"$LOG"
 smoke="$("$TRITONRL_PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["samples"][0]; print(s["outcome"], s["sandbox"].get("level"), json.dumps(s["reasons"])[:400])' "$TMP/smoke.json" 2>&1)"
 note "smoke (sandboxed relu_basic on cuda): $smoke"
-EXTRA=()
+# EVAL_EXTRA: extra flags for the corpus run (e.g. "--timing-trials 10" to fit a time budget).
+read -r -a EXTRA <<<"${EVAL_EXTRA:-}"
 if [[ "$smoke" != correct* ]]; then
   "$BIN/tritonrl" eval --device cuda --tasks tasks --samples "$TMP/smoke.jsonl" --json --no-cache --no-sandbox \
     >"$TMP/smoke2.json" 2>>"$LOG"
@@ -44,7 +45,7 @@ if [[ "$smoke" != correct* ]]; then
   note "smoke without sandbox: $smoke2"
   if [[ "$smoke2" == correct* ]]; then
     note "WARNING: the sandbox breaks CUDA on this machine; the corpus runs with --no-sandbox (test-only)"
-    EXTRA=(--no-sandbox)
+    EXTRA+=(--no-sandbox)
   fi
 fi
 
