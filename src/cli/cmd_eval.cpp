@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -320,11 +321,24 @@ int RunEval(const Options& o) {
     cfg.sandbox.data_bytes = 64ull << 30;
   }
   cfg.sandbox.cpu_seconds = 1800;
+  // Diagnostics only (documented in docs/eval.md): switch single sandbox features off to find
+  // the one a platform refuses, e.g. TRITONRL_SANDBOX_OFF=pidns,seccomp. Every verdict still
+  // records the level actually reached.
+  if (const char* off = std::getenv("TRITONRL_SANDBOX_OFF"); off != nullptr) {
+    const std::string list = std::string(",") + off + ",";
+    const auto has = [&](const char* f) {
+      return list.find(std::string(",") + f + ",") != std::string::npos;
+    };
+    if (has("pidns")) cfg.sandbox.pid_namespace = false;
+    if (has("netns")) cfg.sandbox.net_namespace = false;
+    if (has("seccomp")) cfg.sandbox.seccomp = false;
+    if (has("rlimits")) cfg.sandbox.address_space_bytes = cfg.sandbox.data_bytes = 0;
+  }
   if (o.stage_timeout > 0) {
     const auto t = std::chrono::milliseconds(static_cast<long long>(o.stage_timeout * 1000));
     cfg.import_timeout = cfg.build_timeout = cfg.trial_timeout = t;
   }
-  if (cfg.sandbox.enabled) {
+  if (cfg.sandbox.enabled && cfg.sandbox.seccomp) {
     auto prog = ev::BuildSeccompProgram(cfg.sandbox.forbid_fork);
     if (prog.ok()) {
       cfg.seccomp_program = std::move(*prog);
