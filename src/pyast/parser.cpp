@@ -2679,9 +2679,19 @@ Result<ParsedModule> ParseModule(std::string_view source, std::string_view filen
       Parser parser(*out.arena, out.source, toks);
       if (parser.ParseFile() == nullptr && parser.furthest() + 1 < toks.size()) {
         int line = 0, col = 0;
-        parser.Error(&line, &col, &se.message);
-        se.line = line;
-        se.col = CharColumn(out.source, line, col);
+        std::string msg;
+        parser.Error(&line, &col, &msg);
+        // CPython tokenizes the rest of the file after a generic "invalid syntax"
+        // and lets a tokenizer error found there win; an unclosed bracket wins only
+        // when it was opened on an earlier line than the parse error. Specific
+        // messages and indentation errors stand.
+        const bool unclosed = lex_err.message.find("was never closed") != std::string::npos;
+        const bool lexer_wins = msg == "invalid syntax" && (!unclosed || line > lex_err.line);
+        if (!lexer_wins) {
+          se.message = msg;
+          se.line = line;
+          se.col = CharColumn(out.source, line, col);
+        }
       }
     }
   } else {

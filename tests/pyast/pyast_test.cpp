@@ -266,6 +266,9 @@ const ErrorCase kErrorCases[] = {
     {"if x:\npass\n", 2, 1, "expected an indented block after 'if' statement on line 1"},
     {"s = \"abc\n", 1, 5, "unterminated string literal (detected at line 1)"},
     {"x = (1 +\n", 1, 5, "'(' was never closed"},
+    // A later generic error yields to a bracket left open on an earlier line (CPython 3.12).
+    {"x = (1,\ny = 2\n", 1, 5, "'(' was never closed"},
+    {"x = [1,\ndef g(): pass\n", 1, 5, "'[' was never closed"},
     {"x = ]\n", 1, 5, "unmatched ']'"},
     {"  x = 1\n", 1, 2, "unexpected indent"},
     {"if x:\n    a\n  b\n", 3, 4, "unindent does not match any outer indentation level"},
