@@ -2160,16 +2160,22 @@ class Parser {
     if (!At(Tok::kComma)) return Fail(), nullptr;
     Builder<ExprNode> elts(this);
     elts.Push(first);
-    while (Accept(Tok::kComma)) {
-      if (At(Tok::kRPar)) break;
-      ExprNode* e = StarNamedExpression();
-      if (!e) return nullptr;
-      elts.Push(e);
-    }
-    if (!Expect(Tok::kRPar)) return nullptr;
+    if (!StarNamedTail(&elts, Tok::kRPar)) return nullptr;
     auto* t = New<Tuple>(st);
     t->elts = elts.Finish();
     return Fin(t);
+  }
+
+  // The rest of a tuple, list or set display after its first element:
+  // (',' star_named_expression)* [','] and the closing bracket.
+  bool StarNamedTail(Builder<ExprNode>* elts, Tok close) {
+    while (Accept(Tok::kComma)) {
+      if (At(close)) break;
+      ExprNode* e = StarNamedExpression();
+      if (!e) return false;
+      elts->Push(e);
+    }
+    return Expect(close);
   }
 
   ExprNode* ListAtom() {
@@ -2190,13 +2196,7 @@ class Parser {
     }
     Builder<ExprNode> elts(this);
     elts.Push(first);
-    while (Accept(Tok::kComma)) {
-      if (At(Tok::kRSqb)) break;
-      ExprNode* e = StarNamedExpression();
-      if (!e) return nullptr;
-      elts.Push(e);
-    }
-    if (!Expect(Tok::kRSqb)) return nullptr;
+    if (!StarNamedTail(&elts, Tok::kRSqb)) return nullptr;
     auto* l = New<List>(st);
     l->elts = elts.Finish();
     return Fin(l);
@@ -2238,13 +2238,7 @@ class Parser {
     }
     Builder<ExprNode> elts(this);
     elts.Push(first);
-    while (Accept(Tok::kComma)) {
-      if (At(Tok::kRBrace)) break;
-      ExprNode* e = StarNamedExpression();
-      if (!e) return nullptr;
-      elts.Push(e);
-    }
-    if (!Expect(Tok::kRBrace)) return nullptr;
+    if (!StarNamedTail(&elts, Tok::kRBrace)) return nullptr;
     auto* s = New<Set>(st);
     s->elts = elts.Finish();
     return Fin(s);
