@@ -2,9 +2,7 @@
 the real worker process driven over its pipes with a timing request, the CPU
 fallback clock (host clock; the numbers mean nothing, the code paths are the
 GPU's), fresh inputs, re-check samples and the trusted-clock tamper check."""
-import os
 import struct
-import subprocess
 import sys
 from pathlib import Path
 
@@ -14,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
 from tritonrl_runner import timing  # noqa: E402
-from tritonrl_runner.protocol import read_frame, write_frame  # noqa: E402
+from worker_driver import drive_worker  # noqa: E402
 
 TASK = '''
 import torch
@@ -61,8 +59,7 @@ SEEDS = [11, 12, 13, 14, 15, 16]
 
 def run(tmp_path, role, candidate=None):
     task = tmp_path / "task.py"
-    task.write_text(TASK.replace("return torch.relu(x)", "return torch.relu(x)")
-                    .replace("def forward(self, x):", "def forward(self, x, idx):"))
+    task.write_text(TASK.replace("def forward(self, x):", "def forward(self, x, idx):"))
     allow = tmp_path / "allow.json"
     allow.write_text((ROOT / "src" / "verify" / "allowlist.json").read_text())
     req = {"role": role, "task_path": str(task), "device": "cpu", "init_seed": 7,
@@ -73,30 +70,10 @@ def run(tmp_path, role, candidate=None):
         path = tmp_path / f"{role}_candidate.py"
         path.write_text(candidate)
         req["candidate_path"] = str(path)
-    r_in, w_in = os.pipe()
-    r_out, w_out = os.pipe()
-    env = {"PATH": os.environ.get("PATH", "/usr/bin"), "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1",
-           "HOME": str(tmp_path), "TRITON_CACHE_DIR": str(tmp_path / "cache")}
-    proc = subprocess.Popen([sys.executable, "-I", "-B", str(ROOT / "python" / "tritonrl_runner" / "worker.py"),
-                             str(r_in), str(w_out)], pass_fds=(r_in, w_out), env=env, cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    os.close(r_in)
-    os.close(w_out)
-    write_frame(w_in, req)
-    frames = []
-    while True:
-        try:
-            h, p = read_frame(r_out)
-        except EOFError:
-            break
-        frames.append((h, p))
-        if h.get("type") == "stage" and h.get("stage") == "timing_ready":
-            write_frame(w_in, {"type": "go"})  # the engine's answer once it holds the lease
-    os.close(w_in)
-    os.close(r_out)
-    err = proc.stderr.read().decode()
-    proc.wait(timeout=60)
-    return frames, err
+    def go(h):  # the engine's answer once it holds the lease
+        return {"type": "go"} if h.get("type") == "stage" and h.get("stage") == "timing_ready" else None
+
+    return drive_worker(tmp_path, req, answer=go, wait_s=60)
 
 
 def test_fresh_inputs_are_new_valid_and_deterministic():

@@ -3,7 +3,6 @@ without the C++ engine: frame format, the reference/candidate frame sequence,
 and the runtime evidence (launch records, ATen audit, hook integrity, input
 hashes) it reports for honest and dishonest candidates."""
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
 from tritonrl_runner.protocol import read_frame, write_frame  # noqa: E402
+from worker_driver import drive_worker  # noqa: E402
 
 TASK = '''
 import torch
@@ -100,25 +100,7 @@ def run_worker(tmp_path, role, candidate=None):
         path = tmp_path / "candidate.py"
         path.write_text(candidate)
         req["candidate_path"] = str(path)
-    r_in, w_in = os.pipe()
-    r_out, w_out = os.pipe()
-    env = {"PATH": os.environ.get("PATH", "/usr/bin"), "TRITON_INTERPRET": "1", "OMP_NUM_THREADS": "1",
-           "HOME": str(tmp_path), "TRITON_CACHE_DIR": str(tmp_path / "cache")}
-    proc = subprocess.Popen([sys.executable, "-I", "-B", str(ROOT / "python" / "tritonrl_runner" / "worker.py"),
-                             str(r_in), str(w_out)], pass_fds=(r_in, w_out), env=env, cwd=tmp_path,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    os.close(r_in)
-    os.close(w_out)
-    write_frame(w_in, req)
-    os.close(w_in)
-    frames = []
-    while True:
-        try:
-            frames.append(read_frame(r_out))
-        except EOFError:
-            break
-    os.close(r_out)
-    proc.wait(timeout=120)
+    frames, _ = drive_worker(tmp_path, req)
     return frames
 
 
