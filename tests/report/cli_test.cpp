@@ -8,28 +8,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "../store/store_test_util.h"
 #include "store/store.h"
 
 namespace {
 
 using namespace tritonrl;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tritonrl-cli-XXXXXX").string();
-    EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using ::tritonrl::store::testing::TempDir;
 
 struct CliRun {
   int rc = -1;

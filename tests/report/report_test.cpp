@@ -1,4 +1,5 @@
 #include "report/report.h"
+#include "../store/store_test_util.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,22 +11,7 @@
 namespace tritonrl::report {
 namespace {
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tritonrl-report-XXXXXX").string();
-    EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
+using ::tritonrl::store::testing::TempDir;
 
 size_t Count(const std::string& hay, const std::string& needle) {
   size_t n = 0;
