@@ -25,6 +25,7 @@
 #include "eval/locate.h"
 #include "eval/pool.h"
 #include "eval/progress.h"
+#include "eval/sandbox_check.h"
 #include "metrics/metrics.h"
 #include "report/report.h"
 #include "store/store.h"
@@ -321,18 +322,11 @@ int RunEval(const Options& o) {
     cfg.sandbox.data_bytes = 64ull << 30;
   }
   cfg.sandbox.cpu_seconds = 1800;
-  // Diagnostics only (documented in docs/eval.md): switch single sandbox features off to find
-  // the one a platform refuses, e.g. TRITONRL_SANDBOX_OFF=pidns,seccomp. Every verdict still
-  // records the level actually reached.
+  // Diagnostics only (documented in docs/eval.md): switch sandbox features off by name, e.g.
+  // TRITONRL_SANDBOX_OFF=pidns,seccomp. Every verdict still records the level actually reached.
   if (const char* off = std::getenv("TRITONRL_SANDBOX_OFF"); off != nullptr) {
-    const std::string list = std::string(",") + off + ",";
-    const auto has = [&](const char* f) {
-      return list.find(std::string(",") + f + ",") != std::string::npos;
-    };
-    if (has("pidns")) cfg.sandbox.pid_namespace = false;
-    if (has("netns")) cfg.sandbox.net_namespace = false;
-    if (has("seccomp")) cfg.sandbox.seccomp = false;
-    if (has("rlimits")) cfg.sandbox.address_space_bytes = cfg.sandbox.data_bytes = 0;
+    if (auto s = ev::DisableSandboxFeatures(cfg.sandbox, off); !s.ok())
+      Fail("TRITONRL_SANDBOX_OFF: " + s.message());
   }
   if (o.stage_timeout > 0) {
     const auto t = std::chrono::milliseconds(static_cast<long long>(o.stage_timeout * 1000));
@@ -473,6 +467,22 @@ int RunEval(const Options& o) {
     records.push_back(std::move(rec));
     cache_keys.push_back(cache_key);
     jobs.push_back(std::move(job));
+  }
+
+  const bool any_to_run =
+      std::any_of(jobs.begin(), jobs.end(), [](const ev::SampleJob& j) { return !j.pre_verdict; });
+  if (cfg.sandbox.enabled && any_to_run) {
+    // Some platforms refuse a sandbox feature only when the device initialises: find the
+    // strongest sandbox this machine allows, say so, and record the level in every verdict.
+    const ev::SandboxChoice choice = ev::ChooseSandbox(cfg);
+    if (!choice.ok) {
+      fmt::print(stderr, "eval: the {} probe fails even without a sandbox: {}\n", device,
+                 choice.tried.back().detail);
+    } else if (!choice.tried.back().dropped.empty()) {
+      fmt::print(stderr, "eval: the full sandbox fails on this machine ({}); running with {} off\n",
+                 choice.tried.front().detail, choice.tried.back().dropped);
+      cfg.sandbox = choice.options;
+    }
   }
 
   auto writer = tritonrl::store::VerdictWriter::Open(db);

@@ -93,6 +93,8 @@ Result<std::string> MakeWorkDir(const std::string& parent) {
   return tmpl;
 }
 
+}  // namespace
+
 std::vector<std::string> WorkerEnv(const EngineConfig& cfg, const std::string& dir) {
   std::vector<std::string> env = {
       "HOME=" + dir + "/home",
@@ -116,6 +118,8 @@ std::vector<std::string> WorkerEnv(const EngineConfig& cfg, const std::string& d
   for (const auto& e : cfg.extra_env) env.push_back(e);
   return env;
 }
+
+namespace {
 
 enum class WorkerEnd { kDone, kError, kEof, kTimeout, kMalformed, kProtocol, kSpawnFailed };
 
@@ -146,6 +150,7 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   spec.env = WorkerEnv(cfg, dir);
   spec.cwd = dir + "/tmp";
   spec.log_path = dir + "/worker.log";
+  spec.writable_dir = dir;
   spec.sandbox = cfg.sandbox;
   spec.seccomp_program = cfg.seccomp_program.empty() ? nullptr : &cfg.seccomp_program;
   auto child = Spawn(spec);

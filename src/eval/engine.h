@@ -118,6 +118,9 @@ struct Verdict {
   nlohmann::json ToJson() const;
 };
 
+// The scrubbed environment of a worker whose private folder is `dir`.
+std::vector<std::string> WorkerEnv(const EngineConfig& config, const std::string& dir);
+
 // Runs the candidate (bare Python code) against a reference result.
 Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
                      const std::string& code, const ReferenceResult& reference);

@@ -1,12 +1,14 @@
 #include "eval/process.h"
 
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -30,6 +32,9 @@ enum SandboxBit : std::int32_t {
   kBitNetNs = 8,
   kBitNoNewPrivs = 16,
   kBitSeccomp = 32,
+  kBitPrivateProc = 64,
+  kBitNoCaps = 128,
+  kBitReadOnlyFs = 256,
 };
 
 // One record on the report pipe: 'S' sandbox bits (before exec), 'X' the
@@ -53,6 +58,37 @@ bool SetLimit(int resource, std::uint64_t value) {
   lim.rlim_cur = value;
   lim.rlim_max = value;
   return setrlimit(resource, &lim) == 0;
+}
+
+// Inside a private mount namespace: every mount read-only (mount_setattr, recursive),
+// then the worker's own folder bound writable on top of itself, and a private
+// /dev/shm. Device nodes stay usable: a read-only mount does not stop writes to them.
+bool MakeFilesystemReadOnly(const char* writable_dir) {
+  if (writable_dir == nullptr || writable_dir[0] == '\0') return false;
+  if (mount(writable_dir, writable_dir, nullptr, MS_BIND | MS_REC, nullptr) != 0) return false;
+  struct mount_attr ro = {};
+  ro.attr_set = MOUNT_ATTR_RDONLY;
+  if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0) return false;
+  struct mount_attr rw = {};
+  rw.attr_clr = MOUNT_ATTR_RDONLY;
+  if (syscall(SYS_mount_setattr, AT_FDCWD, writable_dir, 0, &rw, sizeof rw) != 0) return false;
+  // A fresh tmpfs: shared memory of other processes stays out of reach.
+  mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777");
+  return true;
+}
+
+// Empties the bounding set first (so exec cannot grant anything back, uid 0
+// included), then ambient, inheritable, permitted and effective.
+bool DropCapabilities() {
+  for (int cap = 0; cap <= 63; ++cap) {
+    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;  // past the last cap
+  }
+  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capset, &header, data) != 0) return false;
+  // Without privileges the bounding set cannot shrink, but exec grants nothing either.
+  return getuid() != 0 || prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) == 0;
 }
 
 // Runs in the forked child: async-signal-safe calls only.
@@ -103,6 +139,17 @@ bool SetLimit(int resource, std::uint64_t value) {
       }
       // fork failed: carry on without the namespace (the report says so).
     }
+    if ((sb.read_only_fs || sb.private_proc) && unshare(CLONE_NEWNS) == 0 &&
+        mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0) {
+      if (sb.read_only_fs && MakeFilesystemReadOnly(spec.writable_dir.c_str()))
+        bits |= kBitReadOnlyFs;
+      // proc belongs to the PID namespace of the process that mounts it.
+      if (sb.private_proc && (bits & kBitPidNs) &&
+          mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0) {
+        bits |= kBitPrivateProc;
+      }
+    }
+    if (sb.drop_capabilities && DropCapabilities()) bits |= kBitNoCaps;
     if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) bits |= kBitNoNewPrivs;
     if (sb.seccomp && prog != nullptr && (bits & kBitNoNewPrivs)) {
       const std::uint32_t self = static_cast<std::uint32_t>(getpid());
@@ -124,8 +171,10 @@ bool SetLimit(int resource, std::uint64_t value) {
 
 std::string SandboxReport::Level() const {
   if (!known) return "none";
-  const bool all = setsid && rlimits && pid_namespace && net_namespace && no_new_privs && seccomp;
-  const bool any = rlimits || pid_namespace || net_namespace || no_new_privs || seccomp;
+  const bool all = setsid && rlimits && pid_namespace && net_namespace && no_new_privs && seccomp &&
+                   private_proc && read_only_fs && no_capabilities;
+  const bool any = rlimits || pid_namespace || net_namespace || no_new_privs || seccomp ||
+                   private_proc || read_only_fs || no_capabilities;
   return all ? "full" : any ? "partial" : "none";
 }
 
@@ -136,7 +185,10 @@ nlohmann::json SandboxReport::ToJson() const {
           {"pid_namespace", pid_namespace},
           {"net_namespace", net_namespace},
           {"no_new_privs", no_new_privs},
-          {"seccomp", seccomp}};
+          {"seccomp", seccomp},
+          {"private_proc", private_proc},
+          {"read_only_fs", read_only_fs},
+          {"no_capabilities", no_capabilities}};
 }
 
 std::string ExitInfo::ToString() const {
@@ -409,6 +461,9 @@ Finished Finish(Child& child, std::chrono::milliseconds grace) {
       fin.sandbox.net_namespace = r.value & kBitNetNs;
       fin.sandbox.no_new_privs = r.value & kBitNoNewPrivs;
       fin.sandbox.seccomp = r.value & kBitSeccomp;
+      fin.sandbox.private_proc = r.value & kBitPrivateProc;
+      fin.sandbox.read_only_fs = r.value & kBitReadOnlyFs;
+      fin.sandbox.no_capabilities = r.value & kBitNoCaps;
     } else if (r.tag == 'X') {
       relayed = true;
       fin.exit.known = true;

@@ -5,7 +5,12 @@
 // setsid, PR_SET_PDEATHSIG, fds 3 (requests in) and 4 (frames out), stdout and
 // stderr to a log file, every other fd closed, rlimits, unshare of the network
 // and PID namespaces, PR_SET_NO_NEW_PRIVS, and a seccomp filter compiled in the
-// parent (BuildSeccompProgram). With a PID namespace the forked child stays
+// parent (BuildSeccompProgram). The worker also gets its own mount namespace:
+// the whole tree read-only except its own folder, a private /dev/shm, and (in
+// the PID namespace) a fresh /proc that shows only its own processes; then it
+// drops every capability (bounding, ambient, inheritable,
+// permitted, effective), so even as root it cannot open another process's
+// /proc/PID/mem. With a PID namespace the forked child stays
 // outside as a small relay that waits for the worker (PID 1 inside, so it cannot
 // see or signal any process outside) and passes its wait status back. What the
 // child achieved is reported on a close-on-exec pipe before exec, so the
@@ -34,6 +39,9 @@ struct SandboxOptions {
   bool pid_namespace = true;
   bool net_namespace = true;
   bool seccomp = true;
+  bool private_proc = true;       // mount namespace + fresh /proc (needs the PID namespace)
+  bool read_only_fs = true;       // mount namespace: all read-only but SpawnSpec::writable_dir
+  bool drop_capabilities = true;  // an empty capability set survives exec even for uid 0
   // fork() is always refused; this also refuses vfork-style spawns (CPU). The
   // GPU needs them: Triton runs ptxas and a C compiler on first launch.
   bool forbid_fork = true;
@@ -53,6 +61,9 @@ struct SandboxReport {
   bool net_namespace = false;
   bool no_new_privs = false;
   bool seccomp = false;
+  bool private_proc = false;
+  bool read_only_fs = false;
+  bool no_capabilities = false;
   bool known = false;  // a report arrived at all
   // "full" (every feature), "partial", or "none".
   std::string Level() const;
@@ -63,7 +74,8 @@ struct SpawnSpec {
   std::vector<std::string> argv;  // argv[0]: the executable's path
   std::vector<std::string> env;   // the complete environment ("KEY=VALUE")
   std::string cwd;
-  std::string log_path;  // stdout and stderr; empty: /dev/null
+  std::string log_path;      // stdout and stderr; empty: /dev/null
+  std::string writable_dir;  // the one writable folder under read_only_fs (the worker's own)
   SandboxOptions sandbox;
   const std::vector<sock_filter>* seccomp_program = nullptr;  // from BuildSeccompProgram
 };

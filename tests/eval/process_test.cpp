@@ -60,7 +60,7 @@ TEST(ProcessTest, ExitCodePassesThroughTheSandbox) {
 TEST(ProcessTest, UnsandboxedReportsLevelNone) {
   const Finished f = RunToEnd(Spec({"/bin/true"}, /*sandbox=*/false));
   EXPECT_EQ(f.exit.code, 0);
-  EXPECT_EQ(f.sandbox.Level(), "partial" == f.sandbox.Level() ? "partial" : "none");
+  EXPECT_EQ(f.sandbox.Level(), "none");  // only the process group, which is not a sandbox
   EXPECT_FALSE(f.sandbox.seccomp);
   EXPECT_FALSE(f.sandbox.rlimits);
 }
@@ -149,17 +149,61 @@ TEST(ProcessTest, SpawnOnlyPolicyAllowsSubprocessButNotFork) {
 }
 
 TEST(ProcessTest, FileSizeLimitHolds) {
-  SpawnSpec spec =
-      Spec({TRITONRL_VENV_PYTHON, "-I", "-c",
-            "import os\ntry:\n open(os.environ['TMPDIR'] + '/f', 'wb').write(b'0' * (2 << 20))\n"
-            "except OSError as e:\n raise SystemExit(42)\n"});
+  SpawnSpec spec = Spec(
+      {TRITONRL_VENV_PYTHON, "-I", "-c",
+       "import errno, os\ntry:\n open(os.environ['TMPDIR'] + '/f', 'wb').write(b'0' * (2 << 20))\n"
+       "except OSError as e:\n raise SystemExit(42 if e.errno == errno.EFBIG else 43)\n"});
   const fs::path dir = fs::temp_directory_path() / ("tritonrl-fsize-" + std::to_string(getpid()));
   fs::create_directories(dir);
   spec.env.push_back("TMPDIR=" + dir.string());
+  spec.writable_dir = dir.string();
   spec.sandbox.file_size_bytes = 1 << 20;
   const Finished f = RunToEnd(spec);
   fs::remove_all(dir);
   EXPECT_EQ(f.exit.code, 42) << f.exit.ToString();
+}
+
+// What a candidate sees of the machine: its own folder writable and nothing
+// else, only its own processes in /proc, no capabilities left (uid 0 included).
+TEST(ProcessTest, MountNamespaceAndCapabilitiesIsolateTheWorker) {
+  const fs::path base = fs::temp_directory_path() / ("tritonrl-iso-" + std::to_string(getpid()));
+  const fs::path own = base / "worker";
+  fs::create_directories(own);
+  const char* script =
+      "import os, sys\n"
+      "own = sys.argv[1]\n"
+      "r = []\n"
+      "open(os.path.join(own, 'inside.txt'), 'w').write('x'); r.append('inside=ok')\n"
+      "try:\n open(os.path.join(os.path.dirname(own), 'outside.txt'), 'w'); "
+      "r.append('outside=ok')\n"
+      "except OSError as e:\n r.append(f'outside={e.errno}')\n"
+      "r.append(f\"pids={len([p for p in os.listdir('/proc') if p.isdigit()])}\")\n"
+      "st = dict(l.split(':\\t') for l in open('/proc/self/status').read().splitlines() if ':\\t' "
+      "in l)\n"
+      "r.append(f\"capeff={st['CapEff']} capbnd={st['CapBnd']}\")\n"
+      "os.write(4, ' '.join(r).encode())\n";
+  SpawnSpec spec = Spec({TRITONRL_VENV_PYTHON, "-I", "-c", script, own.string()});
+  spec.writable_dir = own.string();
+  auto child = Spawn(spec);
+  ASSERT_TRUE(child.ok());
+  std::string said;
+  char buf[512];
+  for (ssize_t n; (n = read(child->from_child, buf, sizeof buf)) > 0;) said.append(buf, n);
+  const Finished f = Finish(*child, std::chrono::milliseconds(5000));
+  const bool outside_exists = fs::exists(base / "outside.txt");
+  fs::remove_all(base);
+  EXPECT_EQ(f.exit.code, 0) << f.exit.ToString();
+  if (getuid() != 0) {
+    // Namespaces and mounts need privileges: the report must say they are missing.
+    EXPECT_FALSE(f.sandbox.read_only_fs);
+    EXPECT_FALSE(f.sandbox.private_proc);
+    EXPECT_NE(f.sandbox.Level(), "full");
+    return;
+  }
+  EXPECT_EQ(f.sandbox.Level(), "full");
+  EXPECT_TRUE(f.sandbox.read_only_fs && f.sandbox.private_proc && f.sandbox.no_capabilities);
+  EXPECT_EQ(said, "inside=ok outside=30 pids=1 capeff=0000000000000000 capbnd=0000000000000000");
+  EXPECT_FALSE(outside_exists);
 }
 
 }  // namespace

@@ -1,0 +1,166 @@
+#include "eval/sandbox_check.h"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace tritonrl::eval {
+namespace fs = std::filesystem;
+namespace {
+
+std::string LastLines(const std::string& path, std::size_t max_chars) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.size() > max_chars) text = text.substr(text.size() - max_chars);
+  return text;
+}
+
+// Reads from `fd` until EOF or the deadline.
+std::string ReadUntilEof(int fd, Clock::time_point deadline) {
+  std::string out;
+  char buf[512];
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return out;
+    struct pollfd p = {fd, POLLIN, 0};
+    const int pr = poll(&p, 1, static_cast<int>(left));
+    if (pr <= 0) continue;
+    const ssize_t n = read(fd, buf, sizeof buf);
+    if (n <= 0) return out;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& SandboxFeatureNames() {
+  static const std::vector<std::string> names = {"private_proc", "netns", "rofs",   "rlimits",
+                                                 "pidns",        "caps",  "seccomp"};
+  return names;
+}
+
+Status DisableSandboxFeatures(SandboxOptions& o, const std::string& comma_list) {
+  std::stringstream ss(comma_list);
+  std::string name;
+  while (std::getline(ss, name, ',')) {
+    if (name.empty()) continue;
+    if (name == "private_proc") {
+      o.private_proc = false;
+    } else if (name == "rofs") {
+      o.read_only_fs = false;
+    } else if (name == "netns") {
+      o.net_namespace = false;
+    } else if (name == "rlimits") {
+      o.address_space_bytes = o.data_bytes = 0;
+    } else if (name == "pidns") {
+      o.pid_namespace = false;
+      o.private_proc = false;  // the fresh /proc belongs to the PID namespace
+    } else if (name == "caps") {
+      o.drop_capabilities = false;
+    } else if (name == "seccomp") {
+      o.seccomp = false;
+    } else {
+      return Status::InvalidArgument(
+          fmt::format("unknown sandbox feature '{}' (known: private_proc, netns, rofs, rlimits, "
+                      "pidns, caps, seccomp)",
+                      name));
+    }
+  }
+  return Status::Ok();
+}
+
+SandboxProbe RunSandboxProbe(const EngineConfig& cfg, const SandboxOptions& options,
+                             const std::string& dropped) {
+  SandboxProbe probe;
+  probe.dropped = dropped;
+  const auto t0 = Clock::now();
+  std::error_code ec;
+  fs::create_directories(cfg.work_dir, ec);
+  std::string tmpl = (fs::path(cfg.work_dir) / "probe-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    probe.detail = fmt::format("{}: cannot create a probe folder", cfg.work_dir);
+    return probe;
+  }
+  for (const char* sub : {"tmp", "home", "triton-cache"})
+    fs::create_directory(fs::path(tmpl) / sub, ec);
+  SpawnSpec spec;
+  spec.argv = {cfg.python, "-I", "-B",
+               (fs::path(cfg.runner_dir) / "tritonrl_runner" / "sandbox_probe.py").string(),
+               cfg.device == "cpu" ? "cpu" : "cuda"};
+  spec.env = WorkerEnv(cfg, tmpl);
+  spec.cwd = tmpl + "/tmp";
+  spec.log_path = tmpl + "/probe.log";
+  spec.writable_dir = tmpl;
+  spec.sandbox = options;
+  spec.seccomp_program =
+      options.seccomp && !cfg.seccomp_program.empty() ? &cfg.seccomp_program : nullptr;
+  auto child = Spawn(spec);
+  if (!child.ok()) {
+    probe.detail = child.status().message();
+    fs::remove_all(tmpl, ec);
+    return probe;
+  }
+  const std::string said = ReadUntilEof(child->from_child, Clock::now() + std::chrono::seconds(60));
+  Finished fin = Finish(*child, std::chrono::seconds(5));
+  probe.report = fin.sandbox;
+  probe.ok = said.rfind("ok", 0) == 0 && fin.exit.known && !fin.exit.signaled && fin.exit.code == 0;
+  if (probe.ok) {
+    probe.detail = said.substr(0, said.find('\n'));
+  } else {
+    const std::string log = LastLines(spec.log_path, 600);
+    probe.detail = fmt::format("{}{}{}", fin.killed ? "timed out; " : "", fin.exit.ToString(),
+                               log.empty() ? "" : ": " + log);
+  }
+  probe.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  fs::remove_all(tmpl, ec);
+  return probe;
+}
+
+SandboxChoice ChooseSandbox(const EngineConfig& cfg) {
+  SandboxChoice choice;
+  choice.options = cfg.sandbox;
+  auto attempt = [&](const SandboxOptions& options, const std::string& dropped) {
+    choice.tried.push_back(RunSandboxProbe(cfg, options, dropped));
+    if (choice.tried.back().ok) {
+      choice.options = options;
+      choice.ok = true;
+    }
+    return choice.ok;
+  };
+  if (attempt(cfg.sandbox, "")) return choice;
+  // Without any sandbox: if the device fails here too, the sandbox is not the cause.
+  SandboxOptions none = cfg.sandbox;
+  none.enabled = false;
+  const SandboxProbe bare = RunSandboxProbe(cfg, none, "all");
+  if (!bare.ok) {
+    choice.tried.push_back(bare);
+    return choice;
+  }
+  const auto& names = SandboxFeatureNames();
+  std::vector<std::string> settings(names.begin(), names.end());
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    for (std::size_t j = i + 1; j < names.size(); ++j)
+      settings.push_back(names[i] + "," + names[j]);
+  }
+  for (const auto& dropped : settings) {
+    SandboxOptions options = cfg.sandbox;
+    (void)DisableSandboxFeatures(options, dropped);  // names from the fixed list
+    if (attempt(options, dropped)) return choice;
+  }
+  choice.tried.push_back(bare);
+  choice.options = none;
+  choice.ok = true;
+  return choice;
+}
+
+}  // namespace tritonrl::eval
