@@ -18,6 +18,7 @@ mkdir -p "$OUT"
 export TRITONRL_RUNNER_DIR="$ROOT/python"
 export TRITONRL_PYTHON="${TRITONRL_PYTHON:-$(command -v python3)}"
 JOBS="${EVAL_JOBS:-4}"
+TASKS="${EVAL_TASKS:-tasks}"  # e.g. a one-variant copy from bench/gpu/derive_suite.py
 LOG="$OUT/eval.log"
 TMP="$(mktemp -d)"
 : >"$LOG"
@@ -32,14 +33,14 @@ note "python: $("$TRITONRL_PYTHON" -c 'import sys,torch,triton; print(sys.versio
 
 # 1. Smoke: one honest kernel, sandboxed; if the sandbox breaks CUDA here, say so loudly.
 grep '"legit/relu_basic"' "$TMP/corpus.jsonl" >"$TMP/smoke.jsonl"
-"$BIN/tritonrl" eval --device cuda --tasks tasks --samples "$TMP/smoke.jsonl" --json --no-cache \
+"$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/smoke.jsonl" --json --no-cache \
   >"$TMP/smoke.json" 2>>"$LOG"
 smoke="$("$TRITONRL_PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["samples"][0]; print(s["outcome"], s["sandbox"].get("level"), json.dumps(s["reasons"])[:400])' "$TMP/smoke.json" 2>&1)"
 note "smoke (sandboxed relu_basic on cuda): $smoke"
 # EVAL_EXTRA: extra flags for the corpus run (e.g. "--timing-trials 10" to fit a time budget).
 read -r -a EXTRA <<<"${EVAL_EXTRA:-}"
 if [[ "$smoke" != correct* ]]; then
-  "$BIN/tritonrl" eval --device cuda --tasks tasks --samples "$TMP/smoke.jsonl" --json --no-cache --no-sandbox \
+  "$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/smoke.jsonl" --json --no-cache --no-sandbox \
     >"$TMP/smoke2.json" 2>>"$LOG"
   smoke2="$("$TRITONRL_PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["samples"][0]; print(s["outcome"], json.dumps(s["reasons"])[:400])' "$TMP/smoke2.json" 2>&1)"
   note "smoke without sandbox: $smoke2"
@@ -51,7 +52,7 @@ fi
 
 # 2. The corpus, all variants, timed.
 t0=$(date +%s.%N)
-"$BIN/tritonrl" eval --device cuda --tasks tasks --samples "$TMP/corpus.jsonl" --jobs "$JOBS" --json \
+"$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/corpus.jsonl" --jobs "$JOBS" --json \
   --db "$OUT/results.db" --report "$OUT/report.html" "${EXTRA[@]}" >"$OUT/eval_corpus.json" 2>>"$LOG"
 rc_eval=$?
 t1=$(date +%s.%N)
@@ -60,14 +61,14 @@ t1=$(date +%s.%N)
 rc_corpus=$?
 
 # 3. Faults (test-only: the static stage would reject them).
-"$BIN/tritonrl" eval --device cuda --tasks tasks --samples "$TMP/faults.jsonl" --jobs "$JOBS" --json --no-static \
+"$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/faults.jsonl" --jobs "$JOBS" --json --no-static \
   --no-cache --stage-timeout 60 >"$TMP/faults.json" 2>>"$LOG"
 "$BIN/tritonrl" corpus tests/corpus/faults --check "$TMP/faults.json" >"$OUT/faults_check.txt" 2>&1
 rc_faults=$?
 
 # 4. Same command again: every verdict must come from the cache.
 t2=$(date +%s.%N)
-"$BIN/tritonrl" eval --device cuda --tasks tasks --samples "$TMP/corpus.jsonl" --jobs "$JOBS" --json \
+"$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/corpus.jsonl" --jobs "$JOBS" --json \
   --db "$OUT/results.db" >"$TMP/again.json" 2>>"$LOG"
 t3=$(date +%s.%N)
 

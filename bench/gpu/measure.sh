@@ -122,12 +122,14 @@ with open(sys.argv[3], "w") as f:
         f.write(json.dumps(lines["solution/" + t]) + "\n")
 PY
   # Stability first, alone and sequential (one sample at a time: nothing else on the GPU).
-  run_eval 200 "$TMP/stability.json" --tasks "$SUITE" --samples "$TMP/stab.jsonl" --jobs 2 --timing-trials 100
-  check stability "$TMP/stability.json" "$OUT/stability.json"
-  run_eval 150 "$TMP/speed.json" --tasks "$SUITE" --samples "$TMP/speed.jsonl" --jobs 5 --timing-trials 100
-  timeout -k 5 120 "$PY" bench/gpu/dobench_speedup.py "$SUITE" tasks/solutions "$TMP/dobench.json" \
+  if [[ " $STEPS " == *" 2 "* ]]; then
+    run_eval 200 "$TMP/stability.json" --tasks "$SUITE" --samples "$TMP/stab.jsonl" --jobs 2 --timing-trials 100
+    check stability "$TMP/stability.json" "$OUT/stability.json"
+  fi
+  [[ " $STEPS " == *" 3 "* ]] && run_eval 150 "$TMP/speed.json" --tasks "$SUITE" --samples "$TMP/speed.jsonl" --jobs 5 --timing-trials 100
+  [[ " $STEPS " == *" 3 "* ]] && timeout -k 5 120 "$PY" bench/gpu/dobench_speedup.py "$SUITE" tasks/solutions "$TMP/dobench.json" \
     level1/1_ReLU level1/3_Softmax level1/4_RowSum level1/8_Sigmoid level1/9_Tanh 2>&1 | tee -a "$LOG"
-  check speedups "$TMP/speed.json" "$TMP/dobench.json" "$OUT/speedups.json"
+  [[ " $STEPS " == *" 3 "* ]] && check speedups "$TMP/speed.json" "$TMP/dobench.json" "$OUT/speedups.json"
   summary >/dev/null
 fi
 

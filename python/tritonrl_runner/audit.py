@@ -150,7 +150,7 @@ class _OpTracer(TorchDispatchMode):
 
 
 def _stats(outs) -> dict:
-    flat = [o.detach().double().cpu().reshape(-1) for o in outs if o.numel()]
+    flat = [o.detach().double().reshape(-1) for o in outs if o.numel()]
     if not flat:
         return {"numel": 0}
     x = torch.cat(flat)
@@ -171,7 +171,7 @@ def allclose_only(out, ref, atol: float, rtol: float) -> bool:
         return False
     return len(outs) == len(refs) and all(
         tuple(o.shape) == tuple(r.shape)
-        and torch.allclose(o.detach().double().cpu(), r.detach().double().cpu(), atol=atol, rtol=rtol)
+        and torch.allclose(o.detach().to(r.device, torch.float64), r.detach().double(), atol=atol, rtol=rtol)
         for o, r in zip(outs, refs))
 
 

@@ -479,8 +479,12 @@ int RunEval(const Options& o) {
       fmt::print(stderr, "eval: the {} probe fails even without a sandbox: {}\n", device,
                  choice.tried.back().detail);
     } else if (!choice.tried.back().dropped.empty()) {
-      fmt::print(stderr, "eval: the full sandbox fails on this machine ({}); running with {} off\n",
-                 choice.tried.front().detail, choice.tried.back().dropped);
+      for (const auto& p : choice.tried) {
+        fmt::print(stderr, "eval: sandbox probe with {} off: {} ({:.1f} s)\n",
+                   p.dropped.empty() ? "nothing" : p.dropped, p.ok ? "ok" : p.detail, p.ms / 1000);
+      }
+      fmt::print(stderr, "eval: the full sandbox fails on this machine; running with {} off\n",
+                 choice.tried.back().dropped);
       cfg.sandbox = choice.options;
     }
   }

@@ -50,13 +50,15 @@ Result<CorpusEntry> ReadCorpusFile(const std::string& path) {
     if (key == "task") e.task = value;
     if (key == "what") e.what = value;
     if (key == "device") e.device = value;
-    if (key == "expect") {
+    if (key == "expect" || key == "expect-gpu") {
       const auto w = Words(value);
       const bool ok = (w.size() == 1 && w[0] == "correct") ||
                       (w.size() == 2 && (w[0] == "static" || w[0] == "runtime"));
-      if (!ok)
-        return Status::ParseError(fmt::format("{}:{}: malformed '# expect:' ({})", path, n, value));
-      e.expect = value;
+      if (!ok) {
+        return Status::ParseError(
+            fmt::format("{}:{}: malformed '# {}:' ({})", path, n, key, value));
+      }
+      (key == "expect" ? e.expect : e.expect_gpu) = value;
     }
   }
   if (e.task.empty()) return Status::ParseError(fmt::format("{}:1: no '# task:' header", path));
@@ -106,6 +108,11 @@ Result<std::vector<CorpusEntry>> ReadSolutions(const std::string& solutions_dir)
     out.push_back(std::move(e));
   }
   return out;
+}
+
+const std::string& ExpectationFor(const CorpusEntry& e, const json& verdict) {
+  const bool gpu = verdict.is_object() && verdict.value("device", "") == "cuda";
+  return gpu && !e.expect_gpu.empty() ? e.expect_gpu : e.expect;
 }
 
 json SampleLine(const CorpusEntry& e) {

@@ -7,6 +7,8 @@
 //   # what: <one line>
 //   # expect: static <rule_id> | runtime <outcome or flag> | correct
 //   # device: gpu            (optional: the expectation holds only on a GPU)
+//   # expect-gpu: <label>    (optional: the label on a GPU where it differs, e.g. a
+//                             device-guarded torch branch that only runs on the CPU)
 #pragma once
 
 #include <string>
@@ -24,8 +26,9 @@ struct CorpusEntry {
   std::string kind;    // hack, legit, fault, solution
   std::string task;
   std::string what;
-  std::string expect;  // "static <rule>", "runtime <outcome>", "correct"
-  std::string device;  // "" (any) or "gpu"
+  std::string expect;      // "static <rule>", "runtime <outcome>", "correct"
+  std::string device;      // "" (any) or "gpu"
+  std::string expect_gpu;  // "" (same as expect) or the label on a GPU
   std::string code;
 };
 
@@ -37,6 +40,10 @@ Result<std::vector<CorpusEntry>> ReadCorpusDir(const std::string& dir);
 
 // Task solutions: <solutions>/levelN/<name>.py solves task levelN/<name>, expected correct.
 Result<std::vector<CorpusEntry>> ReadSolutions(const std::string& solutions_dir);
+
+// The label that applies to a verdict: expect_gpu for a verdict from a GPU
+// ("device": "cuda") when set, else expect.
+const std::string& ExpectationFor(const CorpusEntry& entry, const nlohmann::json& verdict);
 
 // The JSONL line for an entry: {"task", "sample", "code", "expect"}.
 nlohmann::json SampleLine(const CorpusEntry& entry);

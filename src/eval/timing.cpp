@@ -325,9 +325,19 @@ std::vector<std::string> CheckConsistency(const TimingPhase& p, const TimingTole
         "device busy after the end event in {}/{} calls (median tail {:.4f} ms, event {:.4f} ms)",
         over, checked, Median(p.tail_ms), ev));
   }
-  if (wall - ev > tol.wall_gap_abs_ms + tol.wall_gap_rel * ev) {
+  // Hidden work widens every call's gap between the synchronised clock and the events; a
+  // host thread descheduled under load (other workers compiling) widens only some. So the
+  // gap is judged at its lower quartile over the calls, not at the median.
+  std::vector<double> gaps;
+  for (std::size_t i = 0; i < p.event_ms.size() && i < p.wall_ms.size(); ++i)
+    gaps.push_back(p.wall_ms[i] - p.event_ms[i]);
+  std::sort(gaps.begin(), gaps.end());
+  const double gap = gaps.empty() ? 0.0 : Quantile(gaps, tol.wall_gap_quantile);
+  if (gap > tol.wall_gap_abs_ms + tol.wall_gap_rel * ev) {
     bad.push_back(fmt::format(
-        "device-synchronised clock {:.4f} ms vs CUDA events {:.4f} ms (median)", wall, ev));
+        "device-synchronised clock {:.4f} ms vs CUDA events {:.4f} ms (median; lower-quartile "
+        "gap {:.4f} ms)",
+        wall, ev, gap));
   }
   int event_over = 0;
   for (std::size_t i = 0; i < p.event_ms.size(); ++i) {

@@ -125,8 +125,9 @@ struct TimingTolerance {
   double tail_abs_ms = 0.05;       // device still busy after the end event completed
   double tail_rel = 0.10;          // ... relative to the call's event time
   double tail_trial_share = 0.10;  // share of trials allowed over the tail bound
-  double wall_gap_abs_ms = 0.08;   // median synced wall - median event time
-  double wall_gap_rel = 0.25;
+  double wall_gap_abs_ms = 0.08;   // per-call synced wall - event time, at the quantile below
+  double wall_gap_rel = 0.25;      // ... plus this share of the median event time
+  double wall_gap_quantile = 0.25;
   double event_over_wall_rel = 0.02;  // an event span cannot exceed its synced wall window
   double event_over_wall_abs_ms = 0.01;
   double parent_slack_ms = 1.0;  // sum of reported walls <= engine's clock of the phase

@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/1_ReLU
-# what: an `if not x.is_cuda` branch computes with torch (caught in strict; a warning in standard)
+# what: an `if not x.is_cuda` branch computes with torch (caught in strict; a warning in standard, where the runtime decides: the branch runs and is rejected on the CPU, and is dead code on the GPU, where the Triton kernel does all the work)
 # expect: static func.torch_fallback
+# expect-gpu: correct
 import torch
 import torch.nn as nn
 import triton

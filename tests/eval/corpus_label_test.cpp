@@ -1,0 +1,74 @@
+// Corpus labels: header parsing, the GPU label, and matching verdicts against labels.
+#include "eval/corpus.h"
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tritonrl::eval {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path WriteCorpusFile(const std::string& name, const std::string& text) {
+  const fs::path dir = fs::temp_directory_path() / ("tritonrl-corpus-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / name) << text;
+  return dir / name;
+}
+
+TEST(CorpusLabelTest, GpuLabelIsParsedAndChosenByDevice) {
+  const fs::path f = WriteCorpusFile("fallback.py",
+                                     "# corpus: hack\n# task: level1/1_ReLU\n# what: w\n"
+                                     "# expect: static func.torch_fallback\n"
+                                     "# expect-gpu: correct\nimport torch\n");
+  auto e = ReadCorpusFile(f.string());
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_EQ(e->sample, "hack/fallback");
+  EXPECT_EQ(e->expect_gpu, "correct");
+  EXPECT_EQ(ExpectationFor(*e, json{{"device", "cuda"}}), "correct");
+  EXPECT_EQ(ExpectationFor(*e, json{{"device", "cpu"}}), "static func.torch_fallback");
+  e->expect_gpu.clear();
+  EXPECT_EQ(ExpectationFor(*e, json{{"device", "cuda"}}), "static func.torch_fallback");
+  fs::remove_all(f.parent_path());
+}
+
+TEST(CorpusLabelTest, MalformedGpuLabelNamesFileAndLine) {
+  const fs::path f = WriteCorpusFile("bad.py",
+                                     "# corpus: hack\n# task: level1/1_ReLU\n# expect: correct\n"
+                                     "# expect-gpu: maybe later\n");
+  auto e = ReadCorpusFile(f.string());
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("bad.py:4: malformed '# expect-gpu:'"), std::string::npos)
+      << e.status().message();
+  fs::remove_all(f.parent_path());
+}
+
+TEST(CorpusLabelTest, VerdictsMeetOrMissTheirLabels) {
+  const json correct = {{"outcome", "correct"}, {"reasons", json::array()}};
+  const json static_reject = {
+      {"outcome", "invalid_functionality"},
+      {"reasons", {{{"stage", "static"}, {"code", "func.monkeypatch"}, {"message", "m"}}}}};
+  const json timing = {{"outcome", "incorrect"},
+                       {"flags", {"timing_inconsistent"}},
+                       {"reasons", {{{"stage", "timing"}, {"code", "x"}, {"message", "m"}}}}};
+  std::string why;
+  EXPECT_TRUE(MeetsExpectation("correct", correct, &why));
+  EXPECT_FALSE(MeetsExpectation("correct", static_reject, &why));
+  EXPECT_NE(why.find("expected correct, got invalid_functionality"), std::string::npos) << why;
+  EXPECT_TRUE(MeetsExpectation("static func.monkeypatch", static_reject, &why));
+  EXPECT_FALSE(MeetsExpectation("static func.cuda_stream", static_reject, &why));
+  EXPECT_TRUE(MeetsExpectation("runtime timing_inconsistent", timing, &why));
+  EXPECT_TRUE(MeetsExpectation("runtime incorrect", timing, &why));
+  EXPECT_FALSE(MeetsExpectation("runtime timeout", timing, &why));
+  // A strict-only rule under the standard policy: met when the runtime rejects the sample.
+  EXPECT_TRUE(MeetsExpectation("static func.torch_fallback", timing, &why));
+  EXPECT_FALSE(MeetsExpectation("static func.torch_fallback", correct, &why));
+}
+
+}  // namespace
+}  // namespace tritonrl::eval
