@@ -69,7 +69,7 @@ rc_faults=$?
 # 4. Same command again: every verdict must come from the cache.
 t2=$(date +%s.%N)
 "$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/corpus.jsonl" --jobs "$JOBS" --json \
-  --db "$OUT/results.db" >"$TMP/again.json" 2>>"$LOG"
+  --db "$OUT/results.db" "${EXTRA[@]}" >"$TMP/again.json" 2>>"$LOG"
 t3=$(date +%s.%N)
 
 "$TRITONRL_PYTHON" - "$OUT/eval_corpus.json" "$TMP/again.json" "$t0" "$t1" "$t2" "$t3" "$rc_eval" "$rc_corpus" "$rc_faults" \

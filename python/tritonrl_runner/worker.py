@@ -181,7 +181,10 @@ class Worker:
             init = taskmod.init_inputs(task, req["init_seed"])
             model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype)
             self.send({"type": "stage", "stage": "build", "variant": variant, "ms": _ms(t1)})
-            for index, trial in enumerate(req["trials"]):
+            # The engine may run fewer trials on a variant (the large one on the GPU); it names them.
+            indices = (req.get("variant_trials") or {}).get(variant, range(len(req["trials"])))
+            for index in indices:
+                trial = req["trials"][index]
                 self.stage = "trial"
                 self._trial(task, taskmod, hooks, model, variant, index, trial, device, recorder, audit, cand_file)
         if clock is not None:

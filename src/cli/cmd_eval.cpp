@@ -52,6 +52,7 @@ struct Options {
   double lazy_threshold = 0.8, speedup_cap = 10.0;
   bool cpu_timing = false, no_timing = false;
   int jobs = 1, trials = 5;
+  int large_trials = 2;      // correctness trials of the 'large' variant
   double stage_timeout = 0;  // seconds; 0 = defaults
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
 };
@@ -282,6 +283,8 @@ int RunEval(const Options& o) {
   cfg.device = device;
   const std::uint64_t secret = ev::DrawSecretSeed();
   cfg.schedule = ev::MakeSchedule(o.trials, secret);
+  if (o.large_trials < 1) Fail("--large-trials must be at least 1");
+  cfg.large_variant_trials = o.large_trials;
   cfg.init_seed = static_cast<std::int64_t>(ev::DrawSecretSeed() % 1000000007ULL);
   cfg.keep_work = o.keep_work;
   if (o.timing_trials < 5) Fail("--timing-trials must be at least 5");
@@ -343,6 +346,7 @@ int RunEval(const Options& o) {
   const json config_json = {{"evaluator", kEvaluatorVersion},
                             {"device", device},
                             {"trials", o.trials},
+                            {"large_trials", o.large_trials},
                             {"static", !o.no_static},
                             {"policy", o.policy},
                             {"sandbox", !o.no_sandbox},
@@ -578,6 +582,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "auto, cpu (Triton interpreter, small variant) or cuda");
        sub.add_option("--jobs", o->jobs, "samples evaluated in parallel");
        sub.add_option("--trials", o->trials, "correctness trials per variant (at least 5)");
+       sub.add_option("--large-trials", o->large_trials,
+                      "correctness trials of the 'large' variant, the secret one included "
+                      "(default 2; large variants are sized for timing)");
        sub.add_flag("--json", o->json_out,
                     "print one JSON document (metrics and per-sample verdicts)");
        sub.add_option("--report", o->report, "write a self-contained HTML report");

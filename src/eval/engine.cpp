@@ -140,7 +140,7 @@ struct WorkerRun {
 
 // Drives one worker through its fixed frame sequence with a deadline per stage.
 WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::string& dir,
-                      bool candidate, int trials) {
+                      bool candidate) {
   WorkerRun run;
   const auto t0 = Clock::now();
   SpawnSpec spec;
@@ -164,7 +164,8 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   // Expected sequence: hello, variants, [stage import], per variant: stage build + trials, done.
   std::string pending = "startup";
   std::size_t variants = 0, variant_at = 0;
-  int trial_at = 0;
+  std::vector<std::string> variant_names;
+  int trial_at = 0, trials = 0;
   bool built = false;
   auto timeout_for = [&](const std::string& stage) {
     if (stage == "startup") return cfg.startup_timeout;
@@ -228,7 +229,8 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     if (type == "hello") {
       hello = true;
     } else if (type == "variants") {
-      variants = GetStrings(h, "variants").size();
+      variant_names = GetStrings(h, "variants");
+      variants = variant_names.size();
       if (variants == 0 || variants > 16) {
         run.end = WorkerEnd::kProtocol;
         run.detail = "bad variant list";
@@ -259,7 +261,13 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     } else if (type == "profile") {
       pending = "done";
     } else if (type == "stage") {
+      if (variant_at >= variant_names.size()) {
+        run.end = WorkerEnd::kProtocol;
+        run.detail = "a build stage beyond the variant list";
+        break;
+      }
       built = true;
+      trials = static_cast<int>(TrialIndicesFor(cfg, variant_names[variant_at]).size());
       pending = trials > 0 ? "trial" : "next";
       trial_at = 0;
     } else if (type == "trial") {
@@ -295,6 +303,8 @@ json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::st
               {"perturb", perturb}};
   if (!candidate_path.empty()) req["candidate_path"] = candidate_path;
   if (!variants.empty()) req["variants"] = variants;
+  if (const auto large = TrialIndicesFor(cfg, "large"); large.size() < cfg.schedule.size())
+    req["variant_trials"] = {{"large", large}};
   if (cfg.timing.enabled) req["timing"] = TimingRequest(cfg.timing, "");
   return req;
 }
@@ -469,10 +479,31 @@ std::vector<TrialSpec> MakeSchedule(int trials, std::uint64_t secret_seed) {
   int pub = 0;
   for (int i = 0; i < trials; ++i) {
     TrialSpec t;
-    t.seed = i == secret_at ? static_cast<std::int64_t>(secret_seed) : 42 + 1000003LL * pub++;
+    t.secret = i == secret_at;
+    t.seed = t.secret ? static_cast<std::int64_t>(secret_seed) : 42 + 1000003LL * pub++;
     t.train = i % 4 == 0 || i % 4 == 2;
     t.grad = i % 4 == 0 || i % 4 == 3;
     out.push_back(t);
+  }
+  return out;
+}
+
+std::vector<int> TrialIndicesFor(const EngineConfig& cfg, const std::string& variant) {
+  const int n = static_cast<int>(cfg.schedule.size());
+  const int cap = cfg.large_variant_trials;
+  std::vector<int> out;
+  if (variant != "large" || cap <= 0 || cap >= n) {
+    for (int i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  int publics = cap - 1;
+  for (int i = 0; i < n; ++i) {
+    if (cfg.schedule[static_cast<std::size_t>(i)].secret) {
+      out.push_back(i);
+    } else if (publics > 0) {
+      out.push_back(i);
+      --publics;
+    }
   }
   return out;
 }
@@ -506,7 +537,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   }
   WorkDir guard{*dir, cfg.keep_work};
   const json req = MakeRequest(cfg, "reference", task_path, "", {}, 0);
-  const WorkerRun run = DriveWorker(cfg, req, *dir, false, static_cast<int>(cfg.schedule.size()));
+  const WorkerRun run = DriveWorker(cfg, req, *dir, false);
   ref.ms = run.wall_ms;
   ref.sandbox = run.fin.sandbox;
   if (run.end != WorkerEnd::kDone) {
@@ -590,8 +621,7 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
   }
   const json req = MakeRequest(cfg, "candidate", task_path, fs::canonical(cand_path).string(),
                                ref.variants, cfg.malloc_perturb);
-  const int trials = static_cast<int>(cfg.schedule.size());
-  const WorkerRun run = DriveWorker(cfg, req, *dir, true, trials);
+  const WorkerRun run = DriveWorker(cfg, req, *dir, true);
   v.sandbox = run.fin.sandbox.ToJson();
   v.timings_ms["reference"] = ref.ms;
   for (const auto& [stage, ms] : run.stage_ms) {

@@ -28,8 +28,9 @@ namespace tritonrl::eval {
 // One forward call of the correctness protocol.
 struct TrialSpec {
   std::int64_t seed = 0;
-  bool train = true;  // nn.Module mode
-  bool grad = true;   // torch.set_grad_enabled
+  bool train = true;    // nn.Module mode
+  bool grad = true;     // torch.set_grad_enabled
+  bool secret = false;  // the trial seeded with the run's secret
 };
 
 // Public seeds (derived from 42, as KernelBench) for all trials but one, which
@@ -46,6 +47,10 @@ struct EngineConfig {
   std::string work_dir;        // private per-worker folders are made (and removed) here
   std::string device = "cpu";  // "cpu" (TRITON_INTERPRET=1, small variant) or "cuda" (all variants)
   std::vector<TrialSpec> schedule;
+  // Correctness trials of the "large" variant (0: the whole schedule). Large variants are sized
+  // for timing; shipping and hashing GB-sized outputs every trial would dominate a GPU run. The
+  // secret trial is always among them.
+  int large_variant_trials = 0;
   std::int64_t init_seed = 42;  // torch seed before Model(...) and ModelNew(...)
   SandboxOptions sandbox;
   std::vector<sock_filter> seccomp_program;  // BuildSeccompProgram(sandbox.forbid_fork)
@@ -59,6 +64,10 @@ struct EngineConfig {
   std::string device_model;  // nvidia-smi name: roofline peaks
   bool keep_work = false;    // keep worker folders (debugging)
 };
+
+// The schedule indices a variant runs, in order: all of them, or for the "large" variant with
+// large_variant_trials set, the secret trial and the first public ones.
+std::vector<int> TrialIndicesFor(const EngineConfig& config, const std::string& variant);
 
 struct OutputRecord {
   DType dtype = DType::kFloat32;

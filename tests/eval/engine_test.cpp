@@ -130,6 +130,23 @@ TEST_F(EngineTest, FailedReferenceIsAnInfraFailure) {
   EXPECT_TRUE(v.infra_failure);
 }
 
+TEST(ScheduleTest, LargeVariantKeepsTheSecretTrial) {
+  EngineConfig cfg;
+  cfg.schedule = MakeSchedule(5, 7);  // secret at 7 % 5 = 2
+  ASSERT_TRUE(cfg.schedule[2].secret);
+  EXPECT_EQ(TrialIndicesFor(cfg, "large"), (std::vector<int>{0, 1, 2, 3, 4}));  // no cap set
+  cfg.large_variant_trials = 2;
+  EXPECT_EQ(TrialIndicesFor(cfg, "large"), (std::vector<int>{0, 2}));
+  EXPECT_EQ(TrialIndicesFor(cfg, "medium"), (std::vector<int>{0, 1, 2, 3, 4}));
+  cfg.large_variant_trials = 1;
+  EXPECT_EQ(TrialIndicesFor(cfg, "large"), (std::vector<int>{2}));
+  cfg.schedule = MakeSchedule(5, 5);  // secret at 0
+  cfg.large_variant_trials = 3;
+  EXPECT_EQ(TrialIndicesFor(cfg, "large"), (std::vector<int>{0, 1, 2}));
+  cfg.large_variant_trials = 9;  // more than the schedule: all of it
+  EXPECT_EQ(TrialIndicesFor(cfg, "large").size(), 5u);
+}
+
 TEST(ScheduleTest, OneSecretSeedAndAllModes) {
   const auto a = MakeSchedule(5, 123456789);
   const auto b = MakeSchedule(5, 987654321);

@@ -160,3 +160,19 @@ def test_input_mutation_and_aliasing_are_reported(tmp_path):
     for t in trials(run_worker(tmp_path, "candidate", ALIAS)):
         assert t["outputs"][0]["alias"] is True
         assert t["launches"] == []
+
+
+def test_variant_trials_limit_the_large_variant(tmp_path):
+    # The engine names the trials a variant runs (GB-sized large variants on the GPU).
+    task = tmp_path / "task.py"
+    task.write_text(TASK.replace('"medium": {"rows": 4, "cols": 48}', '"large": {"rows": 2, "cols": 8}'))
+    allow = tmp_path / "allow.json"
+    allow.write_text((ROOT / "src" / "verify" / "allowlist.json").read_text())
+    three = TRIALS + [{"seed": 3, "train": True, "grad": False}]
+    req = {"role": "reference", "task_path": str(task), "device": "cpu", "init_seed": 7, "trials": three,
+           "allowlist_path": str(allow), "perturb": 1, "variants": ["small", "large"],
+           "variant_trials": {"large": [0, 2]}}
+    frames, err = drive_worker(tmp_path, req)
+    ran = [(h["variant"], h["index"], h["seed"]) for h, _ in frames if h["type"] == "trial"]
+    assert ran == [("small", 0, 1), ("small", 1, 2), ("small", 2, 3), ("large", 0, 1), ("large", 2, 3)], err
+    assert frames[-1][0]["type"] == "done"
