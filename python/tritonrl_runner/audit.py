@@ -192,7 +192,7 @@ def audit_variant(mod, level, variant: str, device: str, seed: int) -> dict:
     atol, rtol = taskmod.tolerance(mod)
     init = taskmod.init_inputs(mod, seed)
     model = taskmod.build_model(mod.Model, init, seed, device, dtype)
-    inputs = taskmod.to_device(taskmod.make_inputs(mod, seed), device)
+    inputs = taskmod.to_device(taskmod.make_inputs(mod, seed, device), device)
 
     def run(xs, mode=None):
         with torch.no_grad(), (mode if mode is not None else contextlib.nullcontext()):
@@ -210,7 +210,7 @@ def audit_variant(mod, level, variant: str, device: str, seed: int) -> dict:
         "finite": all(bool(torch.isfinite(o).all()) for o in floats),
         "not_constant": all(o.numel() <= 1 or bool(o.max() != o.min()) for o in ref),
     }
-    other = taskmod.to_device(taskmod.make_inputs(mod, seed + 1), device)
+    other = taskmod.to_device(taskmod.make_inputs(mod, seed + 1, device), device)
     checks["input_sensitive"] = not taskmod.compare(run(other), ref, atol, rtol).ok
     res["checks"] = checks
 

@@ -23,7 +23,7 @@ Stable API (the evaluation engine imports these; keep signatures):
         Set the variant's overrides as module globals (restoring any earlier
         variant's overrides first) and return the overrides. "default" on a
         file without VARIANTS, or a file's own defaults, is a no-op.
-    make_inputs(mod, seed) -> list
+    make_inputs(mod, seed, device=None) -> list
         ``torch.manual_seed(seed)`` then ``list(mod.get_inputs())``.
     init_inputs(mod, seed) -> list
         ``torch.manual_seed(seed)`` then ``list(mod.get_init_inputs())``.
@@ -130,7 +130,18 @@ def apply_variant(mod, name: str) -> dict:
     return overrides
 
 
-def make_inputs(mod, seed: int) -> list:
+def make_inputs(mod, seed: int, device=None) -> list:
+    """The task's get_inputs() under `seed`. With a CUDA `device` the tensors are created there
+    directly (torch.device context): generating GB-sized inputs on the CPU and copying them took
+    seconds per call on the H200. Both workers use the same path, so they see the same values; a
+    get_inputs() that cannot run under the device context falls back to the CPU."""
+    if device is not None and torch.device(device).type == "cuda":
+        try:
+            with torch.device(device):
+                torch.manual_seed(seed)
+                return list(mod.get_inputs())
+        except Exception:
+            pass
     torch.manual_seed(seed)
     return list(mod.get_inputs())
 

@@ -218,7 +218,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         model = torch.compile(model)
     model.eval()
-    base = taskmod.to_device(taskmod.make_inputs(task, int(spec["input_seed"])), device)
+    base = taskmod.to_device(taskmod.make_inputs(task, int(spec["input_seed"]), device), device)
     input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
     flush_n = flush_bytes_for(clock.l2_bytes)
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)

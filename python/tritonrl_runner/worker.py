@@ -218,7 +218,7 @@ class Worker:
         import torch
         from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-        inputs = taskmod.to_device(taskmod.make_inputs(task, trial["seed"]), device)
+        inputs = taskmod.to_device(taskmod.make_inputs(task, trial["seed"], device), device)
         if recorder is not None:
             inputs = self._reuse_storage(index, inputs)
         hash_before = _hash_inputs(inputs)

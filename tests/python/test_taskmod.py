@@ -148,3 +148,16 @@ def test_compare_allclose_and_rel_l2():
     assert not taskmod.compare(nan, ref, 1e9, 1e9).ok
     assert taskmod.compare((ref, 2.0), (ref.clone(), 2.0), 1e-4, 1e-4).ok
     assert not taskmod.compare((ref,), (ref, ref), 1e-4, 1e-4).ok
+
+
+def test_make_inputs_device_cpu_matches_the_default_path(tmp_path):
+    # The CUDA path is taken only for CUDA devices; a CPU device keeps the CPU generator's values.
+    p = tmp_path / "t.py"
+    p.write_text("import torch\ndef get_inputs():\n    return [torch.randn(3, 5), 7]\n"
+                 "def get_init_inputs():\n    return []\nclass Model(torch.nn.Module):\n"
+                 "    def forward(self, x, k):\n        return x * k\n")
+    mod = taskmod.load_module(str(p))
+    a = taskmod.make_inputs(mod, 11)
+    b = taskmod.make_inputs(mod, 11, "cpu")
+    assert torch.equal(a[0], b[0]) and a[1] == b[1] == 7
+    assert not torch.equal(a[0], taskmod.make_inputs(mod, 12, "cpu")[0])
