@@ -33,9 +33,15 @@ audit() {  # name dir [extra args]
 }
 
 rc=0
-audit ours "$ROOT/tasks" || rc=1
+# OURS_ARGS: extra arguments for our suite, to split the audit over calls (about 9 s per task and
+# variant on the H200 before inputs were generated on the device), e.g. "--variants large" or
+# "--tasks level1/1_ReLU,level1/3_Softmax"; OURS=0 skips our suite (KernelBench only).
+read -r -a OURS_EXTRA <<<"${OURS_ARGS:-}"
+if [[ "${OURS:-1}" != 0 ]]; then
+  audit ours "$ROOT/tasks" "${OURS_EXTRA[@]}" || rc=1
+fi
 if [[ -n "${KB:-}" ]]; then
-  for level in level1 level2; do
+  for level in ${KB_LEVELS:-level1 level2}; do
     mkdir -p "$OUT/kb_$level" && ln -sfn "$KB/$level" "$OUT/kb_$level/$level"
     audit "kernelbench_$level" "$OUT/kb_$level" || true  # findings, not a failure of ours
     rm -rf "$OUT/kb_$level"
