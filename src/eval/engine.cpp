@@ -150,7 +150,7 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   spec.env = WorkerEnv(cfg, dir);
   spec.cwd = dir + "/tmp";
   spec.log_path = dir + "/worker.log";
-  spec.writable_dir = dir;
+  spec.writable_dirs = {dir + "/tmp", dir + "/home", dir + "/triton-cache"};
   spec.sandbox = cfg.sandbox;
   spec.seccomp_program = cfg.seccomp_program.empty() ? nullptr : &cfg.seccomp_program;
   auto child = Spawn(spec);

@@ -60,20 +60,20 @@ bool SetLimit(int resource, std::uint64_t value) {
   return setrlimit(resource, &lim) == 0;
 }
 
-// Inside a private mount namespace: every mount read-only (mount_setattr, recursive),
-// then the worker's own folder bound writable on top of itself, and a private
-// /dev/shm. Device nodes stay usable: a read-only mount does not stop writes to them.
-bool MakeFilesystemReadOnly(const char* writable_dir) {
-  if (writable_dir == nullptr || writable_dir[0] == '\0') return false;
-  if (mount(writable_dir, writable_dir, nullptr, MS_BIND | MS_REC, nullptr) != 0) return false;
+// Inside a private mount namespace: every mount read-only (mount_setattr, recursive), then a
+// fresh size-capped tmpfs on each scratch folder and on /dev/shm. Device nodes stay usable: a
+// read-only mount does not stop writes to them.
+bool MakeFilesystemReadOnly(const std::vector<std::string>& scratch, const char* tmpfs_options) {
+  if (scratch.empty()) return false;
   struct mount_attr ro = {};
   ro.attr_set = MOUNT_ATTR_RDONLY;
   if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0) return false;
-  struct mount_attr rw = {};
-  rw.attr_clr = MOUNT_ATTR_RDONLY;
-  if (syscall(SYS_mount_setattr, AT_FDCWD, writable_dir, 0, &rw, sizeof rw) != 0) return false;
-  // A fresh tmpfs: shared memory of other processes stays out of reach.
-  mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777");
+  for (const std::string& dir : scratch) {
+    if (mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_options) != 0)
+      return false;
+  }
+  // Shared memory of other processes stays out of reach.
+  mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_options);
   return true;
 }
 
@@ -94,7 +94,7 @@ bool DropCapabilities() {
 // Runs in the forked child: async-signal-safe calls only.
 [[noreturn]] void ChildMain(const SpawnSpec& spec, char* const* argv, char* const* envp, int in_fd,
                             int out_fd, int report_fd, int log_fd, int null_fd, sock_filter* prog,
-                            unsigned short prog_len) {
+                            unsigned short prog_len, const char* tmpfs_options) {
   std::int32_t bits = 0;
   const SandboxOptions& sb = spec.sandbox;
   if (setsid() >= 0) bits |= kBitSetsid;
@@ -141,7 +141,7 @@ bool DropCapabilities() {
     }
     if ((sb.read_only_fs || sb.private_proc) && unshare(CLONE_NEWNS) == 0 &&
         mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0) {
-      if (sb.read_only_fs && MakeFilesystemReadOnly(spec.writable_dir.c_str()))
+      if (sb.read_only_fs && MakeFilesystemReadOnly(spec.writable_dirs, tmpfs_options))
         bits |= kBitReadOnlyFs;
       // proc belongs to the PID namespace of the process that mounts it.
       if (sb.private_proc && (bits & kBitPidNs) &&
@@ -300,6 +300,9 @@ Result<Child> Spawn(const SpawnSpec& spec) {
   envp.push_back(nullptr);
   std::vector<sock_filter> prog;
   if (spec.seccomp_program) prog = *spec.seccomp_program;
+  // Formatted before fork: the child may not allocate.
+  const std::string tmpfs_options =
+      fmt::format("size={},nr_inodes=65536,mode=0700", spec.sandbox.scratch_bytes);
 
   int in_pipe[2], out_pipe[2], rep_pipe[2];
   if (pipe2(in_pipe, O_CLOEXEC) != 0) return Status::IoError("pipe2 failed");
@@ -333,7 +336,8 @@ Result<Child> Spawn(const SpawnSpec& spec) {
   }
   if (pid == 0) {
     ChildMain(spec, argv.data(), envp.data(), in_pipe[0], out_pipe[1], rep_pipe[1], log_fd, null_fd,
-              prog.empty() ? nullptr : prog.data(), static_cast<unsigned short>(prog.size()));
+              prog.empty() ? nullptr : prog.data(), static_cast<unsigned short>(prog.size()),
+              tmpfs_options.c_str());
   }
   for (int fd : {in_pipe[0], out_pipe[1], rep_pipe[1], log_fd, null_fd}) close(fd);
   Child child;

@@ -6,15 +6,13 @@
 // stderr to a log file, every other fd closed, rlimits, unshare of the network
 // and PID namespaces, PR_SET_NO_NEW_PRIVS, and a seccomp filter compiled in the
 // parent (BuildSeccompProgram). The worker also gets its own mount namespace:
-// the whole tree read-only except its own folder, a private /dev/shm, and (in
-// the PID namespace) a fresh /proc that shows only its own processes; then it
-// drops every capability (bounding, ambient, inheritable,
-// permitted, effective), so even as root it cannot open another process's
-// /proc/PID/mem. With a PID namespace the forked child stays
-// outside as a small relay that waits for the worker (PID 1 inside, so it cannot
-// see or signal any process outside) and passes its wait status back. What the
-// child achieved is reported on a close-on-exec pipe before exec, so the
-// candidate can never write to it.
+// the whole tree read-only except its scratch folders (size-capped tmpfs), a private /dev/shm, and
+// (in the PID namespace) a fresh /proc that shows only its own processes; then it drops every
+// capability (bounding, ambient, inheritable, permitted, effective), so even as root it cannot open
+// another process's /proc/PID/mem. With a PID namespace the forked child stays outside as a small
+// relay that waits for the worker (PID 1 inside, so it cannot see or signal any process outside)
+// and passes its wait status back. What the child achieved is reported on a close-on-exec pipe
+// before exec, so the candidate can never write to it.
 #pragma once
 
 #include <linux/filter.h>
@@ -39,8 +37,9 @@ struct SandboxOptions {
   bool pid_namespace = true;
   bool net_namespace = true;
   bool seccomp = true;
-  bool private_proc = true;       // mount namespace + fresh /proc (needs the PID namespace)
-  bool read_only_fs = true;       // mount namespace: all read-only but SpawnSpec::writable_dir
+  bool private_proc = true;  // mount namespace + fresh /proc (needs the PID namespace)
+  bool read_only_fs = true;  // mount namespace: all read-only but SpawnSpec::writable_dirs
+  std::uint64_t scratch_bytes = 512ull << 20;  // size of each writable folder (a tmpfs)
   bool drop_capabilities = true;  // an empty capability set survives exec even for uid 0
   // fork() is always refused; this also refuses vfork-style spawns (CPU). The
   // GPU needs them: Triton runs ptxas and a C compiler on first launch.
@@ -74,8 +73,10 @@ struct SpawnSpec {
   std::vector<std::string> argv;  // argv[0]: the executable's path
   std::vector<std::string> env;   // the complete environment ("KEY=VALUE")
   std::string cwd;
-  std::string log_path;      // stdout and stderr; empty: /dev/null
-  std::string writable_dir;  // the one writable folder under read_only_fs (the worker's own)
+  std::string log_path;  // stdout and stderr; empty: /dev/null
+  // Under read_only_fs the only writable places: each becomes a fresh tmpfs of
+  // sandbox.scratch_bytes (so many files below the file-size limit cannot fill a disk either).
+  std::vector<std::string> writable_dirs;
   SandboxOptions sandbox;
   const std::vector<sock_filter>* seccomp_program = nullptr;  // from BuildSeccompProgram
 };

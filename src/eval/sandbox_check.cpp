@@ -100,7 +100,7 @@ SandboxProbe RunSandboxProbe(const EngineConfig& cfg, const SandboxOptions& opti
   spec.env = WorkerEnv(cfg, tmpl);
   spec.cwd = tmpl + "/tmp";
   spec.log_path = tmpl + "/probe.log";
-  spec.writable_dir = tmpl;
+  spec.writable_dirs = {tmpl + "/tmp", tmpl + "/home", tmpl + "/triton-cache"};
   spec.sandbox = options;
   spec.seccomp_program =
       options.seccomp && !cfg.seccomp_program.empty() ? &cfg.seccomp_program : nullptr;

@@ -156,15 +156,15 @@ TEST(ProcessTest, FileSizeLimitHolds) {
   const fs::path dir = fs::temp_directory_path() / ("tritonrl-fsize-" + std::to_string(getpid()));
   fs::create_directories(dir);
   spec.env.push_back("TMPDIR=" + dir.string());
-  spec.writable_dir = dir.string();
+  spec.writable_dirs = {dir.string()};
   spec.sandbox.file_size_bytes = 1 << 20;
   const Finished f = RunToEnd(spec);
   fs::remove_all(dir);
   EXPECT_EQ(f.exit.code, 42) << f.exit.ToString();
 }
 
-// What a candidate sees of the machine: its own folder writable and nothing
-// else, only its own processes in /proc, no capabilities left (uid 0 included).
+// What a candidate sees of the machine: a size-capped scratch folder and nothing else
+// writable, only its own processes in /proc, no capabilities left (uid 0 included).
 TEST(ProcessTest, MountNamespaceAndCapabilitiesIsolateTheWorker) {
   const fs::path base = fs::temp_directory_path() / ("tritonrl-iso-" + std::to_string(getpid()));
   const fs::path own = base / "worker";
@@ -177,13 +177,19 @@ TEST(ProcessTest, MountNamespaceAndCapabilitiesIsolateTheWorker) {
       "try:\n open(os.path.join(os.path.dirname(own), 'outside.txt'), 'w'); "
       "r.append('outside=ok')\n"
       "except OSError as e:\n r.append(f'outside={e.errno}')\n"
+      "try:\n"
+      " with open(os.path.join(own, 'big.bin'), 'wb') as f:\n"
+      "  for _ in range(16): f.write(bytes(1 << 20))\n"
+      " r.append('cap=none')\n"
+      "except OSError as e:\n r.append(f'cap={e.errno}')\n"
       "r.append(f\"pids={len([p for p in os.listdir('/proc') if p.isdigit()])}\")\n"
       "st = dict(l.split(':\\t') for l in open('/proc/self/status').read().splitlines() if ':\\t' "
       "in l)\n"
       "r.append(f\"capeff={st['CapEff']} capbnd={st['CapBnd']}\")\n"
       "os.write(4, ' '.join(r).encode())\n";
   SpawnSpec spec = Spec({TRITONRL_VENV_PYTHON, "-I", "-c", script, own.string()});
-  spec.writable_dir = own.string();
+  spec.writable_dirs = {own.string()};
+  spec.sandbox.scratch_bytes = 8 << 20;
   auto child = Spawn(spec);
   ASSERT_TRUE(child.ok());
   std::string said;
@@ -191,6 +197,7 @@ TEST(ProcessTest, MountNamespaceAndCapabilitiesIsolateTheWorker) {
   for (ssize_t n; (n = read(child->from_child, buf, sizeof buf)) > 0;) said.append(buf, n);
   const Finished f = Finish(*child, std::chrono::milliseconds(5000));
   const bool outside_exists = fs::exists(base / "outside.txt");
+  const bool inside_leaked = fs::exists(own / "inside.txt");
   fs::remove_all(base);
   EXPECT_EQ(f.exit.code, 0) << f.exit.ToString();
   if (getuid() != 0) {
@@ -202,8 +209,11 @@ TEST(ProcessTest, MountNamespaceAndCapabilitiesIsolateTheWorker) {
   }
   EXPECT_EQ(f.sandbox.Level(), "full");
   EXPECT_TRUE(f.sandbox.read_only_fs && f.sandbox.private_proc && f.sandbox.no_capabilities);
-  EXPECT_EQ(said, "inside=ok outside=30 pids=1 capeff=0000000000000000 capbnd=0000000000000000");
+  // EROFS outside, ENOSPC past the 8 MiB scratch cap.
+  EXPECT_EQ(said,
+            "inside=ok outside=30 cap=28 pids=1 capeff=0000000000000000 capbnd=0000000000000000");
   EXPECT_FALSE(outside_exists);
+  EXPECT_FALSE(inside_leaked);  // the scratch folder was a tmpfs of the worker's own
 }
 
 }  // namespace
