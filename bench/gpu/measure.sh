@@ -33,6 +33,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 BIN="${BIN:?set BIN to the folder holding tritonrl}"
+source "$ROOT/bench/gpu/libpath.sh"
 OUT="${OUT:?set OUT to the output folder}"
 mkdir -p "$OUT"
 STEPS="${*:-1 2 3 4}"

@@ -2,7 +2,7 @@
 # Null-model audit on the GPU (docs/tasks.md, "Null-model audit"): our suite on every
 # variant, and optionally a KernelBench checkout's level folders at their default shapes
 # (too large for the CPU audit). Needs $BIN/tritonrl (built on the CPU machine) and python3
-# with torch; no Triton compilation. Writes $OUT/audit_<name>.txt (streamed table) and
+# with torch; no Triton compilation. bench/gpu/libpath.sh sets LD_LIBRARY_PATH. Writes $OUT/audit_<name>.txt (streamed table) and
 # $OUT/audit_<name>.err (runner stderr tail); prints a summary per suite.
 #   BIN=... OUT=/tmp/out bench/gpu/tasks_audit.sh                   # tasks/, all variants
 #   BIN=... OUT=/tmp/out KB=/path/to/KernelBench bench/gpu/tasks_audit.sh
@@ -13,6 +13,7 @@ set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT="${OUT:-$ROOT/out/tasks_audit}"
 BIN="${BIN:-$ROOT/build}"
+source "$ROOT/bench/gpu/libpath.sh"
 TIMEOUT="${TIMEOUT:-300}"
 mkdir -p "$OUT"
 unset TRITON_INTERPRET
