@@ -475,6 +475,7 @@ int RunEval(const Options& o) {
 
   const bool any_to_run =
       std::any_of(jobs.begin(), jobs.end(), [](const ev::SampleJob& j) { return !j.pre_verdict; });
+  std::string sandbox_said = cfg.sandbox.enabled ? "" : ", no sandbox (test only)";
   if (cfg.sandbox.enabled && any_to_run) {
     // Some platforms refuse a sandbox feature only when the device initialises: find the
     // strongest sandbox this machine allows, say so, and record the level in every verdict.
@@ -491,6 +492,12 @@ int RunEval(const Options& o) {
                  choice.tried.back().dropped);
       cfg.sandbox = choice.options;
     }
+    if (choice.ok) {
+      sandbox_said = fmt::format(", sandbox {}{}", choice.tried.back().report.Level(),
+                                 choice.tried.back().dropped.empty()
+                                     ? ""
+                                     : " (" + choice.tried.back().dropped + " off)");
+    }
   }
 
   auto writer = tritonrl::store::VerdictWriter::Open(db);
@@ -499,8 +506,8 @@ int RunEval(const Options& o) {
   ev::Progress progress(jobs.size(), terminal, stderr);
   if (resumed)
     fmt::print(stderr, "eval: resuming run {}: {} samples already done\n", run.id, resumed);
-  fmt::print(stderr, "eval: {} samples on {} ({}), {} jobs, {} trials, run {}\n", jobs.size(),
-             device, device_model, o.jobs, o.trials, run.id);
+  fmt::print(stderr, "eval: {} samples on {} ({}), {} jobs, {} trials{}, run {}\n", jobs.size(),
+             device, device_model, o.jobs, o.trials, sandbox_said, run.id);
   ev::RunPool(cfg, jobs, o.jobs, [&](std::size_t i, ev::Verdict v) {
     const auto& rec = records[i];
     tritonrl::store::EvalResult result;
