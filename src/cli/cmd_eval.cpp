@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -386,6 +387,7 @@ int RunEval(const Options& o) {
 
   // Task records, static verification, cache lookups: everything decided before running.
   std::map<std::string, std::string> task_content;
+  std::map<std::string, std::string> task_by_path;  // task file -> task id
   std::vector<ev::SampleJob> jobs;
   std::vector<tritonrl::store::SampleRecord> records;
   std::vector<std::string> cache_keys;
@@ -403,6 +405,7 @@ int RunEval(const Options& o) {
       auto content = tritonrl::ReadFile(info->path);
       if (!content.ok()) Fail(content.status().message());
       task_content[l.task] = *content;
+      task_by_path[info->path] = l.task;
       tritonrl::store::TaskRecord t;
       t.id = l.task;
       t.content = *content;
@@ -493,11 +496,44 @@ int RunEval(const Options& o) {
       cfg.sandbox = choice.options;
     }
     if (choice.ok) {
-      sandbox_said = fmt::format(", sandbox {}{}", choice.tried.back().report.Level(),
-                                 choice.tried.back().dropped.empty()
-                                     ? ""
-                                     : " (" + choice.tried.back().dropped + " off)");
+      sandbox_said = fmt::format(
+          ", sandbox {}{}", choice.tried.back().report.Level(),
+          choice.tried.back().dropped.empty() ? "" : " (" + choice.tried.back().dropped + " off)");
     }
+  }
+
+  // Reference timings across runs: keyed by the task file, the timing protocol's settings, the
+  // GPU model and the evaluator; the re-checks still run every time (secret seeds).
+  std::mutex store_mu;  // the pool's threads share the store's connection
+  if (cfg.timing.enabled && !o.no_cache) {
+    const auto key_for = [&](const std::string& task_path) -> std::optional<std::string> {
+      auto id = task_by_path.find(task_path);
+      if (id == task_by_path.end()) return std::nullopt;
+      const json settings = {{"trials", cfg.timing.trials},     {"warmup", cfg.timing.warmup},
+                             {"baseline", cfg.timing.baseline}, {"device", device},
+                             {"device_model", device_model},    {"evaluator", kEvaluatorVersion}};
+      return tritonrl::store::Sha256Hex(task_content.at(id->second) + "\n" + settings.dump());
+    };
+    cfg.cached_reference_timing =
+        [&, key_for](const std::string& task_path) -> std::optional<ev::TimingPhase> {
+      const auto key = key_for(task_path);
+      if (!key) return std::nullopt;
+      std::lock_guard<std::mutex> lock(store_mu);
+      auto hit = store->LookupReferenceTiming(*key);
+      if (!hit.ok() || !hit->has_value()) return std::nullopt;
+      auto phase = ev::ReferenceTimingFromJson(json::parse(**hit, nullptr, false));
+      if (!phase.ok()) return std::nullopt;  // a damaged entry is re-measured
+      return *phase;
+    };
+    cfg.store_reference_timing = [&, key_for](const std::string& task_path,
+                                              const ev::TimingPhase& phase) {
+      const auto key = key_for(task_path);
+      if (!key) return;
+      std::lock_guard<std::mutex> lock(store_mu);
+      auto s = store->PutReferenceTiming(*key, task_by_path.at(task_path), device_model,
+                                         ev::ReferenceTimingToJson(phase).dump());
+      if (!s.ok()) fmt::print(stderr, "eval: reference timing not cached: {}\n", s.message());
+    };
   }
 
   auto writer = tritonrl::store::VerdictWriter::Open(db);

@@ -536,7 +536,11 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
     return ref;
   }
   WorkDir guard{*dir, cfg.keep_work};
-  const json req = MakeRequest(cfg, "reference", task_path, "", {}, 0);
+  json req = MakeRequest(cfg, "reference", task_path, "", {}, 0);
+  std::optional<TimingPhase> cached;
+  if (cfg.timing.enabled && cfg.cached_reference_timing)
+    cached = cfg.cached_reference_timing(task_path);
+  if (cached) req["timing"]["recheck_only"] = true;
   const WorkerRun run = DriveWorker(cfg, req, *dir, false);
   ref.ms = run.wall_ms;
   ref.sandbox = run.fin.sandbox;
@@ -556,13 +560,26 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
       ref.tolerance.rtol = GetDouble(f.header, "rtol", 1e-4);
       ref.dtype = GetString(f.header, "dtype");
     } else if (type == "timing") {
-      auto phase = ParseTimingFrame(f, cfg.timing);
-      if (phase.ok()) {
+      auto phase = ParseTimingFrame(f, cfg.timing, /*allow_recheck_only=*/cached.has_value());
+      if (!phase.ok()) {
+        ref.timing_error = phase.status().message();
+      } else if (phase->recheck_only) {
+        // Times from the cache, re-checks from this run (they depend on its secret seeds).
+        if (phase->variant != cached->variant) {
+          ref.timing_error = fmt::format("cached reference timing is for variant {}, not {}",
+                                         cached->variant, phase->variant);
+        } else {
+          TimingPhase merged = *cached;
+          merged.rechecks = std::move(phase->rechecks);
+          merged.recheck_trials = phase->recheck_trials;
+          merged.lease_wait_ms = run.lease_wait_ms;
+          ref.timing = std::move(merged);
+        }
+      } else {
         phase->parent_ms = run.timing_parent_ms;
         phase->lease_wait_ms = run.lease_wait_ms;
+        if (cfg.store_reference_timing) cfg.store_reference_timing(task_path, *phase);
         ref.timing = std::move(*phase);
-      } else {
-        ref.timing_error = phase.status().message();
       }
     } else if (type == "trial") {
       TrialRecord t;

@@ -63,6 +63,10 @@ struct EngineConfig {
   TimingOptions timing;      // the timing stage (src/eval/timing.h); off on the CPU
   std::string device_model;  // nvidia-smi name: roofline peaks
   bool keep_work = false;    // keep worker folders (debugging)
+  // The reference timing cache across runs (the CLI keeps it in the results store). With a hit
+  // the reference worker only re-checks; both may be empty. Called from pool threads.
+  std::function<std::optional<TimingPhase>(const std::string& task_path)> cached_reference_timing;
+  std::function<void(const std::string& task_path, const TimingPhase&)> store_reference_timing;
 };
 
 // The schedule indices a variant runs, in order: all of them, or for the "large" variant with

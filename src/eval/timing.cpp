@@ -216,14 +216,18 @@ json ToJson(const Stats& s) {
 
 // ---- the frame ----
 
-Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o) {
+Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
+                                     bool allow_recheck_only) {
   const json& h = f.header;
   TimingPhase p;
   p.variant = Str(h, "variant", 64);
   p.event_ms = Numbers(h, "event_ms");
   p.wall_ms = Numbers(h, "wall_ms");
   p.tail_ms = Numbers(h, "tail_ms");
-  const std::size_t n = o.seeds.size();
+  p.recheck_only = Bool(h, "recheck_only", false);
+  if (p.recheck_only && !allow_recheck_only)
+    return Status::ParseError("timing frame: re-checks only, but timed calls were asked for");
+  const std::size_t n = p.recheck_only ? 0 : o.seeds.size();
   if (p.event_ms.size() != n || p.wall_ms.size() != n || p.tail_ms.size() != n) {
     return Status::ParseError(fmt::format("timing frame: expected {} timed calls, got {}/{}/{}", n,
                                           p.event_ms.size(), p.wall_ms.size(), p.tail_ms.size()));
@@ -418,6 +422,7 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
                 {"reference_wall_ms", ToJson(Summarize(r.wall_ms))},
                 {"parent_phase_ms", c.parent_ms},
                 {"reference_parent_phase_ms", r.parent_ms},
+                {"reference_timing_cached", r.from_cache},
                 {"lease_wait_ms", c.lease_wait_ms},
                 {"warmup_ms", c.warmup_ms},
                 {"l2_bytes", c.l2_bytes},
@@ -436,6 +441,41 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
   if (!c.profile_error.empty()) j.evidence["profile_error"] = c.profile_error;
   if (j.implausible) j.evidence["implausible"] = j.implausible_why;
   return j;
+}
+
+json ReferenceTimingToJson(const TimingPhase& p) {
+  return {{"variant", p.variant},           {"event_ms", p.event_ms},
+          {"wall_ms", p.wall_ms},           {"tail_ms", p.tail_ms},
+          {"parent_ms", p.parent_ms},       {"input_bytes", p.input_bytes},
+          {"output_bytes", p.output_bytes}, {"l2_bytes", p.l2_bytes},
+          {"flush_bytes", p.flush_bytes},   {"warmup_ms", p.warmup_ms}};
+}
+
+Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
+  if (!j.is_object()) return Status::Corruption("cached reference timing: not a JSON object");
+  TimingPhase p;
+  p.variant = Str(j, "variant", 64);
+  p.event_ms = Numbers(j, "event_ms");
+  p.wall_ms = Numbers(j, "wall_ms");
+  p.tail_ms = Numbers(j, "tail_ms");
+  if (p.variant.empty() || p.event_ms.empty() || p.event_ms.size() != p.wall_ms.size() ||
+      p.event_ms.size() != p.tail_ms.size()) {
+    return Status::Corruption("cached reference timing: missing or mismatched fields");
+  }
+  for (const auto* v : {&p.event_ms, &p.wall_ms, &p.tail_ms}) {
+    for (double x : *v) {
+      if (!std::isfinite(x) || x < 0)
+        return Status::Corruption("cached reference timing: bad time");
+    }
+  }
+  p.parent_ms = Num(j, "parent_ms");
+  p.input_bytes = Int(j, "input_bytes");
+  p.output_bytes = Int(j, "output_bytes");
+  p.l2_bytes = Int(j, "l2_bytes");
+  p.flush_bytes = Int(j, "flush_bytes");
+  p.warmup_ms = Num(j, "warmup_ms");
+  p.from_cache = true;
+  return p;
 }
 
 }  // namespace tritonrl::eval

@@ -111,10 +111,19 @@ struct TimingPhase {
   nlohmann::json top_kernels = nlohmann::json::array();
   std::string profile_error;
   std::vector<RecheckSample> rechecks;
+  bool recheck_only = false;  // the reference only re-checked; its timings come from the cache
+  bool from_cache = false;    // event/wall/tail times of an earlier run (reference only)
 };
 
+// The reference's timed part (variant, times, sizes) for the cross-run cache; the re-checks are
+// not kept, they depend on each run's secret seeds.
+nlohmann::json ReferenceTimingToJson(const TimingPhase& phase);
+Result<TimingPhase> ReferenceTimingFromJson(const nlohmann::json& j);
+
 // Validates a "timing" frame against the plan (counts, types, payload bounds).
-Result<TimingPhase> ParseTimingFrame(const Frame& frame, const TimingOptions& options);
+// `allow_recheck_only`: the reference's frame may carry re-checks only (the engine asked for it).
+Result<TimingPhase> ParseTimingFrame(const Frame& frame, const TimingOptions& options,
+                                     bool allow_recheck_only = false);
 
 // Adds the profile pass (its own frame, sent after the lease is released:
 // kernel_share, own_kernel_ms, kernel_ms, top_kernels, profile_error).

@@ -122,6 +122,16 @@ CREATE TABLE trial_stats(
   FOREIGN KEY(run_id, task_id, sample_id) REFERENCES verdicts(run_id, task_id, sample_id)
 );
 )sql",
+    // 1 -> 2: reference timings kept across runs.
+    R"sql(
+CREATE TABLE reference_timings(
+  key TEXT PRIMARY KEY,
+  task_id TEXT NOT NULL,
+  device_model TEXT NOT NULL,
+  phase_json TEXT NOT NULL,
+  created_at TEXT NOT NULL
+);
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion, "one migration per schema version");
 
@@ -627,6 +637,28 @@ Result<std::optional<VerdictRecord>> Store::Lookup(const std::string& cache_key)
                                  "cache_key <> '' ORDER BY created_at DESC, rowid DESC LIMIT 1"));
   q.Bind(1, cache_key);
   return QueryOneVerdict(db, q);
+}
+
+Result<std::optional<std::string>> Store::LookupReferenceTiming(const std::string& key) {
+  const Db& db = impl_->db;
+  ASSIGN_OR_RETURN(q, db.Prepare("SELECT phase_json FROM reference_timings WHERE key = ?"));
+  q.Bind(1, key);
+  ASSIGN_OR_RETURN(row, q.Step());
+  if (!row) return std::optional<std::string>();
+  return std::optional<std::string>(q.Text(0));
+}
+
+Status Store::PutReferenceTiming(const std::string& key, const std::string& task_id,
+                                 const std::string& device_model, const std::string& phase_json) {
+  const Db& db = impl_->db;
+  ASSIGN_OR_RETURN(st, db.Prepare("INSERT OR REPLACE INTO reference_timings(key, task_id, "
+                                  "device_model, phase_json, created_at) VALUES(?, ?, ?, ?, ?)"));
+  return st.Bind(1, key)
+      .Bind(2, task_id)
+      .Bind(3, device_model)
+      .Bind(4, phase_json)
+      .Bind(5, NowUtc())
+      .Run();
 }
 
 Result<std::vector<SampleKey>> Store::DoneSamples(const std::string& run_id) {

@@ -24,7 +24,7 @@
 namespace tritonrl::store {
 
 // Schema version written to PRAGMA user_version by this build.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 // Lower-case hex SHA-256 of `data` (64 characters).
 std::string Sha256Hex(std::string_view data);
@@ -207,6 +207,12 @@ class Store {
 
   // Resume: the (task, sample) keys of run_id that have a verdict, sorted.
   Result<std::vector<SampleKey>> DoneSamples(const std::string& run_id);
+
+  // Reference timings kept across runs (the engine's TimingPhase as JSON), keyed by a hash
+  // of the task file, the timed variant's protocol settings, the GPU model and the evaluator.
+  Result<std::optional<std::string>> LookupReferenceTiming(const std::string& key);
+  Status PutReferenceTiming(const std::string& key, const std::string& task_id,
+                            const std::string& device_model, const std::string& phase_json);
   // The verdicts of a run with their timings, sorted by (task, sample).
   Result<std::vector<VerdictRecord>> LoadVerdicts(const std::string& run_id);
   Result<std::optional<VerdictRecord>> GetVerdict(const SampleKey& key);

@@ -36,3 +36,24 @@ p = plain["legit/relu_basic"]
 assert p["outcome"] == "correct" and p["speedup"] is None and "skipped" in p["evidence"]["timing"], p
 print("timing e2e: ok; cpu-timed speedup", ok["speedup"])
 PY
+
+# Reference timings are kept across runs in the store: a second run (another sample of the same
+# task, so no verdict comes from the cache) reuses the first run's reference times and still
+# re-checks the timed outputs against a fresh reference at its own seeds.
+"$BIN" corpus "$ROOT/tests/corpus/legit" --device cpu 2>/dev/null | grep '"legit/relu_2d_grid"' >"$T/s2.jsonl"
+grep '"legit/relu_basic"' "$T/s.jsonl" >"$T/s1.jsonl"
+for i in 1 2; do
+  "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s$i.jsonl" --device cpu --cpu-timing --timing-trials 6 \
+    --json --db "$T/keep.db" --work-dir "$T/k$i" >"$T/keep$i.json"
+done
+"$ROOT/.venv/bin/python" - "$T/keep1.json" "$T/keep2.json" <<'PY'
+import json, sys
+first = json.load(open(sys.argv[1]))["samples"][0]
+second = json.load(open(sys.argv[2]))["samples"][0]
+t1, t2 = first["evidence"]["timing"], second["evidence"]["timing"]
+assert first["outcome"] == second["outcome"] == "correct", (first, second)
+assert t1["reference_timing_cached"] is False and t2["reference_timing_cached"] is True, (t1, t2)
+assert t1["reference_event_ms"] == t2["reference_event_ms"], (t1["reference_event_ms"], t2["reference_event_ms"])
+assert t2["recheck_failures"] == [] and t2["rechecked_calls"] == 3, t2
+print("timing e2e: reference timing reused across runs")
+PY

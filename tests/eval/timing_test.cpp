@@ -289,6 +289,43 @@ TEST(TimingFrame, ParsesAndRejectsMalformed) {
   auto q = ParseTimingFrame(no_tamper_list, o);
   ASSERT_TRUE(q.ok());
   EXPECT_FALSE(CheckConsistency(*q).empty());  // a missing report counts as tampering
+
+  // Re-checks only: accepted from a reference the engine asked, refused otherwise (a candidate
+  // cannot skip its timed calls by claiming the mode).
+  Frame only = f;
+  only.header["recheck_only"] = true;
+  only.header["event_ms"] = only.header["wall_ms"] = only.header["tail_ms"] =
+      nlohmann::json::array();
+  EXPECT_FALSE(ParseTimingFrame(only, o).ok());
+  auto r = ParseTimingFrame(only, o, /*allow_recheck_only=*/true);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_TRUE(r->recheck_only);
+  EXPECT_EQ(r->rechecks.size(), 1u);
+  Frame only_with_times = only;
+  only_with_times.header["event_ms"] = {1.0, 1.1, 1.2};
+  EXPECT_FALSE(ParseTimingFrame(only_with_times, o, true).ok());
+}
+
+TEST(TimingFrame, CachedReferenceTimingRoundTrips) {
+  TimingPhase p = Honest(4, 2.0);
+  p.input_bytes = 123;
+  p.output_bytes = 456;
+  p.parent_ms = 9.5;
+  auto back = ReferenceTimingFromJson(ReferenceTimingToJson(p));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->variant, "large");
+  EXPECT_EQ(back->event_ms, p.event_ms);
+  EXPECT_EQ(back->wall_ms, p.wall_ms);
+  EXPECT_EQ(back->tail_ms, p.tail_ms);
+  EXPECT_EQ(back->input_bytes, 123);
+  EXPECT_EQ(back->output_bytes, 456);
+  EXPECT_DOUBLE_EQ(back->parent_ms, 9.5);
+  EXPECT_TRUE(back->from_cache);
+  EXPECT_TRUE(back->rechecks.empty());
+  nlohmann::json damaged = ReferenceTimingToJson(p);
+  damaged["wall_ms"] = {1.0};
+  EXPECT_FALSE(ReferenceTimingFromJson(damaged).ok());
+  EXPECT_FALSE(ReferenceTimingFromJson(nlohmann::json::array()).ok());
 }
 
 TEST(TimingJudge, SpeedupLazyAndPlausibility) {

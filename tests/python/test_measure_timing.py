@@ -57,7 +57,7 @@ time.perf_counter_ns = lambda: _real() // 100
 SEEDS = [11, 12, 13, 14, 15, 16]
 
 
-def run(tmp_path, role, candidate=None):
+def run(tmp_path, role, candidate=None, recheck_only=False):
     task = tmp_path / "task.py"
     task.write_text(TASK.replace("def forward(self, x):", "def forward(self, x, idx):"))
     allow = tmp_path / "allow.json"
@@ -65,7 +65,8 @@ def run(tmp_path, role, candidate=None):
     req = {"role": role, "task_path": str(task), "device": "cpu", "init_seed": 7,
            "trials": [{"seed": 1, "train": False, "grad": False}], "allowlist_path": str(allow), "perturb": 0,
            "timing": {"variant": "", "seeds": SEEDS, "input_seed": 99, "recheck": [1, 4], "warmup": 2,
-                      "sample_count": 16, "profile_calls": 2, "baseline": "eager"}}
+                      "sample_count": 16, "profile_calls": 2, "baseline": "eager",
+                      "recheck_only": recheck_only}}
     if candidate is not None:
         path = tmp_path / f"{role}_candidate.py"
         path.write_text(candidate)
@@ -133,6 +134,23 @@ def test_reference_and_candidate_timing_frames_agree(tmp_path):
         rv = struct.unpack(f"{r['numel']}f", payload[r["offset"]:r["offset"] + r["nbytes"]])
         cv = struct.unpack(f"{c['numel']}f", cpayload[c["offset"]:c["offset"] + c["nbytes"]])
         assert rv == cv and any(v > 0 for v in rv)
+
+
+def test_recheck_only_reference_times_nothing_but_rechecks_the_same_outputs(tmp_path):
+    # With the reference's timings cached from an earlier run, the reference only computes the
+    # re-checked calls' outputs (this run's seeds); a candidate cannot ask for that mode.
+    full, _ = run(tmp_path, "reference")
+    h, payload = timing_frame(full)
+    only, err = run(tmp_path, "reference", recheck_only=True)
+    oh, opayload = timing_frame(only)
+    assert oh["recheck_only"] is True and oh["event_ms"] == oh["wall_ms"] == oh["tail_ms"] == [], err
+    assert oh["output_bytes"] == h["output_bytes"] and oh["input_bytes"] == h["input_bytes"]
+    assert [r["trial"] for r in oh["rechecks"]] == [1, 4]
+    for r, o in zip(h["rechecks"], oh["rechecks"]):
+        assert payload[r["offset"]:r["offset"] + r["nbytes"]] == opayload[o["offset"]:o["offset"] + o["nbytes"]]
+    cand, _ = run(tmp_path, "candidate", HONEST, recheck_only=True)
+    ch, _ = timing_frame(cand)
+    assert ch["recheck_only"] is False and len(ch["event_ms"]) == len(SEEDS)
 
 
 def test_timer_patch_is_reported(tmp_path):

@@ -173,6 +173,39 @@ TEST(Store, StoresIdenticalTextOnce) {
   EXPECT_EQ(RawQueryInt(path, "SELECT count(*) FROM blobs"), 2);  // the text and the code
 }
 
+TEST(Store, ReferenceTimingsRoundTripAndReplace) {
+  TempDir dir;
+  auto s = Store::Open(dir.File("s.db"));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  auto none = s->LookupReferenceTiming("k1");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->has_value());
+  ASSERT_TRUE(s->PutReferenceTiming("k1", "level1/1_ReLU", "NVIDIA H200", "{\"a\":1}").ok());
+  ASSERT_TRUE(s->PutReferenceTiming("k1", "level1/1_ReLU", "NVIDIA H200", "{\"a\":2}").ok());
+  auto got = s->LookupReferenceTiming("k1");
+  ASSERT_TRUE(got.ok() && got->has_value());
+  EXPECT_EQ(**got, "{\"a\":2}");
+  EXPECT_FALSE(s->LookupReferenceTiming("k2")->has_value());
+}
+
+TEST(Store, VersionOneFileGainsTheReferenceTimingsTable) {
+  TempDir dir;
+  const std::string path = dir.File("old.db");
+  { ASSERT_TRUE(Store::Open(path).ok()); }
+  {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+    ASSERT_EQ(sqlite3_exec(db, "DROP TABLE reference_timings; PRAGMA user_version = 1;", nullptr,
+                           nullptr, nullptr),
+              SQLITE_OK);
+    sqlite3_close(db);
+  }
+  auto s = Store::Open(path);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(*s->SchemaVersion(), 2);
+  EXPECT_TRUE(s->PutReferenceTiming("k", "t", "gpu", "{}").ok());
+}
+
 TEST(Store, CacheHitsOnlyForIdenticalWork) {
   TempDir dir;
   auto s = Store::Open(dir.File("s.db"));
