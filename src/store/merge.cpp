@@ -155,7 +155,9 @@ SELECT run_id, task_id, sample_id, subject, variant, trials, median_ms, mean_ms,
   stddev_ms FROM src.trial_stats
 WHERE (run_id, task_id, sample_id) IN (SELECT run_id, task_id, sample_id FROM temp.merge_new)
 ORDER BY rowid;
-DROP TABLE temp.merge_new;)sql"));
+DROP TABLE temp.merge_new;
+INSERT OR IGNORE INTO main.reference_timings(key, task_id, device_model, phase_json, created_at)
+SELECT key, task_id, device_model, phase_json, created_at FROM src.reference_timings;)sql"));
   return tx.Commit();
 }
 

@@ -83,6 +83,29 @@ TEST(Merge, CombinesShardsAndIsIdempotent) {
   check();
 }
 
+TEST(Merge, CarriesReferenceTimingsAndKeepsTheDestinations) {
+  TempDir dir;
+  std::string a = dir.File("a.db"), b = dir.File("b.db"), out = dir.File("out.db");
+  WriteShard(a, 0, 2);
+  WriteShard(b, 1, 2);
+  {
+    auto s = Store::Open(a);
+    ASSERT_TRUE(s->PutReferenceTiming("k1", "level1/1_ReLU", "H200", "{\"from\":\"a\"}").ok());
+    ASSERT_TRUE(s->PutReferenceTiming("k2", "level1/1_ReLU", "H200", "{\"from\":\"a\"}").ok());
+  }
+  {
+    auto s = Store::Open(b);
+    ASSERT_TRUE(s->PutReferenceTiming("k1", "level1/1_ReLU", "H200", "{\"from\":\"b\"}").ok());
+  }
+  ASSERT_TRUE(MergeStores(out, {a, b}).ok());
+  ASSERT_TRUE(MergeStores(out, {b, a}).ok());  // idempotent
+  auto s = Store::Open(out);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(**s->LookupReferenceTiming("k1"), "{\"from\":\"a\"}");  // first writer kept
+  EXPECT_EQ(**s->LookupReferenceTiming("k2"), "{\"from\":\"a\"}");
+  EXPECT_EQ(RawQueryInt(out, "SELECT count(*) FROM reference_timings"), 2);
+}
+
 TEST(Merge, ReportsConflictingDuplicatesAndKeepsTheDestination) {
   TempDir dir;
   std::string a = dir.File("a.db"), c = dir.File("c.db"), out = dir.File("out.db");
