@@ -203,8 +203,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
 
     spec = worker.req["timing"]
     variant = spec.get("variant") or timed_variant(names)
-    trials = [int(s) for s in spec["seeds"]]
-    recheck = set(int(i) for i in spec.get("recheck", []))
+
     sample_count = int(spec.get("sample_count", 4096))
     warmup = max(1, int(spec.get("warmup", 5)))
     profile_calls = int(spec.get("profile_calls", 3))
@@ -231,6 +230,11 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     go, _ = read_frame(worker.in_fd)
     if go.get("type") != "go":
         raise RuntimeError("timing: expected a go frame")
+    # The timed calls' seeds and which calls are re-checked arrive with "go" (never earlier
+    # in the candidate's memory); a request may carry them itself (tests, older engines).
+    plan = go.get("plan") or spec
+    trials = [int(s) for s in plan["seeds"]]
+    recheck = set(int(i) for i in plan.get("recheck", []))
 
     with torch.no_grad():
         # Warm-up calls go through the very same steps as the timed ones (so

@@ -218,6 +218,13 @@ class Worker:
         import torch
         from torch.utils._python_dispatch import _get_current_dispatch_mode
 
+        if "seed" not in trial:
+            # A candidate gets each trial's seed from the engine just before the trial.
+            from tritonrl_runner.protocol import read_frame
+            got, _ = read_frame(self.in_fd)
+            if got.get("type") != "seed" or got.get("variant") != variant or got.get("index") != index:
+                raise RuntimeError(f"expected the seed of {variant} trial {index}, got {str(got)[:200]}")
+            trial = dict(trial, seed=int(got["seed"]))
         inputs = taskmod.to_device(taskmod.make_inputs(task, trial["seed"], device), device)
         if recorder is not None:
             inputs = self._reuse_storage(index, inputs)
@@ -280,8 +287,8 @@ def main(argv: list[str]) -> int:
     in_fd, out_fd = int(argv[1]), int(argv[2])
     req, _ = read_frame(in_fd)
     worker = Worker(out_fd, req)
-    worker.in_fd = in_fd  # the timing stage waits on it for the engine's "go"
-    if not req.get("timing"):
+    worker.in_fd = in_fd  # seeds for a candidate's trials, and the timing stage's "go"
+    if not req.get("timing") and all("seed" in t for t in req.get("trials", [])):
         os.close(in_fd)
     try:
         worker.run()

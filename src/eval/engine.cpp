@@ -165,7 +165,18 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   std::string pending = "startup";
   std::size_t variants = 0, variant_at = 0;
   std::vector<std::string> variant_names;
+  std::vector<int> variant_trials;
   int trial_at = 0, trials = 0;
+  // A candidate learns each trial's seed just before that trial (the secret one included), so
+  // no future input is in its memory while its constructor or an earlier call runs.
+  const auto send_seed = [&] {
+    const int index = variant_trials[static_cast<std::size_t>(trial_at)];
+    (void)WriteAll(child->to_child,
+                   EncodeFrame({{"type", "seed"},
+                                {"variant", variant_names[variant_at]},
+                                {"index", index},
+                                {"seed", cfg.schedule[static_cast<std::size_t>(index)].seed}}));
+  };
   bool built = false;
   auto timeout_for = [&](const std::string& stage) {
     if (stage == "startup") return cfg.startup_timeout;
@@ -251,7 +262,13 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
       lease = std::move(*got);
       run.lease_wait_ms = lease.wait_ms();
       go_t0 = Clock::now();
-      (void)WriteAll(child->to_child, EncodeFrame({{"type", "go"}}));
+      // The timed calls' seeds and the re-checked calls arrive only now: never in the
+      // candidate's memory while its constructor or correctness trials run.
+      (void)WriteAll(
+          child->to_child,
+          EncodeFrame(
+              {{"type", "go"},
+               {"plan", {{"seeds", cfg.timing.seeds}, {"recheck", cfg.timing.recheck_indices}}}}));
       stage_t0 = go_t0;
       pending = "timing";
     } else if (type == "timing") {
@@ -267,11 +284,17 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
         break;
       }
       built = true;
-      trials = static_cast<int>(TrialIndicesFor(cfg, variant_names[variant_at]).size());
+      variant_trials = TrialIndicesFor(cfg, variant_names[variant_at]);
+      trials = static_cast<int>(variant_trials.size());
       pending = trials > 0 ? "trial" : "next";
       trial_at = 0;
+      if (candidate && trials > 0) send_seed();
     } else if (type == "trial") {
-      if (++trial_at == trials) pending = "next";
+      if (++trial_at == trials) {
+        pending = "next";
+      } else if (candidate) {
+        send_seed();
+      }
     } else if (type == "done") {
       run.end = WorkerEnd::kDone;
       break;
@@ -294,9 +317,13 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
 json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::string& task_path,
                  const std::string& candidate_path, const std::vector<std::string>& variants,
                  int perturb) {
+  // The trusted reference gets every seed up front; a candidate gets them one by one.
   json trials = json::array();
-  for (const auto& t : cfg.schedule)
-    trials.push_back({{"seed", t.seed}, {"train", t.train}, {"grad", t.grad}});
+  for (const auto& t : cfg.schedule) {
+    json trial = {{"train", t.train}, {"grad", t.grad}};
+    if (role == "reference") trial["seed"] = t.seed;
+    trials.push_back(trial);
+  }
   json req = {{"role", role},         {"task_path", fs::absolute(task_path).string()},
               {"device", cfg.device}, {"init_seed", cfg.init_seed},
               {"trials", trials},     {"allowlist_path", fs::absolute(cfg.allowlist_path).string()},
@@ -305,7 +332,11 @@ json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::st
   if (!variants.empty()) req["variants"] = variants;
   if (const auto large = TrialIndicesFor(cfg, "large"); large.size() < cfg.schedule.size())
     req["variant_trials"] = {{"large", large}};
-  if (cfg.timing.enabled) req["timing"] = TimingRequest(cfg.timing, "");
+  if (cfg.timing.enabled) {
+    req["timing"] = TimingRequest(cfg.timing, "");
+    req["timing"].erase("seeds");  // sent with the "go" frame
+    req["timing"].erase("recheck");
+  }
   return req;
 }
 

@@ -37,18 +37,23 @@ std::string Floats(float a, float b) {
 
 }  // namespace
 
+// The next frame from the engine on fd 3 (the request, then a candidate's seeds).
+std::optional<tritonrl::eval::Frame> NextFrame(std::string& buf) {
+  char chunk[4096];
+  for (;;) {
+    auto f = tritonrl::eval::TakeFrame(buf);
+    if (!f.ok()) return std::nullopt;
+    if (f->has_value()) return std::move(**f);
+    const ssize_t n = read(3, chunk, sizeof chunk);
+    if (n <= 0) return std::nullopt;
+    buf.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
 int main() {
   std::string buf;
-  char chunk[4096];
-  std::optional<tritonrl::eval::Frame> req;
-  while (!req) {
-    const ssize_t n = read(3, chunk, sizeof chunk);
-    if (n <= 0) return 2;
-    buf.append(chunk, static_cast<std::size_t>(n));
-    auto f = tritonrl::eval::TakeFrame(buf);
-    if (!f.ok()) return 2;
-    req = std::move(*f);
-  }
+  std::optional<tritonrl::eval::Frame> req = NextFrame(buf);
+  if (!req) return 2;
   const json& r = req->header;
   const bool candidate = r["role"] == "candidate";
   const char* env = std::getenv("FAKE_SCENARIO");
@@ -88,7 +93,15 @@ int main() {
   }
   int index = 0;
   for (const auto& t : r["trials"]) {
-    const std::int64_t seed = t["seed"].get<std::int64_t>();
+    std::int64_t seed = 0;
+    if (t.contains("seed")) {
+      seed = t["seed"].get<std::int64_t>();
+    } else {  // a candidate: the engine sends each seed just before its trial
+      auto f = NextFrame(buf);
+      if (!f || f->header.value("type", "") != "seed" || f->header.value("index", -1) != index)
+        return 3;
+      seed = f->header["seed"].get<std::int64_t>();
+    }
     if (sc == "error_trial") {
       Send(
           {{"type", "error"}, {"stage", "trial"}, {"exc_type", "ValueError"}, {"message", "boom"}});

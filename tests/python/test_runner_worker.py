@@ -176,3 +176,34 @@ def test_variant_trials_limit_the_large_variant(tmp_path):
     ran = [(h["variant"], h["index"], h["seed"]) for h, _ in frames if h["type"] == "trial"]
     assert ran == [("small", 0, 1), ("small", 1, 2), ("small", 2, 3), ("large", 0, 1), ("large", 2, 3)], err
     assert frames[-1][0]["type"] == "done"
+
+
+def test_candidate_gets_each_seed_just_before_its_trial(tmp_path):
+    # No seed is in the candidate's request; the engine answers each build/trial frame with the
+    # next seed, and a seed for the wrong trial is refused.
+    task = tmp_path / "task.py"
+    task.write_text(TASK)
+    allow = tmp_path / "allow.json"
+    allow.write_text((ROOT / "src" / "verify" / "allowlist.json").read_text())
+    cand = tmp_path / "candidate.py"
+    cand.write_text(HONEST)
+    seeds = [101, 202]
+    req = {"role": "candidate", "task_path": str(task), "device": "cpu", "init_seed": 7,
+           "trials": [{"train": t["train"], "grad": t["grad"]} for t in TRIALS],
+           "allowlist_path": str(allow), "perturb": 1, "candidate_path": str(cand)}
+    sent = []
+
+    def answer(h, wrong=False):
+        if (h["type"] == "stage" and h.get("stage") == "build") or (h["type"] == "trial" and len(sent) < 2):
+            i = len(sent)
+            sent.append(i)
+            return {"type": "seed", "variant": "small", "index": i + (1 if wrong else 0), "seed": seeds[i]}
+        return None
+
+    frames, err = drive_worker(tmp_path, req, answer=answer)
+    assert "seed" not in str(req["trials"])
+    assert [(h["index"], h["seed"]) for h in trials(frames)] == [(0, 101), (1, 202)], err
+    assert frames[-1][0]["type"] == "done"
+    sent.clear()
+    frames, _ = drive_worker(tmp_path, req, answer=lambda h: answer(h, wrong=True))
+    assert frames[-1][0]["type"] == "error" and "expected the seed of small trial 0" in frames[-1][0]["message"]
