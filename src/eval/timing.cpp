@@ -83,6 +83,16 @@ bool Bool(const json& h, const char* key, bool fallback) {
   return it != h.end() && it->is_boolean() ? it->get<bool>() : fallback;
 }
 
+// Every event, wall and tail time is a finite, non-negative number of milliseconds.
+bool TimesValid(const TimingPhase& p) {
+  for (const auto* v : {&p.event_ms, &p.wall_ms, &p.tail_ms}) {
+    for (double x : *v) {
+      if (!std::isfinite(x) || x < 0 || x > 1e7) return false;
+    }
+  }
+  return true;
+}
+
 std::string Str(const json& h, const char* key, std::size_t max = 300) {
   auto it = h.find(key);
   if (it == h.end() || !it->is_string()) return "";
@@ -232,12 +242,7 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
     return Status::ParseError(fmt::format("timing frame: expected {} timed calls, got {}/{}/{}", n,
                                           p.event_ms.size(), p.wall_ms.size(), p.tail_ms.size()));
   }
-  for (const auto* v : {&p.event_ms, &p.wall_ms, &p.tail_ms}) {
-    for (double x : *v) {
-      if (!std::isfinite(x) || x < 0 || x > 1e7)
-        return Status::ParseError("timing frame: a time is not a finite ms value");
-    }
-  }
+  if (!TimesValid(p)) return Status::ParseError("timing frame: a time is not a finite ms value");
   p.stage_ms = Num(h, "stage_ms");
   p.warmup_ms = Num(h, "warmup_ms");
   p.l2_bytes = Int(h, "l2_bytes");
@@ -462,12 +467,7 @@ Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
       p.event_ms.size() != p.tail_ms.size()) {
     return Status::Corruption("cached reference timing: missing or mismatched fields");
   }
-  for (const auto* v : {&p.event_ms, &p.wall_ms, &p.tail_ms}) {
-    for (double x : *v) {
-      if (!std::isfinite(x) || x < 0)
-        return Status::Corruption("cached reference timing: bad time");
-    }
-  }
+  if (!TimesValid(p)) return Status::Corruption("cached reference timing: bad time");
   p.parent_ms = Num(j, "parent_ms");
   p.input_bytes = Int(j, "input_bytes");
   p.output_bytes = Int(j, "output_bytes");
