@@ -65,6 +65,25 @@ TEST(SandboxCheckTest, CpuProbePassesUnderTheFullSandbox) {
   }
 }
 
+TEST(SandboxCheckTest, FallsBackToTheFirstSettingThatWorks) {
+  // An address-space limit too small for the interpreter stands in for a feature a platform
+  // refuses: the probe fails with it, passes without any sandbox, and the choice drops exactly it.
+  const fs::path work = fs::temp_directory_path() / ("tritonrl-probe3-" + std::to_string(getpid()));
+  EngineConfig cfg = CpuConfig(work);
+  cfg.sandbox.address_space_bytes = 2ull << 20;
+  const SandboxChoice choice = ChooseSandbox(cfg);
+  fs::remove_all(work);
+  ASSERT_TRUE(choice.ok);
+  ASSERT_GE(choice.tried.size(), 2u);
+  EXPECT_FALSE(choice.tried.front().ok);
+  EXPECT_EQ(choice.tried.front().dropped, "");
+  EXPECT_EQ(choice.tried.back().dropped, "rlimits");
+  EXPECT_TRUE(choice.tried.back().ok);
+  EXPECT_EQ(choice.options.address_space_bytes, 0u);
+  EXPECT_TRUE(choice.options.seccomp && choice.options.pid_namespace);  // nothing else given up
+  for (std::size_t i = 1; i + 1 < choice.tried.size(); ++i) EXPECT_FALSE(choice.tried[i].ok);
+}
+
 TEST(SandboxCheckTest, ProbeFailureIsReportedWithTheWorkersOutput) {
   // A CUDA probe on a machine without a GPU fails; its message names the cause.
   const fs::path work = fs::temp_directory_path() / ("tritonrl-probe2-" + std::to_string(getpid()));
