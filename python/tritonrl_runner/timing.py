@@ -3,7 +3,8 @@
 The engine (src/eval) asks for it by putting a ``timing`` object in the
 request. After the correctness trials the worker sends ``stage timing_ready``
 and blocks until the engine, holding the GPU's exclusive timing lease, answers
-with a ``go`` frame; the engine's own clock runs from that frame until the
+with a ``go`` frame carrying the plan (timed seeds, re-checked calls); the
+engine's own clock runs from that frame until the
 ``timing`` frame arrives, and bounds what this process reports.
 
 Protocol of one timing stage (reference and candidate alike):
@@ -230,9 +231,9 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     go, _ = read_frame(worker.in_fd)
     if go.get("type") != "go":
         raise RuntimeError("timing: expected a go frame")
-    # The timed calls' seeds and which calls are re-checked arrive with "go" (never earlier
-    # in the candidate's memory); a request may carry them itself (tests, older engines).
-    plan = go.get("plan") or spec
+    # The timed calls' seeds and which calls are re-checked arrive with "go", never earlier
+    # in the candidate's memory.
+    plan = go["plan"]
     trials = [int(s) for s in plan["seeds"]]
     recheck = set(int(i) for i in plan.get("recheck", []))
 

@@ -82,19 +82,6 @@ struct WorkDir {
   }
 };
 
-Result<std::string> MakeWorkDir(const std::string& parent) {
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  std::string tmpl = (fs::path(parent) / "w-XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr)
-    return Status::IoError(fmt::format("{}: cannot create a work folder", parent));
-  for (const char* sub : {"tmp", "home", "triton-cache"})
-    fs::create_directory(fs::path(tmpl) / sub, ec);
-  return tmpl;
-}
-
-}  // namespace
-
 std::vector<std::string> WorkerEnv(const EngineConfig& cfg, const std::string& dir) {
   std::vector<std::string> env = {
       "HOME=" + dir + "/home",
@@ -117,6 +104,35 @@ std::vector<std::string> WorkerEnv(const EngineConfig& cfg, const std::string& d
   }
   for (const auto& e : cfg.extra_env) env.push_back(e);
   return env;
+}
+
+}  // namespace
+
+Result<std::string> MakeWorkDir(const std::string& parent) {
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  std::string tmpl = (fs::path(parent) / "w-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr)
+    return Status::IoError(fmt::format("{}: cannot create a work folder", parent));
+  for (const char* sub : {"tmp", "home", "triton-cache"})
+    fs::create_directory(fs::path(tmpl) / sub, ec);
+  return tmpl;
+}
+
+SpawnSpec WorkerSpawnSpec(const EngineConfig& cfg, const std::string& dir,
+                          const std::string& script, const std::vector<std::string>& args,
+                          const std::string& log_name) {
+  SpawnSpec spec;
+  spec.argv = {cfg.python, "-I", "-B",
+               (fs::path(cfg.runner_dir) / "tritonrl_runner" / script).string()};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = WorkerEnv(cfg, dir);
+  spec.cwd = dir + "/tmp";
+  spec.log_path = dir + "/" + log_name;
+  spec.writable_dirs = {dir + "/tmp", dir + "/home", dir + "/triton-cache"};
+  spec.sandbox = cfg.sandbox;
+  spec.seccomp_program = cfg.seccomp_program.empty() ? nullptr : &cfg.seccomp_program;
+  return spec;
 }
 
 namespace {
@@ -143,16 +159,7 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
                       bool candidate) {
   WorkerRun run;
   const auto t0 = Clock::now();
-  SpawnSpec spec;
-  spec.argv = {cfg.python, "-I",
-               "-B",       (fs::path(cfg.runner_dir) / "tritonrl_runner" / "worker.py").string(),
-               "3",        "4"};
-  spec.env = WorkerEnv(cfg, dir);
-  spec.cwd = dir + "/tmp";
-  spec.log_path = dir + "/worker.log";
-  spec.writable_dirs = {dir + "/tmp", dir + "/home", dir + "/triton-cache"};
-  spec.sandbox = cfg.sandbox;
-  spec.seccomp_program = cfg.seccomp_program.empty() ? nullptr : &cfg.seccomp_program;
+  const SpawnSpec spec = WorkerSpawnSpec(cfg, dir, "worker.py", {"3", "4"}, "worker.log");
   auto child = Spawn(spec);
   if (!child.ok()) {
     run.detail = child.status().message();
@@ -264,11 +271,8 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
       go_t0 = Clock::now();
       // The timed calls' seeds and the re-checked calls arrive only now: never in the
       // candidate's memory while its constructor or correctness trials run.
-      (void)WriteAll(
-          child->to_child,
-          EncodeFrame(
-              {{"type", "go"},
-               {"plan", {{"seeds", cfg.timing.seeds}, {"recheck", cfg.timing.recheck_indices}}}}));
+      (void)WriteAll(child->to_child,
+                     EncodeFrame({{"type", "go"}, {"plan", TimingPlan(cfg.timing)}}));
       stage_t0 = go_t0;
       pending = "timing";
     } else if (type == "timing") {
@@ -332,11 +336,7 @@ json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::st
   if (!variants.empty()) req["variants"] = variants;
   if (const auto large = TrialIndicesFor(cfg, "large"); large.size() < cfg.schedule.size())
     req["variant_trials"] = {{"large", large}};
-  if (cfg.timing.enabled) {
-    req["timing"] = TimingRequest(cfg.timing, "");
-    req["timing"].erase("seeds");  // sent with the "go" frame
-    req["timing"].erase("recheck");
-  }
+  if (cfg.timing.enabled) req["timing"] = TimingRequest(cfg.timing, "");
   return req;
 }
 

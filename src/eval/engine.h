@@ -131,8 +131,14 @@ struct Verdict {
   nlohmann::json ToJson() const;
 };
 
-// The scrubbed environment of a worker whose private folder is `dir`.
-std::vector<std::string> WorkerEnv(const EngineConfig& config, const std::string& dir);
+// A private worker folder under `parent` (with tmp/, home/ and triton-cache/).
+Result<std::string> MakeWorkDir(const std::string& parent);
+
+// How a runner script (python/tritonrl_runner/<script>) is spawned for the folder `dir`: the
+// scrubbed environment, the scratch folders, the log, the configured sandbox.
+SpawnSpec WorkerSpawnSpec(const EngineConfig& config, const std::string& dir,
+                          const std::string& script, const std::vector<std::string>& args,
+                          const std::string& log_name);
 
 // Runs the candidate (bare Python code) against a reference result.
 Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,

@@ -85,25 +85,15 @@ SandboxProbe RunSandboxProbe(const EngineConfig& cfg, const SandboxOptions& opti
   probe.dropped = dropped;
   const auto t0 = Clock::now();
   std::error_code ec;
-  fs::create_directories(cfg.work_dir, ec);
-  std::string tmpl = (fs::path(cfg.work_dir) / "probe-XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr) {
-    probe.detail = fmt::format("{}: cannot create a probe folder", cfg.work_dir);
+  auto dir = MakeWorkDir(cfg.work_dir);
+  if (!dir.ok()) {
+    probe.detail = dir.status().message();
     return probe;
   }
-  for (const char* sub : {"tmp", "home", "triton-cache"})
-    fs::create_directory(fs::path(tmpl) / sub, ec);
-  SpawnSpec spec;
-  spec.argv = {cfg.python, "-I", "-B",
-               (fs::path(cfg.runner_dir) / "tritonrl_runner" / "sandbox_probe.py").string(),
-               cfg.device == "cpu" ? "cpu" : "cuda"};
-  spec.env = WorkerEnv(cfg, tmpl);
-  spec.cwd = tmpl + "/tmp";
-  spec.log_path = tmpl + "/probe.log";
-  spec.writable_dirs = {tmpl + "/tmp", tmpl + "/home", tmpl + "/triton-cache"};
+  const std::string tmpl = *dir;
+  SpawnSpec spec = WorkerSpawnSpec(cfg, tmpl, "sandbox_probe.py",
+                                   {cfg.device == "cpu" ? "cpu" : "cuda"}, "probe.log");
   spec.sandbox = options;
-  spec.seccomp_program =
-      options.seccomp && !cfg.seccomp_program.empty() ? &cfg.seccomp_program : nullptr;
   auto child = Spawn(spec);
   if (!child.ok()) {
     probe.detail = child.status().message();

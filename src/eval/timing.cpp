@@ -122,13 +122,15 @@ std::string TimedVariant(const std::vector<std::string>& variants) {
 
 json TimingRequest(const TimingOptions& o, const std::string& variant) {
   return {{"variant", variant},
-          {"seeds", o.seeds},
           {"input_seed", o.input_seed},
-          {"recheck", o.recheck_indices},
           {"warmup", o.warmup},
           {"sample_count", o.sample_count},
           {"profile_calls", o.profile_calls},
           {"baseline", o.baseline}};
+}
+
+json TimingPlan(const TimingOptions& o) {
+  return {{"seeds", o.seeds}, {"recheck", o.recheck_indices}};
 }
 
 // ---- the lease ----

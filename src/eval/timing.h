@@ -49,6 +49,10 @@ std::string TimedVariant(const std::vector<std::string>& variants);
 // The request's "timing" object.
 nlohmann::json TimingRequest(const TimingOptions& options, const std::string& variant);
 
+// The "plan" of the timing stage's "go" frame: the timed calls' seeds and the re-checked calls
+// (never in the request, so not in a candidate's memory before the timing stage).
+nlohmann::json TimingPlan(const TimingOptions& options);
+
 // An exclusive lease on one GPU for timing: an in-process mutex per key plus
 // an flock on <lock_dir>/tritonrl-timing-<key>.lock, so engine processes on
 // one host serialise too. Released by the destructor.

@@ -64,7 +64,7 @@ def run(tmp_path, role, candidate=None, recheck_only=False):
     allow.write_text((ROOT / "src" / "verify" / "allowlist.json").read_text())
     req = {"role": role, "task_path": str(task), "device": "cpu", "init_seed": 7,
            "trials": [{"seed": 1, "train": False, "grad": False}], "allowlist_path": str(allow), "perturb": 0,
-           "timing": {"variant": "", "seeds": SEEDS, "input_seed": 99, "recheck": [1, 4], "warmup": 2,
+           "timing": {"variant": "", "input_seed": 99, "warmup": 2,
                       "sample_count": 16, "profile_calls": 2, "baseline": "eager",
                       "recheck_only": recheck_only}}
     if candidate is not None:
@@ -72,7 +72,9 @@ def run(tmp_path, role, candidate=None, recheck_only=False):
         path.write_text(candidate)
         req["candidate_path"] = str(path)
     def go(h):  # the engine's answer once it holds the lease
-        return {"type": "go"} if h.get("type") == "stage" and h.get("stage") == "timing_ready" else None
+        if h.get("type") == "stage" and h.get("stage") == "timing_ready":
+            return {"type": "go", "plan": {"seeds": SEEDS, "recheck": [1, 4]}}
+        return None
 
     return drive_worker(tmp_path, req, answer=go, wait_s=60)
 
