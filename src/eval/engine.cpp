@@ -173,11 +173,11 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   std::size_t variants = 0, variant_at = 0;
   std::vector<std::string> variant_names;
   std::vector<int> variant_trials;
-  int trial_at = 0, trials = 0;
+  std::size_t trial_at = 0;
   // A candidate learns each trial's seed just before that trial (the secret one included), so
   // no future input is in its memory while its constructor or an earlier call runs.
   const auto send_seed = [&] {
-    const int index = variant_trials[static_cast<std::size_t>(trial_at)];
+    const int index = variant_trials[trial_at];
     (void)WriteAll(child->to_child,
                    EncodeFrame({{"type", "seed"},
                                 {"variant", variant_names[variant_at]},
@@ -289,12 +289,11 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
       }
       built = true;
       variant_trials = TrialIndicesFor(cfg, variant_names[variant_at]);
-      trials = static_cast<int>(variant_trials.size());
-      pending = trials > 0 ? "trial" : "next";
+      pending = variant_trials.empty() ? "next" : "trial";
       trial_at = 0;
-      if (candidate && trials > 0) send_seed();
+      if (candidate && !variant_trials.empty()) send_seed();
     } else if (type == "trial") {
-      if (++trial_at == trials) {
+      if (++trial_at == variant_trials.size()) {
         pending = "next";
       } else if (candidate) {
         send_seed();
