@@ -8,13 +8,14 @@
 #   BIN=... OUT=/tmp/out KB=/path/to/KernelBench bench/gpu/tasks_audit.sh
 # KB must point at the folder that holds level1/ and level2/ (never commit its files).
 # TIMEOUT (seconds per task, default 300) bounds one task; a task over it is reported as
-# a timeout and the audit continues.
+# a timeout and the audit continues. AUDIT_JOBS (default 8) runners work in parallel.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 OUT="${OUT:-$ROOT/out/tasks_audit}"
 BIN="${BIN:-$ROOT/build}"
 source "$ROOT/bench/gpu/libpath.sh"
 TIMEOUT="${TIMEOUT:-300}"
+JOBS="${AUDIT_JOBS:-8}"  # runner processes in parallel (tritonrl tasks audit --jobs)
 mkdir -p "$OUT"
 unset TRITON_INTERPRET
 
@@ -23,7 +24,7 @@ audit() {  # name dir [extra args]
   shift 2
   echo "== $name ($dir)"
   "$BIN/tritonrl" tasks audit "$dir" --device cuda --python python3 --runner "$ROOT/python" \
-    --timeout "$TIMEOUT" "$@" >"$OUT/audit_$name.txt" 2>"$OUT/audit_$name.err"
+    --timeout "$TIMEOUT" --jobs "$JOBS" "$@" >"$OUT/audit_$name.txt" 2>"$OUT/audit_$name.err"
   local rc=$?
   tail -n 1 "$OUT/audit_$name.txt"
   echo "status counts:"

@@ -210,6 +210,8 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        aud->add_option("--runner", audit->options.runner_dir,
                        "folder holding tritonrl_runner/ (default: found from the executable)");
        aud->add_option("--timeout", audit->options.timeout_s, "seconds per task (default 300)");
+       aud->add_option("--jobs", audit->options.jobs, "runner processes in parallel (default 1)")
+           ->check(CLI::Range(1, 256));
        aud->add_option("--max-memory-gb", audit->options.max_memory_gb,
                        "address-space limit of the runner (default: none)");
        aud->add_option("--seed", audit->options.seed, "seed of models and inputs (default 42)");

@@ -7,12 +7,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+extern char** environ;
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
 #include <set>
+#include <string_view>
+#include <thread>
+#include <vector>
 
 namespace tritonrl::task {
 namespace {
@@ -46,6 +53,21 @@ Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
   if (const char* old = std::getenv("PYTHONPATH"); old != nullptr && *old != '\0') {
     pythonpath += ":" + std::string(old);
   }
+  // The child's environment is built before fork: with --jobs other threads may hold the
+  // allocator's lock at fork time, so the child calls nothing that allocates before exec.
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view kv(*e);
+    if (kv.starts_with("PYTHONPATH=") || kv.starts_with("PYTHONUNBUFFERED=")) continue;
+    env_store.emplace_back(kv);
+  }
+  env_store.push_back("PYTHONPATH=" + pythonpath);
+  env_store.push_back("PYTHONUNBUFFERED=1");
+  std::vector<char*> envp;
+  for (std::string& kv : env_store) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  std::vector<char*> argv = {const_cast<char*>(python.c_str()), const_cast<char*>("-m"),
+                             const_cast<char*>("tritonrl_runner.audit"), nullptr};
   pid_t pid = fork();
   if (pid < 0) return Status::IoError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
@@ -54,10 +76,7 @@ Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
     dup2(pin[0], 0);
     dup2(pout[1], 1);
     dup2(perr[1], 2);
-    setenv("PYTHONPATH", pythonpath.c_str(), 1);
-    setenv("PYTHONUNBUFFERED", "1", 1);
-    execlp(python.c_str(), python.c_str(), "-m", "tritonrl_runner.audit",
-           static_cast<char*>(nullptr));
+    execvpe(python.c_str(), argv.data(), envp.data());
     dprintf(2, "cannot run %s: %s\n", python.c_str(), std::strerror(errno));
     _exit(127);
   }
@@ -128,27 +147,16 @@ std::vector<std::string> PassedNullModels(const AuditResult& result) {
   return out;
 }
 
-Result<std::vector<AuditResult>> RunAudit(
-    const std::vector<TaskInfo>& tasks, const AuditOptions& options,
-    const std::function<void(const AuditResult&)>& on_result) {
-  auto runner_dir = LocateRunnerDir(options.runner_dir);
-  if (!runner_dir.ok()) return runner_dir.status();
-  std::string python = LocatePython(options.python, *runner_dir);
+namespace {
+
+// Audits `tasks` with one runner process at a time (a new one after a task that killed the
+// last); hands each record to `record`. Fails only if the runner cannot be started.
+Status RunAuditShard(const std::vector<TaskInfo>& tasks, const AuditOptions& options,
+                     const std::string& python, const std::string& runner_dir,
+                     const std::function<void(AuditResult)>& record) {
   // A hung task gets its own alarm in the runner first; this is the backstop.
   const double grace_s = std::clamp(options.timeout_s, 5.0, 30.0);
-
-  // A runner that dies before reading its request must not kill us with SIGPIPE.
-  struct SigpipeGuard {
-    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-    ~SigpipeGuard() { signal(SIGPIPE, old); }
-  } sigpipe_guard;
-
-  std::vector<AuditResult> results;
   std::set<std::string> finished;
-  auto record = [&](AuditResult r) {
-    if (on_result) on_result(r);
-    results.push_back(std::move(r));
-  };
   size_t next = 0;  // first task not yet handed to a runner that finished it
   while (next < tasks.size()) {
     Json request;
@@ -166,7 +174,7 @@ Result<std::vector<AuditResult>> RunAudit(
     request["timeout_s"] = options.timeout_s;
     request["max_memory_gb"] = options.max_memory_gb;
 
-    auto child = Spawn(python, *runner_dir);
+    auto child = Spawn(python, runner_dir);
     if (!child.ok()) return child.status();
     WriteAll(child->in, request.dump() + "\n");
     close(child->in);
@@ -254,6 +262,57 @@ Result<std::vector<AuditResult>> RunAudit(
     finished.insert(stuck.id);
     while (next < tasks.size() && finished.count(tasks[next].id)) ++next;
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<AuditResult>> RunAudit(
+    const std::vector<TaskInfo>& tasks, const AuditOptions& options,
+    const std::function<void(const AuditResult&)>& on_result) {
+  auto runner_dir = LocateRunnerDir(options.runner_dir);
+  if (!runner_dir.ok()) return runner_dir.status();
+  const std::string python = LocatePython(options.python, *runner_dir);
+
+  // A runner that dies before reading its request must not kill us with SIGPIPE.
+  struct SigpipeGuard {
+    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+    ~SigpipeGuard() { signal(SIGPIPE, old); }
+  } sigpipe_guard;
+
+  // Task i goes to shard i % jobs; records stream out as they arrive and are returned in the
+  // suite's order.
+  const size_t jobs = std::clamp<size_t>(options.jobs, 1, std::max<size_t>(tasks.size(), 1));
+  std::vector<std::vector<TaskInfo>> shards(jobs);
+  std::map<std::string, size_t> order;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    shards[i % jobs].push_back(tasks[i]);
+    order.emplace(tasks[i].id, i);
+  }
+  std::mutex mu;
+  std::vector<AuditResult> results;
+  auto record = [&](AuditResult r) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (on_result) on_result(r);
+    results.push_back(std::move(r));
+  };
+  std::vector<Status> status(jobs, Status::Ok());
+  {
+    std::vector<std::jthread> threads;
+    for (size_t j = 0; j < jobs; ++j) {
+      threads.emplace_back(
+          [&, j] { status[j] = RunAuditShard(shards[j], options, python, *runner_dir, record); });
+    }
+  }
+  for (const Status& st : status) {
+    if (!st.ok()) return st;
+  }
+  std::stable_sort(results.begin(), results.end(), [&](const AuditResult& a, const AuditResult& b) {
+    auto ia = order.find(a.task), ib = order.find(b.task);
+    size_t xa = ia == order.end() ? tasks.size() : ia->second;
+    size_t xb = ib == order.end() ? tasks.size() : ib->second;
+    return xa < xb;
+  });
   return results;
 }
 

@@ -21,6 +21,7 @@ struct AuditOptions {
   double timeout_s = 300;             // per task (all its variants together)
   double max_memory_gb = 0;           // address-space limit of the runner; 0: none
   int seed = 42;
+  int jobs = 1;  // runner processes in parallel, each over every jobs-th task
 };
 
 struct AuditResult {
@@ -37,8 +38,9 @@ Result<std::string> LocateRunnerDir(const std::string& hint);
 // checkout's .venv/bin/python, else python3 from PATH.
 std::string LocatePython(const std::string& hint, const std::string& runner_dir);
 
-// Audits `tasks`; calls on_result for each record as it arrives. Fails only if
-// the runner cannot be started or dies before auditing anything.
+// Audits `tasks` with options.jobs runners in parallel; calls on_result (serialised) for each
+// record as it arrives and returns them in the order of `tasks`. Fails only if a runner cannot
+// be started or dies before auditing anything.
 Result<std::vector<AuditResult>> RunAudit(const std::vector<TaskInfo>& tasks,
                                           const AuditOptions& options,
                                           const std::function<void(const AuditResult&)>& on_result);

@@ -50,7 +50,9 @@ def test_list_reports_bad_files_and_still_lists_good_ones(tmp_path):
     assert tritonrl("tasks", "list", str(tmp_path / "missing")).returncode == 2
 
 
-def test_audit_flags_degenerate_task_and_recovers_from_hang_and_crash(tmp_path):
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_audit_flags_degenerate_task_and_recovers_from_hang_and_crash(tmp_path, jobs):
+    # With 3 jobs the hang, the crash and the task after the crash sit in different runners.
     (tmp_path / "a_good.py").write_text(GOOD)
     # ReLU of non-negative inputs is a no-op: dropping it passes (audit failure).
     (tmp_path / "b_relu.py").write_text(GOOD.replace("torch.sin(x) * 2.0", "torch.relu(x) * 2.0")
@@ -63,9 +65,11 @@ def test_audit_flags_degenerate_task_and_recovers_from_hang_and_crash(tmp_path):
     (tmp_path / "d_crash.py").write_text(GOOD.replace(
         "return torch.sin(x) * 2.0", "import os\n        os._exit(3)"))
     (tmp_path / "e_after.py").write_text(GOOD.replace("torch.sin", "torch.cos"))
-    p = tritonrl("tasks", "audit", str(tmp_path), "--json", "--timeout", "5")
+    p = tritonrl("tasks", "audit", str(tmp_path), "--json", "--timeout", "5", "--jobs", str(jobs))
     assert p.returncode == 1, p.stderr
-    res = {r["task"]: r for r in json.loads(p.stdout)["results"]}
+    rows = json.loads(p.stdout)["results"]
+    assert [r["task"] for r in rows] == ["a_good", "b_relu", "c_hang", "d_crash", "e_after"]
+    res = {r["task"]: r for r in rows}
     assert res["a_good"]["status"] == "ok"
     assert res["b_relu"]["status"] == "fail"
     assert res["b_relu"]["passed_null_models"] == ["drop:0:aten.relu.default"]
