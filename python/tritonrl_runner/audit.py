@@ -35,7 +35,9 @@ Protocol: a JSON request on stdin,
 and one JSON object per line on stdout: {"event": "begin", "task": ID} before a task,
 {"event": "result", ...} per (task, variant), {"event": "end", "task": ID} after it. A task
 file without VARIANTS has the one variant "default", audited whatever variants were asked.
-Requested variants a file lacks are reported with status "skipped".
+Requested variants a file lacks are reported with status "skipped". A task that fails as a
+whole gives one record with variant "*", status "error" and "oom": true when the failure was a
+lack of (device) memory, which the parent retries alone when several runners share the GPU.
 
     python -m tritonrl_runner.audit < request.json
 """
@@ -43,6 +45,7 @@ Requested variants a file lacks are reported with status "skipped".
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import math
 import os
@@ -259,6 +262,22 @@ def audit_variant(mod, level, variant: str, device: str, seed: int) -> dict:
     return res
 
 
+def _is_out_of_memory(e: BaseException) -> bool:
+    """True for a failure to get device memory (the driver's in cuBLAS/cuDNN handles too): with
+    several audit runners on one GPU the parent retries such a task alone."""
+    if isinstance(e, (torch.OutOfMemoryError, MemoryError)):
+        return True
+    text = str(e)
+    return "out of memory" in text or "ALLOC_FAILED" in text
+
+
+def _release_device_memory(device: str) -> None:
+    # The caching allocator keeps a finished task's blocks; other runners may need them.
+    if device == "cuda":
+        gc.collect()
+        torch.cuda.empty_cache()
+
+
 def _on_alarm(signum, frame):
     raise TaskTimeout()
 
@@ -316,9 +335,10 @@ def main() -> int:
                 raise
             tb = traceback.format_exception_only(type(e), e)[-1].strip()
             _emit({"event": "result", "task": tid, "variant": "*", "status": "error",
-                   "error": tb[:500]})
+                   "error": tb[:500], "oom": _is_out_of_memory(e)})
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+            _release_device_memory(device)
         _emit({"event": "end", "task": tid})
     return 0
 

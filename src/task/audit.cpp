@@ -150,10 +150,12 @@ std::vector<std::string> PassedNullModels(const AuditResult& result) {
 namespace {
 
 // Audits `tasks` with one runner process at a time (a new one after a task that killed the
-// last); hands each record to `record`. Fails only if the runner cannot be started.
+// last); hands each record to `record` and says when a task is over. Fails only if the runner
+// cannot be started.
 Status RunAuditShard(const std::vector<TaskInfo>& tasks, const AuditOptions& options,
                      const std::string& python, const std::string& runner_dir,
-                     const std::function<void(AuditResult)>& record) {
+                     const std::function<void(AuditResult)>& record,
+                     const std::function<void(const std::string&)>& task_over) {
   // A hung task gets its own alarm in the runner first; this is the backstop.
   const double grace_s = std::clamp(options.timeout_s, 5.0, 30.0);
   std::set<std::string> finished;
@@ -224,6 +226,7 @@ Status RunAuditShard(const std::vector<TaskInfo>& tasks, const AuditOptions& opt
           task_start = Clock::now();
         } else if (kind == "end") {
           finished.insert(task);
+          task_over(task);
           current.clear();
           while (next < tasks.size() && finished.count(tasks[next].id)) ++next;
         } else if (kind == "result") {
@@ -259,10 +262,15 @@ Status RunAuditShard(const std::vector<TaskInfo>& tasks, const AuditOptions& opt
     Json detail;
     detail["error"] = why + (err_buf.empty() ? "" : ": " + Tail(err_buf, 1000));
     record({stuck.id, "*", killed ? "timeout" : "error", detail});
+    task_over(stuck.id);
     finished.insert(stuck.id);
     while (next < tasks.size() && finished.count(tasks[next].id)) ++next;
   }
   return Status::Ok();
+}
+
+bool IsOutOfMemory(const AuditResult& r) {
+  return r.status == "error" && r.detail.is_object() && r.detail.value("oom", false);
 }
 
 }  // namespace
@@ -289,23 +297,52 @@ Result<std::vector<AuditResult>> RunAudit(
     shards[i % jobs].push_back(tasks[i]);
     order.emplace(tasks[i].id, i);
   }
+  // A task's records are held until it is over. With several runners on one GPU a task can
+  // fail for want of memory the others hold; such a task is audited again alone afterwards.
   std::mutex mu;
   std::vector<AuditResult> results;
-  auto record = [&](AuditResult r) {
-    std::lock_guard<std::mutex> lock(mu);
+  std::map<std::string, std::vector<AuditResult>> pending;
+  std::vector<TaskInfo> retry;
+  bool retrying = false;
+  auto publish = [&](AuditResult r) {
     if (on_result) on_result(r);
     results.push_back(std::move(r));
+  };
+  auto record = [&](AuditResult r) {
+    std::lock_guard<std::mutex> lock(mu);
+    pending[r.task].push_back(std::move(r));
+  };
+  auto task_over = [&](const std::string& task) {
+    std::lock_guard<std::mutex> lock(mu);
+    std::vector<AuditResult> done = std::move(pending[task]);
+    pending.erase(task);
+    auto known = order.find(task);
+    if (jobs > 1 && !retrying && known != order.end() && std::ranges::any_of(done, IsOutOfMemory)) {
+      retry.push_back(tasks[known->second]);
+      return;
+    }
+    for (AuditResult& r : done) publish(std::move(r));
   };
   std::vector<Status> status(jobs, Status::Ok());
   {
     std::vector<std::jthread> threads;
     for (size_t j = 0; j < jobs; ++j) {
-      threads.emplace_back(
-          [&, j] { status[j] = RunAuditShard(shards[j], options, python, *runner_dir, record); });
+      threads.emplace_back([&, j] {
+        status[j] = RunAuditShard(shards[j], options, python, *runner_dir, record, task_over);
+      });
     }
   }
   for (const Status& st : status) {
     if (!st.ok()) return st;
+  }
+  if (!retry.empty()) {
+    retrying = true;
+    std::ranges::sort(retry, {}, [&](const TaskInfo& t) { return order.at(t.id); });
+    Status st = RunAuditShard(retry, options, python, *runner_dir, record, task_over);
+    if (!st.ok()) return st;
+  }
+  for (auto& [task, left] : pending) {  // records of no known task (protocol errors)
+    for (AuditResult& r : left) publish(std::move(r));
   }
   std::stable_sort(results.begin(), results.end(), [&](const AuditResult& a, const AuditResult& b) {
     auto ia = order.find(a.task), ib = order.find(b.task);

@@ -34,7 +34,12 @@ class Model(nn.Module):
 
 
 def get_inputs():
-    return [torch.randn(batch_size, 3, height, width)]
+    # Each image gets its own brightness per channel and its own contrast: with plain
+    # noise the global average pool of the large variant sees nearly the same statistics in
+    # every image, and an input-independent output passed the check (audit: input_sensitive).
+    noise = torch.randn(batch_size, 3, height, width)
+    contrast = 0.5 + torch.rand(batch_size, 1, 1, 1)
+    return [noise * contrast + torch.randn(batch_size, 3, 1, 1)]
 
 
 def get_init_inputs():

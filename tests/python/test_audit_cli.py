@@ -91,3 +91,23 @@ def test_audit_text_output_and_variant_selection():
                          timeout=60)
     assert bad.returncode == 2
     assert "failed to start" in bad.stderr and "/nonexistent/python" in bad.stderr
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_audit_retries_a_task_that_ran_out_of_memory_beside_others(tmp_path, jobs):
+    # The first attempt leaves a marker and fails for want of memory (as when other runners
+    # hold the GPU); with several jobs the task is audited again alone and passes.
+    marker = tmp_path / "attempted"
+    (tmp_path / "a_good.py").write_text(GOOD)
+    (tmp_path / "b_oom.py").write_text(GOOD.replace(
+        "return torch.sin(x) * 2.0",
+        f"import pathlib\n        m = pathlib.Path({str(marker)!r})\n"
+        "        if not m.exists():\n            m.write_text('1')\n"
+        "            raise MemoryError('out of memory')\n"
+        "        return torch.sin(x) * 2.0"))
+    p = tritonrl("tasks", "audit", str(tmp_path), "--jobs", str(jobs))
+    lines = [l.split() for l in p.stdout.splitlines()[1:-1]]
+    assert [(l[0], l[2]) for l in lines if l[0] == "b_oom"] == [
+        ("b_oom", "ok" if jobs > 1 else "error")], p.stdout
+    assert ("a_good", "ok") in [(l[0], l[2]) for l in lines]
+    assert p.returncode == (0 if jobs > 1 else 1)
