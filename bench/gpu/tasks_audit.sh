@@ -42,10 +42,12 @@ read -r -a OURS_EXTRA <<<"${OURS_ARGS:-}"
 if [[ "${OURS:-1}" != 0 ]]; then
   audit ours "$ROOT/tasks" "${OURS_EXTRA[@]}" || rc=1
 fi
+# KB_ARGS: extra arguments for the KernelBench levels (e.g. "--tasks level1/1_Square_matrix...").
+read -r -a KB_EXTRA <<<"${KB_ARGS:-}"
 if [[ -n "${KB:-}" ]]; then
   for level in ${KB_LEVELS:-level1 level2}; do
     mkdir -p "$OUT/kb_$level" && ln -sfn "$KB/$level" "$OUT/kb_$level/$level"
-    audit "kernelbench_$level" "$OUT/kb_$level" || true  # findings, not a failure of ours
+    audit "kernelbench_$level" "$OUT/kb_$level" "${KB_EXTRA[@]}" || true  # findings, not ours
     rm -rf "$OUT/kb_$level"
   done
 fi

@@ -268,7 +268,8 @@ def _is_out_of_memory(e: BaseException) -> bool:
     if isinstance(e, (torch.OutOfMemoryError, MemoryError)):
         return True
     text = str(e)
-    return "out of memory" in text or "ALLOC_FAILED" in text
+    # cuDNN reports a failed workspace allocation as an internal error.
+    return any(m in text for m in ("out of memory", "ALLOC_FAILED", "CUDNN_STATUS_INTERNAL_ERROR"))
 
 
 def _release_device_memory(device: str) -> None:
