@@ -91,7 +91,9 @@ for kind, c in sorted(by_kind.items()):
     print(f"{kind:<10} " + " ".join(f"{c[o]:>13}" for o in ["invalid_syntax", "invalid_functionality", "compile_error", "runtime_error", "timeout", "incorrect", "correct"]))
 print("sandbox levels:", dict(levels))
 cached = sum(1 for s in again["samples"] if s.get("from_cache"))
-print(f"second run: {t3 - t2:.1f} s, {len(again['samples'])} samples, {cached} from the cache or resumed")
+resumed = again.get("resumed_samples", 0)
+print(f"second run: {t3 - t2:.1f} s, {len(again['samples'])} samples: {resumed} already done by the "
+      f"same run (resumed, nothing re-evaluated), {cached} marked from_cache")
 for path in sys.argv[10:12]:
     lines = open(path).read().splitlines()
     fails = [l for l in lines if l.startswith("FAIL")]

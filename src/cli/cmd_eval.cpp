@@ -573,7 +573,8 @@ int RunEval(const Options& o) {
     json doc = {{"run_id", run.id},
                 {"device", device},
                 {"device_model", device_model},
-                {"trials", o.trials}};
+                {"trials", o.trials},
+                {"resumed_samples", resumed}};  // already done by this run before this call
     json levels = json::array();
     for (const auto& g : metrics.levels) levels.push_back(MetricsJson(g));
     doc["summary"] = {{"overall", MetricsJson(metrics.overall)}, {"levels", levels}};

@@ -55,7 +55,8 @@ d = json.load(open(sys.argv[1]))
 names = sorted(s["sample"] for s in d["samples"])
 assert names == sorted(set(names)) and len(names) == 4, names
 assert all(s["outcome"] == "correct" for s in d["samples"]), [s["outcome"] for s in d["samples"]]
-print("resume: ok,", len(names), "verdicts")
+assert 1 <= d["resumed_samples"] <= 3, d["resumed_samples"]  # the ones done before the kill
+print("resume: ok,", len(names), "verdicts,", d["resumed_samples"], "resumed")
 PY
     ;;
   *)
