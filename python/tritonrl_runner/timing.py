@@ -3,9 +3,15 @@
 The engine (src/eval) asks for it by putting a ``timing`` object in the
 request. After the correctness trials the worker sends ``stage timing_ready``
 and blocks until the engine, holding the GPU's exclusive timing lease, answers
-with a ``go`` frame carrying the plan (timed seeds, re-checked calls); the
-engine's own clock runs from that frame until the
-``timing`` frame arrives, and bounds what this process reports.
+with a ``go`` frame carrying the plan; the engine's own clock runs from that
+frame until the ``timing`` frame arrives, and bounds what this process reports.
+The reference's plan holds everything (timed seeds, re-checked calls, their
+sample seeds). A candidate's plan holds only the warm-up seeds and the number
+of calls: before timed call i it sends ``call`` i and gets that call's seed
+back together with the decision on call i-1 (re-checked or not, and the seed of
+the sampled positions); ``call`` N after the last call gets the last decision.
+So while a call runs, nothing in the candidate's process tells whether its
+output will be looked at, or where.
 
 Protocol of one timing stage (reference and candidate alike):
 
@@ -18,12 +24,11 @@ Protocol of one timing stage (reference and candidate alike):
   storage, the previous trial's inputs kept alive so no pointer repeats),
   persisting-L2 limit set to 0 and reset, a device-wide synchronise, the
   clock, a pre event, the L2 flush (writing a buffer of at least twice the
-  device's L2), the start event, ``forward``, the end event, a sampled
-  snapshot of the outputs for
-  the re-checked trials, ``end.synchronize()``, the clock (``event_done``),
-  a device-wide synchronise and the clock again. ``tail`` = time the device
-  still had work after the end event had completed (side streams, work
-  queued after return);
+  device's L2), the start event, ``forward``, the end event,
+  ``end.synchronize()``, the clock (``event_done``), a device-wide synchronise
+  and the clock again. ``tail`` = time the device still had work after the end
+  event had completed (side streams, work queued after return). A re-checked
+  call's output is sampled after all that, outside every timed span;
 * the ``timing`` frame (the engine then releases the lease), then a profiler
   pass over a few calls, sent as a ``profile`` frame: the share of GPU time in
   kernels whose names are the candidate's own launched ``@triton.jit``
@@ -159,8 +164,9 @@ def _flatten(out) -> list:
 
 
 def _snapshot(out, seed: int, count: int) -> list:
-    """Sampled values of every output, enqueued on the current stream right
-    after the call (so work that lands later is not in them)."""
+    """Sampled values of every output at positions drawn from `seed` (a sample
+    seed the engine sends after the call, so the positions are unknown while it
+    runs)."""
     snaps = []
     for o in _flatten(out):
         if type(o) is not torch.Tensor:
@@ -231,20 +237,44 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     go, _ = read_frame(worker.in_fd)
     if go.get("type") != "go":
         raise RuntimeError("timing: expected a go frame")
-    # The timed calls' seeds and which calls are re-checked arrive with "go", never earlier
-    # in the candidate's memory.
     plan = go["plan"]
-    trials = [int(s) for s in plan["seeds"]]
-    recheck = set(int(i) for i in plan.get("recheck", []))
+    warm_seeds = [int(s) for s in plan["warmup_seeds"]] or [0]
+    # A candidate gets each timed call's seed just before that call, and learns whether a call
+    # is re-checked (and which positions) only after it returned: while a call runs, nothing in
+    # this process says whether its output will be looked at. The reference (trusted code) gets
+    # the whole plan at once.
+    per_call = worker.role != "reference"
+    if per_call:
+        n_calls = int(plan["calls"])
+        trials: list[int] = []
+        recheck: set[int] = set()
+        sample_seeds: dict[int, int] = {}
+    else:
+        trials = [int(s) for s in plan["seeds"]]
+        n_calls = len(trials)
+        recheck = set(int(i) for i in plan.get("recheck", []))
+        sample_seeds = {i: int(s) for i, s in enumerate(plan["sample_seeds"])}
+
+    def ask_engine(i: int) -> tuple[int | None, int | None]:
+        """Seed of call i (None after the last) and, if call i-1 is re-checked, its sample seed."""
+        worker.send({"type": "call", "index": i})
+        msg, _ = read_frame(worker.in_fd)
+        if msg.get("type") != "call" or msg.get("index") != i:
+            raise RuntimeError(f"timing: expected the engine's answer for call {i}")
+        seed = msg.get("seed")
+        sample = msg.get("sample_seed") if msg.get("recheck_prev") else None
+        return (None if seed is None else int(seed)), (None if sample is None else int(sample))
 
     with torch.no_grad():
         # Warm-up calls go through the very same steps as the timed ones (so
         # every lazily initialised path -- compilation, autotuning for the
         # timed shape, events, the L2 reset, the snapshot -- has run before the
         # first timed call) and are discarded.
-        schedule = [(-1 - w, trials[w % len(trials)] ^ 0x5A5A5A5A) for w in range(warmup)] + list(enumerate(trials))
+        schedule = [(-1 - w, warm_seeds[w % len(warm_seeds)]) for w in range(warmup)]
         if recheck_only:
-            schedule = schedule[:1] + [(i, trials[i]) for i in sorted(recheck) if 0 <= i < len(trials)]
+            schedule = schedule[:1] + [(i, trials[i]) for i in sorted(recheck) if 0 <= i < n_calls]
+        else:
+            schedule += [(i, trials[i] if not per_call else None) for i in range(n_calls)]
         event_ms, wall_ms, tail_ms = [], [], []
         snapshots: dict[int, list] = {}
         l2_reset = True
@@ -258,7 +288,12 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
             if i == 0:
                 warm_ms = (clock.perf_ns() - t_warm) / 1e6
                 threads_before = _os_threads()  # lazily started runtime threads exist by now
-            snap = i in recheck or i == -1
+            if per_call and i >= 0:
+                seed, sample = ask_engine(i)
+                if seed is None:
+                    raise RuntimeError(f"timing: no seed for call {i}")
+                if sample is not None and prev is not None:
+                    snapshots[i - 1] = _snapshot(prev[1], sample, sample_count)
             x = fresh_inputs(base, seed)
             if clock.cuda:
                 l2_reset = clock.reset_persisting_l2() and l2_reset
@@ -276,8 +311,6 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                 clock.record(start, stream_before)
                 out = model(*x)
                 clock.record(end, stream_before)
-                if snap:
-                    snapshot = _snapshot(out, seed, sample_count)
                 clock.ev_sync(end)
                 t_ev = clock.perf_ns()
                 clock.sync()
@@ -289,21 +322,27 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                 flush.fill_(i)
                 t0 = clock.perf_ns()
                 out = model(*x)
-                if snap:
-                    snapshot = _snapshot(out, seed, sample_count)
                 t1 = t_ev = clock.perf_ns()
                 ev = (t1 - t0) / 1e6
                 flush_ms = 0.0
+            # Snapshots are taken after the call and the device are done, outside every timed
+            # span; warm-up calls take one too, so its path is warm before timing.
+            if i == -1:
+                _snapshot(out, seed, sample_count)
             if i >= 0:
                 if not recheck_only:
                     event_ms.append(ev)
                     wall_ms.append(max(0.0, (t1 - t0) / 1e6 - flush_ms))
                     tail_ms.append((t1 - t_ev) / 1e6)
-                if i in recheck:
-                    snapshots[i] = snapshot
+                if not per_call and i in recheck:
+                    snapshots[i] = _snapshot(out, sample_seeds[i], sample_count)
             if i >= 0 and output_bytes == 0:
                 output_bytes = sum(o.numel() * o.element_size() for o in _flatten(out) if type(o) is torch.Tensor)
-            prev, out = (x, out), None  # keep the previous call's storage alive
+            prev, out = (x, out), None  # keep the previous call's storage (and output) alive
+        if per_call and n_calls > 0:
+            _, sample = ask_engine(n_calls)  # the decision on the last call
+            if sample is not None and prev is not None:
+                snapshots[n_calls - 1] = _snapshot(prev[1], sample, sample_count)
         del prev
         threads_after = _os_threads()
 
@@ -343,7 +382,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
             from torch.profiler import ProfilerActivity, profile
 
             # Inputs first: only the calls' own device work is profiled.
-            calls = [fresh_inputs(base, trials[i % len(trials)] ^ 0x3C3C3C3C) for i in range(profile_calls)]
+            calls = [fresh_inputs(base, warm_seeds[i % len(warm_seeds)] ^ 0x3C3C3C3C) for i in range(profile_calls)]
             clock.sync()
             with torch.no_grad():
                 recorder.launches = []

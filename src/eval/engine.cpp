@@ -196,9 +196,12 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   bool hello = false;
   TimingLease lease;  // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
   auto go_t0 = Clock::now();
+  int next_call = 0;  // a candidate's next timed call (its "call" frames, src/eval/timing.h)
   for (;;) {
-    const ReadResult rr =
-        ReadFrameUntil(child->from_child, buffer, Clock::now() + timeout_for(pending));
+    // The timed phase has one deadline however many frames it takes.
+    const auto deadline =
+        pending == "timing" ? go_t0 + cfg.timing.timeout : Clock::now() + timeout_for(pending);
+    const ReadResult rr = ReadFrameUntil(child->from_child, buffer, deadline);
     if (rr.kind == ReadKind::kTimeout) {
       run.end = WorkerEnd::kTimeout;
       break;
@@ -218,6 +221,24 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     if (type == "error") {
       run.end = WorkerEnd::kError;
       run.error_frame = rr.frame;
+      break;
+    }
+    if (candidate && pending == "timing" && type == "call") {
+      const auto index = GetInt(h, "index");
+      if (!index || *index != next_call || next_call > static_cast<int>(cfg.timing.seeds.size())) {
+        run.end = WorkerEnd::kProtocol;
+        run.detail = fmt::format("timing: a call frame out of order (expected call {})", next_call);
+        break;
+      }
+      (void)WriteAll(child->to_child, EncodeFrame(CallAnswer(cfg.timing, next_call)));
+      ++next_call;
+      continue;
+    }
+    if (candidate && type == "timing" &&
+        next_call != static_cast<int>(cfg.timing.seeds.size()) + 1) {
+      run.end = WorkerEnd::kProtocol;
+      run.detail = fmt::format("timing: the timing frame came after {} of {} calls", next_call,
+                               cfg.timing.seeds.size() + 1);
       break;
     }
     std::string want;
@@ -269,10 +290,12 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
       lease = std::move(*got);
       run.lease_wait_ms = lease.wait_ms();
       go_t0 = Clock::now();
-      // The timed calls' seeds and the re-checked calls arrive only now: never in the
-      // candidate's memory while its constructor or correctness trials run.
+      // A candidate gets only the warm-up seeds now, then each timed call's seed just before
+      // it and each re-check decision just after it (the "call" frames above).
       (void)WriteAll(child->to_child,
-                     EncodeFrame({{"type", "go"}, {"plan", TimingPlan(cfg.timing)}}));
+                     EncodeFrame({{"type", "go"},
+                                  {"plan", candidate ? CandidateTimingPlan(cfg.timing)
+                                                     : TimingPlan(cfg.timing)}}));
       stage_t0 = go_t0;
       pending = "timing";
     } else if (type == "timing") {

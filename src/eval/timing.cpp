@@ -113,6 +113,12 @@ void DrawTimingPlan(TimingOptions& o, std::uint64_t secret) {
   idx.resize(static_cast<std::size_t>(std::clamp(o.recheck, 1, std::max(o.trials, 1))));
   std::sort(idx.begin(), idx.end());
   o.recheck_indices = idx;
+  o.sample_seeds.clear();
+  for (int i = 0; i < o.trials; ++i)
+    o.sample_seeds.push_back(static_cast<std::int64_t>(rng() >> 2));
+  o.warmup_seeds.clear();
+  for (int i = 0; i < std::max(o.warmup, 1); ++i)
+    o.warmup_seeds.push_back(static_cast<std::int64_t>(rng() >> 2));
 }
 
 std::string TimedVariant(const std::vector<std::string>& variants) {
@@ -130,7 +136,28 @@ json TimingRequest(const TimingOptions& o, const std::string& variant) {
 }
 
 json TimingPlan(const TimingOptions& o) {
-  return {{"seeds", o.seeds}, {"recheck", o.recheck_indices}};
+  return {{"seeds", o.seeds},
+          {"recheck", o.recheck_indices},
+          {"sample_seeds", o.sample_seeds},
+          {"warmup_seeds", o.warmup_seeds}};
+}
+
+json CandidateTimingPlan(const TimingOptions& o) {
+  return {{"warmup_seeds", o.warmup_seeds}, {"calls", o.seeds.size()}};
+}
+
+json CallAnswer(const TimingOptions& o, int index) {
+  json a = {{"type", "call"}, {"index", index}, {"recheck_prev", false}};
+  a["seed"] = index >= 0 && static_cast<std::size_t>(index) < o.seeds.size()
+                  ? json(o.seeds[static_cast<std::size_t>(index)])
+                  : json(nullptr);
+  const int prev = index - 1;
+  if (prev >= 0 && std::binary_search(o.recheck_indices.begin(), o.recheck_indices.end(), prev) &&
+      static_cast<std::size_t>(prev) < o.sample_seeds.size()) {
+    a["recheck_prev"] = true;
+    a["sample_seed"] = o.sample_seeds[static_cast<std::size_t>(prev)];
+  }
+  return a;
 }
 
 // ---- the lease ----
@@ -324,10 +351,6 @@ std::vector<std::string> CheckConsistency(const TimingPhase& p, const TimingTole
   // Work still running after the end event completed: side streams, work queued after return.
   int over = 0, checked = 0;
   for (std::size_t i = 0; i < p.tail_ms.size(); ++i) {
-    if (std::find(p.recheck_trials.begin(), p.recheck_trials.end(), static_cast<int>(i)) !=
-        p.recheck_trials.end()) {
-      continue;
-    }
     ++checked;
     if (p.tail_ms[i] > tol.tail_abs_ms + tol.tail_rel * p.event_ms[i]) ++over;
   }

@@ -34,10 +34,13 @@ struct TimingOptions {
   std::string lock_dir;  // where the per-GPU lock files live ("" = $TRITONRL_LOCK_DIR or /tmp)
   std::string device_key = "gpu0";            // one lease per key (the GPU the workers use)
   std::chrono::milliseconds timeout{600000};  // the whole timed phase
-  // Drawn per run: the timed calls' seeds, the base input seed, the re-checked calls.
+  // Drawn per run: the timed calls' seeds, the base input seed, the re-checked calls, the seeds
+  // of their sampled positions (one per call) and the warm-up calls' seeds.
   std::vector<std::int64_t> seeds;
   std::int64_t input_seed = 0;
   std::vector<int> recheck_indices;
+  std::vector<std::int64_t> sample_seeds;
+  std::vector<std::int64_t> warmup_seeds;
 };
 
 // Seeds and re-checked calls for one run, from a secret (the engine's CSPRNG).
@@ -49,9 +52,14 @@ std::string TimedVariant(const std::vector<std::string>& variants);
 // The request's "timing" object.
 nlohmann::json TimingRequest(const TimingOptions& options, const std::string& variant);
 
-// The "plan" of the timing stage's "go" frame: the timed calls' seeds and the re-checked calls
-// (never in the request, so not in a candidate's memory before the timing stage).
+// The "plan" of the reference's "go" frame: everything (the reference runs no candidate code).
 nlohmann::json TimingPlan(const TimingOptions& options);
+// The "plan" of a candidate's "go" frame: the warm-up seeds and the number of timed calls only.
+nlohmann::json CandidateTimingPlan(const TimingOptions& options);
+// The engine's answer to a candidate's "call" frame for timed call `index` (0..trials): that
+// call's seed (null after the last) and whether call index-1 is re-checked, with its sample
+// seed. A call's fate is decided only after it returned.
+nlohmann::json CallAnswer(const TimingOptions& options, int index);
 
 // An exclusive lease on one GPU for timing: an in-process mutex per key plus
 // an flock on <lock_dir>/tritonrl-timing-<key>.lock, so engine processes on
@@ -101,7 +109,7 @@ struct RecheckSample {
 struct TimingPhase {
   std::string variant;
   std::vector<double> event_ms, wall_ms, tail_ms;
-  std::vector<int> recheck_trials;  // their tails include the snapshot: not tail-checked
+  std::vector<int> recheck_trials;  // the calls whose outputs were sampled
   double parent_ms = 0;             // engine clock: "go" written -> "timing" frame read
   double lease_wait_ms = 0;         // how long the engine waited for the lease
   double stage_ms = 0, warmup_ms = 0;

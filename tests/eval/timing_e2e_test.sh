@@ -57,3 +57,35 @@ assert t1["reference_event_ms"] == t2["reference_event_ms"], (t1["reference_even
 assert t2["recheck_failures"] == [] and t2["rechecked_calls"] == 3, t2
 print("timing e2e: reference timing reused across runs")
 PY
+
+# A candidate that looks for the timing plan in its own process, computes only on the calls it
+# believes are re-checked and returns its previous output on the others. The plan is never in its
+# process (seeds come per call, re-check decisions after each call), so it guesses and is caught.
+grep '"hack/timing_steal_recheck_plan"' <("$BIN" corpus "$ROOT/tests/corpus/hacks" --device cuda 2>/dev/null) \
+  >"$T/steal.jsonl"
+test "$(wc -l <"$T/steal.jsonl")" -eq 1
+"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/steal.jsonl" --device cpu --cpu-timing --timing-trials 20 \
+  --no-static --json --no-cache --work-dir "$T/w3" >"$T/steal.json"
+"$ROOT/.venv/bin/python" - "$T/steal.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["samples"][0]
+assert s["outcome"] == "incorrect" and s["speedup"] is None, s
+assert [r["code"] for r in s["reasons"]] == ["timed_output_mismatch"], s["reasons"]
+assert s["evidence"]["timing"]["rechecked_calls"] == 3, s["evidence"]["timing"]  # 3 of 20 calls
+print("timing e2e: the plan-stealing candidate found nothing to steal and was caught")
+PY
+
+# A candidate that sends the next call's request itself during a timed call, to learn early
+# whether this call is re-checked: the worker's own request then comes out of order.
+grep '"hack/timing_ask_next_call_early"' <("$BIN" corpus "$ROOT/tests/corpus/hacks" --device cuda 2>/dev/null) \
+  >"$T/early.jsonl"
+test "$(wc -l <"$T/early.jsonl")" -eq 1
+"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/early.jsonl" --device cpu --cpu-timing --timing-trials 20 \
+  --no-static --json --no-cache --work-dir "$T/w4" >"$T/early.json"
+"$ROOT/.venv/bin/python" - "$T/early.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["samples"][0]
+assert s["outcome"] == "runtime_error" and s["speedup"] is None, s
+assert any("out of order" in r["message"] for r in s["reasons"]), s["reasons"]
+print("timing e2e: a candidate asking for the next call early breaks the protocol and fails")
+PY

@@ -70,6 +70,50 @@ TEST(TimingPlan, SeedsRecheckAndVariant) {
   EXPECT_EQ(TimedVariant({"small", "big"}), "big");
 }
 
+TEST(TimingPlan, CandidateLearnsEachSeedBeforeAndEachRecheckAfterItsCall) {
+  TimingOptions o;
+  o.trials = 6;
+  o.recheck = 2;
+  o.warmup = 3;
+  DrawTimingPlan(o, 4242);
+  ASSERT_EQ(o.sample_seeds.size(), 6u);
+  ASSERT_EQ(o.warmup_seeds.size(), 3u);
+  // The reference gets everything; a candidate's go frame holds no timed seed and no decision.
+  const auto full = TimingPlan(o);
+  EXPECT_EQ(full["seeds"].size(), 6u);
+  EXPECT_EQ(full["sample_seeds"].size(), 6u);
+  const auto cand = CandidateTimingPlan(o);
+  EXPECT_EQ(cand["calls"], 6);
+  EXPECT_EQ(cand.size(), 2u) << cand.dump();  // warm-up seeds and the number of calls only
+  for (const auto& w : cand["warmup_seeds"])
+    EXPECT_EQ(std::count(o.seeds.begin(), o.seeds.end(), w.get<std::int64_t>()), 0);
+  // Answer i: the seed of call i, and the verdict on call i-1 with its sample seed.
+  int rechecked = 0;
+  for (int i = 0; i <= 6; ++i) {
+    const auto a = CallAnswer(o, i);
+    EXPECT_EQ(a["index"], i);
+    if (i < 6) {
+      EXPECT_EQ(a["seed"], o.seeds[static_cast<std::size_t>(i)]);
+    } else {
+      EXPECT_TRUE(a["seed"].is_null());
+    }
+    const bool want =
+        i > 0 && std::count(o.recheck_indices.begin(), o.recheck_indices.end(), i - 1);
+    EXPECT_EQ(a["recheck_prev"].get<bool>(), want) << i;
+    EXPECT_EQ(a.contains("sample_seed"), want) << i;
+    if (want) {
+      EXPECT_EQ(a["sample_seed"], o.sample_seeds[static_cast<std::size_t>(i - 1)]);
+      ++rechecked;
+    }
+    // Nothing about a later call leaks in an answer.
+    for (int j = i + 1; j < 6; ++j) {
+      EXPECT_EQ(a.dump().find(std::to_string(o.seeds[static_cast<std::size_t>(j)])),
+                std::string::npos);
+    }
+  }
+  EXPECT_EQ(rechecked, 2);
+}
+
 TEST(TimingLease, ThreadsOfOneProcessAreSerialised) {
   const std::string dir = TempDir();
   std::atomic<int> inside{0}, max_inside{0};
@@ -188,9 +232,9 @@ TEST(TimingConsistency, OccasionalTailIsToleratedButFrequentIsNot) {
   EXPECT_TRUE(CheckConsistency(p).empty());
   for (int i = 0; i < 5; ++i) p.tail_ms[static_cast<std::size_t>(i)] = 0.5;  // 25% of the calls
   EXPECT_EQ(CheckConsistency(p).size(), 1u);
-  // Re-checked calls enqueue a snapshot after the end event: their tails do not count.
+  // Re-checked calls are sampled after the timed span: their tails count like any other.
   p.recheck_trials = {0, 1, 2, 4};
-  EXPECT_TRUE(CheckConsistency(p).empty());
+  EXPECT_EQ(CheckConsistency(p).size(), 1u);
 }
 
 TEST(TimingConsistency, TamperingThreadsAndStreamsAreCaught) {

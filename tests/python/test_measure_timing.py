@@ -54,7 +54,11 @@ _real = time.perf_counter_ns
 time.perf_counter_ns = lambda: _real() // 100
 '''
 
-SEEDS = [11, 12, 13, 14, 15, 16]
+SEEDS = [710011, 710012, 710013, 710014, 710015, 710016]
+RECHECK = [1, 4]
+SAMPLE_SEEDS = [820211, 820212, 820213, 820214, 820215, 820216]
+WARMUP_SEEDS = [930901, 930902]
+asked: list[int] = []  # the candidate's "call" frames, in order
 
 
 def run(tmp_path, role, candidate=None, recheck_only=False):
@@ -71,10 +75,23 @@ def run(tmp_path, role, candidate=None, recheck_only=False):
         path = tmp_path / f"{role}_candidate.py"
         path.write_text(candidate)
         req["candidate_path"] = str(path)
-    def go(h):  # the engine's answer once it holds the lease
+    def go(h):  # the engine's answers (src/eval/timing.h: TimingPlan, CandidateTimingPlan, CallAnswer)
         if h.get("type") == "stage" and h.get("stage") == "timing_ready":
-            return {"type": "go", "plan": {"seeds": SEEDS, "recheck": [1, 4]}}
+            if role == "reference":
+                return {"type": "go", "plan": {"seeds": SEEDS, "recheck": RECHECK,
+                                               "sample_seeds": SAMPLE_SEEDS, "warmup_seeds": WARMUP_SEEDS}}
+            return {"type": "go", "plan": {"warmup_seeds": WARMUP_SEEDS, "calls": len(SEEDS)}}
+        if h.get("type") == "call":
+            i = h["index"]
+            asked.append(i)
+            answer = {"type": "call", "index": i, "seed": SEEDS[i] if i < len(SEEDS) else None,
+                      "recheck_prev": i - 1 in RECHECK}
+            if i - 1 in RECHECK:
+                answer["sample_seed"] = SAMPLE_SEEDS[i - 1]
+            return answer
         return None
+
+    asked.clear()
 
     return drive_worker(tmp_path, req, answer=go, wait_s=60)
 
@@ -115,6 +132,8 @@ def test_trusted_clock_sees_monkeypatching():
 
 def timing_frame(frames):
     kinds = [h.get("type") if h.get("type") != "stage" else "stage:" + h["stage"] for h, _ in frames]
+    frames = [f for f, k in zip(frames, kinds) if k != "call"]  # a candidate's per-call frames
+    kinds = [k for k in kinds if k != "call"]
     assert kinds[-4:] == ["stage:timing_ready", "timing", "profile", "done"], kinds
     assert frames[-2][0]["kernel_share"] is None  # no profiler on the CPU
     return frames[-3]
@@ -130,6 +149,7 @@ def test_reference_and_candidate_timing_frames_agree(tmp_path):
     cand_frames, err = run(tmp_path, "candidate", HONEST)
     ch, cpayload = timing_frame(cand_frames)
     assert ch["tampered"] == []
+    assert asked == list(range(len(SEEDS) + 1)), asked  # one call frame per timed call, then the last decision
     # The re-checked samples of the timed calls equal the reference's (same inputs, same positions).
     for r, c in zip(h["rechecks"], ch["rechecks"]):
         assert r["trial"] == c["trial"] and r["shape"] == c["shape"] == [3, 40]
@@ -161,3 +181,52 @@ def test_timer_patch_is_reported(tmp_path):
     assert h["tampered"] == ["time.perf_counter_ns"], err
     # The trusted clock kept measuring with the original: times are not 100x smaller.
     assert min(h["wall_ms"]) > 0
+
+
+# While a timed call runs, the candidate's process holds the seed of that call and nothing
+# later: not the next calls' seeds, not which calls are re-checked, not the sampled positions.
+SNOOPER = HONEST + '''
+import gc, json, os, sys
+
+def _ints_in(o):
+    vals = o.values() if isinstance(o, dict) else o
+    out = []
+    for v in vals:
+        if isinstance(v, list):
+            out.extend(w for w in v if isinstance(w, int))
+        elif isinstance(v, int):
+            out.append(v)
+    return out
+
+_SEEN = []
+
+class Snooping(ModelNew):
+    def forward(self, x, idx):
+        found = set()
+        frame, containers = sys._getframe(), list(gc.get_objects())
+        while frame is not None:  # the worker's own locals, as a frame-walking cheat sees them
+            containers.append(dict(frame.f_locals))
+            frame = frame.f_back
+        for o in containers:
+            if isinstance(o, (dict, list, tuple, set)):
+                found.update(v for v in _ints_in(o) if 710000 < v < 710100 or 820200 < v < 820300)
+        _SEEN.append(sorted(found))
+        with open(os.environ["HOME"] + "/seen.json", "w") as f:
+            f.write(json.dumps(_SEEN))
+        return super().forward(x, idx)
+
+ModelNew = Snooping
+'''
+
+
+def test_candidate_learns_seeds_just_in_time_and_rechecks_only_afterwards(tmp_path):
+    frames, err = run(tmp_path, "candidate", SNOOPER)
+    h, _ = timing_frame(frames)
+    assert [r["trial"] for r in h["rechecks"]] == RECHECK, err
+    import json
+    timed = json.loads((tmp_path / "seen.json").read_text())[-len(SEEDS):]  # no profile calls on the CPU
+    for i, found in enumerate(timed):
+        assert SEEDS[i] in found, (i, found)  # the snooper does see what is there
+        assert [s for s in SEEDS[i + 1:] if s in found] == [], (i, found)  # no later call's seed
+        # No sample seed of this or a later call: the decision on call i comes after it returned.
+        assert [s for s in SAMPLE_SEEDS[i:] if s in found] == [], (i, found)
