@@ -151,10 +151,17 @@ def cmd_throughput(engine_path, engine_wall, samples_path, baseline_path, out_pa
                 disagree += 1
                 diffs.append((b["sample"], e, b["outcome"], first_reason(by_id[b["sample"]]), b.get("why", "")))
     stages: dict[str, float] = {}
+    reference_by_task: dict[str, float] = {}
     for v in by_id.values():
         for k, ms in (v.get("timings_ms") or {}).items():
-            if isinstance(ms, (int, float)) and k not in ("total", "worker_wall"):
+            if not isinstance(ms, (int, float)) or k in ("total", "worker_wall"):
+                continue
+            if k == "reference":  # one reference run per task, shared by its samples
+                reference_by_task[v["task"]] = max(reference_by_task.get(v["task"], 0), ms / 1000)
+            else:
                 stages[k] = stages.get(k, 0) + ms / 1000
+    if reference_by_task:
+        stages["reference (once per task)"] = sum(reference_by_task.values())
     bstages: dict[str, float] = {}
     for b in base:
         for k, s in (b.get("stages") or {}).items():
