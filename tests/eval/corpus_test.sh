@@ -4,6 +4,7 @@
 #   corpus_test.sh TRITONRL ROOT corpus   hacks + legit + task solutions
 #   corpus_test.sh TRITONRL ROOT faults   fault injection (test-only --no-static)
 #   corpus_test.sh TRITONRL ROOT resume   kill -9 mid-run, then resume from the store
+#   corpus_test.sh TRITONRL ROOT demo-samples   samples/demo.jsonl matches the corpus
 set -euo pipefail
 BIN="$1"
 ROOT="$2"
@@ -59,8 +60,17 @@ assert 1 <= d["resumed_samples"] <= 3, d["resumed_samples"]  # the ones done bef
 print("resume: ok,", len(names), "verdicts,", d["resumed_samples"], "resumed")
 PY
     ;;
+  demo-samples)
+    # The committed GPU sample file is the corpus as model outputs, as scripts/demo.sh makes it.
+    "$BIN" corpus "$ROOT/tests/corpus/hacks" --solutions "$ROOT/tasks/solutions" --device cuda --as-output \
+      --out "$T/demo.jsonl"
+    cmp "$T/demo.jsonl" "$ROOT/samples/demo.jsonl" || {
+      echo "samples/demo.jsonl is stale: regenerate it with the command above" >&2
+      exit 1
+    }
+    ;;
   *)
-    echo "usage: corpus_test.sh TRITONRL ROOT corpus|faults|resume" >&2
+    echo "usage: corpus_test.sh TRITONRL ROOT corpus|faults|resume|demo-samples" >&2
     exit 2
     ;;
 esac
