@@ -197,6 +197,20 @@ def _own_kernel_share(prof, own_names: set[str]) -> tuple[float | None, float, f
     return (own / total if total > 0 else None), own / 1000.0, total / 1000.0, [[n[:100], round(t / 1000.0, 4)] for n, t in top]
 
 
+def count_flops(model, inputs: list) -> float | None:
+    """FLOPs of one forward as torch.utils.flop_counter counts them (matmul, convolution,
+    attention); None when it counts nothing or fails (the roofline then uses bytes only)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    try:
+        with torch.no_grad(), FlopCounterMode(display=False) as counter:
+            model(*inputs)
+        total = float(counter.get_total_flops())
+    except Exception:  # noqa: BLE001 - a count is optional
+        return None
+    return total if total > 0 else None
+
+
 def timed_variant(names: list[str]) -> str:
     """The variant that is timed: "large" when the task has it, else the last
     (the engine's TimedVariant; both workers pick the same)."""
@@ -222,12 +236,16 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     taskmod.apply_variant(task, variant)
     init = taskmod.init_inputs(task, worker.req["init_seed"])
     model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype)
+    base = taskmod.to_device(taskmod.make_inputs(task, int(spec["input_seed"]), device), device)
+    # The reference's FLOPs (matmuls, convolutions: what torch's counter knows) feed the roofline
+    # that flags implausible speedups; counted on the eager model, outside the lease.
+    model.eval()  # before the count: a training-mode forward would move BatchNorm's statistics
+    flops = count_flops(model, base) if worker.role == "reference" and not recheck_only else None
     if worker.role == "reference" and spec.get("baseline") == "compile":
         # Inductor compiles in-process: the sandbox refuses fork().
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         model = torch.compile(model)
     model.eval()
-    base = taskmod.to_device(taskmod.make_inputs(task, int(spec["input_seed"]), device), device)
     input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
     flush_n = flush_bytes_for(clock.l2_bytes)
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
@@ -354,7 +372,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         "l2_bytes": clock.l2_bytes, "flush_bytes": flush_n, "l2_persist_reset": bool(clock.cuda and l2_reset),
         "tampered": clock.intact(), "threads_before": threads_before, "threads_after": threads_after,
         "stream_changed": bool(stream_changed),
-        "input_bytes": int(input_bytes), "output_bytes": int(output_bytes),
+        "input_bytes": int(input_bytes), "output_bytes": int(output_bytes), "flops": flops,
         "recheck_only": recheck_only,
     }
     described, chunks, offset = [], [], 0

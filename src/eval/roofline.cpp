@@ -35,8 +35,9 @@ Plausibility CheckPlausibility(double candidate_ms, double speedup, const WorkSi
   if (p.floor_ms && candidate_ms < slack * *p.floor_ms) {
     p.implausible = true;
     p.why =
-        fmt::format("{:.4f} ms is below the {} roofline floor of {:.4f} ms ({:.0f} bytes moved)",
-                    candidate_ms, peaks.name, *p.floor_ms, work.bytes);
+        fmt::format("{:.4f} ms is below the {} roofline floor of {:.4f} ms ({:.0f} bytes moved{})",
+                    candidate_ms, peaks.name, *p.floor_ms, work.bytes,
+                    work.flops ? fmt::format(", {:.3g} FLOPs", *work.flops) : "");
   } else if (speedup_cap > 0 && speedup > speedup_cap) {
     p.implausible = true;
     p.why = fmt::format("speedup {:.2f}x exceeds the review cap of {:.1f}x", speedup, speedup_cap);

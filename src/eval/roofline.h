@@ -23,7 +23,7 @@ DevicePeaks PeaksFor(const std::string& device_model);
 
 struct WorkSize {
   double bytes = 0;             // input + output bytes of one call
-  std::optional<double> flops;  // when the task declares them
+  std::optional<double> flops;  // one call's FLOPs as the reference worker counted them
   bool half_precision = false;  // fp16/bf16 task: tensor-core peak
 };
 

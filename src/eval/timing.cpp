@@ -278,6 +278,8 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
   p.flush_bytes = Int(h, "flush_bytes");
   p.input_bytes = Int(h, "input_bytes");
   p.output_bytes = Int(h, "output_bytes");
+  if (const double n_flops = Num(h, "flops"); n_flops > 0 && std::isfinite(n_flops))
+    p.flops = n_flops;
   p.l2_persist_reset = Bool(h, "l2_persist_reset", false);
   if (auto it = h.find("tampered"); it != h.end() && it->is_array()) {
     for (const auto& t : *it)
@@ -438,6 +440,7 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
   if (c.kernel_share) j.lazy = *c.kernel_share < o.lazy_threshold;
   WorkSize work;
   work.bytes = static_cast<double>(r.input_bytes + r.output_bytes);
+  work.flops = r.flops;  // counted by the reference worker, never taken from the candidate
   const Plausibility pl = CheckPlausibility(ce.median, j.speedup.value_or(0), work,
                                             PeaksFor(device_model), o.speedup_cap);
   j.implausible = pl.implausible;
@@ -466,6 +469,7 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
                 {"lazy_threshold", o.lazy_threshold},
                 {"roofline_floor_ms", pl.floor_ms ? json(*pl.floor_ms) : json(nullptr)},
                 {"bytes_moved", work.bytes},
+                {"reference_flops", work.flops ? json(*work.flops) : json(nullptr)},
                 {"inconsistencies", j.inconsistent},
                 {"recheck_failures", j.recheck_failures}};
   if (!c.profile_error.empty()) j.evidence["profile_error"] = c.profile_error;
@@ -474,11 +478,17 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
 }
 
 json ReferenceTimingToJson(const TimingPhase& p) {
-  return {{"variant", p.variant},           {"event_ms", p.event_ms},
-          {"wall_ms", p.wall_ms},           {"tail_ms", p.tail_ms},
-          {"parent_ms", p.parent_ms},       {"input_bytes", p.input_bytes},
-          {"output_bytes", p.output_bytes}, {"l2_bytes", p.l2_bytes},
-          {"flush_bytes", p.flush_bytes},   {"warmup_ms", p.warmup_ms}};
+  return {{"variant", p.variant},
+          {"event_ms", p.event_ms},
+          {"wall_ms", p.wall_ms},
+          {"tail_ms", p.tail_ms},
+          {"parent_ms", p.parent_ms},
+          {"input_bytes", p.input_bytes},
+          {"output_bytes", p.output_bytes},
+          {"l2_bytes", p.l2_bytes},
+          {"flush_bytes", p.flush_bytes},
+          {"warmup_ms", p.warmup_ms},
+          {"flops", p.flops ? json(*p.flops) : json(nullptr)}};
 }
 
 Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
@@ -499,6 +509,8 @@ Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
   p.l2_bytes = Int(j, "l2_bytes");
   p.flush_bytes = Int(j, "flush_bytes");
   p.warmup_ms = Num(j, "warmup_ms");
+  if (const double n_flops = Num(j, "flops"); n_flops > 0 && std::isfinite(n_flops))
+    p.flops = n_flops;
   p.from_cache = true;
   return p;
 }

@@ -114,6 +114,7 @@ struct TimingPhase {
   double lease_wait_ms = 0;         // how long the engine waited for the lease
   double stage_ms = 0, warmup_ms = 0;
   std::int64_t l2_bytes = 0, flush_bytes = 0, input_bytes = 0, output_bytes = 0;
+  std::optional<double> flops;  // one forward's FLOPs where countable (reference only; trusted)
   bool l2_persist_reset = false;
   std::vector<std::string> tampered;  // clock / CUDA entry points replaced by the candidate
   int threads_before = -1, threads_after = -1;

@@ -302,7 +302,8 @@ TEST(TimingFrame, ParsesAndRejectsMalformed) {
               {"stream_changed", false},
               {"kernel_share", 0.97},
               {"input_bytes", 400},
-              {"output_bytes", 400}};
+              {"output_bytes", 400},
+              {"flops", 2.5e9}};
   f.header["rechecks"] = {{{"trial", 1},
                            {"output", 0},
                            {"type_ok", true},
@@ -316,6 +317,7 @@ TEST(TimingFrame, ParsesAndRejectsMalformed) {
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_EQ(p->event_ms.size(), 3u);
   EXPECT_DOUBLE_EQ(*p->kernel_share, 0.97);
+  EXPECT_DOUBLE_EQ(p->flops.value_or(0), 2.5e9);
   ASSERT_EQ(p->rechecks.size(), 1u);
   EXPECT_EQ(p->rechecks[0].bytes, Floats({1, 2}));
 
@@ -328,6 +330,14 @@ TEST(TimingFrame, ParsesAndRejectsMalformed) {
   Frame overflow = f;
   overflow.header["rechecks"][0]["nbytes"] = 800;
   EXPECT_FALSE(ParseTimingFrame(overflow, o).ok());
+  for (const nlohmann::json& bad :
+       {nlohmann::json(nullptr), nlohmann::json(-1.0), nlohmann::json("many"), nlohmann::json(0)}) {
+    Frame uncounted = f;
+    uncounted.header["flops"] = bad;
+    auto u = ParseTimingFrame(uncounted, o);
+    ASSERT_TRUE(u.ok());
+    EXPECT_FALSE(u->flops.has_value()) << bad.dump();  // no count: the roofline uses bytes only
+  }
   Frame no_tamper_list = f;
   no_tamper_list.header.erase("tampered");
   auto q = ParseTimingFrame(no_tamper_list, o);
@@ -355,6 +365,7 @@ TEST(TimingFrame, CachedReferenceTimingRoundTrips) {
   p.input_bytes = 123;
   p.output_bytes = 456;
   p.parent_ms = 9.5;
+  p.flops = 6.4e10;
   auto back = ReferenceTimingFromJson(ReferenceTimingToJson(p));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->variant, "large");
@@ -364,6 +375,7 @@ TEST(TimingFrame, CachedReferenceTimingRoundTrips) {
   EXPECT_EQ(back->input_bytes, 123);
   EXPECT_EQ(back->output_bytes, 456);
   EXPECT_DOUBLE_EQ(back->parent_ms, 9.5);
+  EXPECT_DOUBLE_EQ(back->flops.value_or(0), 6.4e10);
   EXPECT_TRUE(back->from_cache);
   EXPECT_TRUE(back->rechecks.empty());
   nlohmann::json damaged = ReferenceTimingToJson(p);
@@ -396,6 +408,19 @@ TEST(TimingJudge, SpeedupLazyAndPlausibility) {
   j = JudgeTiming(fast, ref, o, {}, "cpu");
   EXPECT_TRUE(j.implausible);
   EXPECT_NE(j.implausible_why.find("cap"), std::string::npos);
+  // A compute-bound task: 2 MiB moved allows 0.5 us, but the reference counted 2*4096^3 FLOPs,
+  // at least 0.17 ms at the H200's tensor-core peak, so a 0.1 ms candidate (a 20x speedup on a
+  // 2 ms reference, under a cap of 50) is flagged; the candidate's own frame has no say in it.
+  o.speedup_cap = 50;
+  TimingPhase quick = Honest(20, 0.1);
+  quick.flops = 1.0;  // ignored: only the reference's count is used
+  j = JudgeTiming(quick, ref, o, {}, "NVIDIA H200");
+  EXPECT_FALSE(j.implausible) << j.implausible_why;  // bytes alone allow it
+  ref.flops = 2.0 * 4096 * 4096 * 4096;
+  j = JudgeTiming(quick, ref, o, {}, "NVIDIA H200");
+  EXPECT_TRUE(j.implausible);
+  EXPECT_NE(j.implausible_why.find("FLOPs"), std::string::npos) << j.implausible_why;
+  EXPECT_DOUBLE_EQ(j.evidence["reference_flops"].get<double>(), 2.0 * 4096 * 4096 * 4096);
 }
 
 TEST(Roofline, FloorFromBytesAndFlops) {

@@ -117,6 +117,18 @@ def test_flush_size_and_sample_indices():
     assert torch.equal(timing.sample_indices(5, 16, 3), torch.arange(5))
 
 
+def test_flops_of_a_forward_are_counted_where_torch_knows_them():
+    lin = torch.nn.Linear(32, 16, bias=False).eval()
+    assert timing.count_flops(lin, [torch.randn(8, 32)]) == 2 * 8 * 32 * 16
+    assert timing.count_flops(torch.nn.ReLU(), [torch.randn(8, 32)]) is None  # pointwise: not counted
+
+    class Broken(torch.nn.Module):
+        def forward(self, x):
+            raise RuntimeError("no")
+
+    assert timing.count_flops(Broken(), [torch.randn(2)]) is None
+
+
 def test_trusted_clock_sees_monkeypatching():
     clock = timing.TrustedClock(torch.device("cpu"))
     assert clock.intact() == []
@@ -145,6 +157,7 @@ def test_reference_and_candidate_timing_frames_agree(tmp_path):
     assert h["variant"] == "small", err  # on the CPU only the small variant runs
     assert len(h["event_ms"]) == len(h["wall_ms"]) == len(h["tail_ms"]) == len(SEEDS)
     assert h["tampered"] == [] and h["input_bytes"] == 3 * 40 * 4 + 5 * 8 and h["output_bytes"] == 3 * 40 * 4
+    assert "flops" in h and h["flops"] is None  # a ReLU has no counted FLOPs
     assert [r["trial"] for r in h["rechecks"]] == [1, 4]
     cand_frames, err = run(tmp_path, "candidate", HONEST)
     ch, cpayload = timing_frame(cand_frames)
