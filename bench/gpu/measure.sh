@@ -2,8 +2,10 @@
 # The measurement proofs on the H200 (coordinator runs this; ~8-9 minutes).
 #
 #   BIN=<folder with tritonrl> OUT=<results folder> bench/gpu/measure.sh [steps]
-#   steps: any of 1 2 3 4 (default: all). 1 = timing-hack corpus, 2+3 = stability
-#   and speedup vs triton.testing.do_bench, 4 = throughput.
+#   steps: any of 1 2 3 4 5 (default: 1-4). 1 = timing-hack corpus, 2+3 = stability
+#   and speedup vs triton.testing.do_bench, 4 = throughput, 5 = compute-bound solutions
+#   against the eager and the torch.compile reference (--baseline compile) with the
+#   reference's FLOPs in the roofline (~2 min).
 #   All steps take ~9-10 minutes; under a 10-minute limit per command run it
 #   twice with separate OUT folders: `measure.sh 1 2 3` (~5 min) and
 #   `measure.sh 4` (~6 min).
@@ -144,6 +146,16 @@ if [[ " $STEPS " == *" 4 "* ]]; then
   note "  baseline: $(wc -l <"$TMP/tp_baseline.jsonl" 2>/dev/null) samples done"
   check throughput "$TMP/tp_engine.json" "$(cat "$TMP/tp_engine_wall")" "$TMP/tp.jsonl" "$TMP/tp_baseline.jsonl" \
     "$OUT/throughput.json"
+fi
+
+if [[ " $STEPS " == *" 5 "* ]]; then
+  note "== 5. eager and torch.compile baselines, FLOPs roofline"
+  grep -E '"solution/(level1/5_Matmul|level1/22_BatchedMatmul|level2/1_LinearBiasReLU)"' "$TMP/all.jsonl" \
+    >"$TMP/base.jsonl"
+  run_eval 120 "$TMP/base_eager.json" --tasks "$TMP/suite_tp" --samples "$TMP/base.jsonl" --jobs 3 --timing-trials 50
+  run_eval 240 "$TMP/base_compile.json" --tasks "$TMP/suite_tp" --samples "$TMP/base.jsonl" --jobs 3 \
+    --timing-trials 50 --baseline compile
+  check baselines "$TMP/base_eager.json" "$TMP/base_compile.json" "$OUT/baselines.json"
 fi
 
 tar -czf "$OUT/raw.tar.gz" -C "$TMP" $(cd "$TMP" && ls *.json *.jsonl 2>/dev/null | grep -v '^all.jsonl$') 2>>"$LOG"

@@ -4,6 +4,7 @@
     measure_check.py stability RESULT.json OUT.json
     measure_check.py speedups RESULT.json DOBENCH.json OUT.json
     measure_check.py throughput ENGINE.json ENGINE_WALL_S SAMPLES.jsonl BASELINE.jsonl OUT.json
+    measure_check.py baselines EAGER.json COMPILE.json OUT.json
     measure_check.py summary DIR
 
 Each check writes a small JSON with "ok" and its numbers, prints a readable
@@ -188,6 +189,32 @@ def cmd_throughput(engine_path, engine_wall, samples_path, baseline_path, out_pa
                "baseline_stages_s": bstages, "engine_outcomes": outcomes}, open(out_path, "w"), indent=1)
 
 
+def cmd_baselines(eager_path, compile_path, out_path):
+    """Step 5: compute-bound solutions timed against the eager and the torch.compile reference;
+    the reference's FLOP count must reach the verdict and give a roofline floor."""
+    eager, comp = samples_by_id(load_json(eager_path)), samples_by_id(load_json(compile_path))
+    rows = []
+    for sid, v in sorted(eager.items()):
+        t, tc = timing_of(v), timing_of(comp.get(sid, {}))
+        c = comp.get(sid, {})
+        rows.append({"sample": sid, "outcome_eager": v.get("outcome"), "outcome_compile": c.get("outcome"),
+                     "speedup_eager": v.get("speedup"), "speedup_compile": c.get("speedup"),
+                     "reference_flops": t.get("reference_flops"), "roofline_floor_ms": t.get("roofline_floor_ms"),
+                     "reference_ms_eager": (t.get("reference_event_ms") or {}).get("median"),
+                     "reference_ms_compile": (tc.get("reference_event_ms") or {}).get("median"),
+                     "implausible": v.get("evidence", {}).get("timing", {}).get("implausible"),
+                     "reason_compile": first_reason(c)})
+    ok = bool(rows) and all(r["outcome_eager"] == "correct" and r["outcome_compile"] == "correct"
+                            and (r["reference_flops"] or 0) > 0 and r["roofline_floor_ms"] for r in rows)
+    print("  baselines (eager vs torch.compile reference) and the FLOPs roofline:")
+    for r in rows:
+        print(f"    {r['sample']:<40} eager {r['outcome_eager']} {r['speedup_eager']}x (ref "
+              f"{r['reference_ms_eager']} ms); compile {r['outcome_compile']} {r['speedup_compile']}x (ref "
+              f"{r['reference_ms_compile']} ms); FLOPs {r['reference_flops']}, floor {r['roofline_floor_ms']} ms"
+              + (f"; {r['reason_compile']}" if r["outcome_compile"] != "correct" else ""))
+    json.dump({"ok": ok, "rows": rows}, open(out_path, "w"), indent=1)
+
+
 def cmd_summary(d):
     d = Path(d)
     print("\n================ measure.sh summary ================")
@@ -217,6 +244,13 @@ def cmd_summary(d):
         ratio = "n/a" if r["ratio"] is None else f"{r['ratio']:.1f}x"
         print(f"{'4 throughput vs baseline (5x)':<34} {'PASS' if r['ok'] else 'FAIL':<6} engine {r['engine_rate']:.1f}/min,"
               f" baseline {r['baseline_rate']:.2f}/min = {ratio}; honest verdicts differ: {r['honest_differ']}")
+    r = load_json(d / "baselines.json") if (d / "baselines.json").exists() else None
+    if r is None:
+        print(f"{'5 compile baseline + FLOPs floor':<34} n/a    step did not run")
+    else:
+        det = "; ".join(f"{x['sample'].split('/')[-1]} {x['speedup_eager'] or 0:.2f}/{x['speedup_compile'] or 0:.2f}"
+                        for x in r["rows"])
+        print(f"{'5 compile baseline + FLOPs floor':<34} {'PASS' if r['ok'] else 'FAIL':<6} eager/compile speedups: {det}")
 
 
 def main(argv):
@@ -229,6 +263,8 @@ def main(argv):
         cmd_speedups(*argv[2:5])
     elif cmd == "throughput":
         cmd_throughput(*argv[2:7])
+    elif cmd == "baselines":
+        cmd_baselines(*argv[2:5])
     elif cmd == "summary":
         cmd_summary(argv[2])
     else:
