@@ -107,6 +107,8 @@ struct Finished {
 inline constexpr std::uint32_t kSelfPidPlaceholder = 0x7EADBEEF;
 Result<std::vector<sock_filter>> BuildSeccompProgram(bool forbid_fork);
 
+// The first call sets SIGPIPE to ignored for the whole process (a write to a worker that closed
+// its pipe then fails with EPIPE); the child restores the default before exec.
 Result<Child> Spawn(const SpawnSpec& spec);
 
 Status WriteAll(int fd, std::string_view data);

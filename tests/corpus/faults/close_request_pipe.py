@@ -1,0 +1,41 @@
+# corpus: fault
+# task: level1/1_ReLU
+# what: closes the worker's request pipe (fd 3) in its constructor, so the engine's next seed frame meets a pipe with no reader; the engine must get EPIPE, not die of SIGPIPE
+# expect: runtime runtime_error
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=m)
+
+
+def relu(x):
+    x = x.contiguous()
+    y = torch.empty_like(x)
+    relu_kernel[(triton.cdiv(x.numel(), 1024),)](x, y, x.numel(), BLOCK=1024)
+    return y
+
+
+import os
+import signal
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        import os
+
+        try:
+            os.close(3)
+        except OSError:
+            pass
+
+    def forward(self, x):
+        return relu(x)
