@@ -195,8 +195,8 @@ def cmd_baselines(eager_path, compile_path, out_path):
     eager, comp = samples_by_id(load_json(eager_path)), samples_by_id(load_json(compile_path))
     rows = []
     for sid, v in sorted(eager.items()):
-        t, tc = timing_of(v), timing_of(comp.get(sid, {}))
         c = comp.get(sid, {})
+        t, tc = timing_of(v), timing_of(c)
         rows.append({"sample": sid, "outcome_eager": v.get("outcome"), "outcome_compile": c.get("outcome"),
                      "speedup_eager": v.get("speedup"), "speedup_compile": c.get("speedup"),
                      "reference_flops": t.get("reference_flops"), "roofline_floor_ms": t.get("roofline_floor_ms"),

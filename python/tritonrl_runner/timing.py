@@ -224,7 +224,6 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
 
     spec = worker.req["timing"]
     variant = spec.get("variant") or timed_variant(names)
-
     sample_count = int(spec.get("sample_count", 4096))
     warmup = max(1, int(spec.get("warmup", 5)))
     profile_calls = int(spec.get("profile_calls", 3))
@@ -244,8 +243,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     if worker.role == "reference" and spec.get("baseline") == "compile":
         # Inductor compiles in-process: the sandbox refuses fork().
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
-        model = torch.compile(model)
-    model.eval()
+        model = torch.compile(model).eval()  # the wrapper is a new module, in training mode
     input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
     flush_n = flush_bytes_for(clock.l2_bytes)
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
@@ -273,15 +271,17 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         recheck = set(int(i) for i in plan.get("recheck", []))
         sample_seeds = {i: int(s) for i, s in enumerate(plan["sample_seeds"])}
 
-    def ask_engine(i: int) -> tuple[int | None, int | None]:
-        """Seed of call i (None after the last) and, if call i-1 is re-checked, its sample seed."""
+    def ask_engine(i: int, last) -> int | None:
+        """Seed of call i (None after the last); samples `last`, call i-1's (inputs, output),
+        into `snapshots` when the engine says call i-1 is re-checked."""
         worker.send({"type": "call", "index": i})
         msg, _ = read_frame(worker.in_fd)
         if msg.get("type") != "call" or msg.get("index") != i:
             raise RuntimeError(f"timing: expected the engine's answer for call {i}")
+        if msg.get("recheck_prev") and last is not None:
+            snapshots[i - 1] = _snapshot(last[1], int(msg["sample_seed"]), sample_count)
         seed = msg.get("seed")
-        sample = msg.get("sample_seed") if msg.get("recheck_prev") else None
-        return (None if seed is None else int(seed)), (None if sample is None else int(sample))
+        return None if seed is None else int(seed)
 
     with torch.no_grad():
         # Warm-up calls go through the very same steps as the timed ones (so
@@ -307,11 +307,9 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                 warm_ms = (clock.perf_ns() - t_warm) / 1e6
                 threads_before = _os_threads()  # lazily started runtime threads exist by now
             if per_call and i >= 0:
-                seed, sample = ask_engine(i)
+                seed = ask_engine(i, prev)
                 if seed is None:
                     raise RuntimeError(f"timing: no seed for call {i}")
-                if sample is not None and prev is not None:
-                    snapshots[i - 1] = _snapshot(prev[1], sample, sample_count)
             x = fresh_inputs(base, seed)
             if clock.cuda:
                 l2_reset = clock.reset_persisting_l2() and l2_reset
@@ -358,9 +356,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                 output_bytes = sum(o.numel() * o.element_size() for o in _flatten(out) if type(o) is torch.Tensor)
             prev, out = (x, out), None  # keep the previous call's storage (and output) alive
         if per_call and n_calls > 0:
-            _, sample = ask_engine(n_calls)  # the decision on the last call
-            if sample is not None and prev is not None:
-                snapshots[n_calls - 1] = _snapshot(prev[1], sample, sample_count)
+            ask_engine(n_calls, prev)  # the decision on the last call
         del prev
         threads_after = _os_threads()
 
