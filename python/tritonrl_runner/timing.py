@@ -23,8 +23,10 @@ Protocol of one timing stage (reference and candidate alike):
   variant, rolled by a per-trial offset drawn from the trial seed, in new
   storage, the previous trial's inputs kept alive so no pointer repeats),
   persisting-L2 limit set to 0 and reset, a device-wide synchronise, the
-  clock, a pre event, the L2 flush (writing a buffer of at least twice the
-  device's L2), the start event, ``forward``, the end event,
+  clock, a pre event, a device busy-wait of ~0.15 ms (the launch cover: the
+  host's launch of the call reaches the device before the start event does),
+  the L2 flush (writing a buffer of at least twice the device's L2), the
+  start event, ``forward``, the end event,
   ``end.synchronize()``, the clock (``event_done``), a device-wide synchronise
   and the clock again. ``tail`` = time the device still had work after the end
   event had completed (side streams, work queued after return). A re-checked
@@ -52,6 +54,10 @@ import torch
 _CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06
 _MIN_FLUSH_BYTES = 256 << 20  # as KernelBench; also long enough to hide launch latency
 _CPU_FLUSH_BYTES = 16 << 20  # CPU fallback (tests): larger than a typical L2
+# A device busy-wait before the flush, so that the host's launch of the timed call reaches the
+# GPU before the start event does, however slowly the host comes back from the per-call
+# exchange with the engine (the flush alone, ~0.08 ms on an H200, did not always cover it).
+_LAUNCH_COVER_US = 150.0
 
 
 def _os_threads() -> int:
@@ -80,6 +86,7 @@ class TrustedClock:
             self.ev_sync = base.synchronize
             self.elapsed = base.elapsed_time
             self.current_stream = torch.cuda.current_stream
+            self.gpu_sleep = torch._C._cuda_sleep
             self.sync = lambda: self._c_sync()
             self.record = lambda ev, stream: self._c_record(ev, stream)
             self.l2_bytes = int(torch.cuda.get_device_properties(device).L2_cache_size)
@@ -114,6 +121,21 @@ class TrustedClock:
         """Names of watched entry points that no longer are the originals."""
         now = self._public()
         return sorted(k for k, v in self._watched.items() if now.get(k) is not v)
+
+    def cover_cycles(self, target_us: float) -> int:
+        """Device clock cycles of a busy-wait lasting about target_us (measured, since the SM
+        clock varies); 0 on the CPU."""
+        if not self.cuda or target_us <= 0:
+            return 0
+        probe = 1_000_000
+        start, end = self.event_cls(enable_timing=True), self.event_cls(enable_timing=True)
+        for _ in range(2):  # the first launch loads the kernel
+            self._c_record(start, self.current_stream())
+            self.gpu_sleep(probe)
+            self._c_record(end, self.current_stream())
+            self.ev_sync(end)
+        per_us = probe / max(1e-3, float(self.elapsed(start, end)) * 1000.0)
+        return int(min(max(per_us * target_us, 1e4), 1e8))
 
     def reset_persisting_l2(self) -> bool:
         if self.libcuda is None:
@@ -254,6 +276,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     if go.get("type") != "go":
         raise RuntimeError("timing: expected a go frame")
     plan = go["plan"]
+    cover = clock.cover_cycles(_LAUNCH_COVER_US)  # under the lease: it runs on the device
     warm_seeds = [int(s) for s in plan["warmup_seeds"]] or [0]
     # A candidate gets each timed call's seed just before that call, and learns whether a call
     # is re-checked (and which positions) only after it returned: while a call runs, nothing in
@@ -275,7 +298,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         """Seed of call i (None after the last); samples `last`, call i-1's (inputs, output),
         into `snapshots` when the engine says call i-1 is re-checked."""
         worker.send({"type": "call", "index": i})
-        msg, _ = read_frame(worker.in_fd)
+        msg, _ = read_frame(worker.in_fd, spin=True)
         if msg.get("type") != "call" or msg.get("index") != i:
             raise RuntimeError(f"timing: expected the engine's answer for call {i}")
         if msg.get("recheck_prev") and last is not None:
@@ -315,14 +338,16 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                 l2_reset = clock.reset_persisting_l2() and l2_reset
             clock.sync()
             if clock.cuda:
-                # As Triton's do_bench: the flush runs on the device while the
-                # host launches the call, so host launch latency is hidden the
-                # same way; the flush's own span (pre -> start) is measured and
+                # As Triton's do_bench: the flush (after a short device busy-wait, the
+                # cover) runs on the device while the host launches the call, so host
+                # launch latency is hidden; their span (pre -> start) is measured and
                 # taken off the synchronised wall clock.
                 pre = clock.event_cls(enable_timing=True)
                 start, end = clock.event_cls(enable_timing=True), clock.event_cls(enable_timing=True)
                 t0 = clock.perf_ns()
                 clock.record(pre, stream_before)
+                if cover:
+                    clock.gpu_sleep(cover)
                 flush.fill_(i)
                 clock.record(start, stream_before)
                 out = model(*x)

@@ -4,6 +4,8 @@ and the runtime evidence (launch records, ATen audit, hook integrity, input
 hashes) it reports for honest and dishonest candidates."""
 import os
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -118,6 +120,29 @@ def test_frames_round_trip():
         read_frame(r)
     os.close(r)
     os.close(w)
+
+
+def test_spinning_read_waits_for_a_late_frame_and_restores_blocking():
+    r, w = os.pipe()
+    head = b'{"type":"call","index":3}'
+    frame = b"TRL1" + len(head).to_bytes(4, "little") + (2).to_bytes(8, "little") + head + b"ok"
+
+    def late_writer():  # the frame arrives in pieces, after the reader started spinning
+        for i in range(0, len(frame), 7):
+            time.sleep(0.01)
+            os.write(w, frame[i : i + 7])
+
+    t = threading.Thread(target=late_writer)
+    t.start()
+    header, payload = read_frame(r, spin=True)
+    t.join()
+    assert header == {"type": "call", "index": 3} and payload == b"ok"
+    assert os.get_blocking(r)
+    os.close(w)
+    with pytest.raises(EOFError):  # a closed pipe ends the spin
+        read_frame(r, spin=True)
+    assert os.get_blocking(r)
+    os.close(r)
 
 
 def test_reference_sequence_and_inputs(tmp_path):
