@@ -139,6 +139,17 @@ namespace {
 
 enum class WorkerEnd { kDone, kError, kEof, kTimeout, kMalformed, kProtocol, kSpawnFailed };
 
+// What a candidate's correctness trials showed.
+struct TrialCheck {
+  std::set<std::string> own_kernels, other_kernels, aten_ops, forbidden, modes;
+  double max_abs = 0, max_rel = 0;
+  int min_launches = -1, trials_checked = 0;
+  bool imported = false;
+  std::map<std::string, Reason> failures;  // the first failure per code
+};
+TrialCheck CheckTrials(const EngineConfig& cfg, const std::vector<Frame>& frames,
+                       const ReferenceResult& ref);
+
 struct WorkerRun {
   std::vector<Frame> frames;
   WorkerEnd end = WorkerEnd::kSpawnFailed;
@@ -152,11 +163,16 @@ struct WorkerRun {
   double timing_parent_ms = 0;  // engine clock of the timed phase ("go" -> "timing" frame)
   double lease_wait_ms = 0;
   std::string lease_error;
+  std::optional<TrialCheck> trials;  // a candidate's trials, checked when it asked to be timed
+  bool timing_skipped = false;       // ... and stopped there: they had failed
 };
 
 // Drives one worker through its fixed frame sequence with a deadline per stage.
+// A candidate (`reference` given) that failed its correctness trials is stopped when it asks to be
+// timed: its speedup would be discarded, and timing holds the GPU's lease.
 WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::string& dir,
-                      bool candidate) {
+                      const ReferenceResult* reference) {
+  const bool candidate = reference != nullptr;
   WorkerRun run;
   const auto t0 = Clock::now();
   const SpawnSpec spec = WorkerSpawnSpec(cfg, dir, "worker.py", {"3", "4"}, "worker.log");
@@ -279,6 +295,14 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     } else if (type == "stage" && pending == "import") {
       pending = "build";
     } else if (type == "stage" && pending == "timing_ready") {
+      if (candidate) {
+        run.trials = CheckTrials(cfg, run.frames, *reference);
+        if (!run.trials->failures.empty()) {
+          run.timing_skipped = true;
+          run.end = WorkerEnd::kDone;
+          break;
+        }
+      }
       // Exclusive use of the GPU for timing; correctness of other samples may go on.
       auto got = AcquireTimingLease(cfg.timing.lock_dir, cfg.timing.device_key);
       if (!got.ok()) {
@@ -390,6 +414,141 @@ Result<OutputRecord> ParseOutput(const json& d, const std::string& payload) {
   return o;
 }
 
+// Checks a candidate's trial frames against the reference's records (proof of work, inputs,
+// outputs). Every header and payload is untrusted.
+TrialCheck CheckTrials(const EngineConfig& cfg, const std::vector<Frame>& frames,
+                       const ReferenceResult& ref) {
+  TrialCheck out;
+  auto& [own_kernels, other_kernels, aten_ops, forbidden, modes, max_abs, max_rel, min_launches,
+         trials_checked, imported, failures] = out;
+  auto fail = [&](const std::string& code, std::string msg) {
+    if (!failures.count(code)) failures[code] = Reason{"correctness", code, std::move(msg)};
+  };
+  std::size_t ref_at = 0;
+  for (const Frame& f : frames) {
+    const json& h = f.header;
+    const std::string type = GetString(h, "type");
+    if (type == "stage" && GetString(h, "stage") == "import") {
+      imported = true;
+      const auto inherits = GetStrings(h, "inherits_reference");
+      if (!inherits.empty())
+        fail("inherits_reference", fmt::format("ModelNew derives from the task's {}", inherits[0]));
+      continue;
+    }
+    if (type == "variants") {
+      if (GetStrings(h, "variants") != ref.variants)
+        fail("protocol_violation", "variant list differs from the request");
+      continue;
+    }
+    if (type != "trial") continue;
+    if (ref_at >= ref.trials.size()) {
+      fail("protocol_violation", "more trials than requested");
+      break;
+    }
+    const TrialRecord& rt = ref.trials[ref_at++];
+    const std::string where = fmt::format("{} trial {}", rt.variant, rt.index);
+    ++trials_checked;
+    if (GetString(h, "variant") != rt.variant || GetInt(h, "index").value_or(-1) != rt.index ||
+        GetInt(h, "seed").value_or(-1) != rt.seed) {
+      fail("protocol_violation", fmt::format("{}: trial frame out of order", where));
+      continue;
+    }
+    const TrialSpec& spec = cfg.schedule[static_cast<std::size_t>(rt.index)];
+    modes.insert(
+        fmt::format("{}/{}", spec.train ? "train" : "eval", spec.grad ? "grad" : "no_grad"));
+    if (GetString(h, "input_sha256") != rt.input_sha256) {
+      fail("inputs_differ", fmt::format("{}: the candidate's process saw different inputs than the "
+                                        "reference's (task module altered?)",
+                                        where));
+    }
+    if (GetString(h, "input_sha256_after") != GetString(h, "input_sha256")) {
+      fail("input_mutated", fmt::format("{}: forward changed its inputs", where));
+    }
+    if (!GetBool(h, "hooks_intact", false))
+      fail("hooks_tampered",
+           fmt::format("{}: the launch hook or the ATen audit was removed or replaced", where));
+    if (GetBool(h, "global_state_changed", true))
+      fail("global_state_changed",
+           fmt::format("{}: forward changed process-wide torch settings", where));
+    int own = 0;
+    auto launches = h.find("launches");
+    if (launches != h.end() && launches->is_array()) {
+      for (const auto& l : *launches) {
+        if (!l.is_array() || l.size() != 2 || !l[0].is_string() || !l[1].is_boolean()) continue;
+        const std::string name = Truncate(l[0].get<std::string>(), 100);
+        if (l[1].get<bool>()) {
+          ++own;
+          own_kernels.insert(name);
+        } else {
+          other_kernels.insert(name);
+        }
+      }
+    }
+    min_launches = min_launches < 0 ? own : std::min(min_launches, own);
+    if (own == 0) {
+      fail("no_triton_launch",
+           fmt::format("{} ({}): no kernel defined in the candidate file ran during forward{}",
+                       where, *modes.rbegin(),
+                       other_kernels.empty()
+                           ? ""
+                           : fmt::format(" (other kernels: {})", fmt::join(other_kernels, ", "))));
+    }
+    if (GetBool(h, "compiled_path", false) && GetInt(h, "c_launches").value_or(0) < 1) {
+      fail("no_triton_launch", fmt::format("{}: Triton's launcher hook saw no launch", where));
+    }
+    for (const auto& op : GetStrings(h, "aten_ops")) aten_ops.insert(Truncate(op, 80));
+    const auto bad_ops = GetStrings(h, "forbidden_ops");
+    for (const auto& op : bad_ops) forbidden.insert(Truncate(op, 80));
+    if (!bad_ops.empty()) {
+      fail("forbidden_aten_op",
+           fmt::format("{}: ATen compute ops outside the allowlist ran during forward: {}", where,
+                       fmt::join(bad_ops, ", ")));
+    }
+    if (!GetString(h, "outputs_error").empty()) {
+      fail("output_structure",
+           fmt::format("{}: {}", where, Truncate(GetString(h, "outputs_error"), 200)));
+      continue;
+    }
+    auto outs = h.find("outputs");
+    if (outs == h.end() || !outs->is_array() || outs->size() != rt.outputs.size()) {
+      fail("output_count",
+           fmt::format("{}: {} outputs, expected {}", where,
+                       outs != h.end() && outs->is_array() ? outs->size() : 0, rt.outputs.size()));
+      continue;
+    }
+    for (std::size_t i = 0; i < rt.outputs.size(); ++i) {
+      const json& d = (*outs)[i];
+      const OutputRecord& r = rt.outputs[i];
+      if (!d.is_object() || !GetBool(d, "type_ok", false)) {
+        fail("output_type", fmt::format("{}: output {} is a {}, not exactly torch.Tensor", where, i,
+                                        d.is_object() ? Truncate(GetString(d, "type"), 80) : "?"));
+        continue;
+      }
+      if (GetBool(d, "alias", true)) {
+        fail("output_aliases_input",
+             fmt::format("{}: output {} shares storage with an input", where, i));
+      }
+      auto o = ParseOutput(d, f.payload);
+      if (!o.ok()) {
+        fail("protocol_violation",
+             fmt::format("{}: output {}: {}", where, i, o.status().message()));
+        continue;
+      }
+      if (o->device != r.device) {
+        fail("output_device", fmt::format("{}: output {} on {}, expected {}", where, i,
+                                          Truncate(o->device, 20), r.device));
+      }
+      const CompareResult cmp =
+          CompareTensor({o->dtype, o->shape, o->bytes}, {r.dtype, r.shape, r.bytes}, ref.tolerance);
+      if (std::isfinite(cmp.max_abs_err)) max_abs = std::max(max_abs, cmp.max_abs_err);
+      if (std::isfinite(cmp.rel_l2)) max_rel = std::max(max_rel, cmp.rel_l2);
+      if (!cmp.ok) fail(cmp.code, fmt::format("{}: output {}: {}", where, i, cmp.message));
+    }
+  }
+
+  return out;
+}
+
 std::string ExitReasonCode(const ExitInfo& e) {
   if (!e.known) return "missing_record";
   if (e.signaled) return e.signal == SIGXCPU ? "cpu_time_limit" : "signal";
@@ -457,6 +616,10 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
     v.timings_ms["timing"] = it->second;
   if (auto it = run.stage_ms.find("profile"); it != run.stage_ms.end())
     v.timings_ms["profile"] = it->second;
+  if (run.timing_skipped) {
+    v.evidence["timing"] = {{"skipped", "not timed: the correctness trials had failed"}};
+    return;
+  }
   if (v.outcome != "correct") return;
   const Frame* frame = nullptr;
   for (const Frame& f : run.frames) {
@@ -594,7 +757,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   if (cfg.timing.enabled && cfg.cached_reference_timing)
     cached = cfg.cached_reference_timing(task_path);
   if (cached) req["timing"]["recheck_only"] = true;
-  const WorkerRun run = DriveWorker(cfg, req, *dir, false);
+  const WorkerRun run = DriveWorker(cfg, req, *dir, nullptr);
   ref.ms = run.wall_ms;
   ref.sandbox = run.fin.sandbox;
   if (run.end != WorkerEnd::kDone) {
@@ -691,7 +854,7 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
   }
   const json req = MakeRequest(cfg, "candidate", task_path, fs::canonical(cand_path).string(),
                                ref.variants, cfg.malloc_perturb);
-  const WorkerRun run = DriveWorker(cfg, req, *dir, true);
+  const WorkerRun run = DriveWorker(cfg, req, *dir, &ref);
   v.sandbox = run.fin.sandbox.ToJson();
   v.timings_ms["reference"] = ref.ms;
   for (const auto& [stage, ms] : run.stage_ms) {
@@ -700,171 +863,42 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
   }
   v.timings_ms["worker_wall"] = run.wall_ms;
 
-  // Evidence from whatever frames arrived (all untrusted after the import).
-  std::set<std::string> own_kernels, other_kernels, aten_ops, forbidden;
-  double max_abs = 0, max_rel = 0;
-  int min_launches = -1, trials_checked = 0;
-  std::set<std::string> modes;
-  std::map<std::string, Reason> failures;  // first failure per code
-  auto fail = [&](const std::string& c, std::string msg) {
-    if (!failures.count(c)) failures[c] = Reason{"correctness", c, std::move(msg)};
-  };
-  std::size_t ref_at = 0;
-  bool imported = false;
-  for (const Frame& f : run.frames) {
-    const json& h = f.header;
-    const std::string type = GetString(h, "type");
-    if (type == "stage" && GetString(h, "stage") == "import") {
-      imported = true;
-      const auto inherits = GetStrings(h, "inherits_reference");
-      if (!inherits.empty())
-        fail("inherits_reference", fmt::format("ModelNew derives from the task's {}", inherits[0]));
-      continue;
-    }
-    if (type == "variants") {
-      if (GetStrings(h, "variants") != ref.variants)
-        fail("protocol_violation", "variant list differs from the request");
-      continue;
-    }
-    if (type != "trial") continue;
-    if (ref_at >= ref.trials.size()) {
-      fail("protocol_violation", "more trials than requested");
-      break;
-    }
-    const TrialRecord& rt = ref.trials[ref_at++];
-    const std::string where = fmt::format("{} trial {}", rt.variant, rt.index);
-    ++trials_checked;
-    if (GetString(h, "variant") != rt.variant || GetInt(h, "index").value_or(-1) != rt.index ||
-        GetInt(h, "seed").value_or(-1) != rt.seed) {
-      fail("protocol_violation", fmt::format("{}: trial frame out of order", where));
-      continue;
-    }
-    const TrialSpec& spec = cfg.schedule[static_cast<std::size_t>(rt.index)];
-    modes.insert(
-        fmt::format("{}/{}", spec.train ? "train" : "eval", spec.grad ? "grad" : "no_grad"));
-    if (GetString(h, "input_sha256") != rt.input_sha256) {
-      fail("inputs_differ", fmt::format("{}: the candidate's process saw different inputs than the "
-                                        "reference's (task module altered?)",
-                                        where));
-    }
-    if (GetString(h, "input_sha256_after") != GetString(h, "input_sha256")) {
-      fail("input_mutated", fmt::format("{}: forward changed its inputs", where));
-    }
-    if (!GetBool(h, "hooks_intact", false))
-      fail("hooks_tampered",
-           fmt::format("{}: the launch hook or the ATen audit was removed or replaced", where));
-    if (GetBool(h, "global_state_changed", true))
-      fail("global_state_changed",
-           fmt::format("{}: forward changed process-wide torch settings", where));
-    int own = 0;
-    auto launches = h.find("launches");
-    if (launches != h.end() && launches->is_array()) {
-      for (const auto& l : *launches) {
-        if (!l.is_array() || l.size() != 2 || !l[0].is_string() || !l[1].is_boolean()) continue;
-        const std::string name = Truncate(l[0].get<std::string>(), 100);
-        if (l[1].get<bool>()) {
-          ++own;
-          own_kernels.insert(name);
-        } else {
-          other_kernels.insert(name);
-        }
-      }
-    }
-    min_launches = min_launches < 0 ? own : std::min(min_launches, own);
-    if (own == 0) {
-      fail("no_triton_launch",
-           fmt::format("{} ({}): no kernel defined in the candidate file ran during forward{}",
-                       where, *modes.rbegin(),
-                       other_kernels.empty()
-                           ? ""
-                           : fmt::format(" (other kernels: {})", fmt::join(other_kernels, ", "))));
-    }
-    if (GetBool(h, "compiled_path", false) && GetInt(h, "c_launches").value_or(0) < 1) {
-      fail("no_triton_launch", fmt::format("{}: Triton's launcher hook saw no launch", where));
-    }
-    for (const auto& op : GetStrings(h, "aten_ops")) aten_ops.insert(Truncate(op, 80));
-    const auto bad_ops = GetStrings(h, "forbidden_ops");
-    for (const auto& op : bad_ops) forbidden.insert(Truncate(op, 80));
-    if (!bad_ops.empty()) {
-      fail("forbidden_aten_op",
-           fmt::format("{}: ATen compute ops outside the allowlist ran during forward: {}", where,
-                       fmt::join(bad_ops, ", ")));
-    }
-    if (!GetString(h, "outputs_error").empty()) {
-      fail("output_structure",
-           fmt::format("{}: {}", where, Truncate(GetString(h, "outputs_error"), 200)));
-      continue;
-    }
-    auto outs = h.find("outputs");
-    if (outs == h.end() || !outs->is_array() || outs->size() != rt.outputs.size()) {
-      fail("output_count",
-           fmt::format("{}: {} outputs, expected {}", where,
-                       outs != h.end() && outs->is_array() ? outs->size() : 0, rt.outputs.size()));
-      continue;
-    }
-    for (std::size_t i = 0; i < rt.outputs.size(); ++i) {
-      const json& d = (*outs)[i];
-      const OutputRecord& r = rt.outputs[i];
-      if (!d.is_object() || !GetBool(d, "type_ok", false)) {
-        fail("output_type", fmt::format("{}: output {} is a {}, not exactly torch.Tensor", where, i,
-                                        d.is_object() ? Truncate(GetString(d, "type"), 80) : "?"));
-        continue;
-      }
-      if (GetBool(d, "alias", true)) {
-        fail("output_aliases_input",
-             fmt::format("{}: output {} shares storage with an input", where, i));
-      }
-      auto o = ParseOutput(d, f.payload);
-      if (!o.ok()) {
-        fail("protocol_violation",
-             fmt::format("{}: output {}: {}", where, i, o.status().message()));
-        continue;
-      }
-      if (o->device != r.device) {
-        fail("output_device", fmt::format("{}: output {} on {}, expected {}", where, i,
-                                          Truncate(o->device, 20), r.device));
-      }
-      const CompareResult c =
-          CompareTensor({o->dtype, o->shape, o->bytes}, {r.dtype, r.shape, r.bytes}, ref.tolerance);
-      if (std::isfinite(c.max_abs_err)) max_abs = std::max(max_abs, c.max_abs_err);
-      if (std::isfinite(c.rel_l2)) max_rel = std::max(max_rel, c.rel_l2);
-      if (!c.ok) fail(c.code, fmt::format("{}: output {}: {}", where, i, c.message));
-    }
-  }
-
-  v.evidence = {{"kernels", own_kernels},
-                {"other_kernels", other_kernels},
-                {"aten_ops", aten_ops},
-                {"forbidden_aten_ops", forbidden},
-                {"max_abs_err", max_abs},
-                {"max_rel_l2", max_rel},
-                {"trials_checked", trials_checked},
+  // Evidence from whatever frames arrived (all untrusted after the import); computed when timing
+  // began unless it was skipped, since no trial frame can follow that point.
+  const TrialCheck c = run.trials ? *run.trials : CheckTrials(cfg, run.frames, ref);
+  v.evidence = {{"kernels", c.own_kernels},
+                {"other_kernels", c.other_kernels},
+                {"aten_ops", c.aten_ops},
+                {"forbidden_aten_ops", c.forbidden},
+                {"max_abs_err", c.max_abs},
+                {"max_rel_l2", c.max_rel},
+                {"trials_checked", c.trials_checked},
                 {"trials_expected", ref.trials.size()},
                 {"variants", ref.variants},
-                {"modes", modes},
-                {"min_own_launches_per_call", std::max(min_launches, 0)},
+                {"modes", c.modes},
+                {"min_own_launches_per_call", std::max(c.min_launches, 0)},
                 {"atol", ref.tolerance.atol},
                 {"rtol", ref.tolerance.rtol}};
   if (run.end != WorkerEnd::kDone) v.evidence["exit"] = run.fin.exit.ToString();
-  v.compiled = imported && trials_checked > 0;
+  v.compiled = c.imported && c.trials_checked > 0;
   if (run.end != WorkerEnd::kDone) {
     auto [outcome, reason] = ClassifyEnd(run);
     v.outcome = outcome;
     v.reasons.push_back(reason);
     if (reason.stage == "startup") v.infra_failure = true;  // before the candidate was imported
     if (outcome == "compile_error") v.compiled = false;
-  } else if (!failures.empty()) {
+  } else if (!c.failures.empty()) {
     v.outcome = "incorrect";
-  } else if (trials_checked != static_cast<int>(ref.trials.size())) {
+  } else if (c.trials_checked != static_cast<int>(ref.trials.size())) {
     v.outcome = "runtime_error";
     v.reasons.push_back({"correctness", "missing_record", "fewer trial results than requested"});
   } else {
     v.outcome = "correct";
   }
-  for (auto& [code_id, reason] : failures) v.reasons.push_back(reason);
+  for (const auto& [code_id, reason] : c.failures) v.reasons.push_back(reason);
   ApplyTimingStage(cfg, run, ref, v);
   // Torch did (part of) the work: the sample is not correct whatever its numbers.
-  if (failures.count("forbidden_aten_op")) v.flags.push_back("lazy_optimization");
+  if (c.failures.count("forbidden_aten_op")) v.flags.push_back("lazy_optimization");
   if (run.fin.sandbox.Level() != "full") {
     v.flags.push_back("degraded_sandbox");
   }

@@ -2,7 +2,8 @@
 # The timing stage end to end on the CPU (test-only --cpu-timing: host clock,
 # Triton interpreter): the engine's lease, go frame, timing and profile frames,
 # re-checks and consistency checks with the real runner; a timer-patching
-# candidate is caught at run time (--no-static), an honest one gets a speedup;
+# candidate is caught at run time (--no-static), an honest one gets a speedup,
+# one that failed its correctness trials is not timed at all;
 # without --cpu-timing a CPU verdict has no speedup and says why.
 #   timing_e2e_test.sh TRITONRL ROOT
 set -euo pipefail
@@ -11,11 +12,11 @@ ROOT="$2"
 T="$(mktemp -d)"
 trap 'rm -rf "$T"' EXIT
 "$BIN" corpus "$ROOT/tests/corpus/hacks" "$ROOT/tests/corpus/legit" --device cpu --out "$T/all.jsonl" 2>/dev/null
-grep -E '"(legit/relu_basic|hack/timing_timer_patch)"' "$T/all.jsonl" >"$T/s.jsonl"
-test "$(wc -l <"$T/s.jsonl")" -eq 2
+grep -E '"(legit/relu_basic|hack/timing_timer_patch|hack/rt_zero_output)"' "$T/all.jsonl" >"$T/s.jsonl"
+test "$(wc -l <"$T/s.jsonl")" -eq 3
 export TRITONRL_LOCK_DIR="$T"
 "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --cpu-timing --timing-trials 6 --no-static \
-  --json --no-cache --jobs 2 --work-dir "$T/w1" >"$T/timed.json"
+  --json --no-cache --jobs 3 --work-dir "$T/w1" >"$T/timed.json"
 "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --no-static --json --no-cache --jobs 2 \
   --work-dir "$T/w2" >"$T/plain.json"
 test -f "$T/tritonrl-timing-gpu0.lock"  # the lease's lock file
@@ -32,6 +33,10 @@ assert "timing" in ok["timings_ms"], ok["timings_ms"]
 bad = timed["hack/timing_timer_patch"]
 assert bad["outcome"] == "incorrect" and "timing_inconsistent" in bad["flags"] and bad["speedup"] is None, bad
 assert any(r["code"] == "timing_inconsistent" and "time.perf_counter" in r["message"] for r in bad["reasons"]), bad
+zero = timed["hack/rt_zero_output"]  # wrong in the trials: stopped before the lease
+assert zero["outcome"] == "incorrect" and zero["speedup"] is None, zero
+assert "not timed" in zero["evidence"]["timing"]["skipped"] and "timing" not in zero["timings_ms"], zero
+assert [r["code"] for r in zero["reasons"]] == ["not_allclose"], zero["reasons"]
 p = plain["legit/relu_basic"]
 assert p["outcome"] == "correct" and p["speedup"] is None and "skipped" in p["evidence"]["timing"], p
 print("timing e2e: ok; cpu-timed speedup", ok["speedup"])
