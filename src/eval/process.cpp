@@ -18,10 +18,11 @@
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "base/sigpipe.h"
 
 namespace tritonrl::eval {
 namespace {
@@ -100,7 +101,7 @@ bool DropCapabilities() {
   const SandboxOptions& sb = spec.sandbox;
   if (setsid() >= 0) bits |= kBitSetsid;
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  signal(SIGPIPE, SIG_DFL);  // the engine ignores it (Spawn); an ignored signal survives exec
+  RestoreSigpipeInChild();
   // Move the fds out of the way, then into place.
   const int a = fcntl(in_fd, F_DUPFD, 20), b = fcntl(out_fd, F_DUPFD, 20);
   const int c = fcntl(report_fd, F_DUPFD, 20), l = fcntl(log_fd, F_DUPFD, 20);
@@ -297,8 +298,7 @@ Result<Child> Spawn(const SpawnSpec& spec) {
   if (spec.argv.empty()) return Status::InvalidArgument("spawn: empty argv");
   // A worker can close its end of a pipe at any moment (a candidate may do it on purpose): the
   // engine's next write must fail with EPIPE, not kill the whole run with SIGPIPE.
-  static std::once_flag ignore_sigpipe;
-  std::call_once(ignore_sigpipe, [] { signal(SIGPIPE, SIG_IGN); });
+  IgnoreSigpipe();
   std::vector<char*> argv, envp;
   for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);

@@ -21,6 +21,8 @@ extern char** environ;
 #include <thread>
 #include <vector>
 
+#include "base/sigpipe.h"
+
 namespace tritonrl::task {
 namespace {
 
@@ -72,7 +74,7 @@ Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
   if (pid < 0) return Status::IoError(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);  // the runner never outlives the command
-    signal(SIGPIPE, SIG_DFL);          // undo the parent's SIG_IGN (kept across exec)
+    RestoreSigpipeInChild();
     dup2(pin[0], 0);
     dup2(pout[1], 1);
     dup2(perr[1], 2);
@@ -282,11 +284,7 @@ Result<std::vector<AuditResult>> RunAudit(
   if (!runner_dir.ok()) return runner_dir.status();
   const std::string python = LocatePython(options.python, *runner_dir);
 
-  // A runner that dies before reading its request must not kill us with SIGPIPE.
-  struct SigpipeGuard {
-    void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-    ~SigpipeGuard() { signal(SIGPIPE, old); }
-  } sigpipe_guard;
+  IgnoreSigpipe();  // a runner that dies before reading its request must not kill us
 
   // Task i goes to shard i % jobs; records stream out as they arrive and are returned in the
   // suite's order.
