@@ -41,7 +41,7 @@ namespace ev = tritonrl::eval;
 using nlohmann::json;
 
 // Bumped whenever a change can alter a verdict: old cached verdicts then no longer match.
-constexpr const char* kEvaluatorVersion = "tritonrl-eval/4";
+constexpr const char* kEvaluatorVersion = "tritonrl-eval/5";
 
 struct Options {
   std::string tasks, samples, db, device = "auto", report, shard = "0/1", run_id, python, runner,
@@ -51,6 +51,7 @@ struct Options {
   int timing_trials = 100;
   std::string baseline = "eager";
   double lazy_threshold = 0.8, speedup_cap = 10.0;
+  double slow_factor = 50.0, slow_floor = 10.0;  // a candidate's timing budget (seconds)
   bool cpu_timing = false, no_timing = false;
   int jobs = 1, trials = 5;
   int large_trials = 2;      // correctness trials of the 'large' variant
@@ -297,6 +298,10 @@ int RunEval(const Options& o) {
   cfg.timing.baseline = o.baseline;
   cfg.timing.lazy_threshold = o.lazy_threshold;
   cfg.timing.speedup_cap = o.speedup_cap;
+  if (!(o.slow_factor > 0) || !(o.slow_floor >= 0))
+    Fail("--slow-factor must be positive and --slow-floor not negative");
+  cfg.timing.slow_factor = o.slow_factor;
+  cfg.timing.slow_floor = std::chrono::milliseconds(static_cast<std::int64_t>(o.slow_floor * 1000));
   cfg.timing.strict = o.policy == "strict";
   if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES"); vis && *vis) {
     cfg.timing.device_key = "gpu-" + std::string(vis).substr(0, std::string(vis).find(','));
@@ -356,6 +361,8 @@ int RunEval(const Options& o) {
                             {"baseline", o.baseline},
                             {"lazy_threshold", o.lazy_threshold},
                             {"speedup_cap", o.speedup_cap},
+                            {"slow_factor", o.slow_factor},
+                            {"slow_floor_s", o.slow_floor},
                             {"cpu_timing", o.cpu_timing},
                             {"no_timing", o.no_timing}};
 
@@ -649,6 +656,12 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option(
            "--speedup-cap", o->speedup_cap,
            "speedups above this are flagged implausible_speedup where no roofline applies (10)");
+       sub.add_option("--slow-factor", o->slow_factor,
+                      "a candidate's timed phase may last this many times the reference's "
+                      "(default 50); a slower correct sample is stopped, flagged "
+                      "slow_over_budget and given an upper-bound speedup");
+       sub.add_option("--slow-floor", o->slow_floor,
+                      "seconds a candidate's timed phase may always last (default 10)");
        sub.add_flag("--no-timing", o->no_timing,
                     "skip the timing stage on the GPU (correctness only; speedup null)");
        sub.add_flag("--cpu-timing", o->cpu_timing,

@@ -165,6 +165,11 @@ struct WorkerRun {
   std::string lease_error;
   std::optional<TrialCheck> trials;  // a candidate's trials, checked when it asked to be timed
   bool timing_skipped = false;       // ... and stopped there: they had failed
+  // A correct candidate stopped at its timing budget (CandidateTimingBudget) after this many
+  // finished timed calls.
+  bool timing_over_budget = false;
+  double timing_budget_ms = 0;
+  int timed_calls_done = 0;
 };
 
 // Drives one worker through its fixed frame sequence with a deadline per stage.
@@ -213,13 +218,34 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   TimingLease lease;  // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
   auto go_t0 = Clock::now();
   int next_call = 0;  // a candidate's next timed call (its "call" frames, src/eval/timing.h)
+  // A candidate's timed phase may last a multiple of the reference's (the lease is the one
+  // serialised resource); the reference's own phase is bounded by the timeout alone.
+  const auto timing_limit = candidate && reference->timing
+                                ? CandidateTimingBudget(cfg.timing, reference->timing->parent_ms)
+                                : cfg.timing.timeout;
   for (;;) {
     // The timed phase has one deadline however many frames it takes.
     const auto deadline =
-        pending == "timing" ? go_t0 + cfg.timing.timeout : Clock::now() + timeout_for(pending);
+        pending == "timing" ? go_t0 + timing_limit : Clock::now() + timeout_for(pending);
     const ReadResult rr = ReadFrameUntil(child->from_child, buffer, deadline);
     if (rr.kind == ReadKind::kTimeout) {
       run.end = WorkerEnd::kTimeout;
+      if (pending == "timing" && candidate && timing_limit < cfg.timing.timeout) {
+        // Correct so far but too slow to time in full: a finished call bounds its speedup; a
+        // worker that finished none is treated as hung.
+        run.timing_over_budget = true;
+        run.timing_budget_ms = static_cast<double>(timing_limit.count());
+        run.timed_calls_done = std::max(0, next_call - 1);
+        run.timing_parent_ms = MsSince(go_t0);
+        if (run.timed_calls_done > 0) {
+          run.end = WorkerEnd::kDone;
+        } else {
+          run.detail = fmt::format(
+              "no timed call finished within the timing budget of {} ms ({}x the reference's "
+              "timed phase, at least {} ms)",
+              timing_limit.count(), cfg.timing.slow_factor, cfg.timing.slow_floor.count());
+        }
+      }
       break;
     }
     if (rr.kind == ReadKind::kEof) {
@@ -564,10 +590,13 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
                                                                                  : run.pending;
   switch (run.end) {
     case WorkerEnd::kTimeout:
-      return {"timeout",
-              {stage, "stage_timeout",
-               fmt::format("no result within the {} stage limit; the process group was killed",
-                           run.pending)}};
+      return {
+          "timeout",
+          {stage, "stage_timeout",
+           run.detail.empty()
+               ? fmt::format("no result within the {} stage limit; the process group was killed",
+                             run.pending)
+               : run.detail}};
     case WorkerEnd::kError: {
       const json& h = run.error_frame.header;
       const std::string exc = Truncate(GetString(h, "exc_type"), 80);
@@ -621,6 +650,21 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
     return;
   }
   if (v.outcome != "correct") return;
+  if (run.timing_over_budget && ref.timing) {
+    // The full phase would have lasted longer than the part that ran: the phase ratio so far is
+    // an upper bound on the speedup. Not profiled, timed outputs not re-checked.
+    const double bound = ref.timing->parent_ms / std::max(run.timing_parent_ms, 1e-3);
+    v.flags.push_back("slow_over_budget");
+    v.evidence["timing"] = {{"over_budget", true},
+                            {"budget_ms", run.timing_budget_ms},
+                            {"timed_calls_done", run.timed_calls_done},
+                            {"trials", cfg.timing.trials},
+                            {"parent_phase_ms", run.timing_parent_ms},
+                            {"reference_parent_phase_ms", ref.timing->parent_ms},
+                            {"speedup_upper_bound", bound}};
+    v.speedup = bound;
+    return;
+  }
   const Frame* frame = nullptr;
   for (const Frame& f : run.frames) {
     if (GetString(f.header, "type") == "timing") frame = &f;

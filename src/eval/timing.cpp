@@ -477,6 +477,15 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
   return j;
 }
 
+std::chrono::milliseconds CandidateTimingBudget(const TimingOptions& o, double reference_phase_ms) {
+  if (!(reference_phase_ms > 0) || !std::isfinite(reference_phase_ms) || !(o.slow_factor > 0))
+    return o.timeout;
+  const double ms =
+      std::max(static_cast<double>(o.slow_floor.count()), o.slow_factor * reference_phase_ms);
+  if (ms >= static_cast<double>(o.timeout.count())) return o.timeout;
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(ms)));
+}
+
 json ReferenceTimingToJson(const TimingPhase& p) {
   return {{"variant", p.variant},
           {"event_ms", p.event_ms},

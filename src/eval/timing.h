@@ -34,6 +34,11 @@ struct TimingOptions {
   std::string lock_dir;  // where the per-GPU lock files live ("" = $TRITONRL_LOCK_DIR or /tmp)
   std::string device_key = "gpu0";            // one lease per key (the GPU the workers use)
   std::chrono::milliseconds timeout{600000};  // the whole timed phase
+  // A candidate may hold the lease for slow_factor x the reference's timed phase (engine clock),
+  // and at least slow_floor: a correct kernel slower than that is stopped, and its speedup is
+  // reported as an upper bound (CandidateTimingBudget).
+  double slow_factor = 50.0;
+  std::chrono::milliseconds slow_floor{10000};
   // Drawn per run: the timed calls' seeds, the base input seed, the re-checked calls, the seeds
   // of their sampled positions (one per call) and the warm-up calls' seeds.
   std::vector<std::int64_t> seeds;
@@ -60,6 +65,12 @@ nlohmann::json CandidateTimingPlan(const TimingOptions& options);
 // call's seed (null after the last) and whether call index-1 is re-checked, with its sample
 // seed. A call's fate is decided only after it returned.
 nlohmann::json CallAnswer(const TimingOptions& options, int index);
+
+// How long a candidate's timed phase may hold the lease, given the reference's timed phase
+// (engine clock, ms): max(slow_floor, slow_factor x reference), never beyond timeout; the
+// timeout alone when the reference's phase is unknown.
+std::chrono::milliseconds CandidateTimingBudget(const TimingOptions& options,
+                                                double reference_phase_ms);
 
 // An exclusive lease on one GPU for timing: an in-process mutex per key plus
 // an flock on <lock_dir>/tritonrl-timing-<key>.lock, so engine processes on

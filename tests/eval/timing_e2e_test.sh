@@ -94,3 +94,36 @@ assert s["outcome"] == "runtime_error" and s["speedup"] is None, s
 assert any("out of order" in r["message"] for r in s["reasons"]), s["reasons"]
 print("timing e2e: a candidate asking for the next call early breaks the protocol and fails")
 PY
+
+# The timing budget: a correct candidate may hold the lease for --slow-factor x the reference's
+# timed phase, at least --slow-floor seconds. This one turns slow (30 s per call) after its
+# warm-up and two timed calls (a fresh instance is timed, so its correctness trials stay fast):
+# stopped at the 3 s floor, still correct, flagged, with an upper-bound speedup. With no floor the
+# budget ends before any timed call finishes, which is a timeout.
+"$ROOT/.venv/bin/python" - "$T/s1.jsonl" "$T/slow.jsonl" <<'PY'
+import json, sys
+s = json.loads(open(sys.argv[1]).read())
+code = s["code"].replace("        super().__init__()\n", "        super().__init__()\n        self.calls = 0\n", 1)
+code = code.replace("    def forward(self, x):\n",
+                    "    def forward(self, x):\n        self.calls += 1\n"
+                    "        if self.calls > 7:\n            import time\n            time.sleep(30)\n", 1)
+assert code.count("self.calls") == 3, code
+open(sys.argv[2], "w").write(json.dumps(dict(s, sample="legit/relu_slow_after_warmup", code=code)) + "\n")
+PY
+"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/slow.jsonl" --device cpu --cpu-timing --timing-trials 6 \
+  --no-static --json --no-cache --slow-factor 1e-9 --slow-floor 3 --work-dir "$T/w5" >"$T/slow.json"
+"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s1.jsonl" --device cpu --cpu-timing --timing-trials 6 \
+  --json --no-cache --slow-factor 1e-9 --slow-floor 0 --work-dir "$T/w6" >"$T/nofloor.json"
+"$ROOT/.venv/bin/python" - "$T/slow.json" "$T/nofloor.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["samples"][0]
+t = s["evidence"]["timing"]
+assert s["outcome"] == "correct" and "slow_over_budget" in s["flags"], s
+assert t["over_budget"] is True and t["budget_ms"] == 3000 and t["timed_calls_done"] == 2, t
+assert 3000 <= t["parent_phase_ms"] < 20000, t  # stopped at the budget, not after the 30 s sleep
+assert s["speedup"] == t["speedup_upper_bound"] and 0 < s["speedup"] < 1, s
+n = json.load(open(sys.argv[2]))["samples"][0]
+assert n["outcome"] == "timeout" and n["speedup"] is None, n
+assert any("timing budget" in r["message"] for r in n["reasons"]), n["reasons"]
+print("timing e2e: a slow correct candidate is stopped at its budget; none finished is a timeout")
+PY

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -112,6 +113,19 @@ TEST(TimingPlan, CandidateLearnsEachSeedBeforeAndEachRecheckAfterItsCall) {
     }
   }
   EXPECT_EQ(rechecked, 2);
+}
+
+TEST(TimingBudget, AMultipleOfTheReferencePhaseWithinFloorAndTimeout) {
+  using std::chrono::milliseconds;
+  TimingOptions o;  // factor 50, floor 10 s, timeout 600 s
+  EXPECT_EQ(CandidateTimingBudget(o, 100.0), milliseconds(10000));  // 5 s < floor
+  EXPECT_EQ(CandidateTimingBudget(o, 400.5), milliseconds(20025));  // 50 x 400.5 ms
+  EXPECT_EQ(CandidateTimingBudget(o, 20000.0), o.timeout);          // 1000 s > timeout
+  EXPECT_EQ(CandidateTimingBudget(o, 0.0), o.timeout);              // reference phase unknown
+  EXPECT_EQ(CandidateTimingBudget(o, std::nan("")), o.timeout);
+  o.slow_factor = 2.0;
+  o.slow_floor = milliseconds(0);
+  EXPECT_EQ(CandidateTimingBudget(o, 0.4), milliseconds(1));  // rounded up, never zero
 }
 
 TEST(TimingLease, ThreadsOfOneProcessAreSerialised) {
