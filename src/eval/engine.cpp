@@ -167,6 +167,7 @@ struct WorkerRun {
   bool timing_skipped = false;       // ... and stopped there: they had failed
   // A correct candidate stopped at its timing budget (CandidateTimingBudget) after this many
   // finished timed calls.
+  std::vector<double> call_frame_ms;  // arrival of each "call" frame, ms since "go"
   bool timing_over_budget = false;
   double timing_budget_ms = 0;
   int timed_calls_done = 0;
@@ -272,6 +273,7 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
         run.detail = fmt::format("timing: a call frame out of order (expected call {})", next_call);
         break;
       }
+      run.call_frame_ms.push_back(MsSince(go_t0));
       (void)WriteAll(child->to_child, EncodeFrame(CallAnswer(cfg.timing, next_call)));
       ++next_call;
       continue;
@@ -694,6 +696,10 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
       JudgeTiming(*phase, *ref.timing, cfg.timing, ref.tolerance, cfg.device_model);
   v.evidence["timing"] = j.evidence;
   if (j.speedup) v.evidence["timing"]["speedup_measured"] = *j.speedup;
+  if (const auto clock = MeasureParentCallClock(run.call_frame_ms, phase->wall_ms)) {
+    v.evidence["timing"]["parent_call_cycle_ms"] = ToJson(clock->cycle_ms);
+    v.evidence["timing"]["parent_call_unexplained_ms"] = ToJson(clock->unexplained_ms);
+  }
   if (!j.inconsistent.empty()) {
     v.outcome = "incorrect";
     v.flags.push_back("timing_inconsistent");

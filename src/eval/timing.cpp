@@ -477,6 +477,17 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
   return j;
 }
 
+std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>& call_frame_ms,
+                                                      const std::vector<double>& wall_ms) {
+  if (wall_ms.empty() || call_frame_ms.size() != wall_ms.size() + 1) return std::nullopt;
+  std::vector<double> cycle, unexplained;
+  for (std::size_t i = 0; i < wall_ms.size(); ++i) {
+    cycle.push_back(call_frame_ms[i + 1] - call_frame_ms[i]);
+    unexplained.push_back(cycle.back() - wall_ms[i]);
+  }
+  return ParentCallClock{Summarize(std::move(cycle)), Summarize(std::move(unexplained))};
+}
+
 std::chrono::milliseconds CandidateTimingBudget(const TimingOptions& o, double reference_phase_ms) {
   if (!(reference_phase_ms > 0) || !std::isfinite(reference_phase_ms) || !(o.slow_factor > 0))
     return o.timeout;

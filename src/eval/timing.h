@@ -144,6 +144,17 @@ struct TimingPhase {
 nlohmann::json ReferenceTimingToJson(const TimingPhase& phase);
 Result<TimingPhase> ReferenceTimingFromJson(const nlohmann::json& j);
 
+// The engine's own clock of a candidate's timed calls: the time between its "call" frames i and
+// i+1 (`call_frame_ms`, ms since "go") is the whole cycle of call i (new inputs, L2 reset, cover
+// and flush, the call, synchronisation, the exchange); minus the call's reported wall time it is
+// the overhead the reported numbers leave unexplained. Evidence only for now (docs/measurement.md).
+// nullopt unless there is one more frame than reported calls.
+struct ParentCallClock {
+  Stats cycle_ms, unexplained_ms;
+};
+std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>& call_frame_ms,
+                                                      const std::vector<double>& wall_ms);
+
 // Validates a "timing" frame against the plan (counts, types, payload bounds).
 // `allow_recheck_only`: the reference's frame may carry re-checks only (the engine asked for it).
 Result<TimingPhase> ParseTimingFrame(const Frame& frame, const TimingOptions& options,

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <thread>
@@ -126,6 +126,18 @@ TEST(TimingBudget, AMultipleOfTheReferencePhaseWithinFloorAndTimeout) {
   o.slow_factor = 2.0;
   o.slow_floor = milliseconds(0);
   EXPECT_EQ(CandidateTimingBudget(o, 0.4), milliseconds(1));  // rounded up, never zero
+}
+
+TEST(ParentCallClock, CyclesBetweenCallFramesAndWhatTheReportedWallLeavesOut) {
+  const auto c = MeasureParentCallClock({0.0, 1.0, 2.1, 3.1}, {0.6, 0.7, 0.5});
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->cycle_ms.n, 3);
+  EXPECT_NEAR(c->cycle_ms.median, 1.0, 1e-12);  // cycles 1.0, 1.1, 1.0
+  EXPECT_NEAR(c->cycle_ms.max, 1.1, 1e-12);
+  EXPECT_NEAR(c->unexplained_ms.median, 0.4, 1e-12);  // 0.4, 0.4, 0.5
+  EXPECT_NEAR(c->unexplained_ms.max, 0.5, 1e-12);
+  EXPECT_FALSE(MeasureParentCallClock({0.0, 1.0}, {0.5, 0.5}).has_value());  // one frame short
+  EXPECT_FALSE(MeasureParentCallClock({}, {}).has_value());
 }
 
 TEST(TimingLease, ThreadsOfOneProcessAreSerialised) {
