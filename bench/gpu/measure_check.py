@@ -102,7 +102,17 @@ def cmd_stability(result_path, out_path):
     ok = cv is not None and len(medians) >= 10 and cv <= 0.02
     print(f"  stability: {len(medians)} evaluations, median times {['%.4f' % m for m in medians]} ms")
     print(f"  CV of the median = {100 * cv:.2f}% (goal <= 2%)" if cv is not None else "  CV: n/a")
-    json.dump({"ok": ok, "n": len(medians), "cv": cv, "medians_ms": medians, "speedups": speedups},
+    # The engine's own clock of each call (null calls, evidence since evaluator v5) on an honest
+    # kernel: how far it strays from the reported wall time, and any (false) parent_clock_gap.
+    parent = [(timing_of(v).get("parent_call_ms"), (timing_of(v).get("candidate_wall_ms") or {}).get("median"))
+              for v in (result or {}).get("samples", [])]
+    parent = [(p, w) for p, w in parent if p is not None and w]
+    flagged = sum("parent_clock_gap" in (v.get("flags") or []) for v in (result or {}).get("samples", []))
+    if parent:
+        print(f"  engine clock per call / reported wall: {['%.3f' % (p / w) for p, w in parent]}; "
+              f"parent_clock_gap on {flagged} honest runs")
+    json.dump({"ok": ok, "n": len(medians), "cv": cv, "medians_ms": medians, "speedups": speedups,
+               "parent_over_reported": [p / w for p, w in parent], "parent_clock_gap_flags": flagged},
               open(out_path, "w"), indent=1)
 
 

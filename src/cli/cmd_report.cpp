@@ -62,7 +62,7 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--out", o->out, "Output HTML file")->required();
        sub.add_flag("--strict", o->strict,
                     "Count flagged samples (lazy_optimization, timing_inconsistent, "
-                    "implausible_speedup) as not correct");
+                    "implausible_speedup, parent_clock_gap) as not correct");
        sub.add_option("--implausible", o->implausible,
                       "List samples with a speedup above this for review")
            ->check(CLI::PositiveNumber);

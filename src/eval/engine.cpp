@@ -236,7 +236,8 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
         // worker that finished none is treated as hung.
         run.timing_over_budget = true;
         run.timing_budget_ms = static_cast<double>(timing_limit.count());
-        run.timed_calls_done = std::max(0, next_call - 1);
+        for (int p = 0; p < next_call - 1; ++p)
+          run.timed_calls_done += ModelCallAt(cfg.timing, p) >= 0;
         run.timing_parent_ms = MsSince(go_t0);
         if (run.timed_calls_done > 0) {
           run.end = WorkerEnd::kDone;
@@ -268,7 +269,7 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     }
     if (candidate && pending == "timing" && type == "call") {
       const auto index = GetInt(h, "index");
-      if (!index || *index != next_call || next_call > static_cast<int>(cfg.timing.seeds.size())) {
+      if (!index || *index != next_call || next_call > TimedPositions(cfg.timing)) {
         run.end = WorkerEnd::kProtocol;
         run.detail = fmt::format("timing: a call frame out of order (expected call {})", next_call);
         break;
@@ -278,11 +279,10 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
       ++next_call;
       continue;
     }
-    if (candidate && type == "timing" &&
-        next_call != static_cast<int>(cfg.timing.seeds.size()) + 1) {
+    if (candidate && type == "timing" && next_call != TimedPositions(cfg.timing) + 1) {
       run.end = WorkerEnd::kProtocol;
       run.detail = fmt::format("timing: the timing frame came after {} of {} calls", next_call,
-                               cfg.timing.seeds.size() + 1);
+                               TimedPositions(cfg.timing) + 1);
       break;
     }
     std::string want;
@@ -696,9 +696,16 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
       JudgeTiming(*phase, *ref.timing, cfg.timing, ref.tolerance, cfg.device_model);
   v.evidence["timing"] = j.evidence;
   if (j.speedup) v.evidence["timing"]["speedup_measured"] = *j.speedup;
-  if (const auto clock = MeasureParentCallClock(run.call_frame_ms, phase->wall_ms)) {
+  if (const auto clock = MeasureParentCallClock(run.call_frame_ms, phase->wall_ms, cfg.timing)) {
     v.evidence["timing"]["parent_call_cycle_ms"] = ToJson(clock->cycle_ms);
     v.evidence["timing"]["parent_call_unexplained_ms"] = ToJson(clock->unexplained_ms);
+    v.evidence["timing"]["parent_null_cycle_ms"] = ToJson(clock->null_cycle_ms);
+    if (clock->call_ms) v.evidence["timing"]["parent_call_ms"] = *clock->call_ms;
+    // A flag, not a failure, until GPU runs have shown how far honest samples stray.
+    if (std::string gap = CheckParentClock(*clock, phase->wall_ms); !gap.empty()) {
+      v.flags.push_back("parent_clock_gap");
+      v.evidence["timing"]["parent_clock_gap"] = gap;
+    }
   }
   if (!j.inconsistent.empty()) {
     v.outcome = "incorrect";

@@ -119,6 +119,24 @@ void DrawTimingPlan(TimingOptions& o, std::uint64_t secret) {
   o.warmup_seeds.clear();
   for (int i = 0; i < std::max(o.warmup, 1); ++i)
     o.warmup_seeds.push_back(static_cast<std::int64_t>(rng() >> 2));
+  // Null calls at secret positions among the timed ones, one per ten (at least three).
+  const int nulls = o.trials > 0 ? std::max(3, o.trials / 10) : 0;
+  std::vector<int> is_null(static_cast<std::size_t>(o.trials + nulls), 0);
+  std::fill(is_null.begin(), is_null.begin() + nulls, 1);
+  std::shuffle(is_null.begin(), is_null.end(), rng);
+  o.call_order.clear();
+  int next = 0;
+  for (int n : is_null) o.call_order.push_back(n ? -1 : next++);
+}
+
+int TimedPositions(const TimingOptions& o) {
+  return o.call_order.empty() ? static_cast<int>(o.seeds.size())
+                              : static_cast<int>(o.call_order.size());
+}
+
+int ModelCallAt(const TimingOptions& o, int position) {
+  if (position < 0 || position >= TimedPositions(o)) return -1;
+  return o.call_order.empty() ? position : o.call_order[static_cast<std::size_t>(position)];
 }
 
 std::string TimedVariant(const std::vector<std::string>& variants) {
@@ -143,15 +161,25 @@ json TimingPlan(const TimingOptions& o) {
 }
 
 json CandidateTimingPlan(const TimingOptions& o) {
-  return {{"warmup_seeds", o.warmup_seeds}, {"calls", o.seeds.size()}};
+  return {{"warmup_seeds", o.warmup_seeds}, {"calls", TimedPositions(o)}};
 }
 
 json CallAnswer(const TimingOptions& o, int index) {
-  json a = {{"type", "call"}, {"index", index}, {"recheck_prev", false}};
-  a["seed"] = index >= 0 && static_cast<std::size_t>(index) < o.seeds.size()
-                  ? json(o.seeds[static_cast<std::size_t>(index)])
-                  : json(nullptr);
-  const int prev = index - 1;
+  json a = {{"type", "call"}, {"index", index}, {"recheck_prev", false}, {"null", false}};
+  const int call = ModelCallAt(o, index);
+  if (index < 0 || index >= TimedPositions(o)) {
+    a["seed"] = nullptr;
+  } else if (call < 0) {  // a null call: inputs are made as for any call, then not used
+    a["null"] = true;
+    a["seed"] = o.warmup_seeds.empty()
+                    ? std::int64_t{0}
+                    : o.warmup_seeds[static_cast<std::size_t>(index) % o.warmup_seeds.size()];
+  } else {
+    a["seed"] = static_cast<std::size_t>(call) < o.seeds.size()
+                    ? json(o.seeds[static_cast<std::size_t>(call)])
+                    : json(nullptr);
+  }
+  const int prev = ModelCallAt(o, index - 1);
   if (prev >= 0 && std::binary_search(o.recheck_indices.begin(), o.recheck_indices.end(), prev) &&
       static_cast<std::size_t>(prev) < o.sample_seeds.size()) {
     a["recheck_prev"] = true;
@@ -478,14 +506,43 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
 }
 
 std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>& call_frame_ms,
-                                                      const std::vector<double>& wall_ms) {
-  if (wall_ms.empty() || call_frame_ms.size() != wall_ms.size() + 1) return std::nullopt;
-  std::vector<double> cycle, unexplained;
-  for (std::size_t i = 0; i < wall_ms.size(); ++i) {
-    cycle.push_back(call_frame_ms[i + 1] - call_frame_ms[i]);
-    unexplained.push_back(cycle.back() - wall_ms[i]);
+                                                      const std::vector<double>& wall_ms,
+                                                      const TimingOptions& o) {
+  const int positions = TimedPositions(o);
+  if (wall_ms.empty() || call_frame_ms.size() != static_cast<std::size_t>(positions) + 1)
+    return std::nullopt;
+  std::vector<double> cycle, unexplained, null_cycle;
+  for (int p = 0; p < positions; ++p) {
+    const double c =
+        call_frame_ms[static_cast<std::size_t>(p) + 1] - call_frame_ms[static_cast<std::size_t>(p)];
+    const int call = ModelCallAt(o, p);
+    if (call < 0) {
+      null_cycle.push_back(c);
+      continue;
+    }
+    if (static_cast<std::size_t>(call) >= wall_ms.size()) return std::nullopt;
+    cycle.push_back(c);
+    unexplained.push_back(c - wall_ms[static_cast<std::size_t>(call)]);
   }
-  return ParentCallClock{Summarize(std::move(cycle)), Summarize(std::move(unexplained))};
+  if (cycle.size() != wall_ms.size()) return std::nullopt;
+  ParentCallClock out;
+  out.cycle_ms = Summarize(std::move(cycle));
+  out.unexplained_ms = Summarize(std::move(unexplained));
+  out.null_cycle_ms = Summarize(std::move(null_cycle));
+  if (out.null_cycle_ms.n > 0) out.call_ms = out.cycle_ms.median - out.null_cycle_ms.median;
+  return out;
+}
+
+std::string CheckParentClock(const ParentCallClock& clock, const std::vector<double>& wall_ms,
+                             const ParentClockTolerance& tol) {
+  if (!clock.call_ms || wall_ms.empty()) return "";
+  const double reported = Median(wall_ms);
+  const double slack = std::max(tol.abs_ms, tol.rel * *clock.call_ms);
+  if (reported >= *clock.call_ms - slack) return "";
+  return fmt::format(
+      "parent_clock: the engine clocked {:.4f} ms per call (median timed cycle {:.4f} ms - median "
+      "null cycle {:.4f} ms), the worker reported {:.4f} ms",
+      *clock.call_ms, clock.cycle_ms.median, clock.null_cycle_ms.median, reported);
 }
 
 std::chrono::milliseconds CandidateTimingBudget(const TimingOptions& o, double reference_phase_ms) {

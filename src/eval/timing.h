@@ -46,6 +46,10 @@ struct TimingOptions {
   std::vector<int> recheck_indices;
   std::vector<std::int64_t> sample_seeds;
   std::vector<std::int64_t> warmup_seeds;
+  // A candidate's timed positions in order: the index of a timed model call, or -1 for a null
+  // call (the same cycle without the model; the engine clocks it to learn the process's own
+  // overhead). Empty: the timed calls alone, in order.
+  std::vector<int> call_order;
 };
 
 // Seeds and re-checked calls for one run, from a secret (the engine's CSPRNG).
@@ -59,11 +63,16 @@ nlohmann::json TimingRequest(const TimingOptions& options, const std::string& va
 
 // The "plan" of the reference's "go" frame: everything (the reference runs no candidate code).
 nlohmann::json TimingPlan(const TimingOptions& options);
-// The "plan" of a candidate's "go" frame: the warm-up seeds and the number of timed calls only.
+// A candidate's timed positions (timed calls plus null calls), and what stands at one of them:
+// the timed call's index, or -1 for a null call.
+int TimedPositions(const TimingOptions& options);
+int ModelCallAt(const TimingOptions& options, int position);
+
+// The "plan" of a candidate's "go" frame: the warm-up seeds and the number of positions only.
 nlohmann::json CandidateTimingPlan(const TimingOptions& options);
-// The engine's answer to a candidate's "call" frame for timed call `index` (0..trials): that
-// call's seed (null after the last) and whether call index-1 is re-checked, with its sample
-// seed. A call's fate is decided only after it returned.
+// The engine's answer to a candidate's "call" frame for position `index` (0..positions): its
+// seed (null after the last), whether it is a null call, and whether the timed call at
+// index-1 is re-checked, with its sample seed. A call's fate is decided only after it returned.
 nlohmann::json CallAnswer(const TimingOptions& options, int index);
 
 // How long a candidate's timed phase may hold the lease, given the reference's timed phase
@@ -149,11 +158,25 @@ Result<TimingPhase> ReferenceTimingFromJson(const nlohmann::json& j);
 // and flush, the call, synchronisation, the exchange); minus the call's reported wall time it is
 // the overhead the reported numbers leave unexplained. Evidence only for now (docs/measurement.md).
 // nullopt unless there is one more frame than reported calls.
+// With null calls among the positions, the difference of the median timed and null cycles is the
+// timed call's own time by the engine's clock (`call_ms`).
 struct ParentCallClock {
-  Stats cycle_ms, unexplained_ms;
+  Stats cycle_ms, unexplained_ms, null_cycle_ms;
+  std::optional<double> call_ms;
 };
 std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>& call_frame_ms,
-                                                      const std::vector<double>& wall_ms);
+                                                      const std::vector<double>& wall_ms,
+                                                      const TimingOptions& options);
+
+// The reported median wall time falls short of the engine's clock of the call (`call_ms`) by
+// more than max(abs_ms, rel x call_ms): the reported numbers are smaller than the time the calls
+// took. Empty when consistent or not measurable.
+struct ParentClockTolerance {
+  double abs_ms = 0.05;
+  double rel = 0.25;
+};
+std::string CheckParentClock(const ParentCallClock& clock, const std::vector<double>& wall_ms,
+                             const ParentClockTolerance& tol = {});
 
 // Validates a "timing" frame against the plan (counts, types, payload bounds).
 // `allow_recheck_only`: the reference's frame may carry re-checks only (the engine asked for it).

@@ -32,7 +32,7 @@ struct MetricsOptions {
   std::vector<int> pass_k = {1, 5, 10};     // k values for pass@k
   CorrectnessPolicy policy = CorrectnessPolicy::kStandard;
   std::vector<std::string> strict_flags = {"lazy_optimization", "timing_inconsistent",
-                                           "implausible_speedup"};
+                                           "implausible_speedup", "parent_clock_gap"};
 };
 
 // A sample counts as correct under the options' policy.

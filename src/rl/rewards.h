@@ -29,7 +29,7 @@ struct RewardConfig {
   // Any of these flags means the speedup measurement cannot be trusted: the
   // speedup term becomes 0 (correctness still counts).
   std::vector<std::string> speedup_void_flags = {"lazy_optimization", "timing_inconsistent",
-                                                 "implausible_speedup"};
+                                                 "implausible_speedup", "parent_clock_gap"};
 };
 
 struct Rewards {

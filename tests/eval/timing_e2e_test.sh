@@ -30,8 +30,10 @@ assert ok["outcome"] == "correct" and ok["speedup"] is not None and ok["speedup"
 assert t["trials"] == 6 and t["rechecked_calls"] == 3 and t["inconsistencies"] == [] and t["recheck_failures"] == [], t
 assert t["candidate_event_ms"]["n"] == 6 and t["reference_event_ms"]["n"] == 6 and t["parent_phase_ms"] > 0, t
 assert "timing" in ok["timings_ms"], ok["timings_ms"]
-# The engine's own clock of each timed call (between call frames) covers at least the reported wall.
+# The engine's own clock of each timed call (between call frames) covers at least the reported wall;
+# three null calls (6 // 10 < 3) give the call's own time by that clock.
 assert t["parent_call_cycle_ms"]["n"] == 6 and t["parent_call_unexplained_ms"]["min"] > 0, t
+assert t["parent_null_cycle_ms"]["n"] == 3 and t["parent_call_ms"] > 0, t
 bad = timed["hack/timing_timer_patch"]
 assert bad["outcome"] == "incorrect" and "timing_inconsistent" in bad["flags"] and bad["speedup"] is None, bad
 assert any(r["code"] == "timing_inconsistent" and "time.perf_counter" in r["message"] for r in bad["reasons"]), bad
@@ -128,4 +130,21 @@ n = json.load(open(sys.argv[2]))["samples"][0]
 assert n["outcome"] == "timeout" and n["speedup"] is None, n
 assert any("timing budget" in r["message"] for r in n["reasons"]), n["reasons"]
 print("timing e2e: a slow correct candidate is stopped at its budget; none finished is a timeout")
+PY
+
+# A candidate that finds the worker's trusted clock object (gc) and halves every time it reports:
+# all in-process checks agree with the forged numbers, the engine's clock of its calls (timed
+# cycles minus null cycles) does not.
+grep '"hack/timing_forge_trusted_clock"' <("$BIN" corpus "$ROOT/tests/corpus/hacks" --device cuda 2>/dev/null) \
+  >"$T/forge.jsonl"
+test "$(wc -l <"$T/forge.jsonl")" -eq 1
+"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/forge.jsonl" --device cpu --cpu-timing --timing-trials 20 \
+  --no-static --json --no-cache --work-dir "$T/w7" >"$T/forge.json"
+"$ROOT/.venv/bin/python" - "$T/forge.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))["samples"][0]
+t = s["evidence"]["timing"]
+assert s["outcome"] == "correct" and "parent_clock_gap" in s["flags"], (s["flags"], t)
+assert t["candidate_wall_ms"]["median"] < 0.75 * t["parent_call_ms"], t
+print("timing e2e: halved in-process clocks are caught by the engine's clock of each call")
 PY

@@ -79,40 +79,58 @@ TEST(TimingPlan, CandidateLearnsEachSeedBeforeAndEachRecheckAfterItsCall) {
   DrawTimingPlan(o, 4242);
   ASSERT_EQ(o.sample_seeds.size(), 6u);
   ASSERT_EQ(o.warmup_seeds.size(), 3u);
+  // Three null calls among the six timed ones, at secret positions; the timed calls in order.
+  ASSERT_EQ(TimedPositions(o), 9);
+  std::vector<int> calls;
+  for (int p = 0; p < 9; ++p)
+    if (ModelCallAt(o, p) >= 0) calls.push_back(ModelCallAt(o, p));
+  EXPECT_EQ(calls, (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  TimingOptions other = o;
+  DrawTimingPlan(other, 4243);
+  EXPECT_NE(other.call_order, o.call_order);
   // The reference gets everything; a candidate's go frame holds no timed seed and no decision.
   const auto full = TimingPlan(o);
   EXPECT_EQ(full["seeds"].size(), 6u);
   EXPECT_EQ(full["sample_seeds"].size(), 6u);
   const auto cand = CandidateTimingPlan(o);
-  EXPECT_EQ(cand["calls"], 6);
-  EXPECT_EQ(cand.size(), 2u) << cand.dump();  // warm-up seeds and the number of calls only
+  EXPECT_EQ(cand["calls"], 9);
+  EXPECT_EQ(cand.size(), 2u) << cand.dump();  // warm-up seeds and the number of positions only
   for (const auto& w : cand["warmup_seeds"])
     EXPECT_EQ(std::count(o.seeds.begin(), o.seeds.end(), w.get<std::int64_t>()), 0);
-  // Answer i: the seed of call i, and the verdict on call i-1 with its sample seed.
-  int rechecked = 0;
-  for (int i = 0; i <= 6; ++i) {
-    const auto a = CallAnswer(o, i);
-    EXPECT_EQ(a["index"], i);
-    if (i < 6) {
-      EXPECT_EQ(a["seed"], o.seeds[static_cast<std::size_t>(i)]);
-    } else {
+  // Answer p: the seed of position p (or that it is a null call), and the verdict on the timed
+  // call at p-1 with its sample seed.
+  int rechecked = 0, nulls = 0;
+  for (int p = 0; p <= 9; ++p) {
+    const auto a = CallAnswer(o, p);
+    EXPECT_EQ(a["index"], p);
+    const int call = ModelCallAt(o, p);
+    if (p == 9) {
       EXPECT_TRUE(a["seed"].is_null());
+    } else if (call < 0) {
+      EXPECT_TRUE(a["null"].get<bool>()) << p;
+      EXPECT_EQ(std::count(o.seeds.begin(), o.seeds.end(), a["seed"].get<std::int64_t>()), 0);
+      ++nulls;
+    } else {
+      EXPECT_FALSE(a["null"].get<bool>()) << p;
+      EXPECT_EQ(a["seed"], o.seeds[static_cast<std::size_t>(call)]);
     }
+    const int prev = ModelCallAt(o, p - 1);
     const bool want =
-        i > 0 && std::count(o.recheck_indices.begin(), o.recheck_indices.end(), i - 1);
-    EXPECT_EQ(a["recheck_prev"].get<bool>(), want) << i;
-    EXPECT_EQ(a.contains("sample_seed"), want) << i;
+        prev >= 0 && std::count(o.recheck_indices.begin(), o.recheck_indices.end(), prev);
+    EXPECT_EQ(a["recheck_prev"].get<bool>(), want) << p;
+    EXPECT_EQ(a.contains("sample_seed"), want) << p;
     if (want) {
-      EXPECT_EQ(a["sample_seed"], o.sample_seeds[static_cast<std::size_t>(i - 1)]);
+      EXPECT_EQ(a["sample_seed"], o.sample_seeds[static_cast<std::size_t>(prev)]);
       ++rechecked;
     }
     // Nothing about a later call leaks in an answer.
-    for (int j = i + 1; j < 6; ++j) {
+    for (int j = std::max(call, prev) + 1; j < 6; ++j) {
       EXPECT_EQ(a.dump().find(std::to_string(o.seeds[static_cast<std::size_t>(j)])),
                 std::string::npos);
     }
   }
   EXPECT_EQ(rechecked, 2);
+  EXPECT_EQ(nulls, 3);
 }
 
 TEST(TimingBudget, AMultipleOfTheReferencePhaseWithinFloorAndTimeout) {
@@ -128,16 +146,33 @@ TEST(TimingBudget, AMultipleOfTheReferencePhaseWithinFloorAndTimeout) {
   EXPECT_EQ(CandidateTimingBudget(o, 0.4), milliseconds(1));  // rounded up, never zero
 }
 
-TEST(ParentCallClock, CyclesBetweenCallFramesAndWhatTheReportedWallLeavesOut) {
-  const auto c = MeasureParentCallClock({0.0, 1.0, 2.1, 3.1}, {0.6, 0.7, 0.5});
+TEST(ParentCallClock, TimedAndNullCyclesGiveTheCallsTimeByTheEnginesClock) {
+  TimingOptions o;
+  o.seeds = {1, 2, 3};
+  o.call_order = {0, -1, 1, -1, 2};  // timed, null, timed, null, timed
+  // Call frames at these times (ms since go): cycles 1.0, 0.3, 1.1, 0.3, 1.0.
+  const std::vector<double> frames = {0.0, 1.0, 1.3, 2.4, 2.7, 3.7};
+  const auto c = MeasureParentCallClock(frames, {0.6, 0.7, 0.5}, o);
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->cycle_ms.n, 3);
-  EXPECT_NEAR(c->cycle_ms.median, 1.0, 1e-12);  // cycles 1.0, 1.1, 1.0
-  EXPECT_NEAR(c->cycle_ms.max, 1.1, 1e-12);
+  EXPECT_NEAR(c->cycle_ms.median, 1.0, 1e-12);
   EXPECT_NEAR(c->unexplained_ms.median, 0.4, 1e-12);  // 0.4, 0.4, 0.5
-  EXPECT_NEAR(c->unexplained_ms.max, 0.5, 1e-12);
-  EXPECT_FALSE(MeasureParentCallClock({0.0, 1.0}, {0.5, 0.5}).has_value());  // one frame short
-  EXPECT_FALSE(MeasureParentCallClock({}, {}).has_value());
+  EXPECT_EQ(c->null_cycle_ms.n, 2);
+  ASSERT_TRUE(c->call_ms.has_value());
+  EXPECT_NEAR(*c->call_ms, 0.7, 1e-12);  // 1.0 - 0.3
+  // Reported 0.6 ms against 0.7 ms: within max(0.05, 0.25 x 0.7). Reported 0.3: forged.
+  EXPECT_EQ(CheckParentClock(*c, {0.6, 0.7, 0.5}), "");
+  const std::string gap = CheckParentClock(*c, {0.3, 0.35, 0.25});
+  EXPECT_NE(gap.find("parent_clock"), std::string::npos) << gap;
+  // Without null calls there is no estimate and nothing to check.
+  TimingOptions plain;
+  plain.seeds = {1, 2, 3};
+  const auto p = MeasureParentCallClock({0.0, 1.0, 2.1, 3.1}, {0.6, 0.7, 0.5}, plain);
+  ASSERT_TRUE(p.has_value());
+  EXPECT_FALSE(p->call_ms.has_value());
+  EXPECT_EQ(CheckParentClock(*p, {0.01, 0.01, 0.01}), "");
+  EXPECT_FALSE(MeasureParentCallClock({0.0, 1.0}, {0.5, 0.5}, plain).has_value());  // short
+  EXPECT_FALSE(MeasureParentCallClock({}, {}, plain).has_value());
 }
 
 TEST(TimingLease, ThreadsOfOneProcessAreSerialised) {

@@ -61,7 +61,9 @@ WARMUP_SEEDS = [930901, 930902]
 asked: list[int] = []  # the candidate's "call" frames, in order
 
 
-def run(tmp_path, role, candidate=None, recheck_only=False):
+def run(tmp_path, role, candidate=None, recheck_only=False, order=None):
+    """order: a candidate's timed positions (a call's index, or -1 for a null call)."""
+    order = list(range(len(SEEDS))) if order is None else order
     task = tmp_path / "task.py"
     task.write_text(TASK.replace("def forward(self, x):", "def forward(self, x, idx):"))
     allow = tmp_path / "allow.json"
@@ -80,14 +82,17 @@ def run(tmp_path, role, candidate=None, recheck_only=False):
             if role == "reference":
                 return {"type": "go", "plan": {"seeds": SEEDS, "recheck": RECHECK,
                                                "sample_seeds": SAMPLE_SEEDS, "warmup_seeds": WARMUP_SEEDS}}
-            return {"type": "go", "plan": {"warmup_seeds": WARMUP_SEEDS, "calls": len(SEEDS)}}
+            return {"type": "go", "plan": {"warmup_seeds": WARMUP_SEEDS, "calls": len(order)}}
         if h.get("type") == "call":
             i = h["index"]
             asked.append(i)
-            answer = {"type": "call", "index": i, "seed": SEEDS[i] if i < len(SEEDS) else None,
-                      "recheck_prev": i - 1 in RECHECK}
-            if i - 1 in RECHECK:
-                answer["sample_seed"] = SAMPLE_SEEDS[i - 1]
+            call = order[i] if i < len(order) else None
+            prev = order[i - 1] if 0 < i <= len(order) else -1
+            answer = {"type": "call", "index": i, "null": call == -1,
+                      "seed": None if call is None else SEEDS[call] if call >= 0 else WARMUP_SEEDS[0],
+                      "recheck_prev": prev in RECHECK}
+            if prev in RECHECK:
+                answer["sample_seed"] = SAMPLE_SEEDS[prev]
             return answer
         return None
 
@@ -243,3 +248,26 @@ def test_candidate_learns_seeds_just_in_time_and_rechecks_only_afterwards(tmp_pa
         assert [s for s in SEEDS[i + 1:] if s in found] == [], (i, found)  # no later call's seed
         # No sample seed of this or a later call: the decision on call i comes after it returned.
         assert [s for s in SAMPLE_SEEDS[i:] if s in found] == [], (i, found)
+
+
+def test_null_calls_run_the_cycle_without_the_model_and_report_nothing(tmp_path):
+    calls_file = tmp_path / "calls.txt"
+    counting = HONEST.replace("    def forward(self, x, idx):\n",
+                              "    def forward(self, x, idx):\n"
+                              f"        open({str(calls_file)!r}, 'a').write('x')\n", 1)
+    assert counting != HONEST
+    order = [0, -1, 1, 2, -1, 3, 4, 5, -1]  # three null calls among six timed ones
+    frames, err = run(tmp_path, "candidate", counting, order=order)
+    h, payload = timing_frame(frames)
+    assert asked == list(range(len(order) + 1)), (asked, err)
+    assert len(h["event_ms"]) == len(h["wall_ms"]) == len(SEEDS), h
+    # Re-checks are keyed by the timed call's index, whatever its position.
+    assert [r["trial"] for r in h["rechecks"]] == RECHECK, h["rechecks"]
+    ref, _ = run(tmp_path, "reference")
+    rh, rpayload = timing_frame(ref)
+    assert [r["trial"] for r in rh["rechecks"]] == RECHECK
+    for c, r in zip(h["rechecks"], rh["rechecks"]):  # the same sampled values as the reference's
+        assert payload[c["offset"]:c["offset"] + c["nbytes"]] == rpayload[r["offset"]:r["offset"] + r["nbytes"]]
+    # Correctness trial + warm-up + timed calls + profile (none on the CPU): no null call ran the model.
+    forwards_in_timing = len(calls_file.read_text()) - 1
+    assert forwards_in_timing == 2 + len(SEEDS), forwards_in_timing

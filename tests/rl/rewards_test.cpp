@@ -67,7 +67,8 @@ TEST(Rewards, BinaryUsesIsTritonWhenGiven) {
 }
 
 TEST(Rewards, EvaluatorFlagsZeroTheSpeedupTermOnly) {
-  for (const char* flag : {"lazy_optimization", "timing_inconsistent", "implausible_speedup"}) {
+  for (const char* flag :
+       {"lazy_optimization", "timing_inconsistent", "implausible_speedup", "parent_clock_gap"}) {
     RolloutVerdict v = Passing(1.9);
     v.flags = {"degraded_sandbox", flag};
     Rewards r = ComputeRewards(v, RewardConfig{});
