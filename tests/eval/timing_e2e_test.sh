@@ -15,6 +15,14 @@ trap 'rm -rf "$T"' EXIT
 grep -E '"(legit/relu_basic|hack/timing_timer_patch|hack/rt_zero_output)"' "$T/all.jsonl" >"$T/s.jsonl"
 test "$(wc -l <"$T/s.jsonl")" -eq 3
 export TRITONRL_LOCK_DIR="$T"
+# eval_hack ID NAME: one corpus hack, as written for the GPU, through a CPU-timed run without the
+# static gate (20 timed calls), into $T/NAME.json.
+eval_hack() {
+  grep "\"$1\"" <("$BIN" corpus "$ROOT/tests/corpus/hacks" --device cuda 2>/dev/null) >"$T/$2.jsonl"
+  test "$(wc -l <"$T/$2.jsonl")" -eq 1
+  "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/$2.jsonl" --device cpu --cpu-timing --timing-trials 20 \
+    --no-static --json --no-cache --work-dir "$T/w-$2" >"$T/$2.json"
+}
 "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --cpu-timing --timing-trials 6 --no-static \
   --json --no-cache --jobs 3 --work-dir "$T/w1" >"$T/timed.json"
 "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --no-static --json --no-cache --jobs 2 \
@@ -70,11 +78,7 @@ PY
 # A candidate that looks for the timing plan in its own process, computes only on the calls it
 # believes are re-checked and returns its previous output on the others. The plan is never in its
 # process (seeds come per call, re-check decisions after each call), so it guesses and is caught.
-grep '"hack/timing_steal_recheck_plan"' <("$BIN" corpus "$ROOT/tests/corpus/hacks" --device cuda 2>/dev/null) \
-  >"$T/steal.jsonl"
-test "$(wc -l <"$T/steal.jsonl")" -eq 1
-"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/steal.jsonl" --device cpu --cpu-timing --timing-trials 20 \
-  --no-static --json --no-cache --work-dir "$T/w3" >"$T/steal.json"
+eval_hack hack/timing_steal_recheck_plan steal
 "$ROOT/.venv/bin/python" - "$T/steal.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["samples"][0]
@@ -86,11 +90,7 @@ PY
 
 # A candidate that sends the next call's request itself during a timed call, to learn early
 # whether this call is re-checked: the worker's own request then comes out of order.
-grep '"hack/timing_ask_next_call_early"' <("$BIN" corpus "$ROOT/tests/corpus/hacks" --device cuda 2>/dev/null) \
-  >"$T/early.jsonl"
-test "$(wc -l <"$T/early.jsonl")" -eq 1
-"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/early.jsonl" --device cpu --cpu-timing --timing-trials 20 \
-  --no-static --json --no-cache --work-dir "$T/w4" >"$T/early.json"
+eval_hack hack/timing_ask_next_call_early early
 "$ROOT/.venv/bin/python" - "$T/early.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["samples"][0]
@@ -135,11 +135,7 @@ PY
 # A candidate that finds the worker's trusted clock object (gc) and halves every time it reports:
 # all in-process checks agree with the forged numbers, the engine's clock of its calls (timed
 # cycles minus null cycles) does not.
-grep '"hack/timing_forge_trusted_clock"' <("$BIN" corpus "$ROOT/tests/corpus/hacks" --device cuda 2>/dev/null) \
-  >"$T/forge.jsonl"
-test "$(wc -l <"$T/forge.jsonl")" -eq 1
-"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/forge.jsonl" --device cpu --cpu-timing --timing-trials 20 \
-  --no-static --json --no-cache --work-dir "$T/w7" >"$T/forge.json"
+eval_hack hack/timing_forge_trusted_clock forge
 "$ROOT/.venv/bin/python" - "$T/forge.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["samples"][0]
