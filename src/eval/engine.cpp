@@ -163,11 +163,11 @@ struct WorkerRun {
   double timing_parent_ms = 0;  // engine clock of the timed phase ("go" -> "timing" frame)
   double lease_wait_ms = 0;
   std::string lease_error;
-  std::optional<TrialCheck> trials;  // a candidate's trials, checked when it asked to be timed
-  bool timing_skipped = false;       // ... and stopped there: they had failed
+  std::optional<TrialCheck> trials;   // a candidate's trials, checked when it asked to be timed
+  bool timing_skipped = false;        // ... and stopped there: they had failed
+  std::vector<double> call_frame_ms;  // arrival of each "call" frame, ms since "go"
   // A correct candidate stopped at its timing budget (CandidateTimingBudget) after this many
   // finished timed calls.
-  std::vector<double> call_frame_ms;  // arrival of each "call" frame, ms since "go"
   bool timing_over_budget = false;
   double timing_budget_ms = 0;
   int timed_calls_done = 0;
