@@ -388,8 +388,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                     snapshots[i] = _snapshot(out, sample_seeds[i], sample_count)
             if i >= 0 and output_bytes == 0:
                 output_bytes = sum(o.numel() * o.element_size() for o in _flatten(out) if type(o) is torch.Tensor)
-            # Keep the previous call's storage (and output) alive.
-            prev, out = (model_calls if per_call else i, x, out), None
+            # Keep the previous call's storage (and output) alive; model_calls is its index.
+            prev, out = (model_calls, x, out), None
             if i >= 0:
                 model_calls += 1
         if per_call and n_calls > 0:
