@@ -382,8 +382,8 @@ ReadResult ReadFrameUntil(int fd, std::string& buffer, Clock::time_point deadlin
       result.frame = std::move(**taken);
       return result;
     }
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    // Rounded up: a truncated wait would declare the timeout up to 1 ms before the deadline.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) {
       result.kind = ReadKind::kTimeout;
       return result;

@@ -29,8 +29,8 @@ std::string ReadUntilEof(int fd, Clock::time_point deadline) {
   std::string out;
   char buf[512];
   for (;;) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    // Rounded up, as in ReadFrameUntil: truncating would stop up to 1 ms early.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) return out;
     struct pollfd p = {fd, POLLIN, 0};
     const int pr = poll(&p, 1, static_cast<int>(left));
