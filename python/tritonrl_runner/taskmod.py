@@ -10,7 +10,9 @@ Stable API (the evaluation engine imports these; keep signatures):
 
     load_module(path, *, register=True) -> module
         Execute the file as a fresh module under a unique name
-        (``tritonrl_task_<n>_<stem>``). sys.path is not touched. With
+        (``tritonrl_task_<n>_<stem>``). sys.path is not touched. Installs
+        ``interp_rounding`` first (bf16 casts in the CPU interpreter round to
+        nearest even, as on a GPU). With
         ``register`` the module is entered in sys.modules under that unique
         name (Triton's JIT and dataclasses need a real module for source
         lookup); ``unload_module`` removes it.
@@ -62,6 +64,8 @@ from typing import Any
 
 import torch
 
+from tritonrl_runner import interp_rounding
+
 _counter = itertools.count()
 _DEFAULTS_ATTR = "__tritonrl_defaults__"
 REQUIRED = ("Model", "get_inputs", "get_init_inputs")
@@ -80,6 +84,8 @@ REL_L2_FLOOR = 1e-5
 
 
 def load_module(path: str | os.PathLike, *, register: bool = True):
+    # Before any kernel of the file can run: the CPU interpreter must round bf16 like a GPU.
+    interp_rounding.install()
     path = os.fspath(path)
     stem = "".join(c if c.isalnum() else "_" for c in os.path.splitext(os.path.basename(path))[0])
     name = f"tritonrl_task_{next(_counter)}_{stem}"
