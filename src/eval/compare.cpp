@@ -192,7 +192,10 @@ CompareResult CompareTensor(const TensorBytes& out, const TensorBytes& ref, Tole
     r.max_abs_err = std::max(r.max_abs_err, d);
     num += d * d;
     den += b * b;
-    if (!(d <= tol.atol + tol.rtol * std::fabs(b))) {
+    const double allowed = tol.atol + tol.rtol * std::fabs(b);
+    if (d > 0.0)
+      r.tolerance_margin = std::max(r.tolerance_margin, allowed > 0.0 ? d / allowed : HUGE_VAL);
+    if (!(d <= allowed)) {
       ++r.bad_elements;
       if (first_bad < 0) first_bad = i;
     }

@@ -58,6 +58,9 @@ struct CompareResult {
   std::string message;  // human-readable detail
   double max_abs_err = 0.0;
   double rel_l2 = 0.0;
+  // max |out - ref| / (atol + rtol * |ref|) over finite pairs: above 1 fails allclose. Shows how
+  // close a passing output came to the edge (a verdict near 1 can flip with the next seed).
+  double tolerance_margin = 0.0;
   std::int64_t bad_elements = 0;  // elements failing allclose or non-finite parity
 };
 

@@ -142,7 +142,7 @@ enum class WorkerEnd { kDone, kError, kEof, kTimeout, kMalformed, kProtocol, kSp
 // What a candidate's correctness trials showed.
 struct TrialCheck {
   std::set<std::string> own_kernels, other_kernels, aten_ops, forbidden, modes;
-  double max_abs = 0, max_rel = 0;
+  double max_abs = 0, max_rel = 0, max_margin = 0;  // max_margin: CompareResult::tolerance_margin
   int min_launches = -1, trials_checked = 0;
   bool imported = false;
   std::map<std::string, Reason> failures;  // the first failure per code
@@ -447,8 +447,8 @@ Result<OutputRecord> ParseOutput(const json& d, const std::string& payload) {
 TrialCheck CheckTrials(const EngineConfig& cfg, const std::vector<Frame>& frames,
                        const ReferenceResult& ref) {
   TrialCheck out;
-  auto& [own_kernels, other_kernels, aten_ops, forbidden, modes, max_abs, max_rel, min_launches,
-         trials_checked, imported, failures] = out;
+  auto& [own_kernels, other_kernels, aten_ops, forbidden, modes, max_abs, max_rel, max_margin,
+         min_launches, trials_checked, imported, failures] = out;
   auto fail = [&](const std::string& code, std::string msg) {
     if (!failures.count(code)) failures[code] = Reason{"correctness", code, std::move(msg)};
   };
@@ -570,6 +570,8 @@ TrialCheck CheckTrials(const EngineConfig& cfg, const std::vector<Frame>& frames
           CompareTensor({o->dtype, o->shape, o->bytes}, {r.dtype, r.shape, r.bytes}, ref.tolerance);
       if (std::isfinite(cmp.max_abs_err)) max_abs = std::max(max_abs, cmp.max_abs_err);
       if (std::isfinite(cmp.rel_l2)) max_rel = std::max(max_rel, cmp.rel_l2);
+      if (std::isfinite(cmp.tolerance_margin))
+        max_margin = std::max(max_margin, cmp.tolerance_margin);
       if (!cmp.ok) fail(cmp.code, fmt::format("{}: output {}: {}", where, i, cmp.message));
     }
   }
@@ -929,6 +931,7 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
                 {"forbidden_aten_ops", c.forbidden},
                 {"max_abs_err", c.max_abs},
                 {"max_rel_l2", c.max_rel},
+                {"max_tolerance_margin", c.max_margin},
                 {"trials_checked", c.trials_checked},
                 {"trials_expected", ref.trials.size()},
                 {"variants", ref.variants},
@@ -954,6 +957,9 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
   }
   for (const auto& [code_id, reason] : c.failures) v.reasons.push_back(reason);
   ApplyTimingStage(cfg, run, ref, v);
+  if (v.outcome == "correct" && c.max_margin > kNearToleranceMargin) {
+    v.flags.push_back("near_tolerance");
+  }
   // Torch did (part of) the work: the sample is not correct whatever its numbers.
   if (c.failures.count("forbidden_aten_op")) v.flags.push_back("lazy_optimization");
   if (run.fin.sandbox.Level() != "full") {

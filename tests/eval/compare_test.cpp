@@ -46,6 +46,20 @@ TEST(CompareTest, WithinToleranceByHand) {
   EXPECT_TRUE(r.ok) << r.message;
   EXPECT_NEAR(r.max_abs_err, 5e-5, 1e-7);
   EXPECT_NEAR(r.rel_l2, 5e-5 / std::sqrt(5.0), 1e-7);
+  // The margin is the worst element's share of its allowance: 5e-5 / (1e-4 + 1e-4 * 1) = 0.25.
+  EXPECT_NEAR(r.tolerance_margin, 0.25, 1e-3);
+}
+
+TEST(CompareTest, MarginIsTheWorstElementsShareOfItsAllowance) {
+  // Element 0: 0.5 / (0.1 + 0.1 * 10) = 0.4545; element 1: 0.15 / (0.1 + 0.1 * 1) = 0.75.
+  const auto pass = CompareF32({10.5f, 1.15f, -3.0f}, {10.0f, 1.0f, -3.0f}, 0.1, 0.1);
+  EXPECT_TRUE(pass.ok) << pass.message;
+  EXPECT_NEAR(pass.tolerance_margin, 0.75, 1e-5);
+  // A failing element has a margin above 1: 0.5 / (0.1 + 0.1 * 1) = 2.5.
+  const auto fail = CompareF32({10.5f, 1.5f}, {10.0f, 1.0f}, 0.1, 0.1);
+  EXPECT_FALSE(fail.ok);
+  EXPECT_NEAR(fail.tolerance_margin, 2.5, 1e-5);
+  EXPECT_EQ(CompareF32({1.0f}, {1.0f}, 0.0, 0.0).tolerance_margin, 0.0);
 }
 
 TEST(CompareTest, OutsideAllcloseFails) {
