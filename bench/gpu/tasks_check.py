@@ -28,6 +28,7 @@ import traceback
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 LARGE_MIN_MS = 0.5  # the suite's target for an eager reference on the large variant
+NEAR_MARGIN = 0.9  # the engine's near_tolerance threshold (src/eval/engine.h)
 
 
 def parse_args(argv):
@@ -104,7 +105,7 @@ def compile_one(th, task_path, variant, args):
 
 def check_one(th, torch, task_path, variant, args, timer):
     row = {"task": th.task_id(task_path), "variant": variant, "ok": False,
-           "max_abs_err": None, "rel_l2": None, "atol": None, "rtol": None,
+           "max_abs_err": None, "rel_l2": None, "margin": None, "atol": None, "rtol": None,
            "ref_ms": None, "sol_ms": None, "error": None}
     try:
         task = th.load_module(task_path)
@@ -128,6 +129,7 @@ def check_one(th, torch, task_path, variant, args, timer):
             result = th.compare(out, ref, atol, rtol)
             row["ok"] = result.ok
             row["max_abs_err"], row["rel_l2"] = result.max_abs_err, result.rel_l2
+            row["margin"] = result.margin
             if not result.ok:
                 row["error"] = result.reason
             del out, ref
@@ -150,16 +152,18 @@ def _fmt(value, spec):
 
 
 def print_header():
-    print(f"{'task':42} {'variant':7} {'ok':4} {'max_abs_err':>11} {'rel_l2':>9} {'ref_ms':>9} "
-          f"{'sol_ms':>9} note", flush=True)
+    print(f"{'task':42} {'variant':7} {'ok':4} {'max_abs_err':>11} {'rel_l2':>9} {'margin':>6} "
+          f"{'ref_ms':>9} {'sol_ms':>9} note", flush=True)
 
 
 def print_row(r):
     note = r["error"] or ""
     if r["variant"] == "large" and r["ref_ms"] is not None and r["ref_ms"] < LARGE_MIN_MS:
         note = (note + " " if note else "") + f"ref under {LARGE_MIN_MS} ms"
+    if r["ok"] and r["margin"] is not None and r["margin"] > NEAR_MARGIN:
+        note = (note + " " if note else "") + "near tolerance"
     print(f"{r['task']:42} {r['variant']:7} {'yes' if r['ok'] else 'NO':4} "
-          f"{_fmt(r['max_abs_err'], '11.3g')} {_fmt(r['rel_l2'], '9.2g')} "
+          f"{_fmt(r['max_abs_err'], '11.3g')} {_fmt(r['rel_l2'], '9.2g')} {_fmt(r['margin'], '6.3f')} "
           f"{_fmt(r['ref_ms'], '9.3f')} {_fmt(r['sol_ms'], '9.3f')} {note}", flush=True)
 
 
@@ -251,8 +255,11 @@ def main(argv=None):
     n_bad = sum(not r["ok"] for r in rows)
     timed_large = [r for r in rows if r["variant"] == "large" and r["ref_ms"] is not None]
     n_short = sum(r["ref_ms"] < LARGE_MIN_MS for r in timed_large)
+    n_near = sum(r["ok"] and (r["margin"] or 0) > NEAR_MARGIN for r in rows)
+    worst = max((r["margin"] for r in rows if r["ok"] and r["margin"] is not None), default=0.0)
     print(f"\n{len(rows)} checks, {len(rows) - n_bad} ok, {n_bad} failed; "
-          f"{len(timed_large)} large references timed, {n_short} under {LARGE_MIN_MS} ms")
+          f"{len(timed_large)} large references timed, {n_short} under {LARGE_MIN_MS} ms; "
+          f"worst tolerance margin of a passing check {worst:.3f}, {n_near} above {NEAR_MARGIN}")
 
     write_json(args, env, rows)
     return 1 if n_bad else 0

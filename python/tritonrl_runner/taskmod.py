@@ -50,6 +50,7 @@ Stable API (the evaluation engine imports these; keep signatures):
         float64; a reference of norm 0 requires an exact match). Both must
         hold: allclose alone lets tiny outputs pass with zeros (the absolute
         term), rel-L2 alone lets a few wild elements hide in a large tensor.
+        ``margin`` is the worst element's |out - ref| / (atol + rtol * |ref|).
 """
 
 from __future__ import annotations
@@ -211,11 +212,15 @@ class CompareResult:
     reason: str = ""  # why not ok ("" if ok)
     max_abs_err: float = 0.0
     rel_l2: float = 0.0
+    # max |out - ref| / (atol + rtol * |ref|) over finite elements (above 1 fails allclose), as
+    # the engine's CompareResult::tolerance_margin: how near the edge a passing output came.
+    margin: float = 0.0
 
 
 def rel_l2_error(out: torch.Tensor, ref: torch.Tensor) -> float:
-    o = out.detach().to("cpu", torch.float64)
-    r = ref.detach().to("cpu", torch.float64)
+    # On the reference's device, like compare: large-variant outputs are GBs.
+    r = ref.detach().to(torch.float64)
+    o = out.detach().to(r.device, torch.float64)
     num = torch.linalg.vector_norm(o - r).item()
     den = torch.linalg.vector_norm(r).item()
     if den == 0.0:
@@ -230,7 +235,7 @@ def compare(out: Any, ref: Any, atol: float, rtol: float) -> CompareResult:
         return CompareResult(False, str(e), math.inf, math.inf)
     if len(outs) != len(refs):
         return CompareResult(False, f"{len(outs)} outputs, expected {len(refs)}", math.inf, math.inf)
-    worst_abs, worst_rel = 0.0, 0.0
+    worst_abs, worst_rel, worst_margin = 0.0, 0.0, 0.0
     bound = max(rtol, REL_L2_FLOOR)
     for i, (o, r) in enumerate(zip(outs, refs)):
         if tuple(o.shape) != tuple(r.shape):
@@ -247,12 +252,15 @@ def compare(out: Any, ref: Any, atol: float, rtol: float) -> CompareResult:
         diff = (o64 - r64).abs()
         diff = torch.where(torch.isfinite(diff), diff, torch.zeros_like(diff))
         worst_abs = max(worst_abs, float(diff.max()))
+        allowed = atol + rtol * r64.abs()
+        share = torch.where(diff > 0, diff / allowed, torch.zeros_like(diff))
+        worst_margin = max(worst_margin, float(share.max()))
         rel = rel_l2_error(o64, r64)
         worst_rel = max(worst_rel, rel)
         if not torch.allclose(o64, r64, atol=atol, rtol=rtol, equal_nan=True):
             return CompareResult(False, f"output {i}: not allclose(atol={atol:g}, rtol={rtol:g})",
-                                 worst_abs, worst_rel)
+                                 worst_abs, worst_rel, worst_margin)
         if rel > bound:
             return CompareResult(False, f"output {i}: relative L2 error {rel:.3g} > {bound:g}",
-                                 worst_abs, worst_rel)
-    return CompareResult(True, "", worst_abs, worst_rel)
+                                 worst_abs, worst_rel, worst_margin)
+    return CompareResult(True, "", worst_abs, worst_rel, worst_margin)

@@ -150,6 +150,20 @@ def test_compare_allclose_and_rel_l2():
     assert not taskmod.compare((ref,), (ref, ref), 1e-4, 1e-4).ok
 
 
+def test_compare_margin_is_the_worst_elements_share_of_its_allowance():
+    # The same case as the engine's C++ test: 0.5 / (0.1 + 0.1 * 10) = 0.4545 and
+    # 0.15 / (0.1 + 0.1 * 1) = 0.75; across outputs the worst one counts.
+    ref = torch.tensor([10.0, 1.0, -3.0], dtype=torch.float64)
+    out = torch.tensor([10.5, 1.15, -3.0], dtype=torch.float64)
+    r = taskmod.compare(out, ref, 0.1, 0.1)
+    assert r.ok and math.isclose(r.margin, 0.75, rel_tol=1e-9)
+    r = taskmod.compare((ref, out), (ref.clone(), torch.tensor([10.0, 1.0, -3.0])), 0.1, 0.1)
+    assert r.ok and math.isclose(r.margin, 0.75, rel_tol=1e-6)
+    r = taskmod.compare(torch.tensor([1.5]), torch.tensor([1.0]), 0.1, 0.1)
+    assert not r.ok and math.isclose(r.margin, 2.5, rel_tol=1e-6)
+    assert taskmod.compare(ref.clone(), ref, 0.0, 0.0).margin == 0.0
+
+
 def test_make_inputs_device_cpu_matches_the_default_path(tmp_path):
     # The CUDA path is taken only for CUDA devices; a CPU device keeps the CPU generator's values.
     p = tmp_path / "t.py"
