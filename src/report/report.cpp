@@ -1,6 +1,7 @@
 #include "report/report.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -199,13 +200,47 @@ std::string PassAtKSection(const metrics::Metrics& m) {
   return out;
 }
 
+// "candidate / reference ms (cv x%)" per timed variant, from the stored trial statistics; the
+// variant is named only when more than one was timed.
+std::string TimedCell(const store::VerdictRecord& v) {
+  std::vector<std::string> parts;
+  std::set<std::string> variants;
+  for (const auto& t : v.trial_stats) variants.insert(t.variant);
+  for (const auto& cand : v.trial_stats) {
+    if (cand.subject != "candidate") continue;
+    std::string ref = "?";
+    for (const auto& r : v.trial_stats)
+      if (r.subject == "reference" && r.variant == cand.variant)
+        ref = fmt::format("{:.4g}", r.median_ms);
+    std::string cell = fmt::format("{:.4g} / {} ms", cand.median_ms, ref);
+    if (cand.mean_ms > 0)
+      cell += fmt::format(" (cv {:.1f}%)", 100.0 * cand.stddev_ms / cand.mean_ms);
+    parts.push_back(variants.size() > 1 ? HtmlEscape(cand.variant) + ": " + cell : cell);
+  }
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out.empty() ? "-" : out;
+}
+
+// The worst element's share of its tolerance allowance (evidence.max_tolerance_margin).
+std::string MarginCell(const store::VerdictRecord& v) {
+  const nlohmann::json j = nlohmann::json::parse(v.evidence_json, nullptr, false);
+  if (!j.is_object()) return "-";
+  const auto ev = j.find("evidence");
+  const nlohmann::json& e = ev != j.end() && ev->is_object() ? *ev : j;
+  const auto m = e.find("max_tolerance_margin");
+  if (m == e.end() || !m->is_number() || !v.compiled) return "-";
+  return fmt::format("{:.2f}", m->get<double>());
+}
+
 std::string SampleRow(const store::VerdictRecord& v, int level) {
   return "<tr>" + Td(HtmlEscape(v.key.task_id)) + Td(level > 0 ? std::to_string(level) : "-") +
          Td(HtmlEscape(v.key.sample_id)) + "<td class=\"o-" + HtmlEscape(v.outcome) + "\">" +
          HtmlEscape(v.outcome) + "</td>" + Td(v.valid ? "yes" : "no") +
-         Td(v.correct ? "yes" : "no") + Td(Speedup(v.speedup), true) +
-         Td(JoinEscaped(v.flags, ", ")) + "<td class=\"reasons\">" + JoinEscaped(v.reasons, "\n") +
-         "</td>" + Td(v.from_cache ? "cache" : "") + Td(HtmlEscape(v.sandbox_level)) + "</tr>";
+         Td(v.correct ? "yes" : "no") + Td(Speedup(v.speedup), true) + Td(TimedCell(v), true) +
+         Td(MarginCell(v), true) + Td(JoinEscaped(v.flags, ", ")) + "<td class=\"reasons\">" +
+         JoinEscaped(v.reasons, "\n") + "</td>" + Td(v.from_cache ? "cache" : "") +
+         Td(HtmlEscape(v.sandbox_level)) + "</tr>";
 }
 
 // Per pipeline stage: how many samples reached it and how long it took.
@@ -241,7 +276,8 @@ std::string StageTable(const std::vector<store::VerdictRecord>& verdicts) {
 
 constexpr const char* kSampleHeader =
     "<tr><th>task</th><th>level</th><th>sample</th><th>outcome</th><th>valid</th>"
-    "<th>correct</th><th>speedup</th><th>flags</th><th>reasons</th><th>source</th>"
+    "<th>correct</th><th>speedup</th><th>timed (candidate / reference median, cv)</th>"
+    "<th>tolerance margin</th><th>flags</th><th>reasons</th><th>source</th>"
     "<th>sandbox</th></tr>";
 
 }  // namespace

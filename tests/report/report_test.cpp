@@ -200,6 +200,40 @@ TEST(Report, FlagsImplausibleSpeedupsAndCutsLongTables) {
   EXPECT_NE(missing.status().message().find("nope"), std::string::npos);
 }
 
+TEST(Report, SampleTableShowsTimedMediansAndTheToleranceMargin) {
+  TempDir dir;
+  auto s = store::Store::Open(dir.File("r.db"));
+  ASSERT_TRUE(s.ok());
+  store::RunInfo info;
+  info.id = "r";
+  ASSERT_TRUE(s->BeginRun(info).ok());
+  store::EvalResult timed = Make("r", {"level1/A", "timed", "correct", 0.992, {}, {}});
+  // cv = stddev / mean = 0.00132 / 0.132 = 1.0 %.
+  timed.verdict.trial_stats = {{"reference", "large", 100, 0.130, 0.131, 0.129, 0.140, 0.0005},
+                               {"candidate", "large", 100, 0.131, 0.132, 0.130, 0.150, 0.00132}};
+  timed.verdict.evidence_json =
+      R"({"outcome":"correct","evidence":{"max_tolerance_margin":0.617}})";
+  ASSERT_TRUE(s->PutResult(timed).ok());
+  store::EvalResult two = Make("r", {"level1/A", "two", "correct", 2.0, {}, {}});
+  two.verdict.trial_stats = {{"reference", "small", 10, 2.0, 2.0, 2.0, 2.0, 0.0},
+                             {"candidate", "small", 10, 1.0, 1.0, 1.0, 1.0, 0.0},
+                             {"candidate", "large", 10, 3.0, 3.0, 3.0, 3.0, 0.0}};
+  two.verdict.evidence_json = "not json";
+  ASSERT_TRUE(s->PutResult(two).ok());
+  auto html = RenderReport(*s, "r");
+  ASSERT_TRUE(html.ok());
+  const std::string& h = *html;
+  EXPECT_NE(h.find("<td class=\"num\">0.99x</td><td class=\"num\">0.131 / 0.13 ms (cv 1.0%)</td>"
+                   "<td class=\"num\">0.62</td>"),
+            std::string::npos)
+      << h;
+  // Two variants are named; a variant without a reference shows "?"; bad evidence shows "-".
+  EXPECT_NE(h.find("<td class=\"num\">small: 1 / 2 ms (cv 0.0%); large: 3 / ? ms (cv 0.0%)</td>"
+                   "<td class=\"num\">-</td>"),
+            std::string::npos)
+      << h;
+}
+
 TEST(ToSampleResults, LevelFromTaskRecordThenId) {
   store::VerdictRecord a, b, c;
   a.key = {"r", "custom/x", "0"};
