@@ -83,6 +83,16 @@ void Fill(store::Store& s, const std::string& run) {
   for (const auto& r : rows) ASSERT_TRUE(s.PutResult(Make(run, r)).ok());
 }
 
+// A fresh store in `dir` with an empty run `run` begun.
+Result<store::Store> OpenWithRun(const TempDir& dir, const std::string& run) {
+  auto s = store::Store::Open(dir.File("r.db"));
+  if (!s.ok()) return s.status();
+  store::RunInfo info;
+  info.id = run;
+  if (Status st = s->BeginRun(info); !st.ok()) return st;
+  return s;
+}
+
 TEST(HtmlEscape, EscapesMarkupCharacters) {
   EXPECT_EQ(HtmlEscape("<a href=\"x\">'&'</a>"),
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
@@ -171,11 +181,8 @@ TEST(Report, EscapesHostileText) {
 
 TEST(Report, FlagsImplausibleSpeedupsAndCutsLongTables) {
   TempDir dir;
-  auto s = store::Store::Open(dir.File("r.db"));
+  auto s = OpenWithRun(dir, "r");
   ASSERT_TRUE(s.ok());
-  store::RunInfo info;
-  info.id = "r";
-  ASSERT_TRUE(s->BeginRun(info).ok());
   ASSERT_TRUE(s->PutResult(Make("r", {"level1/A", "fast", "correct", 50.0, {}, {}})).ok());
   ASSERT_TRUE(s->PutResult(Make("r", {"level1/A", "ok", "correct", 3.0, {}, {}})).ok());
   ASSERT_TRUE(s->PutResult(Make("r", {"level1/A", "slow", "correct", 0.9, {}, {}})).ok());
@@ -202,11 +209,8 @@ TEST(Report, FlagsImplausibleSpeedupsAndCutsLongTables) {
 
 TEST(Report, SampleTableShowsTimedMediansAndTheToleranceMargin) {
   TempDir dir;
-  auto s = store::Store::Open(dir.File("r.db"));
+  auto s = OpenWithRun(dir, "r");
   ASSERT_TRUE(s.ok());
-  store::RunInfo info;
-  info.id = "r";
-  ASSERT_TRUE(s->BeginRun(info).ok());
   store::EvalResult timed = Make("r", {"level1/A", "timed", "correct", 0.992, {}, {}});
   // cv = stddev / mean = 0.00132 / 0.132 = 1.0 %.
   timed.verdict.trial_stats = {{"reference", "large", 100, 0.130, 0.131, 0.129, 0.140, 0.0005},
