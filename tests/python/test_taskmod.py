@@ -150,6 +150,20 @@ def test_compare_allclose_and_rel_l2():
     assert not taskmod.compare((ref,), (ref, ref), 1e-4, 1e-4).ok
 
 
+def test_compare_rel_l2_is_over_the_finite_reference_positions():
+    # A matching inf must not blind the relative L2 check (inf - inf is NaN): zeros-plus-offset
+    # answers to a tiny output pass allclose and must still fail rel-L2, as in the engine.
+    ref = torch.full((1000,), 1e-3, dtype=torch.float64)
+    ref[0] = float("inf")
+    out = ref + 5e-3
+    r = taskmod.compare(out, ref, 1e-2, 1e-2)
+    assert not r.ok and "relative L2" in r.reason and math.isclose(r.rel_l2, 5.0, rel_tol=1e-6)
+    nan_ref = ref.clone()
+    nan_ref[1] = float("nan")
+    nan_out = nan_ref.clone()
+    assert taskmod.compare(nan_out, nan_ref, 1e-4, 1e-4).ok  # NaN where the reference has NaN
+
+
 def test_compare_margin_is_the_worst_elements_share_of_its_allowance():
     # The same case as the engine's C++ test: 0.5 / (0.1 + 0.1 * 10) = 0.4545 and
     # 0.15 / (0.1 + 0.1 * 1) = 0.75; across outputs the worst one counts.
