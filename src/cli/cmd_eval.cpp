@@ -595,6 +595,14 @@ int RunEval(const Options& o) {
     fmt::print("\n{:<22} {:>7}\n", "outcome", "samples");
     for (const char* outcome : ev::kOutcomes)
       fmt::print("{:<22} {:>7}\n", outcome, counts[outcome]);
+    // Flags mark verdicts to review (a suspect speedup, a verdict near its tolerance, ...).
+    std::map<std::string, int> flags;
+    for (const auto& r : *verdicts)
+      for (const auto& f : r.flags) ++flags[f];
+    if (!flags.empty()) {
+      fmt::print("\n{:<22} {:>7}\n", "flag", "samples");
+      for (const auto& [flag, n] : flags) fmt::print("{:<22} {:>7}\n", flag, n);
+    }
     fmt::print("\n{:<8} {:>7} {:>7} {:>9} {:>8} {:>7} {:>8}\n", "group", "samples", "valid",
                "compiled", "correct", "fast_1", "geomean");
     auto row = [](const tritonrl::metrics::GroupMetrics& g) {

@@ -4,6 +4,7 @@
 #   corpus_test.sh TRITONRL ROOT corpus   hacks + legit + task solutions
 #   corpus_test.sh TRITONRL ROOT faults   fault injection (test-only --no-static)
 #   corpus_test.sh TRITONRL ROOT resume   kill -9 mid-run, then resume from the store
+#   corpus_test.sh TRITONRL ROOT summary  the plain summary's outcome and flag counts
 #   corpus_test.sh TRITONRL ROOT demo-samples   samples/demo.jsonl matches the corpus
 set -euo pipefail
 BIN="$1"
@@ -60,6 +61,19 @@ assert 1 <= d["resumed_samples"] <= 3, d["resumed_samples"]  # the ones done bef
 print("resume: ok,", len(names), "verdicts,", d["resumed_samples"], "resumed")
 PY
     ;;
+  summary)
+    # The plain (non-JSON) summary counts outcomes and flags: an edge-riding sample is correct and
+    # listed under its flag; an honest one is not.
+    "$BIN" corpus "$ROOT/tests/corpus/hacks" "$ROOT/tests/corpus/legit" --device cpu 2>/dev/null |
+      grep -E '"(hack/tolerance_edge_rider|legit/relu_basic)"' >"$T/s.jsonl"
+    test "$(wc -l <"$T/s.jsonl")" -eq 2
+    "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --jobs 2 --no-cache \
+      --work-dir "$T/work" >"$T/out.txt" 2>/dev/null
+    cat "$T/out.txt"
+    grep -Eq '^correct +2$' "$T/out.txt"
+    grep -Eq '^flag +samples$' "$T/out.txt"
+    grep -Eq '^near_tolerance +1$' "$T/out.txt"
+    ;;
   demo-samples)
     # The committed GPU sample file is the corpus as model outputs, as scripts/demo.sh makes it.
     "$BIN" corpus "$ROOT/tests/corpus/hacks" --solutions "$ROOT/tasks/solutions" --device cuda --as-output \
@@ -70,7 +84,7 @@ PY
     }
     ;;
   *)
-    echo "usage: corpus_test.sh TRITONRL ROOT corpus|faults|resume|demo-samples" >&2
+    echo "usage: corpus_test.sh TRITONRL ROOT corpus|faults|resume|summary|demo-samples" >&2
     exit 2
     ;;
 esac
