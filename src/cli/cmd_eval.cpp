@@ -590,15 +590,15 @@ int RunEval(const Options& o) {
     doc["samples"] = samples;
     fmt::print("{}\n", doc.dump(2));
   } else {
-    std::map<std::string, int> counts;
-    for (const auto& r : *verdicts) ++counts[r.outcome];
+    // Flags mark verdicts to review (a suspect speedup, a verdict near its tolerance, ...).
+    std::map<std::string, int> counts, flags;
+    for (const auto& r : *verdicts) {
+      ++counts[r.outcome];
+      for (const auto& f : r.flags) ++flags[f];
+    }
     fmt::print("\n{:<22} {:>7}\n", "outcome", "samples");
     for (const char* outcome : ev::kOutcomes)
       fmt::print("{:<22} {:>7}\n", outcome, counts[outcome]);
-    // Flags mark verdicts to review (a suspect speedup, a verdict near its tolerance, ...).
-    std::map<std::string, int> flags;
-    for (const auto& r : *verdicts)
-      for (const auto& f : r.flags) ++flags[f];
     if (!flags.empty()) {
       fmt::print("\n{:<22} {:>7}\n", "flag", "samples");
       for (const auto& [flag, n] : flags) fmt::print("{:<22} {:>7}\n", flag, n);

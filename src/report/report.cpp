@@ -224,12 +224,13 @@ std::string TimedCell(const store::VerdictRecord& v) {
 
 // The worst element's share of its tolerance allowance (evidence.max_tolerance_margin).
 std::string MarginCell(const store::VerdictRecord& v) {
+  if (!v.compiled) return "-";  // no output was compared
   const nlohmann::json j = nlohmann::json::parse(v.evidence_json, nullptr, false);
   if (!j.is_object()) return "-";
   const auto ev = j.find("evidence");
   const nlohmann::json& e = ev != j.end() && ev->is_object() ? *ev : j;
   const auto m = e.find("max_tolerance_margin");
-  if (m == e.end() || !m->is_number() || !v.compiled) return "-";
+  if (m == e.end() || !m->is_number()) return "-";
   return fmt::format("{:.2f}", m->get<double>());
 }
 
