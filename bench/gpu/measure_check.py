@@ -173,6 +173,11 @@ def cmd_throughput(engine_path, engine_wall, samples_path, baseline_path, out_pa
                 stages[k] = stages.get(k, 0) + ms / 1000
     if reference_by_task:
         stages["reference (once per task)"] = sum(reference_by_task.values())
+    # Time spent waiting for the GPU's timing lease (the one serialised resource).
+    lease_wait = sum(float((v.get("evidence") or {}).get("timing", {}).get("lease_wait_ms") or 0)
+                     for v in by_id.values()) / 1000
+    if lease_wait:
+        stages["lease wait"] = lease_wait
     bstages: dict[str, float] = {}
     for b in base:
         for k, s in (b.get("stages") or {}).items():
@@ -180,6 +185,8 @@ def cmd_throughput(engine_path, engine_wall, samples_path, baseline_path, out_pa
     outcomes: dict[str, int] = {}
     for v in by_id.values():
         outcomes[v["outcome"]] = outcomes.get(v["outcome"], 0) + 1
+    # Honest samples the engine's own clock flagged under a full load of workers (should be none).
+    honest_gap = sorted(s for s, v in by_id.items() if s in honest and "parent_clock_gap" in (v.get("flags") or []))
     ratio = eng_rate / base_rate if base_rate else None
     ok = ratio is not None and ratio >= 5 and disagree == 0
     print(f"  engine:   {n_engine} samples in {engine_wall:.1f}s = {eng_rate:.1f} samples/min; {outcomes}")
@@ -189,6 +196,7 @@ def cmd_throughput(engine_path, engine_wall, samples_path, baseline_path, out_pa
           f"{disagree} differ")
     for d in diffs:
         print(f"    differs: {d}")
+    print(f"  honest samples flagged parent_clock_gap: {len(honest_gap)} {honest_gap[:5]}")
     print("  engine time by stage (sum over samples, s; stages overlap across parallel jobs): "
           + ", ".join(f"{k} {v:.1f}" for k, v in sorted(stages.items(), key=lambda kv: -kv[1])))
     print("  baseline time by stage (s): " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(bstages.items(),
@@ -196,7 +204,8 @@ def cmd_throughput(engine_path, engine_wall, samples_path, baseline_path, out_pa
     json.dump({"ok": ok, "engine_samples": n_engine, "engine_wall_s": engine_wall, "engine_rate": eng_rate,
                "baseline_samples": len(base), "baseline_wall_s": base_wall, "baseline_rate": base_rate,
                "ratio": ratio, "honest_agree": agree, "honest_differ": disagree, "engine_stages_s": stages,
-               "baseline_stages_s": bstages, "engine_outcomes": outcomes}, open(out_path, "w"), indent=1)
+               "baseline_stages_s": bstages, "engine_outcomes": outcomes,
+               "honest_parent_clock_gap": honest_gap}, open(out_path, "w"), indent=1)
 
 
 def cmd_baselines(eager_path, compile_path, out_path):
