@@ -218,7 +218,24 @@ class CompareResult:
     margin: float = 0.0
 
 
-def compare(out: Any, ref: Any, atol: float, rtol: float) -> CompareResult:
+# Elements per float64 slice in compare() and the audit's statistics: outputs of KernelBench's
+# largest shapes are 2^31 fp32 elements, whose whole float64 copies (17 GB each, several at once)
+# ran an H200 out of memory.
+COMPARE_CHUNK = 1 << 24
+
+
+def float64_chunks(t: torch.Tensor, device=None, chunk: int | None = None):
+    """Consecutive slices of t flattened, as float64 on `device` (t's own by default), at most
+    `chunk` elements each (default COMPARE_CHUNK); always copies, so a slice may be changed in
+    place."""
+    chunk = chunk or COMPARE_CHUNK
+    flat = t.detach().reshape(-1)
+    dev = t.device if device is None else device
+    for start in range(0, flat.numel(), max(1, chunk)):
+        yield flat[start:start + chunk].to(dev, torch.float64, copy=True)
+
+
+def compare(out: Any, ref: Any, atol: float, rtol: float, *, chunk: int | None = None) -> CompareResult:
     try:
         outs, refs = flatten_outputs(out), flatten_outputs(ref)
     except TypeError as e:
@@ -231,28 +248,39 @@ def compare(out: Any, ref: Any, atol: float, rtol: float) -> CompareResult:
         if tuple(o.shape) != tuple(r.shape):
             return CompareResult(False, f"output {i}: shape {tuple(o.shape)}, expected {tuple(r.shape)}",
                                  math.inf, math.inf)
-        # On the reference's device: moving GB-sized outputs to the CPU costs more than the check.
-        o64 = o.detach().to(r.device, torch.float64)
-        r64 = r.detach().to(torch.float64)
-        if o64.numel() == 0:
+        if o.numel() == 0:
             continue
-        bad = ~torch.isfinite(o64) & torch.isfinite(r64)
-        if bool(bad.any()):
-            return CompareResult(False, f"output {i}: non-finite values", math.inf, math.inf)
-        # One float64 temporary reused in place (large-variant outputs are GBs on the device):
-        # |out - ref| with matching non-finite pairs counted as 0, as the engine does.
-        diff = torch.sub(o64, r64).abs_().nan_to_num_(nan=0.0, posinf=0.0, neginf=0.0)
-        worst_abs = max(worst_abs, float(diff.max()))
-        num = float(torch.linalg.vector_norm(diff))
-        den = float(torch.linalg.vector_norm(r64.nan_to_num(nan=0.0, posinf=0.0, neginf=0.0)))
+        # A non-finite value where the reference is finite fails before anything else is looked at
+        # (finiteness survives the float64 cast, so the tensors' own dtypes do; by slices too).
+        step = chunk or COMPARE_CHUNK
+        o_flat, r_flat = o.detach().reshape(-1), r.detach().reshape(-1)
+        for start in range(0, o_flat.numel(), step):
+            o_part = o_flat[start:start + step].to(r.device)
+            if bool((~torch.isfinite(o_part) & torch.isfinite(r_flat[start:start + step])).any()):
+                return CompareResult(False, f"output {i}: non-finite values", math.inf, math.inf)
+        del o_flat, r_flat
+        # On the reference's device, slice by slice: |out - ref| with matching non-finite pairs
+        # counted as 0 (as the engine does), its max, its share of the allowance, the squared
+        # norms for relative L2, and allclose -- an elementwise predicate, so all slices close
+        # is exactly the whole tensor close.
+        abs_max = margin_max = num2 = den2 = 0.0
+        close = True
+        for o64, r64 in zip(float64_chunks(o, r.device, chunk), float64_chunks(r, None, chunk)):
+            close = close and torch.allclose(o64, r64, atol=atol, rtol=rtol, equal_nan=True)
+            diff = o64.sub_(r64).abs_().nan_to_num_(nan=0.0, posinf=0.0, neginf=0.0)
+            abs_max = max(abs_max, float(diff.max()))
+            num2 += float(torch.dot(diff, diff))
+            allowed = r64.abs().mul_(rtol).add_(atol)
+            r64.nan_to_num_(nan=0.0, posinf=0.0, neginf=0.0)
+            den2 += float(torch.dot(r64, r64))
+            # 0/0 (an exact element under a zero tolerance) is no share at all; d/0 stays infinite.
+            margin_max = max(margin_max, float(diff.div_(allowed).nan_to_num_(nan=0.0, posinf=math.inf).max()))
+            del o64, r64, diff, allowed
+        num, den = math.sqrt(num2), math.sqrt(den2)
         rel = (0.0 if num == 0.0 else math.inf) if den == 0.0 else num / den
-        worst_rel = max(worst_rel, rel)
-        allowed = r64.abs().mul_(rtol).add_(atol)
-        # 0/0 (an exact element under a zero tolerance) is no share at all; d/0 stays infinite.
-        diff.div_(allowed).nan_to_num_(nan=0.0, posinf=math.inf)
-        worst_margin = max(worst_margin, float(diff.max()))
-        del diff, allowed
-        if not torch.allclose(o64, r64, atol=atol, rtol=rtol, equal_nan=True):
+        worst_abs, worst_rel = max(worst_abs, abs_max), max(worst_rel, rel)
+        worst_margin = max(worst_margin, margin_max)
+        if not close:
             return CompareResult(False, f"output {i}: not allclose(atol={atol:g}, rtol={rtol:g})",
                                  worst_abs, worst_rel, worst_margin)
         if rel > bound:

@@ -189,3 +189,74 @@ def test_make_inputs_device_cpu_matches_the_default_path(tmp_path):
     b = taskmod.make_inputs(mod, 11, "cpu")
     assert torch.equal(a[0], b[0]) and a[1] == b[1] == 7
     assert not torch.equal(a[0], taskmod.make_inputs(mod, 12, "cpu")[0])
+
+
+def _compare_cases():
+    g = torch.Generator().manual_seed(11)
+    ref = torch.randn(1003, generator=g, dtype=torch.float64)
+    late = ref.clone()
+    late[997] += 1.0  # one wild element in the last slice
+    edge = ref + 0.9 * (1e-4 + 1e-4 * ref.abs())  # every element at 90 % of its allowance
+    special = ref.clone()
+    special[[3, 500]] = float("inf")
+    special[[4, 999]] = float("-inf")
+    special[[5, 998]] = float("nan")
+    special_out = special.clone()
+    special_out[10] += 1e-6
+    tiny = ref * 1e-4
+    bad_inf = ref.clone()
+    bad_inf[1001] = float("inf")  # a non-finite value where the reference is finite, late
+    far_then_inf = ref + 1.0
+    far_then_inf[1002] = float("nan")
+    return [
+        (ref.clone(), ref, 1e-4, 1e-4),
+        (late, ref, 1e-4, 1e-4),
+        (edge, ref, 1e-4, 1e-4),
+        (special_out, special, 1e-4, 1e-4),
+        (torch.zeros_like(tiny), tiny, 1e-2, 1e-2),  # allclose passes, rel-L2 fails
+        (bad_inf, ref, 1e9, 1e9),
+        (far_then_inf, ref, 1e-4, 1e-4),  # both wrong: the non-finite value is reported
+        (ref.to(torch.bfloat16), ref.float(), 1e-2, 1e-2),
+        (ref.to(torch.float16).reshape(17, 59), ref.float().reshape(17, 59), 1e-2, 1e-2),
+        ((ref.clone(), torch.arange(10)), (ref, torch.arange(10)), 1e-4, 1e-4),
+        ((ref.clone(), late), (ref, ref), 1e-4, 1e-4),
+        (ref.clone(), ref, 0.0, 0.0),
+    ]
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1000])
+def test_compare_by_slices_matches_the_whole_tensor(chunk):
+    # Large outputs are compared in float64 slices (COMPARE_CHUNK); every verdict and figure must
+    # be what one slice over the whole tensor gives (rel-L2 up to summation order).
+    for k, (out, ref, atol, rtol) in enumerate(_compare_cases()):
+        whole = taskmod.compare(out, ref, atol, rtol, chunk=1 << 30)
+        sliced = taskmod.compare(out, ref, atol, rtol, chunk=chunk)
+        assert (sliced.ok, sliced.reason) == (whole.ok, whole.reason), k
+        assert sliced.max_abs_err == whole.max_abs_err and sliced.margin == whole.margin, k
+        assert math.isclose(sliced.rel_l2, whole.rel_l2, rel_tol=1e-12) or sliced.rel_l2 == whole.rel_l2, k
+    # The cases cover each outcome.
+    reasons = {taskmod.compare(o, r, a, t).reason.split(": ")[-1].split("(")[0].split(" ")[0]
+               for o, r, a, t in _compare_cases()}
+    assert {"", "not", "relative", "non-finite"} <= reasons, reasons
+
+
+def test_compare_by_slices_agrees_with_torch_allclose_alone():
+    # allclose is elementwise: all slices close exactly when the whole tensor is.
+    g = torch.Generator().manual_seed(5)
+    for _ in range(50):
+        ref = torch.randn(257, generator=g, dtype=torch.float64)
+        out = ref + torch.randn(257, generator=g, dtype=torch.float64) * 1e-4
+        want = torch.allclose(out, ref, atol=1e-4, rtol=1e-4, equal_nan=True)
+        got = taskmod.compare(out, ref, 1e-4, 1e-4, chunk=16)
+        assert got.ok == want or (want and "relative L2" in got.reason)
+        assert (got.reason.startswith("output 0: not allclose")) == (not want)
+
+
+def test_compare_leaves_its_inputs_unchanged():
+    # Slices of float64 tensors on their own device must be copies: the compare works in place.
+    ref = torch.tensor([1.0, float("inf"), float("nan"), -2.0], dtype=torch.float64)
+    out = torch.tensor([1.5, float("inf"), float("nan"), -2.0], dtype=torch.float64)
+    keep_ref, keep_out = ref.clone(), out.clone()
+    taskmod.compare(out, ref, 0.1, 0.1, chunk=2)
+    assert torch.equal(ref.nan_to_num(), keep_ref.nan_to_num()) and bool(ref.isnan()[2])
+    assert torch.equal(out.nan_to_num(), keep_out.nan_to_num()) and bool(out.isnan()[2])
