@@ -1,6 +1,7 @@
 #include "eval/pool.h"
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -37,17 +38,26 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
         v = *job.pre_verdict;
       } else {
         auto slot = slots.at(job.task_path);
+        const auto asked = std::chrono::steady_clock::now();
+        bool ran_reference = false;
         std::call_once(slot->once, [&] {
+          ran_reference = true;
           auto r = std::make_shared<ReferenceResult>(RunReference(config, job.task_path));
           std::lock_guard<std::mutex> lock(mu);
           slot->result = std::move(r);
         });
+        // Blocked behind another thread's reference run: in no stage of this sample's own.
+        const double waited_ms = ran_reference ? 0.0
+                                               : std::chrono::duration<double, std::milli>(
+                                                     std::chrono::steady_clock::now() - asked)
+                                                     .count();
         std::shared_ptr<const ReferenceResult> ref;
         {
           std::lock_guard<std::mutex> lock(mu);
           ref = slot->result;
         }
         v = RunCandidate(config, job.task_path, job.code, *ref);
+        if (!ran_reference) v.timings_ms["reference_wait"] = waited_ms;
         std::lock_guard<std::mutex> lock(mu);
         if (--slot->remaining == 0) slot->result.reset();
       }

@@ -24,7 +24,8 @@ struct SampleJob {
 
 // Calls on_done(index, verdict) once per job, from the pool's threads, one call
 // at a time. Jobs of one task should be adjacent (the reference stays cached
-// while its task has jobs in flight).
+// while its task has jobs in flight). A sample that waited while another thread
+// ran its task's reference has that wait in timings_ms["reference_wait"].
 void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
              const std::function<void(std::size_t, Verdict)>& on_done);
 

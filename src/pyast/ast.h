@@ -174,12 +174,12 @@ struct ConstantValue {
   F(ExprNode*, target) F(ExprNode*, iter) F(Span<ExprNode*>, ifs) F(int, is_async)
 #define PYAST_FIELDS_ExceptHandler(F) \
   F(ExprNode*, type) F(Identifier, name) F(Span<StmtNode*>, body)
-#define PYAST_FIELDS_Arguments(F)                                          \
-  F(Span<Arg*>, posonlyargs)                                               \
-  F(Span<Arg*>, args)                                                      \
-  F(Arg*, vararg)                                                          \
-  F(Span<Arg*>, kwonlyargs) F(Span<ExprNode*>, kw_defaults) F(Arg*, kwarg) \
-      F(Span<ExprNode*>, defaults)
+#define PYAST_FIELDS_Arguments(F) \
+  F(Span<Arg*>, posonlyargs)      \
+  F(Span<Arg*>, args)             \
+  F(Arg*, vararg)                 \
+  F(Span<Arg*>, kwonlyargs)       \
+  F(Span<ExprNode*>, kw_defaults) F(Arg*, kwarg) F(Span<ExprNode*>, defaults)
 #define PYAST_FIELDS_Arg(F) F(Identifier, arg) F(ExprNode*, annotation)
 #define PYAST_FIELDS_Keyword(F) F(Identifier, arg) F(ExprNode*, value)
 #define PYAST_FIELDS_Alias(F) F(Identifier, name) F(Identifier, asname)

@@ -1,6 +1,7 @@
 // Outcome classification of the engine, driven by fake_worker (same protocol,
 // scripted misbehaviour), inside the real sandbox.
 #include "eval/engine.h"
+#include "eval/pool.h"
 
 #include <gtest/gtest.h>
 
@@ -128,6 +129,37 @@ TEST_F(EngineTest, FailedReferenceIsAnInfraFailure) {
   const Verdict v = RunCandidate(cfg_, "task.py", "", bad);
   EXPECT_EQ(v.outcome, "runtime_error");
   EXPECT_TRUE(v.infra_failure);
+}
+
+TEST_F(EngineTest, PoolSamplesThatWaitedForTheirTasksReferenceSayHowLong) {
+  // Three samples of one task on three threads: one runs the (slow) reference, the other two
+  // block meanwhile; that wait belongs to no stage of their own, so it is reported apart. A
+  // sample decided before running is passed through untouched.
+  cfg_.extra_env = {"FAKE_SCENARIO=correct", "FAKE_REFERENCE_DELAY_MS=400"};
+  std::vector<SampleJob> jobs;
+  for (int i = 0; i < 3; ++i)
+    jobs.push_back({"s" + std::to_string(i), "t", "task.py", "print('unused')\n", std::nullopt});
+  Verdict decided;
+  decided.outcome = "invalid_syntax";
+  jobs.push_back({"s3", "t", "task.py", "", decided});
+  std::vector<Verdict> got(jobs.size());
+  RunPool(cfg_, jobs, 3, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
+  int waited = 0, ran = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(got[i].outcome, "correct") << i;
+    EXPECT_EQ(got[i].sample, "s" + std::to_string(i));
+    EXPECT_GE(got[i].timings_ms["reference"].get<double>(), 400.0) << i;  // the shared run
+    if (got[i].timings_ms.contains("reference_wait")) {
+      ++waited;
+      EXPECT_GE(got[i].timings_ms["reference_wait"].get<double>(), 200.0) << i;
+    } else {
+      ++ran;
+    }
+  }
+  EXPECT_EQ(ran, 1);
+  EXPECT_EQ(waited, 2);
+  EXPECT_EQ(got[3].outcome, "invalid_syntax");
+  EXPECT_FALSE(got[3].timings_ms.contains("reference_wait"));
 }
 
 TEST(ScheduleTest, LargeVariantKeepsTheSecretTrial) {

@@ -58,6 +58,9 @@ int main() {
   const bool candidate = r["role"] == "candidate";
   const char* env = std::getenv("FAKE_SCENARIO");
   const std::string sc = candidate && env ? env : "correct";
+  // A slow reference, so that other samples of its task visibly wait for it (pool test).
+  if (const char* delay = std::getenv("FAKE_REFERENCE_DELAY_MS"); delay && !candidate)
+    usleep(static_cast<useconds_t>(std::atoi(delay)) * 1000);
   Send({{"type", "hello"}, {"role", r["role"]}});
   Send({{"type", "variants"},
         {"variants", {"v"}},
