@@ -707,7 +707,7 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
       v.evidence["timing"]["parent_call_se_ms"] = clock->call_se_ms;
     }
     // A flag, not a failure: with medians and 3 null calls, 5 of 107 honest samples were flagged
-    // under 16 concurrent workers on the H200; the noise-aware check has not yet run there.
+    // under 16 concurrent workers on the H200; the noise-aware check is statistical too.
     if (std::string gap = CheckParentClock(*clock, phase->wall_ms); !gap.empty()) {
       v.flags.push_back("parent_clock_gap");
       v.evidence["timing"]["parent_clock_gap"] = gap;
