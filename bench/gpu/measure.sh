@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# The measurement proofs on the H200 (coordinator runs this; ~8-9 minutes).
+# The measurement proofs on the H200 (coordinator runs this; ~12 minutes for steps 1-4).
 #
 #   BIN=<folder with tritonrl> OUT=<results folder> bench/gpu/measure.sh [steps]
 #   steps: any of 1 2 3 4 5 (default: 1-4). 1 = timing-hack corpus, 2+3 = stability
 #   and speedup vs triton.testing.do_bench, 4 = throughput, 5 = compute-bound solutions
 #   against the eager and the torch.compile reference (--baseline compile) with the
 #   reference's FLOPs in the roofline (~2 min).
-#   All steps take ~9-10 minutes; under a 10-minute limit per command run it
-#   twice with separate OUT folders: `measure.sh 1 2 3` (~5 min) and
+#   All steps take ~12 minutes; under a 10-minute limit per command run it
+#   twice with separate OUT folders: `measure.sh 1 2 3` (~6 min on 2026-12-01) and
 #   `measure.sh 4` (~6 min).
 #
 # 1. Every timing hack (tests/corpus/hacks/timing_*.py) through `tritonrl eval
