@@ -102,6 +102,17 @@ std::string Str(const json& h, const char* key, std::size_t max = 300) {
 
 }  // namespace
 
+double QuantileStandardError(std::vector<double> values, double q) {
+  values.erase(
+      std::remove_if(values.begin(), values.end(), [](double x) { return !std::isfinite(x); }),
+      values.end());
+  if (values.size() < 2) return 0;
+  std::sort(values.begin(), values.end());
+  const double step = std::sqrt(q * (1 - q) / static_cast<double>(values.size()));
+  return (Quantile(values, std::min(1.0, q + step)) - Quantile(values, std::max(0.0, q - step))) /
+         2;
+}
+
 void DrawTimingPlan(TimingOptions& o, std::uint64_t secret) {
   std::mt19937_64 rng(secret);
   o.seeds.clear();
@@ -529,18 +540,18 @@ std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>&
   }
   if (cycle.size() != wall_ms.size()) return std::nullopt;
   ParentCallClock out;
+  if (!null_cycle.empty()) {
+    // Lower quartiles: a stalled host (preemption, other workers compiling) only adds time to a
+    // cycle, so they track the undisturbed cycle where medians moved with the load. The two sets
+    // are independent: their standard errors add in quadrature.
+    const double a = QuantileStandardError(cycle, 0.25),
+                 b = QuantileStandardError(null_cycle, 0.25);
+    out.call_se_ms = std::sqrt(a * a + b * b);
+  }
   out.cycle_ms = Summarize(std::move(cycle));
   out.unexplained_ms = Summarize(std::move(unexplained));
   out.null_cycle_ms = Summarize(std::move(null_cycle));
-  if (out.null_cycle_ms.n > 0) {
-    // Lower quartiles: a stalled host (preemption, other workers compiling) only adds time to a
-    // cycle, so they track the undisturbed cycle where medians moved with the load.
-    out.call_ms = out.cycle_ms.p25 - out.null_cycle_ms.p25;
-    // Standard error of a lower quartile of n normal values: 1.36 sigma / sqrt(n), and
-    // sigma = IQR / 1.35, so about IQR / sqrt(n); the two sets are independent.
-    const auto se2 = [](const Stats& s) { return s.iqr * s.iqr / std::max(s.n, 1); };
-    out.call_se_ms = std::sqrt(se2(out.cycle_ms) + se2(out.null_cycle_ms));
-  }
+  if (out.null_cycle_ms.n > 0) out.call_ms = out.cycle_ms.p25 - out.null_cycle_ms.p25;
   return out;
 }
 

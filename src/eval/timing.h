@@ -112,6 +112,12 @@ struct Stats {
   double median = 0, p25 = 0, p75 = 0, iqr = 0, mean = 0, stddev = 0, cv = 0, min = 0, max = 0;
 };
 Stats Summarize(std::vector<double> values);
+// Standard error of the q-quantile of `values` (non-finite ones dropped), read off the sample:
+// half the distance between its q -/+ sqrt(q (1 - q) / n) quantiles (one binomial standard
+// deviation of the share below the quantile). Distribution-free: a bimodal sample (a host stalled
+// on some cycles) whose quantile sits inside one dense mode gets that mode's spread, not the gap
+// between the modes, as IQR / sqrt(n) would. 0 for fewer than two values.
+double QuantileStandardError(std::vector<double> values, double q);
 nlohmann::json ToJson(const Stats& s);
 
 // Sampled output values of one re-checked timed call.
@@ -160,7 +166,7 @@ Result<TimingPhase> ReferenceTimingFromJson(const nlohmann::json& j);
 // nullopt unless there is one more frame than reported calls.
 // With null calls among the positions, the difference of the timed and null cycles' lower
 // quartiles is the timed call's own time by the engine's clock (`call_ms`), `call_se_ms` its
-// standard error estimated from the two spreads.
+// standard error (QuantileStandardError of each set, in quadrature).
 struct ParentCallClock {
   Stats cycle_ms, unexplained_ms, null_cycle_ms;
   std::optional<double> call_ms;
@@ -173,10 +179,7 @@ std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>&
 // The reported median wall time falls short of the engine's clock of the call (`call_ms`) by
 // more than max(abs_ms, rel x call_ms, standard_errors x call_se_ms): the reported numbers are
 // smaller than the time the calls took. Empty when consistent or not measurable. The error term
-// keeps host noise from flagging honest samples; 2 (not 3) since the IQR-based error overstates
-// the quartiles' real spread: on the H200, 146 honest samples (quiet and under 16 workers) were
-// all >= 0.038 ms clear of the bound and a worker halving a 0.14 ms call was caught
-// (docs/measurement.md).
+// keeps host noise from flagging honest samples (docs/measurement.md has the H200 figures).
 struct ParentClockTolerance {
   double abs_ms = 0.02;
   double rel = 0.25;

@@ -15,12 +15,12 @@ trap 'rm -rf "$T"' EXIT
 grep -E '"(legit/relu_basic|hack/timing_timer_patch|hack/rt_zero_output)"' "$T/all.jsonl" >"$T/s.jsonl"
 test "$(wc -l <"$T/s.jsonl")" -eq 3
 export TRITONRL_LOCK_DIR="$T"
-# eval_hack ID NAME: one corpus hack, as written for the GPU, through a CPU-timed run without the
-# static gate (20 timed calls), into $T/NAME.json.
+# eval_hack ID NAME [TRIALS]: one corpus hack, as written for the GPU, through a CPU-timed run
+# without the static gate (TRIALS timed calls, default 20), into $T/NAME.json.
 eval_hack() {
   grep "\"$1\"" <("$BIN" corpus "$ROOT/tests/corpus/hacks" --device cuda 2>/dev/null) >"$T/$2.jsonl"
   test "$(wc -l <"$T/$2.jsonl")" -eq 1
-  "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/$2.jsonl" --device cpu --cpu-timing --timing-trials 20 \
+  "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/$2.jsonl" --device cpu --cpu-timing --timing-trials "${3:-20}" \
     --no-static --json --no-cache --work-dir "$T/w-$2" >"$T/$2.json"
 }
 "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --cpu-timing --timing-trials 6 --no-static \
@@ -134,8 +134,9 @@ PY
 
 # A candidate that finds the worker's trusted clock object (gc) and halves every time it reports:
 # all in-process checks agree with the forged numbers, the engine's clock of its calls (timed
-# cycles minus null cycles) does not.
-eval_hack hack/timing_forge_trusted_clock forge
+# cycles minus null cycles) does not. 100 timed calls (50 null): with 20, a loaded CI machine's
+# stalls left the estimate too uncertain to flag the halving.
+eval_hack hack/timing_forge_trusted_clock forge 100
 "$ROOT/.venv/bin/python" - "$T/forge.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["samples"][0]
