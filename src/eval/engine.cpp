@@ -702,6 +702,12 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
     v.evidence["timing"]["parent_call_cycle_ms"] = ToJson(clock->cycle_ms);
     v.evidence["timing"]["parent_call_unexplained_ms"] = ToJson(clock->unexplained_ms);
     v.evidence["timing"]["parent_null_cycle_ms"] = ToJson(clock->null_cycle_ms);
+    const auto micro = [](std::vector<double> ms) {  // to 0.1 us: the frames' own resolution
+      for (double& x : ms) x = std::round(x * 1e4) / 1e4;
+      return ms;
+    };
+    v.evidence["timing"]["parent_cycles_ms"] = {{"timed", micro(clock->timed_cycles_ms)},
+                                                {"null", micro(clock->null_cycles_ms)}};
     if (clock->call_ms) {
       v.evidence["timing"]["parent_call_ms"] = *clock->call_ms;
       v.evidence["timing"]["parent_call_se_ms"] = clock->call_se_ms;

@@ -540,6 +540,8 @@ std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>&
   }
   if (cycle.size() != wall_ms.size()) return std::nullopt;
   ParentCallClock out;
+  out.timed_cycles_ms = cycle;
+  out.null_cycles_ms = null_cycle;
   if (!null_cycle.empty()) {
     // Lower quartiles: a stalled host (preemption, other workers compiling) only adds time to a
     // cycle, so they track the undisturbed cycle where medians moved with the load. The two sets

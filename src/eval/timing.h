@@ -171,6 +171,9 @@ struct ParentCallClock {
   Stats cycle_ms, unexplained_ms, null_cycle_ms;
   std::optional<double> call_ms;
   double call_se_ms = 0;
+  // The cycles themselves, in position order: kept in the evidence so that a rule can be
+  // re-evaluated offline on recorded runs (summaries alone could not test a new estimator).
+  std::vector<double> timed_cycles_ms, null_cycles_ms;
 };
 std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>& call_frame_ms,
                                                       const std::vector<double>& wall_ms,

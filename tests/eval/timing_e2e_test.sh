@@ -42,6 +42,10 @@ assert "timing" in ok["timings_ms"], ok["timings_ms"]
 # ten null calls (the floor; 6 // 2 < 10) give the call's own time by that clock, with its error.
 assert t["parent_call_cycle_ms"]["n"] == 6 and t["parent_call_unexplained_ms"]["min"] > 0, t
 assert t["parent_null_cycle_ms"]["n"] == 10 and t["parent_call_ms"] > 0 and t["parent_call_se_ms"] > 0, t
+cycles = t["parent_cycles_ms"]  # the raw cycles behind those summaries
+assert len(cycles["timed"]) == 6 and len(cycles["null"]) == 10 and min(cycles["timed"]) > 0, cycles
+nulls = sorted(cycles["null"])
+assert abs((nulls[4] + nulls[5]) / 2 - t["parent_null_cycle_ms"]["median"]) < 1e-3, (nulls, t)
 bad = timed["hack/timing_timer_patch"]
 assert bad["outcome"] == "incorrect" and "timing_inconsistent" in bad["flags"] and bad["speedup"] is None, bad
 assert any(r["code"] == "timing_inconsistent" and "time.perf_counter" in r["message"] for r in bad["reasons"]), bad

@@ -165,6 +165,10 @@ TEST(ParentCallClock, TimedAndNullCyclesGiveTheCallsTimeByTheEnginesClock) {
   EXPECT_NEAR(c->cycle_ms.median, 1.0, 1e-12);
   EXPECT_NEAR(c->unexplained_ms.median, 0.4, 1e-12);  // 0.4, 0.4, 0.5
   EXPECT_EQ(c->null_cycle_ms.n, 2);
+  ASSERT_EQ(c->timed_cycles_ms.size(), 3u);  // the raw cycles, in position order
+  EXPECT_NEAR(c->timed_cycles_ms[1], 1.1, 1e-12);
+  ASSERT_EQ(c->null_cycles_ms.size(), 2u);
+  EXPECT_NEAR(c->null_cycles_ms[0], 0.3, 1e-12);
   ASSERT_TRUE(c->call_ms.has_value());
   EXPECT_NEAR(*c->call_ms, 0.7, 1e-12);  // lower quartiles: 1.0 - 0.3
   // Timed cycles 1.0, 1.0, 1.1: the quantiles at 0.25 -/+ 0.25 are both 1.0; null cycles equal.
