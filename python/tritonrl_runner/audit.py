@@ -154,29 +154,30 @@ class _OpTracer(TorchDispatchMode):
 
 def _stats(outs) -> dict:
     """Count, max |x|, mean and (sample) standard deviation of the finite values of all outputs,
-    in float64 slices (taskmod.float64_chunks): two passes, no whole-output copy."""
+    in one pass over float64 slices (taskmod.float64_chunks): each slice's count, mean and sum of
+    squared deviations are merged into the running ones (Chan et al.), with no whole-output copy."""
     outs = [o for o in outs if o.numel()]
     if not outs:
         return {"numel": 0}
-    n, total, max_abs = 0, 0.0, 0.0
+    n, mean, m2, max_abs = 0, 0.0, 0.0, 0.0
     for o in outs:
         for x in taskmod.float64_chunks(o):
             x = x[torch.isfinite(x)]
-            if x.numel():
-                n += x.numel()
-                total += float(x.sum())
-                max_abs = max(max_abs, float(x.abs().max()))
-    mean = total / n if n else math.nan
-    squares = 0.0
-    for o in outs if n > 1 else []:
-        for x in taskmod.float64_chunks(o):
-            x = x[torch.isfinite(x)]
-            squares += float(x.sub_(mean).square_().sum())
+            k = x.numel()
+            if not k:
+                continue
+            max_abs = max(max_abs, float(x.abs().max()))
+            k_mean = float(x.mean())
+            k_m2 = float(x.sub_(k_mean).square_().sum())
+            delta = k_mean - mean
+            m2 += k_m2 + delta * delta * n * k / (n + k)
+            mean += delta * k / (n + k)
+            n += k
     return {
         "numel": sum(o.numel() for o in outs),
         "max_abs": max_abs if n else math.nan,
-        "mean": mean,
-        "std": math.sqrt(squares / (n - 1)) if n > 1 else 0.0,
+        "mean": mean if n else math.nan,
+        "std": math.sqrt(m2 / (n - 1)) if n > 1 else 0.0,
     }
 
 

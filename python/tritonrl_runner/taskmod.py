@@ -224,15 +224,21 @@ class CompareResult:
 COMPARE_CHUNK = 1 << 24
 
 
+def _flat_slices(t: torch.Tensor, chunk: int | None = None):
+    """Consecutive views of t flattened, at most `chunk` elements each (default COMPARE_CHUNK)."""
+    chunk = max(1, chunk or COMPARE_CHUNK)
+    flat = t.detach().reshape(-1)
+    for start in range(0, flat.numel(), chunk):
+        yield flat[start:start + chunk]
+
+
 def float64_chunks(t: torch.Tensor, device=None, chunk: int | None = None):
     """Consecutive slices of t flattened, as float64 on `device` (t's own by default), at most
     `chunk` elements each (default COMPARE_CHUNK); always copies, so a slice may be changed in
     place."""
-    chunk = chunk or COMPARE_CHUNK
-    flat = t.detach().reshape(-1)
     dev = t.device if device is None else device
-    for start in range(0, flat.numel(), max(1, chunk)):
-        yield flat[start:start + chunk].to(dev, torch.float64, copy=True)
+    for part in _flat_slices(t, chunk):
+        yield part.to(dev, torch.float64, copy=True)
 
 
 def compare(out: Any, ref: Any, atol: float, rtol: float, *, chunk: int | None = None) -> CompareResult:
@@ -252,13 +258,9 @@ def compare(out: Any, ref: Any, atol: float, rtol: float, *, chunk: int | None =
             continue
         # A non-finite value where the reference is finite fails before anything else is looked at
         # (finiteness survives the float64 cast, so the tensors' own dtypes do; by slices too).
-        step = chunk or COMPARE_CHUNK
-        o_flat, r_flat = o.detach().reshape(-1), r.detach().reshape(-1)
-        for start in range(0, o_flat.numel(), step):
-            o_part = o_flat[start:start + step].to(r.device)
-            if bool((~torch.isfinite(o_part) & torch.isfinite(r_flat[start:start + step])).any()):
+        for o_part, r_part in zip(_flat_slices(o, chunk), _flat_slices(r, chunk)):
+            if bool((~torch.isfinite(o_part.to(r.device)) & torch.isfinite(r_part)).any()):
                 return CompareResult(False, f"output {i}: non-finite values", math.inf, math.inf)
-        del o_flat, r_flat
         # On the reference's device, slice by slice: |out - ref| with matching non-finite pairs
         # counted as 0 (as the engine does), its max, its share of the allowance, the squared
         # norms for relative L2, and allclose -- an elementwise predicate, so all slices close

@@ -55,6 +55,13 @@ double Quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
 }
 
+// The finite values, ascending (what every statistic here is taken over).
+std::vector<double> SortedFinite(std::vector<double> v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return Quantile(v, 0.5);
@@ -103,14 +110,10 @@ std::string Str(const json& h, const char* key, std::size_t max = 300) {
 }  // namespace
 
 double QuantileStandardError(std::vector<double> values, double q) {
-  values.erase(
-      std::remove_if(values.begin(), values.end(), [](double x) { return !std::isfinite(x); }),
-      values.end());
-  if (values.size() < 2) return 0;
-  std::sort(values.begin(), values.end());
-  const double step = std::sqrt(q * (1 - q) / static_cast<double>(values.size()));
-  return (Quantile(values, std::min(1.0, q + step)) - Quantile(values, std::max(0.0, q - step))) /
-         2;
+  const std::vector<double> v = SortedFinite(std::move(values));
+  if (v.size() < 2) return 0;
+  const double step = std::sqrt(q * (1 - q) / static_cast<double>(v.size()));
+  return (Quantile(v, std::min(1.0, q + step)) - Quantile(v, std::max(0.0, q - step))) / 2;
 }
 
 void DrawTimingPlan(TimingOptions& o, std::uint64_t secret) {
@@ -270,12 +273,11 @@ Result<TimingLease> AcquireTimingLease(const std::string& lock_dir, const std::s
 
 // ---- statistics ----
 
-Stats Summarize(std::vector<double> v) {
+Stats Summarize(std::vector<double> values) {
   Stats s;
-  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return !std::isfinite(x); }), v.end());
+  const std::vector<double> v = SortedFinite(std::move(values));
   s.n = static_cast<int>(v.size());
   if (v.empty()) return s;
-  std::sort(v.begin(), v.end());
   s.min = v.front();
   s.max = v.back();
   s.median = Quantile(v, 0.5);
@@ -525,7 +527,10 @@ std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>&
   const int positions = TimedPositions(o);
   if (wall_ms.empty() || call_frame_ms.size() != static_cast<std::size_t>(positions) + 1)
     return std::nullopt;
-  std::vector<double> cycle, unexplained, null_cycle;
+  ParentCallClock out;
+  auto& cycle = out.timed_cycles_ms;
+  auto& null_cycle = out.null_cycles_ms;
+  std::vector<double> unexplained;
   for (int p = 0; p < positions; ++p) {
     const double c =
         call_frame_ms[static_cast<std::size_t>(p) + 1] - call_frame_ms[static_cast<std::size_t>(p)];
@@ -539,21 +544,18 @@ std::optional<ParentCallClock> MeasureParentCallClock(const std::vector<double>&
     unexplained.push_back(c - wall_ms[static_cast<std::size_t>(call)]);
   }
   if (cycle.size() != wall_ms.size()) return std::nullopt;
-  ParentCallClock out;
-  out.timed_cycles_ms = cycle;
-  out.null_cycles_ms = null_cycle;
-  if (!null_cycle.empty()) {
+  out.cycle_ms = Summarize(cycle);
+  out.unexplained_ms = Summarize(std::move(unexplained));
+  out.null_cycle_ms = Summarize(null_cycle);
+  if (out.null_cycle_ms.n > 0) {
     // Lower quartiles: a stalled host (preemption, other workers compiling) only adds time to a
     // cycle, so they track the undisturbed cycle where medians moved with the load. The two sets
     // are independent: their standard errors add in quadrature.
+    out.call_ms = out.cycle_ms.p25 - out.null_cycle_ms.p25;
     const double a = QuantileStandardError(cycle, 0.25),
                  b = QuantileStandardError(null_cycle, 0.25);
     out.call_se_ms = std::sqrt(a * a + b * b);
   }
-  out.cycle_ms = Summarize(std::move(cycle));
-  out.unexplained_ms = Summarize(std::move(unexplained));
-  out.null_cycle_ms = Summarize(std::move(null_cycle));
-  if (out.null_cycle_ms.n > 0) out.call_ms = out.cycle_ms.p25 - out.null_cycle_ms.p25;
   return out;
 }
 

@@ -215,11 +215,9 @@ std::string TimedCell(const store::VerdictRecord& v) {
     std::string cell = fmt::format("{:.4g} / {} ms", cand.median_ms, ref);
     if (cand.mean_ms > 0)
       cell += fmt::format(" (cv {:.1f}%)", 100.0 * cand.stddev_ms / cand.mean_ms);
-    parts.push_back(variants.size() > 1 ? HtmlEscape(cand.variant) + ": " + cell : cell);
+    parts.push_back(variants.size() > 1 ? cand.variant + ": " + cell : cell);
   }
-  std::string out;
-  for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
-  return out.empty() ? "-" : out;
+  return parts.empty() ? "-" : JoinEscaped(parts, "; ");
 }
 
 // The worst element's share of its tolerance allowance (evidence.max_tolerance_margin).
