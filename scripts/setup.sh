@@ -6,7 +6,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
 APT_PACKAGES=(
-  build-essential cmake ninja-build pkg-config git
+  build-essential cmake ninja-build pkg-config git ccache
   clang libclang-rt-14-dev clang-format
   nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libfmt-dev libcpp-httplib-dev
   libpcre2-dev libseccomp-dev libgtest-dev libgmock-dev libbenchmark-dev
