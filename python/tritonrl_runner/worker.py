@@ -29,6 +29,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from tritonrl_runner import guard  # noqa: E402
 from tritonrl_runner.protocol import read_frame, write_frame  # noqa: E402
 
 _PR_SET_DUMPABLE = 4
@@ -103,6 +104,9 @@ class Worker:
         self.req = req
         self.role = req["role"]
         self.stage = "setup"
+        self.poison = guard.poison_byte()
+        self.monitor = None
+        self.thread_ban = "off"
 
     def send(self, header: dict, payload: bytes = b"") -> None:
         write_frame(self.out_fd, header, payload)
@@ -120,7 +124,8 @@ class Worker:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
             if req.get("perturb"):
-                libc.mallopt(_M_PERTURB, int(req["perturb"]))
+                # glibc fills fresh blocks with perturb ^ 0xFF; the byte is drawn per sample.
+                libc.mallopt(_M_PERTURB, self.poison ^ 0xFF)
         import torch
         import triton  # noqa: F401
 
@@ -162,6 +167,13 @@ class Worker:
         if self.role == "candidate":
             recorder = hooks.LaunchRecorder()
             audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder)
+            # Guards the candidate cannot lift: no thread after this point (CPU), and every call
+            # its code makes is classified before the callee runs (guard.py).
+            self.monitor = guard.CallMonitor(guard.trusted_roots(req["task_path"]), req["allowlist_path"])
+            if device.type == "cpu":
+                self.thread_ban = guard.ban_threads() or "on"
+            self.monitor.candidate_file = os.path.realpath(req["candidate_path"])
+            self.monitor.armed = True
             self.stage = "import"
             t1 = time.monotonic()
             cand_file = os.path.realpath(req["candidate_path"])
@@ -238,18 +250,32 @@ class Worker:
                 out = model(*inputs)
         else:
             if device.type == "cuda":
-                hooks.poison_cuda(device)
+                hooks.poison_cuda(device, self.poison)
             recorder.launches = []
             recorder.c_launches = 0
+            recorder.writers = {}
             audit.seen, audit.forbidden = set(), set()
+            monitor = self.monitor
+            module_hooks = hooks.module_hooks(model)
             with torch.set_grad_enabled(bool(trial["grad"])):
                 state = hooks.global_state()
                 recorder.recording = True
+                monitor.start_call()
                 with audit:
                     out = model(*inputs)
                     mode_intact = _get_current_dispatch_mode() is audit
+                monitor.stop_call()
                 recorder.recording = False
                 state_after = hooks.global_state()
+            try:
+                header["output_writers"] = recorder.output_writers(taskmod.flatten_outputs(out))
+            except TypeError:
+                header["output_writers"] = []
+            header["module_hooks"] = sorted(set(module_hooks + hooks.module_hooks(model)))
+            header["host_calls"] = list(monitor.host)
+            header["internal_calls"] = list(monitor.internal)
+            header["thread_ban"] = self.thread_ban
+            mode_intact = mode_intact and monitor.intact()
             if device.type == "cuda":
                 torch.cuda.synchronize(device)
             header["launches"] = [[name, f == cand_file] for name, f in recorder.launches]

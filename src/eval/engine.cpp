@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "base/file.h"
+#include "eval/proof_of_work.h"
 
 namespace tritonrl::eval {
 namespace fs = std::filesystem;
@@ -146,6 +147,7 @@ struct TrialCheck {
   int min_launches = -1, trials_checked = 0;
   bool imported = false;
   std::map<std::string, Reason> failures;  // the first failure per code
+  GuardEvidence guards;                    // proof_of_work.h
 };
 TrialCheck CheckTrials(const EngineConfig& cfg, const std::vector<Frame>& frames,
                        const ReferenceResult& ref);
@@ -448,7 +450,7 @@ TrialCheck CheckTrials(const EngineConfig& cfg, const std::vector<Frame>& frames
                        const ReferenceResult& ref) {
   TrialCheck out;
   auto& [own_kernels, other_kernels, aten_ops, forbidden, modes, max_abs, max_rel, max_margin,
-         min_launches, trials_checked, imported, failures] = out;
+         min_launches, trials_checked, imported, failures, guards] = out;
   auto fail = [&](const std::string& code, std::string msg) {
     if (!failures.count(code)) failures[code] = Reason{"correctness", code, std::move(msg)};
   };
@@ -532,6 +534,7 @@ TrialCheck CheckTrials(const EngineConfig& cfg, const std::vector<Frame>& frames
            fmt::format("{}: ATen compute ops outside the allowlist ran during forward: {}", where,
                        fmt::join(bad_ops, ", ")));
     }
+    for (auto& g : CheckGuards(h, where, &guards)) fail(g.code, std::move(g.message));
     if (!GetString(h, "outputs_error").empty()) {
       fail("output_structure",
            fmt::format("{}: {}", where, Truncate(GetString(h, "outputs_error"), 200)));
@@ -949,6 +952,7 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
                 {"min_own_launches_per_call", std::max(c.min_launches, 0)},
                 {"atol", ref.tolerance.atol},
                 {"rtol", ref.tolerance.rtol}};
+  v.evidence["guards"] = GuardEvidenceJson(c.guards);
   if (run.end != WorkerEnd::kDone) v.evidence["exit"] = run.fin.exit.ToString();
   v.compiled = c.imported && c.trials_checked > 0;
   if (run.end != WorkerEnd::kDone) {
@@ -971,7 +975,10 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
     v.flags.push_back("near_tolerance");
   }
   // Torch did (part of) the work: the sample is not correct whatever its numbers.
-  if (c.failures.count("forbidden_aten_op")) v.flags.push_back("lazy_optimization");
+  if (std::any_of(c.failures.begin(), c.failures.end(),
+                  [](const auto& f) { return IsLazyWorkCode(f.first); })) {
+    v.flags.push_back("lazy_optimization");
+  }
   if (run.fin.sandbox.Level() != "full") {
     v.flags.push_back("degraded_sandbox");
   }
