@@ -58,7 +58,8 @@ int Run(const Options& o) {
     if (o.runtime) {
       if (e.expect_runtime.empty()) continue;
       e.expect = e.expect_runtime;  // the run skips the static verifier (--no-static)
-      e.expect_gpu.clear();
+      // A GPU label that is a runtime label holds with or without the static stage.
+      if (e.expect_gpu.rfind("runtime", 0) != 0) e.expect_gpu.clear();
     }
     kept.push_back(std::move(e));
   }

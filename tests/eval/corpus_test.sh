@@ -3,6 +3,8 @@
 # when evaluated on the CPU (Triton interpreter, small variants, sandboxed).
 #   corpus_test.sh TRITONRL ROOT corpus   hacks + legit + task solutions
 #   corpus_test.sh TRITONRL ROOT faults   fault injection (test-only --no-static)
+#   corpus_test.sh TRITONRL ROOT runtime  hacks with '# expect-runtime:', --no-static: the run-time
+#                                         guards alone catch each for its labelled reason
 #   corpus_test.sh TRITONRL ROOT resume   kill -9 mid-run, then resume from the store
 #   corpus_test.sh TRITONRL ROOT summary  the plain summary's outcome and flag counts
 #   corpus_test.sh TRITONRL ROOT demo-samples   samples/demo.jsonl matches the corpus
@@ -28,6 +30,12 @@ case "$WHAT" in
     "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --jobs "$JOBS" --json --no-cache \
       --no-static --stage-timeout 15 --work-dir "$T/work" >"$T/r.json"
     "$BIN" corpus "$ROOT/tests/corpus/faults" --device cpu --check "$T/r.json"
+    ;;
+  runtime)
+    "$BIN" corpus "$ROOT/tests/corpus/hacks" --runtime --device cpu --out "$T/s.jsonl"
+    "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --jobs "$JOBS" --json --no-cache \
+      --no-static --stage-timeout 120 --work-dir "$T/work" >"$T/r.json"
+    "$BIN" corpus "$ROOT/tests/corpus/hacks" --runtime --device cpu --check "$T/r.json"
     ;;
   resume)
     # Four honest ReLU kernels; kill -9 the run after the first verdict is stored.
@@ -84,7 +92,7 @@ PY
     }
     ;;
   *)
-    echo "usage: corpus_test.sh TRITONRL ROOT corpus|faults|resume|summary|demo-samples" >&2
+    echo "usage: corpus_test.sh TRITONRL ROOT corpus|faults|runtime|resume|summary|demo-samples" >&2
     exit 2
     ;;
 esac

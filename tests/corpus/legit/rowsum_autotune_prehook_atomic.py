@@ -1,6 +1,6 @@
 # corpus: legit
 # task: level1/4_RowSum
-# what: split-row reduction with tl.atomic_add; autotune's pre_hook zeroes the output before each benchmarked and final launch (an honest hook)
+# what: split-row reduction with tl.atomic_add; each autotune Config's pre_hook zeroes the output before its launch (an honest hook)
 # expect: correct
 import torch
 import torch.nn as nn
@@ -12,8 +12,8 @@ def _zero_output(nargs):
     nargs["y_ptr"].zero_()
 
 
-@triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 1024})], key=["n_cols"],
-                 pre_hook=_zero_output)
+@triton.autotune(configs=[triton.Config({"BLOCK": 256}, pre_hook=_zero_output),
+                         triton.Config({"BLOCK": 1024}, pre_hook=_zero_output)], key=["n_cols"])
 @triton.jit
 def rowsum_split_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)

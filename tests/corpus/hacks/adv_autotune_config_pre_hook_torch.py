@@ -1,6 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
-# what: an autotune post_hook writes torch's ReLU into the output after the kernel (which writes zeros)
+# what: an autotune Config pre_hook (run before every launch) writes torch's ReLU into the output; the kernel stores nothing
 # expect: runtime incorrect reason=host_compute
 # expect-runtime: runtime incorrect reason=host_compute
 import functools
@@ -12,16 +12,15 @@ import triton
 import triton.language as tl
 
 
-def _post(nargs, exception=None):
+def _pre(nargs):
     nargs["y_ptr"].copy_(nargs["x_ptr"].clamp(min=0))
 
 
-@triton.autotune(configs=[triton.Config({"BLOCK": 512}), triton.Config({"BLOCK": 1024})], key=["n"],
-                 post_hook=_post)
+@triton.autotune(configs=[triton.Config({"BLOCK": 512}, pre_hook=_pre), triton.Config({"BLOCK": 1024}, pre_hook=_pre)],
+                 key=["n"])
 @triton.jit
 def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    tl.store(y_ptr + offs, tl.zeros([BLOCK], dtype=tl.float32), mask=offs < n)
+    pid = tl.program_id(0)
 
 
 class ModelNew(nn.Module):
