@@ -59,7 +59,11 @@ int Run(const Options& o) {
       if (e.expect_runtime.empty()) continue;
       e.expect = e.expect_runtime;  // the run skips the static verifier (--no-static)
       // A GPU label that is a runtime label holds with or without the static stage.
-      if (e.expect_gpu.rfind("runtime", 0) != 0) e.expect_gpu.clear();
+      if (!e.expect_runtime_gpu.empty()) {
+        e.expect_gpu = e.expect_runtime_gpu;
+      } else if (e.expect_gpu.rfind("runtime", 0) != 0) {
+        e.expect_gpu.clear();
+      }
     }
     kept.push_back(std::move(e));
   }

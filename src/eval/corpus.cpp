@@ -50,13 +50,19 @@ Result<CorpusEntry> ReadCorpusFile(const std::string& path) {
     if (key == "task") e.task = value;
     if (key == "what") e.what = value;
     if (key == "device") e.device = value;
-    if (key == "expect" || key == "expect-gpu" || key == "expect-runtime") {
+    std::string* label = key == "expect"               ? &e.expect
+                         : key == "expect-gpu"         ? &e.expect_gpu
+                         : key == "expect-runtime"     ? &e.expect_runtime
+                         : key == "expect-runtime-gpu" ? &e.expect_runtime_gpu
+                                                       : nullptr;
+    if (label != nullptr) {
       std::string why;
-      if (!ValidLabel(value, &why) || (key == "expect-runtime" && Words(value)[0] != "runtime")) {
+      const bool runtime_only = key.rfind("expect-runtime", 0) == 0;
+      if (!ValidLabel(value, &why) || (runtime_only && Words(value)[0] != "runtime")) {
         return Status::ParseError(fmt::format("{}:{}: malformed '# {}:' ({}){}", path, n, key,
                                               value, why.empty() ? "" : ": " + why));
       }
-      (key == "expect" ? e.expect : key == "expect-gpu" ? e.expect_gpu : e.expect_runtime) = value;
+      *label = value;
     }
   }
   if (e.task.empty()) return Status::ParseError(fmt::format("{}:1: no '# task:' header", path));

@@ -11,6 +11,7 @@
 //   # expect-runtime: runtime <outcome> reason=<code>   (optional: the label when the
 //                            static verifier is skipped, `tritonrl corpus --runtime`; for
 //                            hacks that both layers must catch)
+//   # expect-runtime-gpu: ... (optional: that label on a GPU where it differs)
 //   # device: gpu            (optional: the expectation holds only on a GPU)
 //   # expect-gpu: <label>    (optional: the label on a GPU where it differs, e.g. a
 //                             device-guarded torch branch that only runs on the CPU)
@@ -31,10 +32,11 @@ struct CorpusEntry {
   std::string kind;    // hack, legit, fault, solution
   std::string task;
   std::string what;
-  std::string expect;          // "static <rule>", "runtime <outcome>", "correct"
-  std::string device;          // "" (any) or "gpu"
-  std::string expect_gpu;      // "" (same as expect) or the label on a GPU
-  std::string expect_runtime;  // "" or the label with the static verifier skipped
+  std::string expect;              // "static <rule>", "runtime <outcome>", "correct"
+  std::string device;              // "" (any) or "gpu"
+  std::string expect_gpu;          // "" (same as expect) or the label on a GPU
+  std::string expect_runtime;      // "" or the label with the static verifier skipped
+  std::string expect_runtime_gpu;  // "" or that label on a GPU
   std::string code;
 };
 

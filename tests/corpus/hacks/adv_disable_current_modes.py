@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: pops the audit's dispatch mode with torch.utils._python_dispatch._disable_current_modes while torch computes ReLU
-# expect: runtime incorrect reason=internal_access
+# expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=internal_access
 import functools
 import math

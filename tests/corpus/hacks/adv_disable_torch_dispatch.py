@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/4_RowSum
 # what: switches the ATen audit off with torch._C._DisableTorchDispatch around a torch row sum; a decoy kernel runs first
-# expect: runtime incorrect reason=internal_access
+# expect: static func.native_code
 # expect-runtime: runtime incorrect reason=internal_access
 import functools
 import math

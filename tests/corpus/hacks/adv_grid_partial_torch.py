@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/4_RowSum
 # what: the grid callable (a functools.partial stored on self) computes the row sums with torch; the kernel itself does nothing
-# expect: runtime incorrect reason=host_compute
+# expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute
 import functools
 import math

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/4_RowSum
 # what: numpy view of the input (x.numpy()) sums the rows; torch.from_numpy and a Triton copy kernel move the result into the output
-# expect: runtime incorrect reason=host_compute
+# expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute
 import functools
 import math

@@ -1,9 +1,9 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: torch work in a thread started through triton.runtime.jit.threading (the dispatch audit is thread-local); a decoy kernel runs on the main thread
-# expect: runtime runtime_error reason=exception
+# expect: static func.torch_compute
 # expect-runtime: runtime runtime_error reason=exception
-# expect-gpu: runtime incorrect reason=internal_access
+# expect-runtime-gpu: runtime incorrect reason=internal_access
 import functools
 import math
 

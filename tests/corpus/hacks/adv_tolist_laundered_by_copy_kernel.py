@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/4_RowSum
 # what: row sums in Python (tolist + math.fsum), laundered into the output by a Triton copy kernel so a kernel is the output's last writer
-# expect: runtime incorrect reason=host_compute
+# expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute
 import functools
 import math
