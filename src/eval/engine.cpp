@@ -975,8 +975,7 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
     v.flags.push_back("near_tolerance");
   }
   // Torch did (part of) the work: the sample is not correct whatever its numbers.
-  if (std::any_of(c.failures.begin(), c.failures.end(),
-                  [](const auto& f) { return IsLazyWorkCode(f.first); })) {
+  if (c.failures.count("forbidden_aten_op") || c.guards.torch_did_work) {
     v.flags.push_back("lazy_optimization");
   }
   if (run.fin.sandbox.Level() != "full") {

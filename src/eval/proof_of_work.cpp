@@ -60,6 +60,7 @@ std::vector<GuardFailure> CheckGuards(const json& h, const std::string& where,
     for (std::size_t i = 0; i < writers->size(); ++i) {
       evidence->output_writers.insert((*writers)[i]);
       if ((*writers)[i] != "kernel") bad.push_back(fmt::format("output {}: {}", i, (*writers)[i]));
+      if ((*writers)[i].rfind("torch:", 0) == 0) evidence->torch_did_work = true;
     }
     if (!bad.empty()) {
       failures.push_back(
@@ -77,6 +78,7 @@ std::vector<GuardFailure> CheckGuards(const json& h, const std::string& where,
   }
   if (host && !host->empty()) {
     evidence->host_calls.insert(host->begin(), host->end());
+    evidence->torch_did_work = true;
     failures.push_back(
         {"host_compute", fmt::format("{}: the candidate's code computed outside Triton: {}", where,
                                      Joined(*host))});
@@ -97,10 +99,6 @@ json GuardEvidenceJson(const GuardEvidence& e) {
           {"host_calls", e.host_calls},
           {"internal_calls", e.internal_calls},
           {"thread_ban", e.thread_ban}};
-}
-
-bool IsLazyWorkCode(const std::string& code) {
-  return code == "forbidden_aten_op" || code == "host_compute" || code == "output_not_from_kernel";
 }
 
 }  // namespace tritonrl::eval

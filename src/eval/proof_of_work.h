@@ -26,6 +26,9 @@ struct GuardFailure {
 struct GuardEvidence {
   std::set<std::string> host_calls, internal_calls, output_writers, module_hooks;
   std::string thread_ban;  // "on", "off" (GPU) or why it could not be installed
+  // Torch or the host did (part of) the work: a host_compute call, or an output last written by
+  // a torch op (not merely allocated and never written). Flags the verdict lazy_optimization.
+  bool torch_did_work = false;
 };
 
 // Checks one trial frame's guard fields; `where` names the trial in messages. Adds what the
@@ -34,9 +37,5 @@ std::vector<GuardFailure> CheckGuards(const nlohmann::json& trial_header, const 
                                       GuardEvidence* evidence);
 
 nlohmann::json GuardEvidenceJson(const GuardEvidence& evidence);
-
-// Failure codes that mean torch or the host, not the candidate's kernels, did the work: they
-// also flag the verdict lazy_optimization, as forbidden_aten_op does.
-bool IsLazyWorkCode(const std::string& code);
 
 }  // namespace tritonrl::eval
