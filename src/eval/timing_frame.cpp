@@ -50,6 +50,17 @@ std::string Str(const json& h, const char* key, std::size_t max = 300) {
   return s.size() > max ? s.substr(0, max) : s;
 }
 
+// The warm-up time, sizes and FLOPs a timing record carries (a frame and a cache entry alike).
+void ReadSizes(const json& h, TimingPhase& p) {
+  p.warmup_ms = Num(h, "warmup_ms");
+  p.l2_bytes = Int(h, "l2_bytes");
+  p.flush_bytes = Int(h, "flush_bytes");
+  p.input_bytes = Int(h, "input_bytes");
+  p.output_bytes = Int(h, "output_bytes");
+  if (const double n_flops = Num(h, "flops"); n_flops > 0 && std::isfinite(n_flops))
+    p.flops = n_flops;
+}
+
 }  // namespace
 
 Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
@@ -70,13 +81,7 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
   }
   if (!TimesValid(p)) return Status::ParseError("timing frame: a time is not a finite ms value");
   p.stage_ms = Num(h, "stage_ms");
-  p.warmup_ms = Num(h, "warmup_ms");
-  p.l2_bytes = Int(h, "l2_bytes");
-  p.flush_bytes = Int(h, "flush_bytes");
-  p.input_bytes = Int(h, "input_bytes");
-  p.output_bytes = Int(h, "output_bytes");
-  if (const double n_flops = Num(h, "flops"); n_flops > 0 && std::isfinite(n_flops))
-    p.flops = n_flops;
+  ReadSizes(h, p);
   p.l2_persist_reset = Bool(h, "l2_persist_reset", false);
   if (auto it = h.find("tampered"); it != h.end() && it->is_array()) {
     for (const auto& t : *it)
@@ -163,13 +168,7 @@ Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
       !std::all_of(p.call_frame_ms.begin(), p.call_frame_ms.end(),
                    [](double x) { return std::isfinite(x) && x >= 0; }))
     p.call_frame_ms.clear();
-  p.input_bytes = Int(j, "input_bytes");
-  p.output_bytes = Int(j, "output_bytes");
-  p.l2_bytes = Int(j, "l2_bytes");
-  p.flush_bytes = Int(j, "flush_bytes");
-  p.warmup_ms = Num(j, "warmup_ms");
-  if (const double n_flops = Num(j, "flops"); n_flops > 0 && std::isfinite(n_flops))
-    p.flops = n_flops;
+  ReadSizes(j, p);
   p.from_cache = true;
   return p;
 }
