@@ -14,7 +14,7 @@
 #   B. the timing-hack corpus (tests/corpus/hacks/timing_*.py) with --no-static, 100 timed calls:
 #      each meets its '# no-static:' label (measure.sh step 1b), so forgery is still caught.
 # $OUT gets: load.log, honest.json, hacks.json (engine outputs), hog.log, load_table.txt,
-# load_summary.json.
+# load_summary.json (bench/gpu/load_check.py makes the table and the verdict).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -101,58 +101,6 @@ kill "$HOG_PID" 2>/dev/null
 wait "$HOG_PID" 2>/dev/null
 HOG_PID=""
 
-"$PY" - "$OUT/honest.json" "$TMP/honest.jsonl" "$OUT/hacks.json" "$TMP/hacks.jsonl" "$OUT/load_summary.json" \
-  2>&1 <<'PY' | tee "$OUT/load_table.txt" | tee -a "$LOG"
-import json, sys
-sys.path.insert(0, "bench/gpu")
-from measure_check import labels, meets
-
-def load(path):
-    try:
-        return {s["sample"]: s for s in json.load(open(path))["samples"]}
-    except Exception as e:  # noqa: BLE001
-        print(f"cannot read {path}: {e}")
-        return {}
-
-honest, hacks = load(sys.argv[1]), load(sys.argv[3])
-want_honest = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
-want_hacks = [json.loads(l) for l in open(sys.argv[4]) if l.strip()]
-print(f"{'honest sample':<48} {'outcome':<18} {'speedup':>8}  flags")
-rejected, contended, gap, missing = [], [], [], []
-for line in want_honest:
-    v = honest.get(line["sample"])
-    if v is None:
-        missing.append(line["sample"])
-        print(f"{line['sample'][:48]:<48} {'MISSING':<18}")
-        continue
-    flags = v.get("flags") or []
-    sp = v.get("speedup")
-    if v["outcome"] != "correct":
-        rejected.append(line["sample"])
-    contended += [line["sample"]] if "timing_contended" in flags else []
-    gap += [line["sample"]] if "parent_clock_gap" in flags else []
-    mark = "" if v["outcome"] == "correct" else "   <-- REJECTED: " + "; ".join(
-        f"{r.get('code')}: {r.get('message', '')[:100]}" for r in v.get("reasons") or [])
-    print(f"{line['sample'][:48]:<48} {v['outcome']:<18} {sp if sp is None else round(sp, 3)!s:>8}  "
-          f"{','.join(flags) or '-'}{mark}")
-print()
-print(f"{'timing hack (--no-static)':<48} {'expect':<34} {'got':<18} ok")
-hack_bad = []
-for line in want_hacks:
-    expect = labels(line)["nostatic"]
-    v = hacks.get(line["sample"])
-    ok = v is not None and meets(expect, v)
-    hack_bad += [] if ok else [line["sample"]]
-    print(f"{line['sample'][:48]:<48} {expect:<34} {(v or {}).get('outcome', 'MISSING'):<18} "
-          f"{'ok' if ok else 'BAD'} {','.join((v or {}).get('flags') or [])}")
-n = len(want_honest)
-print()
-print(f"honest: {n} samples, {n - len(rejected) - len(missing)} correct, {len(rejected)} rejected, "
-      f"{len(missing)} missing; speedup void: {len(contended)} timing_contended, {len(gap)} parent_clock_gap")
-print(f"timing hacks: {len(want_hacks) - len(hack_bad)} of {len(want_hacks)} as labelled")
-ok = not rejected and not missing and not hack_bad and n > 0
-print("LOAD TEST", "PASSED" if ok else "FAILED")
-json.dump({"ok": ok, "honest": n, "rejected": rejected, "missing": missing, "timing_contended": contended,
-           "parent_clock_gap": gap, "hacks_not_as_labelled": hack_bad}, open(sys.argv[5], "w"), indent=1)
-PY
+"$PY" bench/gpu/load_check.py "$OUT/honest.json" "$TMP/honest.jsonl" "$OUT/hacks.json" "$TMP/hacks.jsonl" \
+  "$OUT/load_summary.json" 2>&1 | tee "$OUT/load_table.txt" | tee -a "$LOG"
 note "done in $(($(date +%s) - T_START))s"
