@@ -136,6 +136,12 @@ int main() {
       h["hooks_intact"] = sc != "tamper";
       h["global_state_changed"] = false;
       h["compiled_path"] = false;
+      // The run-time guards' fields (proof_of_work.h); a frame without them fails.
+      h["output_writers"] = json::array({"kernel"});
+      h["module_hooks"] = json::array();
+      h["host_calls"] = json::array();
+      h["internal_calls"] = json::array();
+      h["thread_ban"] = "on";
     }
     Send(h, Floats(first, 1.5f));
   }
