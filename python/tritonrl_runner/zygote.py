@@ -76,7 +76,13 @@ def _child(lib, plan: bytes, fds: list[int], env: list[str]) -> None:
 
         argv = [worker_module.__file__, "3", "4"]
         sys.argv = argv
-        rc = worker_module.main(argv)
+        try:
+            rc = worker_module.main(argv)
+        except BaseException:  # as an uncaught exception in a cold worker: traceback, exit 1
+            import traceback
+
+            traceback.print_exc()
+            rc = 1
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
