@@ -22,10 +22,12 @@ import os
 def _inherited():
     found = []
     fds = sorted(int(f) for f in os.listdir("/proc/self/fd"))
-    # 0-2 standard streams, 3 requests, 4 results; listdir's own descriptor is gone by now.
-    extra = [fd for fd in fds if fd > 4]
-    if extra:
-        found.append(f"fds {extra}: " + ", ".join(os.readlink(f"/proc/self/fd/{fd}") for fd in extra))
+    # 0-2 standard streams, 3 requests, 4 results; the listing's own descriptor is closed by now.
+    for fd in (fd for fd in fds if fd > 4):
+        try:
+            found.append(f"fd {fd}: {os.readlink(f'/proc/self/fd/{fd}')}")
+        except FileNotFoundError:
+            pass
     if not os.environ.get("HOME", "").startswith(os.path.dirname(os.getcwd())):
         found.append("HOME outside the worker's folder")
     if "zygote" in " ".join(os.environ.values()):
