@@ -12,7 +12,8 @@ Request (JSON): role ("reference" | "candidate"), task_path, candidate_path,
 device ("cpu" | "cuda"), variants (list of names, or null to let the worker
 pick: "small" on CPU when the task has it, else the first; all on GPU),
 init_seed, trials [{seed, train, grad}], allowlist_path, perturb (glibc
-malloc perturb byte for the candidate, 0 = off).
+malloc perturb byte for the candidate, 0 = off), tolerance_policy ("ours" |
+"kernelbench" | "kernelbench-v0", taskmod.tolerance).
 
 Frames sent: hello, variants, stage (import / build), trial (+ output bytes),
 error, done.
@@ -143,17 +144,12 @@ class Worker:
         missing = taskmod.check_task(task)
         if missing:
             raise RuntimeError(f"task lacks {', '.join(missing)}")
-        names = req.get("variants")
-        if not names:
-            all_names = taskmod.variants(task)
-            if device.type == "cpu":
-                names = ["small"] if "small" in all_names else all_names[:1]
-            else:
-                names = all_names
-        atol, rtol = taskmod.tolerance(task)
+        names = req.get("variants") or taskmod.eval_variants(task, device)
+        self.policy = req.get("tolerance_policy") or "ours"
+        self.atol, self.rtol = atol, rtol = taskmod.tolerance(task, self.policy)
         dtype = taskmod.task_dtype(task)
         self.send({"type": "variants", "variants": names, "atol": atol, "rtol": rtol,
-                   "dtype": _dtype_name(dtype)})
+                   "rel_l2": taskmod.uses_rel_l2(self.policy), "dtype": _dtype_name(dtype)})
 
         # The timing stage's clocks, captured before the candidate can patch them.
         clock = None
@@ -306,6 +302,12 @@ class Worker:
             described.append(d)
         header["outputs"] = described
         header["input_sha256_after"] = _hash_inputs(inputs)
+        if recorder is None and outs:
+            # The trusted reference: which cheap fakes its own outputs cannot tell from the truth
+            # (the engine flags the task's samples weak_task); inputs it changed are no fake.
+            kept = inputs if header["input_sha256_after"] == hash_before else []
+            header["null_models_passed"] = taskmod.null_models_passing(outs, kept, self.atol, self.rtol,
+                                                                       self.policy)
         self.send(header, b"".join(chunks))
 
 

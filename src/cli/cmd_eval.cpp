@@ -57,6 +57,8 @@ struct Options {
   int large_trials = 2;      // correctness trials of the 'large' variant
   double stage_timeout = 0;  // seconds; 0 = defaults
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
+  bool cold_workers = false;       // a fresh interpreter per worker instead of a fork of the zygote
+  std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (EngineConfig)
 };
 
 struct Line {
@@ -323,6 +325,8 @@ int RunEval(const Options& o) {
     Fail(s.message());
   }
   cfg.sandbox.enabled = !o.no_sandbox;
+  cfg.warm_workers = !o.cold_workers;
+  cfg.tolerance_policy = o.tolerance;
   if (device == "cpu") {
     cfg.sandbox.forbid_fork = true;
     cfg.sandbox.address_space_bytes = 6ull << 30;
@@ -355,6 +359,7 @@ int RunEval(const Options& o) {
                             {"large_trials", o.large_trials},
                             {"static", !o.no_static},
                             {"policy", o.policy},
+                            {"tolerance", o.tolerance},
                             {"sandbox", !o.no_sandbox},
                             {"stage_timeout_s", o.stage_timeout},
                             {"timing_trials", o.timing_trials},
@@ -686,6 +691,14 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                     "rejected by it)");
        sub.add_flag("--no-sandbox", o->no_sandbox,
                     "TEST ONLY: run workers without rlimits, namespaces or seccomp");
+       sub.add_option("--tolerance", o->tolerance,
+                      "the correctness rule: ours (the task's ATOL/RTOL, allclose and relative "
+                      "L2), kernelbench (KernelBench's harness: 1e-4 fp32, 1e-2 fp16/bf16, "
+                      "allclose alone) or kernelbench-v0 (1e-2, allclose alone); docs/tasks.md")
+           ->check(CLI::IsMember({"ours", "kernelbench", "kernelbench-v0"}));
+       sub.add_flag("--cold-workers", o->cold_workers,
+                    "start every worker as a fresh interpreter (exec) instead of forking it from "
+                    "the warm zygote (same sandbox; slower start)");
        return [o]() -> int {
          try {
            return RunEval(*o);

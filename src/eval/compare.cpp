@@ -215,7 +215,7 @@ CompareResult CompareTensor(const TensorBytes& out, const TensorBytes& ref, Tole
         "{} of {} elements outside atol={:g} rtol={:g} (max abs err {:.3g}, first at flat index "
         "{})",
         r.bad_elements, *n, tol.atol, tol.rtol, r.max_abs_err, first_bad);
-  } else if (!(r.rel_l2 <= bound)) {
+  } else if (tol.rel_l2 && !(r.rel_l2 <= bound)) {
     r.ok = false;
     r.code = "rel_l2_exceeded";
     r.message = fmt::format("relative L2 error {:.3g} > {:g}", r.rel_l2, bound);

@@ -50,6 +50,7 @@ struct TensorBytes {
 struct Tolerance {
   double atol = 1e-4;
   double rtol = 1e-4;
+  bool rel_l2 = true;  // false: allclose alone (KernelBench's rule, --tolerance kernelbench)
 };
 
 struct CompareResult {

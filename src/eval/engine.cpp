@@ -184,7 +184,7 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
   WorkerRun run;
   const auto t0 = Clock::now();
   const SpawnSpec spec = WorkerSpawnSpec(cfg, dir, "worker.py", {"3", "4"}, "worker.log");
-  auto child = Spawn(spec);
+  auto child = SpawnWorker(spec, cfg.warm_workers);
   if (!child.ok()) {
     run.detail = child.status().message();
     return run;
@@ -416,6 +416,7 @@ json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::st
   if (const auto large = TrialIndicesFor(cfg, "large"); large.size() < cfg.schedule.size())
     req["variant_trials"] = {{"large", large}};
   if (cfg.timing.enabled) req["timing"] = TimingRequest(cfg.timing, "");
+  req["tolerance_policy"] = cfg.tolerance_policy;
   return req;
 }
 
@@ -715,6 +716,25 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
   if (v.outcome == "correct") v.speedup = ruling.speedup;
 }
 
+// A task whose reference outputs a null model matches (zeros, the mean, an input passed through)
+// cannot tell that fake from a kernel: a sample judged correct on it is flagged weak_task (no
+// reward; the strict policy fails it). Real case: KernelBench
+// level2/9_Matmul_Subtract_Multiply_ReLU, where relu(1.5 * (y - 2)) is about 0 everywhere.
+void ApplyWeakTask(const EngineConfig& cfg, const ReferenceResult& ref, Verdict& v) {
+  if (ref.null_models_passed.empty()) return;
+  v.evidence["null_models_passed"] = ref.null_models_passed;
+  if (v.outcome != "correct") return;
+  v.flags.push_back("weak_task");
+  if (cfg.timing.strict) {
+    v.outcome = "incorrect";
+    v.speedup.reset();
+    v.reasons.push_back(
+        {"correctness", "weak_task",
+         fmt::format("the task cannot certify correctness: null models pass it ({})",
+                     fmt::join(ref.null_models_passed, ", "))});
+  }
+}
+
 }  // namespace
 
 std::uint64_t DrawSecretSeed() {
@@ -812,6 +832,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
       ref.variants = GetStrings(f.header, "variants");
       ref.tolerance.atol = GetDouble(f.header, "atol", 1e-4);
       ref.tolerance.rtol = GetDouble(f.header, "rtol", 1e-4);
+      ref.tolerance.rel_l2 = GetBool(f.header, "rel_l2", true);
       ref.dtype = GetString(f.header, "dtype");
     } else if (type == "timing") {
       auto phase = ParseTimingFrame(f, cfg.timing, /*allow_recheck_only=*/cached.has_value());
@@ -842,6 +863,17 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
       t.index = static_cast<int>(GetInt(f.header, "index").value_or(-1));
       t.seed = GetInt(f.header, "seed").value_or(0);
       t.input_sha256 = GetString(f.header, "input_sha256");
+      // A null model counts only if it passed every trial (the secret one included).
+      auto passed = GetStrings(f.header, "null_models_passed");
+      std::sort(passed.begin(), passed.end());
+      if (ref.trials.empty()) {
+        ref.null_models_passed = std::move(passed);
+      } else {
+        std::vector<std::string> both;
+        std::set_intersection(ref.null_models_passed.begin(), ref.null_models_passed.end(),
+                              passed.begin(), passed.end(), std::back_inserter(both));
+        ref.null_models_passed = std::move(both);
+      }
       auto outs = f.header.find("outputs");
       if (outs == f.header.end() || !outs->is_array() || outs->empty()) {
         ref.error = {"reference", "reference_failed",
@@ -941,6 +973,7 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
   if (v.outcome == "correct" && c.max_margin > kNearToleranceMargin) {
     v.flags.push_back("near_tolerance");
   }
+  ApplyWeakTask(cfg, ref, v);
   // Torch did (part of) the work: the sample is not correct whatever its numbers.
   if (c.failures.count("forbidden_aten_op") || c.guards.torch_did_work) {
     v.flags.push_back("lazy_optimization");

@@ -63,6 +63,14 @@ struct EngineConfig {
   TimingOptions timing;      // the timing stage (src/eval/timing.h); off on the CPU
   std::string device_model;  // nvidia-smi name: roofline peaks
   bool keep_work = false;    // keep worker folders (debugging)
+  // Workers forked from a zygote that imported torch and triton once (SpawnWorker, process.h);
+  // false: a fresh interpreter per worker. Same sandbox either way; verdicts say which in
+  // sandbox.spawn.
+  bool warm_workers = true;
+  // "ours" (the task's tolerance, allclose and relative L2), "kernelbench" (KernelBench's harness:
+  // 1e-4 fp32, 1e-2 fp16/bf16, allclose alone) or "kernelbench-v0" (1e-2, allclose alone); the
+  // reference worker resolves it (taskmod.tolerance), docs/tasks.md compares them.
+  std::string tolerance_policy = "ours";
   // The reference timing cache across runs (the CLI keeps it in the results store). With a hit
   // the reference worker only re-checks; both may be empty. Called from pool threads.
   std::function<std::optional<TimingPhase>(const std::string& task_path)> cached_reference_timing;
@@ -106,6 +114,10 @@ struct ReferenceResult {
   SandboxReport sandbox;
   std::optional<TimingPhase> timing;  // the reference timed by the same protocol
   std::string timing_error;
+  // Null models (zeros, the mean, an input passed through: taskmod.null_models_passing) that
+  // passed the trusted check against the reference's outputs on every trial of this run: such a
+  // task cannot certify correctness, and its correct samples get the flag weak_task.
+  std::vector<std::string> null_models_passed;
 };
 
 ReferenceResult RunReference(const EngineConfig& config, const std::string& task_path);

@@ -32,7 +32,7 @@ struct MetricsOptions {
   std::vector<int> pass_k = {1, 5, 10};     // k values for pass@k
   CorrectnessPolicy policy = CorrectnessPolicy::kStandard;
   std::vector<std::string> strict_flags = {"lazy_optimization", "timing_inconsistent",
-                                           "implausible_speedup", "parent_clock_gap"};
+                                           "implausible_speedup", "parent_clock_gap", "weak_task"};
 };
 
 // A sample counts as correct under the options' policy.

@@ -30,6 +30,9 @@ struct RewardConfig {
   // speedup term becomes 0 (correctness still counts).
   std::vector<std::string> speedup_void_flags = {"lazy_optimization", "timing_inconsistent",
                                                  "implausible_speedup", "parent_clock_gap"};
+  // Any of these flags means correctness itself is not established: no reward at all (the
+  // verdict's "correct" came from a task that a null model passes).
+  std::vector<std::string> reward_void_flags = {"weak_task"};
 };
 
 struct Rewards {

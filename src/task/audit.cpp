@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +21,7 @@ extern char** environ;
 #include <vector>
 
 #include "base/sigpipe.h"
+#include "base/spawn.h"
 
 namespace tritonrl::task {
 namespace {
@@ -46,6 +46,12 @@ struct Child {
   int in = -1, out = -1, err = -1;
 };
 
+[[noreturn]] void RunnerMain(const PreparedExec& exec, void*) {
+  ExecInChild(exec);
+  dprintf(2, "cannot run %s: %s\n", exec.argv[0], std::strerror(errno));
+  _exit(127);
+}
+
 Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
   int pin[2], pout[2], perr[2];
   if (pipe2(pin, O_CLOEXEC) != 0 || pipe2(pout, O_CLOEXEC) != 0 || pipe2(perr, O_CLOEXEC) != 0) {
@@ -55,37 +61,28 @@ Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
   if (const char* old = std::getenv("PYTHONPATH"); old != nullptr && *old != '\0') {
     pythonpath += ":" + std::string(old);
   }
-  // The child's environment is built before fork: with --jobs other threads may hold the
-  // allocator's lock at fork time, so the child calls nothing that allocates before exec.
-  std::vector<std::string> env_store;
+  ExecSpec exec;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view kv(*e);
     if (kv.starts_with("PYTHONPATH=") || kv.starts_with("PYTHONUNBUFFERED=")) continue;
-    env_store.emplace_back(kv);
+    exec.env.emplace_back(kv);
   }
-  env_store.push_back("PYTHONPATH=" + pythonpath);
-  env_store.push_back("PYTHONUNBUFFERED=1");
-  std::vector<char*> envp;
-  for (std::string& kv : env_store) envp.push_back(kv.data());
-  envp.push_back(nullptr);
-  std::vector<char*> argv = {const_cast<char*>(python.c_str()), const_cast<char*>("-m"),
-                             const_cast<char*>("tritonrl_runner.audit"), nullptr};
-  pid_t pid = fork();
-  if (pid < 0) return Status::IoError(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the runner never outlives the command
-    RestoreSigpipeInChild();
-    dup2(pin[0], 0);
-    dup2(pout[1], 1);
-    dup2(perr[1], 2);
-    execvpe(python.c_str(), argv.data(), envp.data());
-    dprintf(2, "cannot run %s: %s\n", python.c_str(), std::strerror(errno));
-    _exit(127);
-  }
+  exec.env.push_back("PYTHONPATH=" + pythonpath);
+  exec.env.push_back("PYTHONUNBUFFERED=1");
+  exec.argv = {python, "-m", "tritonrl_runner.audit"};
+  exec.search_path = true;
+  exec.fds = {{0, pin[0]}, {1, pout[1]}, {2, perr[1]}};
+  exec.die_with_parent = true;  // the runner never outlives the command
+  exec.child_main = RunnerMain;
+  auto pid = ForkExec(exec);
   close(pin[0]);
   close(pout[1]);
   close(perr[1]);
-  return Child{pid, pin[1], pout[0], perr[0]};
+  if (!pid.ok()) {
+    for (int fd : {pin[1], pout[0], perr[0]}) close(fd);
+    return pid.status();
+  }
+  return Child{*pid, pin[1], pout[0], perr[0]};
 }
 
 void WriteAll(int fd, const std::string& data) {

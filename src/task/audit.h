@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -13,8 +14,12 @@
 
 namespace tritonrl::task {
 
+// AuditOptions::variants = {kEvalVariants}: per task, the variants `tritonrl eval` runs on the
+// audit's device (taskmod.eval_variants).
+inline constexpr std::string_view kEvalVariants = "@eval";
+
 struct AuditOptions {
-  std::vector<std::string> variants;  // empty: every variant of each task
+  std::vector<std::string> variants;  // empty: every variant of each task; or {kEvalVariants}
   std::string device = "cpu";         // "cpu" or "cuda"
   std::string python;                 // interpreter; empty: LocatePython
   std::string runner_dir;             // folder holding tritonrl_runner/; empty: LocateRunnerDir
