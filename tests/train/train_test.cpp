@@ -3,6 +3,7 @@
 // checkpointing changes no gradient, AdamW/schedule/clipping by hand,
 // data reading and batching, checkpoint round trip and refusal.
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
