@@ -345,7 +345,9 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
   }
 
   Status error = Status::Ok();
-  if (!runnable.empty()) {
+  if (!runnable.empty() && callbacks.cancelled && callbacks.cancelled()) {
+    result.cancelled = true;  // before the sandbox probe: nothing of the engine starts
+  } else if (!runnable.empty()) {
     im.Probe();
     eval::EngineConfig cfg;
     {
