@@ -222,6 +222,7 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
 
   BatchResult result;
   result.run_id = run.id;
+  result.sandbox = "not started";  // until a worker is needed
   std::vector<std::optional<ScoredSample>> out(batch.size());
   std::size_t finished = 0;
 
