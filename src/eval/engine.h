@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 
 #include "eval/compare.h"
 #include "eval/process.h"
+#include "eval/spill.h"
 #include "eval/timing.h"
 
 namespace tritonrl::eval {
@@ -63,6 +65,14 @@ struct EngineConfig {
   TimingOptions timing;      // the timing stage (src/eval/timing.h); off on the CPU
   std::string device_model;  // nvidia-smi name: roofline peaks
   bool keep_work = false;    // keep worker folders (debugging)
+  // Free space left on work_dir's file system when reference outputs are spilled there; a
+  // reference that would need more fails its task's samples with resource_exhausted.
+  std::uint64_t spill_reserve_bytes = 1ull << 30;
+  // Admission control (src/eval/admission.h): the host and device memory the pool's workers may
+  // hold at once. 0: MemAvailable (host) and nvidia-smi's free memory (device, CUDA runs) read at
+  // the pool's start. A sample whose estimate exceeds a budget gets resource_exhausted.
+  std::uint64_t host_memory_budget = 0;
+  std::uint64_t device_memory_budget = 0;
   // The reference timing cache across runs (the CLI keeps it in the results store). With a hit
   // the reference worker only re-checks; both may be empty. Called from pool threads.
   std::function<std::optional<TimingPhase>(const std::string& task_path)> cached_reference_timing;
@@ -73,11 +83,14 @@ struct EngineConfig {
 // large_variant_trials set, the secret trial and the first public ones.
 std::vector<int> TrialIndicesFor(const EngineConfig& config, const std::string& variant);
 
+// A reference output: its description, and where its bytes lie in the reference's spill file
+// (src/eval/spill.h). Outputs are never held whole in memory.
 struct OutputRecord {
   DType dtype = DType::kFloat32;
   std::vector<std::int64_t> shape;
   std::string device;
-  std::string bytes;
+  std::int64_t nbytes = 0;
+  std::int64_t spill_offset = 0;
 };
 
 struct TrialRecord {
@@ -85,6 +98,7 @@ struct TrialRecord {
   int index = 0;
   std::int64_t seed = 0;
   std::string input_sha256;
+  std::int64_t input_bytes = 0;  // the trial's input tensors (admission estimates)
   std::vector<OutputRecord> outputs;
 };
 
@@ -101,7 +115,10 @@ struct ReferenceResult {
   std::vector<std::string> variants;
   Tolerance tolerance;
   std::string dtype;
-  std::vector<TrialRecord> trials;  // variants x schedule, in order
+  std::vector<TrialRecord> trials;   // variants x schedule, in order
+  std::shared_ptr<SpillFile> spill;  // the trials' output bytes
+  // The largest trial's input and output bytes: what a candidate's worker will hold at once.
+  std::int64_t max_input_bytes = 0, max_output_bytes = 0;
   double ms = 0;
   SandboxReport sandbox;
   std::optional<TimingPhase> timing;  // the reference timed by the same protocol
@@ -150,10 +167,11 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
 // solutions of our suite stay at or below 0.63 (bench/RESULTS.md, fifth session).
 inline constexpr double kNearToleranceMargin = 0.9;
 
-// Outcome strings in the order the metrics and reports expect.
-inline constexpr const char* kOutcomes[] = {"invalid_syntax", "invalid_functionality",
-                                            "compile_error",  "runtime_error",
-                                            "timeout",        "incorrect",
-                                            "correct"};
+// Outcome strings in the order the metrics and reports expect. resource_exhausted: the sample
+// could not be given the memory or disk it needs (admission control); it says nothing about the
+// sample and is never cached.
+inline constexpr const char* kOutcomes[] = {
+    "invalid_syntax", "invalid_functionality", "compile_error", "runtime_error",
+    "timeout",        "resource_exhausted",    "incorrect",     "correct"};
 
 }  // namespace tritonrl::eval
