@@ -55,7 +55,7 @@ def _ms(t0: float) -> float:
 # Outputs travel in slices of at most this many bytes (one "slice" frame each), and inputs are
 # hashed slice by slice: neither this process nor the engine ever holds a second whole copy of a
 # tensor (KernelBench outputs reach several GB). A multiple of every element size.
-SLICE_BYTES = 16 << 20
+SLICE_BYTES = 4 << 20
 
 
 def _byte_slices(t):

@@ -13,7 +13,8 @@ MemoryNeed EstimateCandidateMemory(const EngineConfig& cfg, const ReferenceResul
   const auto tensors = static_cast<std::uint64_t>(ref.max_input_bytes) +
                        static_cast<std::uint64_t>(ref.max_output_bytes);
   if (cfg.device == "cpu") return {kWorkerBaseHostBytes + 3 * tensors, 0};
-  return {kWorkerBaseHostBytesCuda + 2 * (16ull << 20), kWorkerBaseDeviceBytes + 3 * tensors};
+  return {kWorkerBaseHostBytesCuda + 2 * FrameLimits{}.max_payload,
+          kWorkerBaseDeviceBytes + 3 * tensors};
 }
 
 MemoryNeed EstimateReferenceMemory(const EngineConfig& cfg) {

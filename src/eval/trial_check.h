@@ -28,9 +28,6 @@
 
 namespace tritonrl::eval {
 
-// The engine's limit on one slice frame's payload (the runner sends 16 MiB slices): with the
-// frame header it bounds what the engine buffers per worker.
-inline constexpr std::uint64_t kMaxSliceBytes = 64ull << 20;
 // The most bytes one output may declare (1 TiB): a larger declaration is a protocol violation.
 inline constexpr std::int64_t kMaxOutputBytes = std::int64_t{1} << 40;
 
