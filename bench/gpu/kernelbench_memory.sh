@@ -8,8 +8,9 @@
 # candidate (the task file plus `class ModelNew(Model): pass`) and --no-static, so that it reaches
 # the runtime, where it must be rejected (no_triton_launch): the trials still run in full, so
 # every output passes through the engine's comparison. --jobs 16, one run per level, each under
-# /usr/bin/time -v (peak RSS of tritonrl) while /proc/meminfo is sampled every second (the host's
-# lowest MemAvailable) and nvidia-smi every 5 s (the GPU's peak memory use).
+# /usr/bin/time -v, while tritonrl's own VmHWM (its peak RSS; time -v's figure is the largest of
+# the process and its descendants, the workers included) and the host's MemAvailable are sampled
+# every second and nvidia-smi every 5 s (the GPU's peak memory use).
 #
 # Time: about 8 minutes of device time for the three levels. A level is sampled when it has more
 # tasks than KB_PER_LEVEL_<n> (defaults 40, 24, 12): every k-th file in name order, always including
@@ -49,7 +50,7 @@ note "gpu: $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/d
 note "host: $(free -g | awk '/Mem:/ {print $2 " GB total, " $7 " GB available"}'), disk free at $WORK: $(mkdir -p "$WORK" && df -h --output=avail "$WORK" | tail -1)"
 
 summary="$OUT/summary.txt"
-printf '%-7s %7s %7s %9s %14s %16s %15s %s\n' level tasks exit wall_s tritonrl_rss_mb host_min_avail_gb gpu_peak_used_mb outcomes >"$summary"
+printf '%-7s %6s %5s %7s %16s %17s %17s %16s %s\n' level tasks exit wall_s tritonrl_hwm_mb time_v_tree_max_mb host_min_avail_gb gpu_peak_used_mb outcomes >"$summary"
 
 for level in 1 2 3; do
   dir="$KB/KernelBench/level$level"
@@ -84,9 +85,9 @@ for f in files:
 PY
   n=$(wc -l <"$TMP/level$level.jsonl")
   note "level$level: $n tasks (KB_PER_LEVEL_$level=$per), cap ${limit}s"
-  # Host and GPU samplers, stopped after the run.
-  (while :; do awk '/MemAvailable/ {print $2}' /proc/meminfo; sleep 1; done) >"$OUT/level$level.meminfo.txt" &
-  mem_pid=$!
+  # While it runs: the host's MemAvailable every second, tritonrl's own VmHWM (its peak RSS;
+  # /usr/bin/time -v reports the largest of its descendants too, i.e. a worker), and every 5 s the
+  # GPU's memory use.
   (while :; do nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -1; sleep 5; done) \
     >"$OUT/level$level.gpu.txt" &
   gpu_pid=$!
@@ -94,13 +95,25 @@ PY
   timeout -s INT "$limit" /usr/bin/time -v -o "$OUT/level$level.time.txt" \
     "$BIN/tritonrl" eval --device cuda --tasks "$KB/KernelBench" --samples "$TMP/level$level.jsonl" \
     --jobs "$JOBS" --no-static --no-cache --json --db "$TMP/level$level.db" --work-dir "$WORK/level$level" \
-    >"$TMP/level$level.json" 2>>"$LOG"
+    >"$TMP/level$level.json" 2>>"$LOG" &
+  run_pid=$!
+  hwm_kb=0
+  : >"$OUT/level$level.meminfo.txt"
+  while kill -0 "$run_pid" 2>/dev/null; do
+    awk '/MemAvailable/ {print $2}' /proc/meminfo >>"$OUT/level$level.meminfo.txt"
+    time_pid=$(pgrep -P "$run_pid" | head -1)
+    eval_pid=${time_pid:+$(pgrep -P "$time_pid" | head -1)}
+    v=${eval_pid:+$(awk '/^VmHWM:/ {print $2}' "/proc/$eval_pid/status" 2>/dev/null)}
+    [[ -n "${v:-}" ]] && hwm_kb=$v
+    sleep 1
+  done
+  wait "$run_pid"
   rc=$?
   t1=$(date +%s)
-  kill "$mem_pid" "$gpu_pid" 2>/dev/null
-  wait "$mem_pid" "$gpu_pid" 2>/dev/null
+  kill "$gpu_pid" 2>/dev/null
+  wait "$gpu_pid" 2>/dev/null
   [[ -s "$TMP/level$level.json" ]] && cp "$TMP/level$level.json" "$OUT/level$level.json"
-  rss_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$OUT/level$level.time.txt" 2>/dev/null)
+  tree_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$OUT/level$level.time.txt" 2>/dev/null)
   min_avail_kb=$(sort -n "$OUT/level$level.meminfo.txt" | head -1)
   gpu_peak=$(sort -n "$OUT/level$level.gpu.txt" | tail -1)
   outcomes=$("$TRITONRL_PYTHON" - "$TMP/level$level.json" "$TMP/level$level.db" <<'PY' 2>>"$LOG"
@@ -124,8 +137,9 @@ except Exception:  # stopped at its cap: count what the store holds
         print("STOPPED AT CAP; stored:", " ".join(f"{k}={v}" for k, v in rows))
 PY
 )
-  printf '%-7s %7s %7s %9s %14s %16s %15s %s\n' "level$level" "$n" "$rc" "$((t1 - t0))" \
-    "$((${rss_kb:-0} / 1024))" "$(( ${min_avail_kb:-0} / 1024 / 1024 ))" "${gpu_peak:-?}" "$outcomes" >>"$summary"
+  printf '%-7s %6s %5s %7s %16s %17s %17s %16s %s\n' "level$level" "$n" "$rc" "$((t1 - t0))" \
+    "$((hwm_kb / 1024))" "$((${tree_kb:-0} / 1024))" "$(( ${min_avail_kb:-0} / 1024 / 1024 ))" "${gpu_peak:-?}" \
+    "$outcomes" >>"$summary"
   rm -rf "$WORK/level$level"
 done
 note ""
