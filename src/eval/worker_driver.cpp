@@ -61,10 +61,15 @@ using Step = std::optional<Stop>;
 
 class Driver {
  public:
-  Driver(const EngineConfig& cfg, const ReferenceResult* reference, TrialSink& sink, Child& child,
-         WorkerRun& run)
+  Driver(const EngineConfig& cfg, const json& request, const ReferenceResult* reference,
+         TrialSink& sink, Child& child, WorkerRun& run)
       : cfg_(cfg),
         candidate_(reference != nullptr),
+        // Every timed phase goes call by call, the reference's too (the same cycle on both sides
+        // is the parent clock's baseline); only a reference that re-checks for cached timings
+        // gets the whole plan at once.
+        per_call_(!(request.contains("timing") && request["timing"].is_object() &&
+                    request["timing"].value("recheck_only", false))),
         sink_(sink),
         child_(child),
         run_(run),
@@ -258,17 +263,16 @@ class Driver {
     go_t0_ = Clock::now();
     stage_t0_ = go_t0_;
     state_ = WorkerState::kTiming;
-    // A candidate gets only the warm-up seeds now, then each timed call's seed just before
-    // it and each re-check decision just after it (the "call" frames).
-    return Send(
-        {{"type", "go"},
-         {"plan", candidate_ ? CandidateTimingPlan(cfg_.timing) : TimingPlan(cfg_.timing)}});
+    // A worker gets only the warm-up seeds now, then each timed call's seed just before it and
+    // each re-check decision just after it (the "call" frames).
+    return Send({{"type", "go"},
+                 {"plan", per_call_ ? PerCallTimingPlan(cfg_.timing) : TimingPlan(cfg_.timing)}});
   }
 
   Step OnTiming(const Frame& f) {
     const std::string type = GetString(f.header, "type");
-    const int positions = TimedPositions(cfg_.timing);
-    if (candidate_ && type == "call") {
+    const int positions = TimedCalls(cfg_.timing);
+    if (per_call_ && type == "call") {
       const auto index = GetInt(f.header, "index");
       if (!index || *index != next_call_ || next_call_ > positions)
         return Stop{
@@ -279,7 +283,7 @@ class Driver {
       ++next_call_;
       return std::nullopt;
     }
-    if (candidate_ && type == "timing" && next_call_ != positions + 1)
+    if (per_call_ && type == "timing" && next_call_ != positions + 1)
       return Stop{WorkerEnd::kProtocol,
                   fmt::format("timing: the timing frame came after {} of {} calls", next_call_,
                               positions + 1)};
@@ -307,8 +311,7 @@ class Driver {
       // worker that finished none is treated as hung.
       run_.timing_over_budget = true;
       run_.timing_budget_ms = static_cast<double>(timing_limit_.count());
-      for (int p = 0; p < next_call_ - 1; ++p)
-        run_.timed_calls_done += ModelCallAt(cfg_.timing, p) >= 0;
+      run_.timed_calls_done = std::max(0, next_call_ - 1);
       run_.timing_parent_ms = MsSince(go_t0_);
       if (run_.timed_calls_done > 0) return {WorkerEnd::kDone, ""};
       return {WorkerEnd::kTimeout,
@@ -322,6 +325,7 @@ class Driver {
 
   const EngineConfig& cfg_;
   const bool candidate_;
+  const bool per_call_;
   TrialSink& sink_;
   Child& child_;
   WorkerRun& run_;
@@ -338,7 +342,7 @@ class Driver {
   Clock::time_point slices_deadline_;
   Clock::time_point go_t0_ = Clock::now();
   TimingLease lease_;  // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
-  int next_call_ = 0;  // a candidate's next timed call (its "call" frames, src/eval/timing.h)
+  int next_call_ = 0;  // the worker's next timed call (its "call" frames, src/eval/timing_plan.h)
 };
 
 }  // namespace
@@ -354,7 +358,7 @@ WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::s
     return run;
   }
   {
-    Driver driver(cfg, reference, sink, *child, run);
+    Driver driver(cfg, request, reference, sink, *child, run);
     const Stop stop = driver.Run(request);
     run.end = stop.end;
     if (!stop.detail.empty()) run.detail = stop.detail;
