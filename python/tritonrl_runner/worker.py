@@ -15,8 +15,8 @@ init_seed, trials [{seed, train, grad}], allowlist_path, perturb (glibc
 malloc perturb byte for the candidate, 0 = off), tolerance_policy ("ours" |
 "kernelbench" | "kernelbench-v0", taskmod.tolerance).
 
-Frames sent: hello, variants, stage (import / build), trial (+ output bytes),
-error, done.
+Frames sent: hello, variants, stage (import / build), trial (a header, then
+each tensor output's bytes as slice frames of at most SLICE_BYTES), error, done.
 """
 
 from __future__ import annotations
@@ -54,13 +54,23 @@ def _ms(t0: float) -> float:
     return round((time.monotonic() - t0) * 1000.0, 3)
 
 
-def _tensor_bytes(t) -> bytes:
+# Outputs travel in slices of at most this many bytes (one "slice" frame each), and inputs are
+# hashed slice by slice: neither this process nor the engine ever holds a second whole copy of a
+# tensor (KernelBench outputs reach several GB). A multiple of every element size.
+SLICE_BYTES = 4 << 20
+
+
+def _byte_slices(t):
+    """The tensor's bytes (row-major, little-endian) as buffers of at most SLICE_BYTES, each
+    copied to the host on its own."""
     import torch
 
-    flat = t.detach().contiguous().reshape(-1)
-    if flat.device.type != "cpu":
-        flat = flat.cpu()
-    return flat.view(torch.uint8).numpy().tobytes()
+    flat = t.detach().contiguous().reshape(-1).view(torch.uint8)
+    for at in range(0, flat.numel(), SLICE_BYTES):
+        part = flat[at:at + SLICE_BYTES]
+        if part.device.type != "cpu":
+            part = part.cpu()
+        yield memoryview(part.numpy())
 
 
 def _hash_inputs(inputs) -> str:
@@ -70,7 +80,8 @@ def _hash_inputs(inputs) -> str:
     for x in inputs:
         if isinstance(x, torch.Tensor):
             h.update(f"T{x.dtype}{tuple(x.shape)}".encode())
-            h.update(_tensor_bytes(x))
+            for part in _byte_slices(x):
+                h.update(part)
         else:
             h.update(f"S{type(x).__name__}{x!r}".encode())
     return h.hexdigest()
@@ -287,20 +298,19 @@ class Worker:
         except TypeError as e:
             header["outputs_error"] = str(e)
             outs = []
-        described, chunks, offset = [], [], 0
+        described, tensors = [], []
         for o in outs:
             d = {"type_ok": type(o) is torch.Tensor}
             if d["type_ok"]:
                 d.update(dtype=_dtype_name(o.dtype), shape=list(o.shape), device=str(o.device),
-                         alias=_aliases(o, inputs))
-                data = _tensor_bytes(o)
-                d.update(offset=offset, nbytes=len(data))
-                offset += len(data)
-                chunks.append(data)
+                         alias=_aliases(o, inputs), nbytes=o.numel() * o.element_size())
+                tensors.append((len(described), o))
             else:
                 d["type"] = f"{type(o).__module__}.{type(o).__qualname__}"
             described.append(d)
         header["outputs"] = described
+        header["input_bytes"] = sum(x.numel() * x.element_size() for x in inputs
+                                    if isinstance(x, torch.Tensor))
         header["input_sha256_after"] = _hash_inputs(inputs)
         if recorder is None and outs:
             # The trusted reference: which cheap fakes its own outputs cannot tell from the truth
@@ -308,7 +318,14 @@ class Worker:
             kept = inputs if header["input_sha256_after"] == hash_before else []
             header["null_models_passed"] = taskmod.null_models_passing(outs, kept, self.atol, self.rtol,
                                                                        self.policy)
-        self.send(header, b"".join(chunks))
+        self.send(header)
+        # Then each tensor output's bytes, in order, as "slice" frames (the engine compares or
+        # spills them as they arrive).
+        for i, o in tensors:
+            offset = 0
+            for part in _byte_slices(o):
+                self.send({"type": "slice", "output": i, "offset": offset}, part)
+                offset += part.nbytes
 
 
 def main(argv: list[str]) -> int:

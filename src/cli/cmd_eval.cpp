@@ -45,6 +45,7 @@ struct Options {
   int jobs = 1, trials = 5;
   int large_trials = 2;      // correctness trials of the 'large' variant
   double stage_timeout = 0;  // seconds; 0 = defaults
+  std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;  // 0: what is free at start
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
   bool cold_workers = false;       // a fresh interpreter per worker instead of a fork of the zygote
   std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (EngineConfig)
@@ -73,6 +74,8 @@ sc::ScoringConfig ToScoringConfig(const Options& o) {
   c.sandbox = !o.no_sandbox;
   c.keep_work = o.keep_work;
   c.cold_workers = o.cold_workers;
+  c.memory_budget_mb = o.memory_budget_mb;
+  c.device_memory_budget_mb = o.device_memory_budget_mb;
   c.tolerance = o.tolerance;
   c.python = o.python;
   c.runner = o.runner;
@@ -369,7 +372,14 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--python", o->python,
                       "the runner's interpreter (default: $TRITONRL_PYTHON, .venv, python3)");
        sub.add_option("--runner", o->runner, "folder holding tritonrl_runner/");
-       sub.add_option("--work-dir", o->work_dir, "folder for the workers' private folders");
+       sub.add_option("--work-dir", o->work_dir,
+                      "folder for the workers' private folders and the reference outputs spilled "
+                      "to disk (put it on a disk, not a tmpfs)");
+       sub.add_option("--memory-budget-mb", o->memory_budget_mb,
+                      "host memory the workers may hold at once (admission control; default: 90% "
+                      "of MemAvailable at start); a sample that cannot fit is resource_exhausted");
+       sub.add_option("--device-memory-budget-mb", o->device_memory_budget_mb,
+                      "the same for GPU memory (default: 90% of nvidia-smi's free memory)");
        sub.add_flag("--keep-work", o->keep_work, "keep the workers' folders and logs (debugging)");
        sub.add_flag("--no-static", o->no_static,
                     "TEST ONLY: skip the static verifier (fault-injection candidates would be "

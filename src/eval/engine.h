@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 
 #include "eval/compare.h"
 #include "eval/process.h"
+#include "eval/spill.h"
 #include "eval/timing.h"
 
 namespace tritonrl::eval {
@@ -71,6 +73,14 @@ struct EngineConfig {
   // 1e-4 fp32, 1e-2 fp16/bf16, allclose alone) or "kernelbench-v0" (1e-2, allclose alone); the
   // reference worker resolves it (taskmod.tolerance), docs/tasks.md compares them.
   std::string tolerance_policy = "ours";
+  // Free space left on work_dir's file system when reference outputs are spilled there; a
+  // reference that would need more fails its task's samples with resource_exhausted.
+  std::uint64_t spill_reserve_bytes = 1ull << 30;
+  // Admission control (src/eval/admission.h): the host and device memory the pool's workers may
+  // hold at once. 0: MemAvailable (host) and nvidia-smi's free memory (device, CUDA runs) read at
+  // the pool's start. A sample whose estimate exceeds a budget gets resource_exhausted.
+  std::uint64_t host_memory_budget = 0;
+  std::uint64_t device_memory_budget = 0;
   // The reference timing cache across runs (the CLI keeps it in the results store). With a hit
   // the reference worker only re-checks; both may be empty. Called from pool threads.
   std::function<std::optional<TimingPhase>(const std::string& task_path)> cached_reference_timing;
@@ -81,11 +91,14 @@ struct EngineConfig {
 // large_variant_trials set, the secret trial and the first public ones.
 std::vector<int> TrialIndicesFor(const EngineConfig& config, const std::string& variant);
 
+// A reference output: its description, and where its bytes lie in the reference's spill file
+// (src/eval/spill.h). Outputs are never held whole in memory.
 struct OutputRecord {
   DType dtype = DType::kFloat32;
   std::vector<std::int64_t> shape;
   std::string device;
-  std::string bytes;
+  std::int64_t nbytes = 0;
+  std::int64_t spill_offset = 0;
 };
 
 struct TrialRecord {
@@ -93,6 +106,7 @@ struct TrialRecord {
   int index = 0;
   std::int64_t seed = 0;
   std::string input_sha256;
+  std::int64_t input_bytes = 0;  // the trial's input tensors (admission estimates)
   std::vector<OutputRecord> outputs;
 };
 
@@ -109,7 +123,10 @@ struct ReferenceResult {
   std::vector<std::string> variants;
   Tolerance tolerance;
   std::string dtype;
-  std::vector<TrialRecord> trials;  // variants x schedule, in order
+  std::vector<TrialRecord> trials;   // variants x schedule, in order
+  std::shared_ptr<SpillFile> spill;  // the trials' output bytes
+  // The largest trial's input and output bytes: what a candidate's worker will hold at once.
+  std::int64_t max_input_bytes = 0, max_output_bytes = 0;
   double ms = 0;
   SandboxReport sandbox;
   std::optional<TimingPhase> timing;  // the reference timed by the same protocol

@@ -69,6 +69,8 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
   cfg.large_variant_trials = o.large_trials;
   cfg.keep_work = o.keep_work;
   cfg.warm_workers = !o.cold_workers;
+  cfg.host_memory_budget = o.memory_budget_mb << 20;
+  cfg.device_memory_budget = o.device_memory_budget_mb << 20;
   cfg.tolerance_policy = o.tolerance;
   cfg.timing.enabled = (device == "cuda" || o.cpu_timing) && !o.no_timing;
   cfg.timing.trials = o.timing_trials;

@@ -24,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,9 @@ struct ScoringConfig {
   bool sandbox = true;         // false is TEST ONLY
   bool keep_work = false;      // keep the workers' folders and logs (debugging)
   bool cold_workers = false;   // a fresh interpreter per worker instead of a fork of the zygote
+  // Admission control (eval/admission.h): memory the workers may hold at once; 0 = 90% of what
+  // is free at the pool's start.
+  std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;
   std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (docs/tasks.md)
   std::string python;          // runner interpreter; default $TRITONRL_PYTHON, .venv, python3
   std::string runner;          // folder holding tritonrl_runner/; default: located
