@@ -276,9 +276,8 @@ constexpr std::string_view kTensorClasses[] = {"torch.Tensor", "torch.nn.Paramet
 // containers; as members of torch.Tensor they are compute all the same.
 constexpr std::string_view kCollidingComputeMethods[] = {"add", "sort", "values", "index", "type"};
 // Keyword arguments through which Triton calls back into Python at launch time.
-constexpr std::string_view kLaunchHookKeywords[] = {"pre_hook", "post_hook", "do_bench",
-                                                    "prune_configs_by", "early_config_prune",
-                                                    "perf_model"};
+constexpr std::string_view kLaunchHookKeywords[] = {
+    "pre_hook", "post_hook", "do_bench", "prune_configs_by", "early_config_prune", "perf_model"};
 // Methods that materialise a copy of their receiver (data movement, not a view).
 constexpr std::string_view kMaterializingMethods[] = {"contiguous", "clone"};
 // Importing these has effects of its own (native loaders, compiler configuration): reported even
@@ -1083,7 +1082,7 @@ class Analyzer {
       });
     };
     std::function<void(Span<StmtNode*>, ClassDef*)> body = [&](Span<StmtNode*> stmts,
-                                                                ClassDef* owner) {
+                                                               ClassDef* owner) {
       for (StmtNode* stmt : stmts) {
         if (skip_nodes_.count(stmt)) continue;
         if (IsFunctionDef(stmt)) {
