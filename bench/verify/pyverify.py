@@ -775,6 +775,8 @@ class Analyzer:
                     self._compute(node, fn, "the @= operator")
             if calls and isinstance(node, ast.Call):
                 self._check_call(node, fn, owner, scope, kernel)
+            if kernel and isinstance(node, ast.Attribute) and node.attr == "handle":
+                self.add("func.introspection", node, "interpreter internals (.handle) in a kernel body")
             if not is_load_ref(node):
                 continue
             parent = self.parents.get(node) if node is not root else None

@@ -1192,6 +1192,11 @@ class Analyzer {
       if (auto* call = As<Call>(n); call != nullptr && calls) {
         CheckCall(call, fn, owner, scope, kernel);
       }
+      // Under the interpreter a Triton value's .handle holds the raw numpy data; compiled
+      // kernels have no use for it.
+      if (auto* attr = As<Attribute>(n); kernel && attr != nullptr && attr->attr == "handle") {
+        Add("func.introspection", n, "interpreter internals (.handle) in a kernel body");
+      }
       if (!IsLoadRef(n)) return;
       if (parent != nullptr && parent->kind == NodeKind::kAttribute) return;
       if (auto* call = As<Call>(parent); call != nullptr && call->func == n) return;
