@@ -391,7 +391,10 @@ class Analyzer:
                 return True
             if n.id not in self.imports:
                 return False
-        elif not is_load_ref(n):
+        elif isinstance(n, ast.Attribute):
+            if n.attr != "Model" or not isinstance(n.ctx, ast.Load):
+                return False
+        elif const_getattr(n)[1] != "Model":
             return False
         q = self.resolve(n, scope)
         return len(q) > 6 and q.endswith(".Model") and not rooted_at(q, "torch") and not rooted_at(q, "triton")

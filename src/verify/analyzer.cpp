@@ -652,7 +652,9 @@ class Analyzer {
     if (auto* name = As<Name>(n)) {
       if (name->ctx != ExprContext::kLoad) return false;
       if (reference_names_.count(name->id)) return true;
-    } else if (!IsLoadRef(n)) {
+    } else if (auto* attr = As<Attribute>(n)) {
+      if (attr->attr != "Model" || attr->ctx != ExprContext::kLoad) return false;  // cheap first
+    } else if (ConstGetattr(n).second != "Model") {
       return false;
     }
     if (n->kind == NodeKind::kName && !imports_.count(As<Name>(n)->id)) return false;
