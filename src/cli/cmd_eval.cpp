@@ -41,7 +41,7 @@ namespace ev = tritonrl::eval;
 using nlohmann::json;
 
 // Bumped whenever a change can alter a verdict: old cached verdicts then no longer match.
-constexpr const char* kEvaluatorVersion = "tritonrl-eval/8";
+constexpr const char* kEvaluatorVersion = "tritonrl-eval/9";
 
 struct Options {
   std::string tasks, samples, db, device = "auto", report, shard = "0/1", run_id, python, runner,
