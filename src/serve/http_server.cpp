@@ -169,7 +169,8 @@ HttpServer::HttpServer(HttpOptions options, std::vector<Route> routes, ServeMetr
   }
   // Statuses httplib sets itself (no route, body too large, unreadable request) get a JSON body;
   // replies of our handlers already have one.
-  s.server.set_error_handler([&s](const httplib::Request& req, httplib::Response& res) {
+  s.server.set_error_handler(httplib::Server::HandlerWithResponse([&s](const httplib::Request& req,
+                                                                       httplib::Response& res) {
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     switch (res.status) {
       case 404:
@@ -186,7 +187,7 @@ HttpServer::HttpServer(HttpOptions options, std::vector<Route> routes, ServeMetr
         ApplyError(res.status, "bad_request", "the request could not be read", res);
     }
     return httplib::Server::HandlerResponse::Handled;
-  });
+  }));
   s.server.set_exception_handler(
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
         ApplyError(500, "internal", "internal error", res);
