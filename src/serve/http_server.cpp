@@ -7,6 +7,7 @@
 #include <cstring>
 #include <exception>
 #include <regex>
+#include <thread>
 
 #include <fmt/format.h>
 #include <httplib.h>
@@ -227,28 +228,32 @@ void HttpServer::Stop() {
   impl_->server.stop();
 }
 
-Status BlockTerminationSignals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  if (int rc = pthread_sigmask(SIG_BLOCK, &set, nullptr); rc != 0)
-    return Status::Internal(fmt::format("pthread_sigmask: {}", std::strerror(rc)));
+namespace {
+volatile sig_atomic_t g_termination_signal = 0;
+void OnTerminationSignal(int sig) {
+  g_termination_signal = sig;
+}
+}  // namespace
+
+Status CatchTerminationSignals() {
+  // A flag set from the handler (async-signal-safe) rather than a blocked mask: the mask would be
+  // inherited by every worker process the engine forks, a handler is reset by exec.
+  struct sigaction sa {};
+  sa.sa_handler = OnTerminationSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGTERM, SIGINT}) {
+    if (sigaction(sig, &sa, nullptr) != 0)
+      return Status::Internal(fmt::format("sigaction: {}", std::strerror(errno)));
+  }
   return Status::Ok();
 }
 
 int WaitForTerminationSignal(const std::atomic<bool>& stop) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  // Short waits so a stop requested by the program itself is seen too.
-  const timespec tick{0, 200 * 1000 * 1000};
-  while (!stop.load()) {
-    const int sig = sigtimedwait(&set, nullptr, &tick);
-    if (sig > 0) return sig;
+  while (!stop.load() && g_termination_signal == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  return 0;
+  return g_termination_signal;
 }
 
 }  // namespace tritonrl::serve

@@ -70,10 +70,9 @@ class HttpServer {
   std::unique_ptr<Impl> impl_;
 };
 
-// Blocks SIGTERM and SIGINT in the calling thread. Call before any thread starts, so that every
-// thread inherits the mask and the signals reach only WaitForTerminationSignal.
-Status BlockTerminationSignals();
-// Returns the signal number once SIGTERM or SIGINT arrives, or 0 once `stop` is set.
+// Makes SIGTERM and SIGINT set a flag instead of ending the process (the default action again in
+// any child after exec).
+Status CatchTerminationSignals();
 int WaitForTerminationSignal(const std::atomic<bool>& stop);
 
 }  // namespace tritonrl::serve

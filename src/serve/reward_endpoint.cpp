@@ -178,6 +178,9 @@ Reply HandleReward(const ServeContext& ctx, std::string_view body) {
                         *id);
   if (snap->state != JobState::kDone)
     return ErrorWithJob({503, "not_scored", "", "the job ended early: " + snap->error}, *id);
+  for (const auto& r : snap->results) {
+    if (!r) return ErrorWithJob({503, "not_scored", "", "a rollout got no verdict"}, *id);
+  }
 
   std::vector<rl::Rewards> rewards;
   json out = json::array();

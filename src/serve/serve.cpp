@@ -40,7 +40,7 @@ std::vector<Route> CoreRoutes(const ServeContext& ctx) {
 }  // namespace
 
 Status RunServer(const ServeConfig& config) {
-  TRITONRL_RETURN_IF_ERROR(BlockTerminationSignals());
+  TRITONRL_RETURN_IF_ERROR(CatchTerminationSignals());
   TRITONRL_RETURN_IF_ERROR(CheckBindPolicy(config.http));
   auto suite = task::LoadSuite(config.scoring.tasks);
   if (!suite.ok()) return suite.status();

@@ -2,8 +2,7 @@
 // bind, serve until SIGTERM/SIGINT, then shut down in order (stop taking requests, let running
 // jobs finish within a grace period, hand the rest back to the state folder for the next start).
 //
-// Call RunServer from the main thread before starting any other thread: it blocks SIGTERM and
-// SIGINT so that only its signal wait sees them. What survives a crash: the store and the job
+// RunServer catches SIGTERM and SIGINT (a flag its main loop polls). What survives a crash: the store and the job
 // files in the state folder (docs/serve.md).
 #pragma once
 
