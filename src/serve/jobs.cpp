@@ -217,8 +217,14 @@ void JobManager::RunJob(std::shared_ptr<Job> job) {
       }
     }
     changed_.notify_all();
-    if (metrics_ && !s.resumed)
+    if (metrics_ && !s.resumed) {
       metrics_->RecordEvaluated(std::string(vocab::OutcomeName(s.outcome)));
+      // Each sample gets a fresh worker; these outcomes are the ones whose worker was killed or
+      // died and had to be replaced before the next sample.
+      if (s.outcome == vocab::Outcome::kTimeout || s.outcome == vocab::Outcome::kRuntimeError ||
+          s.outcome == vocab::Outcome::kResourceExhausted)
+        metrics_->RecordWorkerRestarts(1);
+    }
   };
   callbacks.cancelled = [this] {
     std::lock_guard lock(mu_);
