@@ -113,13 +113,13 @@ ReferenceResult RunReference(const EngineConfig& config, const std::string& task
 struct Verdict {
   std::string sample;
   std::string task;
-  std::string outcome;  // invalid_syntax ... correct (docs/eval.md)
+  std::string outcome;  // vocab::OutcomeName(...) (src/vocab/verdict_vocab.h, docs/eval.md)
   std::vector<Reason> reasons;
   std::vector<std::string> flags;
   nlohmann::json sandbox = nlohmann::json::object();
   nlohmann::json timings_ms = nlohmann::json::object();
   nlohmann::json evidence = nlohmann::json::object();
-  std::optional<double> speedup;  // null until the timing stage exists
+  std::optional<double> speedup;  // reference / candidate time; null when not timed
   std::string device;
   bool provisional = false;    // CPU verdicts: the GPU verdict is the one that counts
   bool infra_failure = false;  // the harness, not the sample, failed: never cached
@@ -149,11 +149,5 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
 // next seeds, and an approximation tuned to the tolerance looks exactly like this. Honest
 // solutions of our suite stay at or below 0.63 (bench/RESULTS.md, fifth session).
 inline constexpr double kNearToleranceMargin = 0.9;
-
-// Outcome strings in the order the metrics and reports expect.
-inline constexpr const char* kOutcomes[] = {"invalid_syntax", "invalid_functionality",
-                                            "compile_error",  "runtime_error",
-                                            "timeout",        "incorrect",
-                                            "correct"};
 
 }  // namespace tritonrl::eval

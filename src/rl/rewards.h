@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "vocab/verdict_vocab.h"
 
 namespace tritonrl::rl {
 
@@ -28,8 +29,7 @@ struct RewardConfig {
   double speedup_clip = 2.0;  // R_speedup = min(speedup, clip)
   // Any of these flags means the speedup measurement cannot be trusted: the
   // speedup term becomes 0 (correctness still counts).
-  std::vector<std::string> speedup_void_flags = {"lazy_optimization", "timing_inconsistent",
-                                                 "implausible_speedup", "parent_clock_gap"};
+  std::vector<std::string> speedup_void_flags = vocab::SpeedupVoidFlags();
 };
 
 struct Rewards {

@@ -21,6 +21,7 @@ extern char** environ;
 #include <thread>
 #include <vector>
 
+#include "base/runner_locate.h"
 #include "base/sigpipe.h"
 
 namespace tritonrl::task {
@@ -28,17 +29,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-bool HasRunner(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / "tritonrl_runner" / "audit.py", ec);
-}
-
-fs::path ExecutableDir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
 
 // One run of the runner process over a list of tasks.
 struct Child {
@@ -103,40 +93,6 @@ std::string Tail(const std::string& s, size_t n) {
 }
 
 }  // namespace
-
-Result<std::string> LocateRunnerDir(const std::string& hint) {
-  std::vector<fs::path> tries;
-  if (!hint.empty()) {
-    if (!HasRunner(hint)) return Status::NotFound(hint + ": no tritonrl_runner/audit.py there");
-    return hint;
-  }
-  if (const char* env = std::getenv("TRITONRL_RUNNER_DIR"); env != nullptr && *env != '\0') {
-    tries.emplace_back(env);
-  }
-  fs::path exe_dir = ExecutableDir();
-  if (!exe_dir.empty()) {
-    tries.push_back(exe_dir / "python");
-    tries.push_back(exe_dir.parent_path() / "python");
-  }
-  tries.push_back(fs::path(TRITONRL_SOURCE_DIR) / "python");
-  for (const fs::path& p : tries) {
-    if (HasRunner(p)) return p.string();
-  }
-  return Status::NotFound(
-      "cannot find the Python runner (tritonrl_runner/audit.py); pass --runner DIR or set "
-      "TRITONRL_RUNNER_DIR");
-}
-
-std::string LocatePython(const std::string& hint, const std::string& runner_dir) {
-  if (!hint.empty()) return hint;
-  if (const char* env = std::getenv("TRITONRL_PYTHON"); env != nullptr && *env != '\0') return env;
-  std::error_code ec;
-  for (const fs::path& p : {fs::path(runner_dir).parent_path() / ".venv/bin/python",
-                            fs::path(TRITONRL_SOURCE_DIR) / ".venv/bin/python"}) {
-    if (fs::exists(p, ec)) return p.string();
-  }
-  return "python3";
-}
 
 std::vector<std::string> PassedNullModels(const AuditResult& result) {
   std::vector<std::string> out;
@@ -280,9 +236,11 @@ bool IsOutOfMemory(const AuditResult& r) {
 Result<std::vector<AuditResult>> RunAudit(
     const std::vector<TaskInfo>& tasks, const AuditOptions& options,
     const std::function<void(const AuditResult&)>& on_result) {
-  auto runner_dir = LocateRunnerDir(options.runner_dir);
+  auto runner_dir = LocateRunner(options.runner_dir, "audit.py");
   if (!runner_dir.ok()) return runner_dir.status();
-  const std::string python = LocatePython(options.python, *runner_dir);
+  auto interpreter = LocateInterpreter(options.python, *runner_dir);
+  if (!interpreter.ok()) return interpreter.status();
+  const std::string& python = *interpreter;
 
   IgnoreSigpipe();  // a runner that dies before reading its request must not kill us
 
