@@ -88,6 +88,26 @@ class CompletionsService {
     auto e = model::Encode(model::PolicyTokenizer(*policy_), text, true);
     return e.ok() ? static_cast<int64_t>(e->ids.size()) : 0;
   }
+  // The reply both endpoints share: id, object, created, model, choices (sorted by index), usage.
+  Reply Envelope(const char* id_prefix, const char* object, json choices, int64_t prompt_tokens,
+                 int64_t completion_tokens) const {
+    std::sort(choices.begin(), choices.end(),
+              [](const json& a, const json& b) { return a["index"] < b["index"]; });
+    return JsonReply(200, {{"id", id_prefix + RandomHex(24)},
+                           {"object", object},
+                           {"created", static_cast<int64_t>(std::time(nullptr))},
+                           {"model", config_.served_name},
+                           {"choices", std::move(choices)},
+                           {"usage",
+                            {{"prompt_tokens", prompt_tokens},
+                             {"completion_tokens", completion_tokens},
+                             {"total_tokens", prompt_tokens + completion_tokens}}}});
+  }
+  static Reply GenerationFailed(const Status& st) {
+    const bool timeout = st.code() == StatusCode::kUnavailable;
+    return ErrorReply(
+        {timeout ? 504 : 500, timeout ? "timeout" : "generation_failed", "", st.message()});
+  }
   void Loop();
 
   std::shared_ptr<model::Policy> policy_;
@@ -219,11 +239,7 @@ Reply CompletionsService::Completions(std::string_view body) {
   if (!r.ok()) return ErrorReply(r.error());
 
   auto result = Generate(*prompts, s);
-  if (!result.ok()) {
-    const bool timeout = result.status().code() == StatusCode::kUnavailable;
-    return ErrorReply({timeout ? 504 : 500, timeout ? "timeout" : "generation_failed", "",
-                       result.status().message()});
-  }
+  if (!result.ok()) return GenerationFailed(result.status());
   const auto& tok = model::PolicyTokenizer(*policy_);
   json choices = json::array();
   int64_t completion_tokens = 0;
@@ -249,19 +265,9 @@ Reply CompletionsService::Completions(std::string_view body) {
     completion_tokens += static_cast<int64_t>(c.tokens.size());
     choices.push_back(std::move(choice));
   }
-  std::sort(choices.begin(), choices.end(),
-            [](const json& a, const json& b) { return a["index"] < b["index"]; });
   int64_t prompt_tokens = 0;
   for (const auto& p : *prompts) prompt_tokens += CountTokens(p);
-  return JsonReply(200, {{"id", "cmpl-" + RandomHex(24)},
-                         {"object", "text_completion"},
-                         {"created", static_cast<int64_t>(std::time(nullptr))},
-                         {"model", config_.served_name},
-                         {"choices", choices},
-                         {"usage",
-                          {{"prompt_tokens", prompt_tokens},
-                           {"completion_tokens", completion_tokens},
-                           {"total_tokens", prompt_tokens + completion_tokens}}}});
+  return Envelope("cmpl-", "text_completion", std::move(choices), prompt_tokens, completion_tokens);
 }
 
 Reply CompletionsService::ChatCompletions(std::string_view body) {
@@ -300,11 +306,7 @@ Reply CompletionsService::ChatCompletions(std::string_view body) {
 
   const std::string prompt = model::ApplyQwen3ChatTemplate(msgs, chat);
   auto result = Generate({prompt}, s);
-  if (!result.ok()) {
-    const bool timeout = result.status().code() == StatusCode::kUnavailable;
-    return ErrorReply({timeout ? 504 : 500, timeout ? "timeout" : "generation_failed", "",
-                       result.status().message()});
-  }
+  if (!result.ok()) return GenerationFailed(result.status());
   const auto& tok = model::PolicyTokenizer(*policy_);
   json choices = json::array();
   int64_t completion_tokens = 0;
@@ -329,18 +331,8 @@ Reply CompletionsService::ChatCompletions(std::string_view body) {
     completion_tokens += static_cast<int64_t>(c.tokens.size());
     choices.push_back(std::move(choice));
   }
-  std::sort(choices.begin(), choices.end(),
-            [](const json& a, const json& b) { return a["index"] < b["index"]; });
-  const int64_t prompt_tokens = CountTokens(prompt);
-  return JsonReply(200, {{"id", "chatcmpl-" + RandomHex(24)},
-                         {"object", "chat.completion"},
-                         {"created", static_cast<int64_t>(std::time(nullptr))},
-                         {"model", config_.served_name},
-                         {"choices", choices},
-                         {"usage",
-                          {{"prompt_tokens", prompt_tokens},
-                           {"completion_tokens", completion_tokens},
-                           {"total_tokens", prompt_tokens + completion_tokens}}}});
+  return Envelope("chatcmpl-", "chat.completion", std::move(choices), CountTokens(prompt),
+                  completion_tokens);
 }
 
 Result<std::shared_ptr<CompletionsService>> StartCompletions(const CompletionsConfig& config,
