@@ -16,7 +16,7 @@
 #    honest ReLU kernels as controls.
 # 2. Stability: one honest kernel (legit/relu_basic) evaluated 10 times, 100
 #    timed calls each: CV of its median time (goal <= 2%); also the engine's own
-#    clock of a call (timed minus null cycles) over the reported wall time, and how
+#    clock of a call (its cycles minus the reference's overhead) over the reported wall time, and how
 #    many of these honest runs got the parent_clock_gap flag (should be none).
 # 3. Our speedup for 5 task solutions vs triton.testing.do_bench (median, L2
 #    flushed), goal within 5%.

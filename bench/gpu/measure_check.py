@@ -102,7 +102,8 @@ def cmd_stability(result_path, out_path):
     ok = cv is not None and len(medians) >= 10 and cv <= 0.02
     print(f"  stability: {len(medians)} evaluations, median times {['%.4f' % m for m in medians]} ms")
     print(f"  CV of the median = {100 * cv:.2f}% (goal <= 2%)" if cv is not None else "  CV: n/a")
-    # The engine's own clock of each call (null calls, evidence since evaluator v5) on an honest
+    # The engine's own clock of each call (evidence since evaluator v5; against the reference's
+    # cycles since v9) on an honest
     # kernel: how far it strays from the reported wall time, and any (false) parent_clock_gap.
     parent = [(timing_of(v).get("parent_call_ms"), (timing_of(v).get("candidate_wall_ms") or {}).get("median"))
               for v in (result or {}).get("samples", [])]

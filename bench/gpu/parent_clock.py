@@ -18,7 +18,7 @@ def main(paths: list[str]) -> int:
     for path in paths:
         for v in json.load(open(path))["samples"]:
             t = (v.get("evidence") or {}).get("timing") or {}
-            if "parent_call_ms" not in t:
+            if t.get("parent_call_ms") is None:  # not timed, or the reference's calls not clocked
                 continue
             kind = "hack" if v["sample"].startswith("hack/") else "honest"
             flag = "parent_clock_gap" in (v.get("flags") or [])

@@ -5,16 +5,17 @@ request. After the correctness trials the worker sends ``stage timing_ready``
 and blocks until the engine, holding the GPU's exclusive timing lease, answers
 with a ``go`` frame carrying the plan; the engine's own clock runs from that
 frame until the ``timing`` frame arrives, and bounds what this process reports.
-The reference's plan holds everything (timed seeds, re-checked calls, their
-sample seeds). A candidate's plan holds only the warm-up seeds and the number
-of positions: before position i it sends ``call`` i and gets that position's
-seed back together with the decision on the timed call at i-1 (re-checked or
-not, and the seed of the sampled positions); ``call`` N after the last position
-gets the last decision. Some positions are null calls (the answer says so): the
-same cycle without the model, reporting nothing; the engine clocks each cycle
-between ``call`` frames and so measures the calls' own time itself.
-So while a call runs, nothing in the candidate's process tells whether its
-output will be looked at, or where.
+The plan of a ``go`` frame holds only the warm-up seeds and the number of
+calls, for the reference and a candidate alike: before call i the worker sends
+``call`` i and gets that call's seed back together with the decision on call
+i-1 (re-checked or not, and the seed of the sampled positions); ``call`` N after
+the last call gets the last decision. So while a call runs, nothing in the
+process tells whether its output will be looked at, or where; and every call is
+a model call, so nothing it is sent marks one call apart from another. The
+engine clocks each cycle between ``call`` frames; the reference's cycles, the
+same steps in a trusted process, tell it how much of a cycle is not the call.
+Only a reference whose timings the engine holds from an earlier run gets the
+whole plan at once (it re-checks, times nothing).
 
 Protocol of one timing stage (reference and candidate alike):
 
@@ -281,11 +282,11 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     plan = go["plan"]
     cover = clock.cover_cycles(_LAUNCH_COVER_US)  # under the lease: it runs on the device
     warm_seeds = [int(s) for s in plan["warmup_seeds"]] or [0]
-    # A candidate gets each timed call's seed just before that call, and learns whether a call
-    # is re-checked (and which positions) only after it returned: while a call runs, nothing in
-    # this process says whether its output will be looked at. The reference (trusted code) gets
-    # the whole plan at once.
-    per_call = worker.role != "reference"
+    # Each timed call's seed comes just before that call, and whether a call is re-checked (and
+    # which positions) only after it returned: while a call runs, nothing in this process says
+    # whether its output will be looked at. The reference goes the same way (its cycles are the
+    # engine's baseline for a candidate's); re-checking for cached timings, it gets the whole plan.
+    per_call = not recheck_only
     if per_call:
         n_calls = int(plan["calls"])
         trials: list[int] = []
@@ -297,11 +298,9 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         recheck = set(int(i) for i in plan.get("recheck", []))
         sample_seeds = {i: int(s) for i, s in enumerate(plan["sample_seeds"])}
 
-    def ask_engine(i: int, last) -> tuple[int | None, bool]:
-        """Seed of position i (None after the last) and whether it is a null call (the cycle
-        without the model, which the engine clocks to learn this process's own overhead);
-        samples `last`, the previous model call's (index, inputs, output), into `snapshots`
-        when the engine says position i-1 was a re-checked model call."""
+    def ask_engine(i: int, last) -> int | None:
+        """Seed of call i (None after the last); samples `last`, the previous call's (index,
+        inputs, output), into `snapshots` when the engine says call i-1 is re-checked."""
         worker.send({"type": "call", "index": i})
         msg, _ = read_frame(worker.in_fd, spin=True)
         if msg.get("type") != "call" or msg.get("index") != i:
@@ -309,7 +308,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         if msg.get("recheck_prev") and last is not None:
             snapshots[last[0]] = _snapshot(last[2], int(msg["sample_seed"]), sample_count)
         seed = msg.get("seed")
-        return (None if seed is None else int(seed)), bool(msg.get("null", False))
+        return None if seed is None else int(seed)
 
     with torch.no_grad():
         # Warm-up calls go through the very same steps as the timed ones (so
@@ -330,14 +329,12 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         threads_before = -1
         t_warm = clock.perf_ns()
         warm_ms = 0.0
-        model_calls = 0  # timed model calls so far (a candidate's positions include null calls)
         for i, seed in schedule:
             if i == 0:
                 warm_ms = (clock.perf_ns() - t_warm) / 1e6
                 threads_before = _os_threads()  # lazily started runtime threads exist by now
-            null_call = False
             if per_call and i >= 0:
-                seed, null_call = ask_engine(i, prev)
+                seed = ask_engine(i, prev)
                 if seed is None:
                     raise RuntimeError(f"timing: no seed for call {i}")
             x = fresh_inputs(base, seed)
@@ -357,7 +354,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                     clock.gpu_sleep(cover)
                 flush.fill_(i)
                 clock.record(start, stream_before)
-                out = model(*x) if not null_call else None
+                out = model(*x)
                 clock.record(end, stream_before)
                 clock.ev_sync(end)
                 t_ev = clock.perf_ns()
@@ -369,7 +366,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
             else:  # CPU fallback (tests): the synchronised clock is the only clock
                 flush.fill_(i)
                 t0 = clock.perf_ns()
-                out = model(*x) if not null_call else None
+                out = model(*x)
                 t1 = t_ev = clock.perf_ns()
                 ev = (t1 - t0) / 1e6
                 flush_ms = 0.0
@@ -377,8 +374,6 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
             # span; warm-up calls take one too, so its path is warm before timing.
             if i == -1:
                 _snapshot(out, seed, sample_count)
-            if null_call:
-                continue  # nothing to report: the engine's clock of this cycle is what counts
             if i >= 0:
                 if not recheck_only:
                     event_ms.append(ev)
@@ -388,10 +383,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                     snapshots[i] = _snapshot(out, sample_seeds[i], sample_count)
             if i >= 0 and output_bytes == 0:
                 output_bytes = sum(o.numel() * o.element_size() for o in _flatten(out) if type(o) is torch.Tensor)
-            # Keep the previous call's storage (and output) alive; model_calls is its index.
-            prev, out = (model_calls, x, out), None
-            if i >= 0:
-                model_calls += 1
+            # Keep the previous call's storage (and output) alive.
+            prev, out = (i, x, out), None
         if per_call and n_calls > 0:
             ask_engine(n_calls, prev)  # the decision on the last call
         del prev

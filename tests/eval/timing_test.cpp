@@ -71,7 +71,7 @@ TEST(TimingPlan, SeedsRecheckAndVariant) {
   EXPECT_EQ(TimedVariant({"small", "big"}), "big");
 }
 
-TEST(TimingPlan, CandidateLearnsEachSeedBeforeAndEachRecheckAfterItsCall) {
+TEST(TimingPlan, WorkersLearnEachSeedBeforeAndEachRecheckAfterItsCall) {
   TimingOptions o;
   o.trials = 6;
   o.recheck = 2;
@@ -79,65 +79,48 @@ TEST(TimingPlan, CandidateLearnsEachSeedBeforeAndEachRecheckAfterItsCall) {
   DrawTimingPlan(o, 4242);
   ASSERT_EQ(o.sample_seeds.size(), 6u);
   ASSERT_EQ(o.warmup_seeds.size(), 3u);
-  // Ten null calls (the floor) among the six timed ones, at secret positions; the timed calls in
-  // order.
-  ASSERT_EQ(TimedPositions(o), 16);
-  std::vector<int> calls;
-  for (int p = 0; p < 16; ++p)
-    if (ModelCallAt(o, p) >= 0) calls.push_back(ModelCallAt(o, p));
-  EXPECT_EQ(calls, (std::vector<int>{0, 1, 2, 3, 4, 5}));
-  TimingOptions other = o;
-  DrawTimingPlan(other, 4243);
-  EXPECT_NE(other.call_order, o.call_order);
-  // The reference gets everything; a candidate's go frame holds no timed seed and no decision.
+  ASSERT_EQ(TimedCalls(o), 6);
+  // A re-checking reference gets everything; every timed go frame holds no timed seed and no
+  // decision.
   const auto full = TimingPlan(o);
   EXPECT_EQ(full["seeds"].size(), 6u);
   EXPECT_EQ(full["sample_seeds"].size(), 6u);
-  const auto cand = CandidateTimingPlan(o);
-  EXPECT_EQ(cand["calls"], 16);
-  EXPECT_EQ(cand.size(), 2u) << cand.dump();  // warm-up seeds and the number of positions only
-  for (const auto& w : cand["warmup_seeds"])
+  const auto go = PerCallTimingPlan(o);
+  EXPECT_EQ(go["calls"], 6);
+  EXPECT_EQ(go.size(), 2u) << go.dump();  // warm-up seeds and the number of calls only
+  for (const auto& w : go["warmup_seeds"])
     EXPECT_EQ(std::count(o.seeds.begin(), o.seeds.end(), w.get<std::int64_t>()), 0);
-  // Answer p: the seed of position p (or that it is a null call), and the verdict on the timed
-  // call at p-1 with its sample seed.
-  int rechecked = 0, nulls = 0;
-  const int positions = TimedPositions(o);
-  for (int p = 0; p <= positions; ++p) {
-    const auto a = CallAnswer(o, p);
-    EXPECT_EQ(a["index"], p);
-    const int call = ModelCallAt(o, p);
-    if (p == positions) {
+  // Answer i: the seed of call i and the verdict on call i-1 with its sample seed. Every answer
+  // has the same fields whatever the call (no null calls to tell apart).
+  int rechecked = 0;
+  for (int i = 0; i <= 6; ++i) {
+    const auto a = CallAnswer(o, i);
+    EXPECT_EQ(a["index"], i);
+    EXPECT_FALSE(a.contains("null")) << a.dump();
+    if (i == 6) {
       EXPECT_TRUE(a["seed"].is_null());
-    } else if (call < 0) {
-      EXPECT_TRUE(a["null"].get<bool>()) << p;
-      EXPECT_EQ(std::count(o.seeds.begin(), o.seeds.end(), a["seed"].get<std::int64_t>()), 0);
-      ++nulls;
     } else {
-      EXPECT_FALSE(a["null"].get<bool>()) << p;
-      EXPECT_EQ(a["seed"], o.seeds[static_cast<std::size_t>(call)]);
+      EXPECT_EQ(a["seed"], o.seeds[static_cast<std::size_t>(i)]);
     }
-    const int prev = ModelCallAt(o, p - 1);
     const bool want =
-        prev >= 0 && std::count(o.recheck_indices.begin(), o.recheck_indices.end(), prev);
-    EXPECT_EQ(a["recheck_prev"].get<bool>(), want) << p;
-    EXPECT_EQ(a.contains("sample_seed"), want) << p;
+        i > 0 && std::count(o.recheck_indices.begin(), o.recheck_indices.end(), i - 1);
+    EXPECT_EQ(a["recheck_prev"].get<bool>(), want) << i;
+    EXPECT_EQ(a.contains("sample_seed"), want) << i;
     if (want) {
-      EXPECT_EQ(a["sample_seed"], o.sample_seeds[static_cast<std::size_t>(prev)]);
+      EXPECT_EQ(a["sample_seed"], o.sample_seeds[static_cast<std::size_t>(i - 1)]);
       ++rechecked;
     }
     // Nothing about a later call leaks in an answer.
-    for (int j = std::max(call, prev) + 1; j < 6; ++j) {
+    for (int j = i + 1; j < 6; ++j) {
       EXPECT_EQ(a.dump().find(std::to_string(o.seeds[static_cast<std::size_t>(j)])),
+                std::string::npos);
+    }
+    for (int j = i; j < 6; ++j) {
+      EXPECT_EQ(a.dump().find(std::to_string(o.sample_seeds[static_cast<std::size_t>(j)])),
                 std::string::npos);
     }
   }
   EXPECT_EQ(rechecked, 2);
-  EXPECT_EQ(nulls, 10);
-  // Above the floor, one null call per two timed calls.
-  TimingOptions many;
-  many.trials = 100;
-  DrawTimingPlan(many, 7);
-  EXPECT_EQ(TimedPositions(many), 150);
 }
 
 TEST(TimingBudget, AMultipleOfTheReferencePhaseWithinFloorAndTimeout) {
@@ -153,39 +136,41 @@ TEST(TimingBudget, AMultipleOfTheReferencePhaseWithinFloorAndTimeout) {
   EXPECT_EQ(CandidateTimingBudget(o, 0.4), milliseconds(1));  // rounded up, never zero
 }
 
-TEST(ParentCallClock, TimedAndNullCyclesGiveTheCallsTimeByTheEnginesClock) {
-  TimingOptions o;
-  o.seeds = {1, 2, 3};
-  o.call_order = {0, -1, 1, -1, 2};  // timed, null, timed, null, timed
-  // Call frames at these times (ms since go): cycles 1.0, 0.3, 1.1, 0.3, 1.0.
-  const std::vector<double> frames = {0.0, 1.0, 1.3, 2.4, 2.7, 3.7};
-  const auto c = MeasureParentCallClock(frames, {0.6, 0.7, 0.5}, o);
+// Call frames (ms since go) whose consecutive differences are the given cycles.
+std::vector<double> FramesOf(const std::vector<double>& cycles) {
+  std::vector<double> frames = {0.0};
+  for (double c : cycles) frames.push_back(frames.back() + c);
+  return frames;
+}
+
+TEST(ParentCallClock, CandidateCyclesMinusTheReferencesOverheadGiveTheCallsTime) {
+  // Candidate cycles 1.0, 1.1, 1.0; the reference's cycles 0.8, 0.8, 0.9 around trusted walls of
+  // 0.4, 0.4, 0.5: its overhead outside the call is 0.4 ms on every cycle.
+  const auto c = MeasureParentCallClock(FramesOf({1.0, 1.1, 1.0}), {0.6, 0.7, 0.5},
+                                        FramesOf({0.8, 0.8, 0.9}), {0.4, 0.4, 0.5});
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->cycle_ms.n, 3);
   EXPECT_NEAR(c->cycle_ms.median, 1.0, 1e-12);
   EXPECT_NEAR(c->unexplained_ms.median, 0.4, 1e-12);  // 0.4, 0.4, 0.5
-  EXPECT_EQ(c->null_cycle_ms.n, 2);
-  ASSERT_EQ(c->timed_cycles_ms.size(), 3u);  // the raw cycles, in position order
-  EXPECT_NEAR(c->timed_cycles_ms[1], 1.1, 1e-12);
-  ASSERT_EQ(c->null_cycles_ms.size(), 2u);
-  EXPECT_NEAR(c->null_cycles_ms[0], 0.3, 1e-12);
+  ASSERT_EQ(c->cycles_ms.size(), 3u);                 // the raw cycles, in call order
+  EXPECT_NEAR(c->cycles_ms[1], 1.1, 1e-12);
+  ASSERT_EQ(c->reference_cycles_ms.size(), 3u);
+  EXPECT_NEAR(c->reference_overhead_ms.median, 0.4, 1e-12);
   ASSERT_TRUE(c->call_ms.has_value());
-  EXPECT_NEAR(*c->call_ms, 0.7, 1e-12);  // lower quartiles: 1.0 - 0.3
-  // Timed cycles 1.0, 1.0, 1.1: the quantiles at 0.25 -/+ 0.25 are both 1.0; null cycles equal.
+  EXPECT_NEAR(*c->call_ms, 0.6, 1e-12);  // lower quartiles: 1.0 - 0.4
   EXPECT_NEAR(c->call_se_ms, 0.0, 1e-12);
-  // Reported 0.6 ms against 0.7 ms: within max(0.02, 0.25 x 0.7, 2 se). Reported 0.3: forged.
+  // Reported 0.6 ms against 0.6 ms: consistent. Reported 0.3: smaller than the engine clocked.
   EXPECT_EQ(CheckParentClock(*c, {0.6, 0.7, 0.5}), "");
   const std::string gap = CheckParentClock(*c, {0.3, 0.35, 0.25});
   EXPECT_NE(gap.find("parent_clock"), std::string::npos) << gap;
-  // Without null calls there is no estimate and nothing to check.
-  TimingOptions plain;
-  plain.seeds = {1, 2, 3};
-  const auto p = MeasureParentCallClock({0.0, 1.0, 2.1, 3.1}, {0.6, 0.7, 0.5}, plain);
+  // A cached reference without clocked calls: cycles measured, no estimate, nothing checked.
+  const auto p = MeasureParentCallClock(FramesOf({1.0, 1.1, 1.0}), {0.6, 0.7, 0.5}, {}, {});
   ASSERT_TRUE(p.has_value());
   EXPECT_FALSE(p->call_ms.has_value());
   EXPECT_EQ(CheckParentClock(*p, {0.01, 0.01, 0.01}), "");
-  EXPECT_FALSE(MeasureParentCallClock({0.0, 1.0}, {0.5, 0.5}, plain).has_value());  // short
-  EXPECT_FALSE(MeasureParentCallClock({}, {}, plain).has_value());
+  // Not one frame more than calls: nothing measured.
+  EXPECT_FALSE(MeasureParentCallClock({0.0, 1.0}, {0.5, 0.5}, {}, {}).has_value());
+  EXPECT_FALSE(MeasureParentCallClock({}, {}, {}, {}).has_value());
 }
 
 TEST(QuantileStandardError, HalfTheSpreadOfOneBinomialDeviationAroundTheQuantile) {
@@ -205,64 +190,56 @@ TEST(QuantileStandardError, HalfTheSpreadOfOneBinomialDeviationAroundTheQuantile
   EXPECT_EQ(QuantileStandardError({std::nan(""), 2.0}, 0.25), 0.0);  // one finite value
 }
 
-// A plan whose positions are the given null cycles, then the given timed cycles, and the engine's
-// call frames for them.
-std::pair<TimingOptions, std::vector<double>> PlanWithCycles(const std::vector<double>& timed,
-                                                             const std::vector<double>& nulls) {
-  TimingOptions o;
-  o.seeds.assign(timed.size(), 1);
-  std::vector<double> frames = {0.0};
-  for (double c : nulls) {
-    o.call_order.push_back(-1);
-    frames.push_back(frames.back() + c);
-  }
-  for (std::size_t i = 0; i < timed.size(); ++i) {
-    o.call_order.push_back(static_cast<int>(i));
-    frames.push_back(frames.back() + timed[i]);
-  }
-  return {o, frames};
-}
-
 // An honest 0.04 ms call whose process was stalled (other workers compiling) during 60 % of its
-// timed cycles and few of its null cycles: the medians' difference said 0.4 ms and flagged it, as
-// on the H200 under 16 workers (5 of 107 honest samples); the lower quartiles see the call.
+// cycles, against a reference timed on a quiet host: the medians' difference says 0.4 ms; the
+// lower quartiles see the call.
 TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
-  std::vector<double> timed, nulls;
+  std::vector<double> cand, ref_cycles, ref_walls;
   for (int i = 0; i < 30; ++i)
-    timed.push_back(0.64 + 0.01 * (i % 5) + (i % 5 >= 2 ? 0.3 + 0.1 * (i % 3) : 0.0));
-  for (int j = 0; j < 10; ++j) nulls.push_back(0.6 + 0.01 * (j % 5) + (j % 5 == 4 ? 0.3 : 0.0));
+    cand.push_back(0.64 + 0.01 * (i % 5) + (i % 5 >= 2 ? 0.3 + 0.1 * (i % 3) : 0.0));
+  for (int j = 0; j < 30; ++j) {
+    ref_walls.push_back(0.09);
+    ref_cycles.push_back(0.09 + 0.6 + 0.01 * (j % 5));
+  }
   {
-    auto [o, frames] = PlanWithCycles(timed, nulls);
     const std::vector<double> reported(30, 0.057);
-    const auto c = MeasureParentCallClock(frames, reported, o);
+    const auto c =
+        MeasureParentCallClock(FramesOf(cand), reported, FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
-    EXPECT_GT(c->cycle_ms.median - c->null_cycle_ms.median, 0.3);  // what the medians said
+    EXPECT_GT(c->cycle_ms.median - c->reference_overhead_ms.median, 0.3);  // what medians say
     EXPECT_NEAR(*c->call_ms, 0.04, 0.015);
     EXPECT_EQ(CheckParentClock(*c, reported), "");
   }
-  // A worker that halves the times of a 0.15 ms call on a quiet host (100 timed, 50 null cycles).
-  timed.clear();
-  nulls.clear();
-  for (int i = 0; i < 100; ++i) timed.push_back(0.75 + 0.01 * ((i * 7) % 5));
-  for (int j = 0; j < 50; ++j) nulls.push_back(0.6 + 0.01 * ((j * 3) % 5));
+  // A worker that halves the times of a 0.15 ms call on a quiet host (100 calls each side).
+  cand.clear();
+  ref_cycles.clear();
+  ref_walls.clear();
+  for (int i = 0; i < 100; ++i) {
+    cand.push_back(0.75 + 0.01 * ((i * 7) % 5));
+    ref_walls.push_back(0.3);
+    ref_cycles.push_back(0.3 + 0.6 + 0.01 * ((i * 3) % 5));
+  }
   {
-    auto [o, frames] = PlanWithCycles(timed, nulls);
-    const auto c = MeasureParentCallClock(frames, std::vector<double>(100, 0.075), o);
+    const auto c = MeasureParentCallClock(FramesOf(cand), std::vector<double>(100, 0.075),
+                                          FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_NEAR(*c->call_ms, 0.15, 0.01);
     EXPECT_NE(CheckParentClock(*c, std::vector<double>(100, 0.075)), "");
     EXPECT_EQ(CheckParentClock(*c, std::vector<double>(100, 0.15)), "");  // the truth passes
   }
-  // A 2.4 ms call halved on a loaded 2-core machine (as the CPU timing e2e test saw in CI): 60 %
-  // of the timed cycles stalled by ~4 ms outside the call, the null cycles mostly not. Caught,
-  // while the true report passes.
-  timed.clear();
-  nulls.clear();
-  for (int i = 0; i < 20; ++i) timed.push_back(i % 5 < 2 ? 3.1 + 0.03 * i : 7.3 + 0.02 * i);
-  for (int j = 0; j < 10; ++j) nulls.push_back(j == 9 ? 5.5 : 0.86 + 0.04 * j);
+  // A 2.4 ms call halved on a loaded 2-core machine: 60 % of the candidate's cycles stalled by
+  // ~4 ms outside the call, the reference's mostly not. Caught, while the true report passes.
+  cand.clear();
+  ref_cycles.clear();
+  ref_walls.clear();
+  for (int i = 0; i < 20; ++i) {
+    cand.push_back(i % 5 < 2 ? 3.1 + 0.03 * i : 7.3 + 0.02 * i);
+    ref_walls.push_back(1.0);
+    ref_cycles.push_back(1.0 + (i == 19 ? 5.5 : 0.86 + 0.02 * i));
+  }
   {
-    auto [o, frames] = PlanWithCycles(timed, nulls);
-    const auto c = MeasureParentCallClock(frames, std::vector<double>(20, 1.2), o);
+    const auto c = MeasureParentCallClock(FramesOf(cand), std::vector<double>(20, 1.2),
+                                          FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_GT(*c->call_ms, 2.0);
     EXPECT_NE(CheckParentClock(*c, std::vector<double>(20, 1.2)), "");
@@ -363,8 +340,12 @@ TEST(TimingConsistency, SideStreamWorkIsCaught) {
   }
   const auto bad = CheckConsistency(p);
   ASSERT_EQ(bad.size(), 2u);
-  EXPECT_NE(bad[0].find("device busy after the end event"), std::string::npos);
-  EXPECT_NE(bad[1].find("device-synchronised clock"), std::string::npos);
+  // The worker's own device work after the end event proves hidden work; the wider synchronised
+  // clock alone would not (contention widens it too).
+  EXPECT_NE(bad[0].text.find("device busy after the end event"), std::string::npos);
+  EXPECT_EQ(bad[0].kind, TimingEvidence::kForgery);
+  EXPECT_NE(bad[1].text.find("device-synchronised clock"), std::string::npos);
+  EXPECT_EQ(bad[1].kind, TimingEvidence::kContention);
 }
 
 // Seen on the H200 with 16 workers compiling beside the timed one: an honest conv kernel with
@@ -375,11 +356,13 @@ TEST(TimingConsistency, HostStallsOnSomeCallsAreNotHiddenWork) {
   for (std::size_t i = 0; i < p.wall_ms.size(); ++i) p.wall_ms[i] = i % 2 ? 2.9 : 0.70;
   p.parent_ms = 100;
   EXPECT_TRUE(CheckConsistency(p).empty());
-  // The same numbers with every call stalled are a real disagreement.
+  // The same numbers with every call stalled are a disagreement, but with no device work of the
+  // worker's own after the end event it is one that contention explains.
   for (auto& w : p.wall_ms) w = 2.9;
   const auto bad = CheckConsistency(p);
   ASSERT_EQ(bad.size(), 1u);
-  EXPECT_NE(bad[0].find("lower-quartile gap 2.29"), std::string::npos) << bad[0];
+  EXPECT_NE(bad[0].text.find("lower-quartile gap 2.29"), std::string::npos) << bad[0].text;
+  EXPECT_EQ(bad[0].kind, TimingEvidence::kContention);
 }
 
 TEST(TimingConsistency, OccasionalTailIsToleratedButFrequentIsNot) {
@@ -387,7 +370,8 @@ TEST(TimingConsistency, OccasionalTailIsToleratedButFrequentIsNot) {
   p.tail_ms[3] = 0.5;  // one preempted call
   EXPECT_TRUE(CheckConsistency(p).empty());
   for (int i = 0; i < 5; ++i) p.tail_ms[static_cast<std::size_t>(i)] = 0.5;  // 25% of the calls
-  EXPECT_EQ(CheckConsistency(p).size(), 1u);
+  ASSERT_EQ(CheckConsistency(p).size(), 1u);
+  EXPECT_EQ(CheckConsistency(p)[0].kind, TimingEvidence::kForgery);
   // Re-checked calls are sampled after the timed span: their tails count like any other.
   p.recheck_trials = {0, 1, 2, 4};
   EXPECT_EQ(CheckConsistency(p).size(), 1u);
@@ -400,9 +384,10 @@ TEST(TimingConsistency, TamperingThreadsAndStreamsAreCaught) {
   p.stream_changed = true;
   const auto bad = CheckConsistency(p);
   ASSERT_EQ(bad.size(), 3u);
-  EXPECT_NE(bad[0].find("time.perf_counter"), std::string::npos);
-  EXPECT_NE(bad[1].find("CUDA stream"), std::string::npos);
-  EXPECT_NE(bad[2].find("12 -> 13"), std::string::npos);
+  EXPECT_NE(bad[0].text.find("time.perf_counter"), std::string::npos);
+  EXPECT_NE(bad[1].text.find("CUDA stream"), std::string::npos);
+  EXPECT_NE(bad[2].text.find("12 -> 13"), std::string::npos);
+  for (const auto& f : bad) EXPECT_EQ(f.kind, TimingEvidence::kForgery) << f.text;
 }
 
 TEST(TimingConsistency, ForgedNumbersAreBoundedByTheEngineClock) {
@@ -410,12 +395,14 @@ TEST(TimingConsistency, ForgedNumbersAreBoundedByTheEngineClock) {
   p.parent_ms = 5;  // 20 calls of ~1 ms cannot fit in 5 ms of the engine's clock
   auto bad = CheckConsistency(p);
   ASSERT_EQ(bad.size(), 1u);
-  EXPECT_NE(bad[0].find("engine clocked"), std::string::npos);
+  EXPECT_NE(bad[0].text.find("engine clocked"), std::string::npos);
+  EXPECT_EQ(bad[0].kind, TimingEvidence::kForgery);
   p = Honest();
   p.event_ms[0] = 5;  // an event span longer than its synchronised window
   bad = CheckConsistency(p);
   ASSERT_EQ(bad.size(), 1u);
-  EXPECT_NE(bad[0].find("exceed"), std::string::npos);
+  EXPECT_NE(bad[0].text.find("exceed"), std::string::npos);
+  EXPECT_EQ(bad[0].kind, TimingEvidence::kForgery);
 }
 
 std::string Floats(std::initializer_list<float> v) {
@@ -552,7 +539,7 @@ TEST(TimingJudge, SpeedupLazyAndPlausibility) {
   EXPECT_NEAR(*j.speedup, (2.0 + 0.0095) / (1.0 + 0.0095), 1e-9);  // ratio of medians
   EXPECT_TRUE(j.lazy);
   EXPECT_FALSE(j.implausible);
-  EXPECT_TRUE(j.inconsistent.empty());
+  EXPECT_TRUE(j.forgery.empty() && j.contention.empty());
   // 2 MiB in 1 us would need 2 TB/s... at 0.1 us it beats the H200's 4.27 TB/s.
   TimingPhase fast = Honest(20, 0.0001);
   for (auto& e : fast.event_ms) e = 0.0001;
@@ -577,6 +564,146 @@ TEST(TimingJudge, SpeedupLazyAndPlausibility) {
   EXPECT_TRUE(j.implausible);
   EXPECT_NE(j.implausible_why.find("FLOPs"), std::string::npos) << j.implausible_why;
   EXPECT_DOUBLE_EQ(j.evidence["reference_flops"].get<double>(), 2.0 * 4096 * 4096 * 4096);
+}
+
+// ---- The load rule (src/eval/timing_verdict.h) over constructed evidence ----
+
+// A phase of n calls of `ms` each as the worker reports them, with the engine's call frames: each
+// cycle is the call's wall time plus `overhead` ms, and `stall` ms more on every cycle but each
+// `stall_every`-th (a host descheduled outside the call; 0: none).
+struct Scene {
+  TimingPhase phase;
+  Scene(int n, double ms, double overhead, double stall = 0, int stall_every = 0) {
+    phase = Honest(n, ms);
+    std::vector<double> cycles;
+    for (int i = 0; i < n; ++i) {
+      const bool stalled = stall_every > 0 && i % stall_every != 0;
+      cycles.push_back(phase.wall_ms[static_cast<std::size_t>(i)] + overhead +
+                       (stalled ? stall : 0.0));
+    }
+    phase.call_frame_ms = FramesOf(cycles);
+    phase.parent_ms = phase.call_frame_ms.back() + 0.1;
+  }
+};
+
+TimingRuling Rule(const TimingPhase& cand, const TimingPhase& ref) {
+  TimingOptions o;
+  o.speedup_cap = 1e9;
+  return RuleOnTiming(JudgeTiming(cand, ref, o, {}, "cpu"), /*strict=*/false);
+}
+
+bool Has(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+// The reference: 100 calls of 0.2 ms, 0.6 ms of overhead per cycle, a quiet host.
+TimingPhase QuietReference() {
+  return Scene(100, 0.2, 0.6).phase;
+}
+
+TEST(TimingLoadRule, HonestIdleIsMeasured) {
+  const TimingPhase cand = Scene(100, 0.1, 0.6).phase;
+  const TimingRuling r = Rule(cand, QuietReference());
+  EXPECT_FALSE(r.incorrect);
+  EXPECT_TRUE(r.flags.empty()) << r.flags.front();
+  ASSERT_TRUE(r.speedup.has_value());
+  EXPECT_NEAR(*r.speedup, 0.2495 / 0.1495, 1e-9);  // median events: ms + 0.001 x 49.5
+}
+
+// The case of issue 15 on the H200 with --jobs 8: events 0.110 ms, a synchronised clock of
+// 0.527 ms on every call (other workers' kernels ahead of the pre event, the host descheduled),
+// most cycles stalled by 3 ms, the device idle after each end event.
+TEST(TimingLoadRule, HonestUnderLoadStaysCorrectWithItsSpeedupVoid) {
+  Scene s(100, 0.110, 0.6, 3.0, 3);
+  for (auto& w : s.phase.wall_ms) w = 0.527;
+  s.phase.parent_ms = 1e4;
+  const TimingRuling r = Rule(s.phase, QuietReference());
+  EXPECT_FALSE(r.incorrect);
+  EXPECT_TRUE(Has(r.flags, "timing_contended"));
+  EXPECT_FALSE(Has(r.flags, "timing_inconsistent"));
+  EXPECT_FALSE(r.speedup.has_value());
+  EXPECT_TRUE(r.reasons.empty());
+  // Stalls on most cycles alone (synchronised clock consistent) leave the speedup measured: the
+  // parent clock's lower quartiles see through them.
+  const TimingRuling stalled = Rule(Scene(100, 0.1, 0.6, 3.0, 3).phase, QuietReference());
+  EXPECT_TRUE(stalled.flags.empty());
+  EXPECT_TRUE(stalled.speedup.has_value());
+}
+
+TEST(TimingLoadRule, ForgeryUnderLoadFails) {
+  // Side-stream work: the events see 0.02 ms, the worker's own device work runs 0.98 ms past the
+  // end event on every call; the host is loaded too.
+  Scene side(100, 0.02, 0.6, 3.0, 3);
+  for (std::size_t i = 0; i < side.phase.event_ms.size(); ++i) {
+    side.phase.event_ms[i] = 0.02;
+    side.phase.tail_ms[i] = 0.98;
+    side.phase.wall_ms[i] = 1.03;
+  }
+  side.phase.parent_ms = 1e4;
+  TimingRuling r = Rule(side.phase, QuietReference());
+  EXPECT_TRUE(r.incorrect);
+  EXPECT_TRUE(Has(r.flags, "timing_inconsistent"));
+  EXPECT_FALSE(r.speedup.has_value());
+  ASSERT_FALSE(r.reasons.empty());
+  EXPECT_EQ(r.reasons[0].code, "timing_inconsistent");
+  EXPECT_NE(r.reasons[0].message.find("device busy after the end event"), std::string::npos);
+  // A timer replaced, under the same load.
+  Scene patched(100, 0.1, 0.6, 3.0, 3);
+  patched.phase.tampered = {"time.perf_counter_ns"};
+  r = Rule(patched.phase, QuietReference());
+  EXPECT_TRUE(r.incorrect);
+  EXPECT_TRUE(Has(r.flags, "timing_inconsistent"));
+  // Reported times halved by a worker that dug out its trusted clock: the engine's clock catches
+  // the gap, which voids the speedup (a statistical bound: never a failure).
+  Scene halved(100, 0.3, 0.6, 3.0, 3);
+  for (auto& e : halved.phase.event_ms) e /= 2;
+  for (auto& w : halved.phase.wall_ms) w /= 2;
+  r = Rule(halved.phase, QuietReference());
+  EXPECT_FALSE(r.incorrect);
+  EXPECT_TRUE(Has(r.flags, "parent_clock_gap"));
+  EXPECT_FALSE(r.speedup.has_value());
+}
+
+TEST(TimingLoadRule, ForgeryIdleFails) {
+  Scene patched(100, 0.1, 0.6);
+  patched.phase.stream_changed = true;
+  TimingRuling r = Rule(patched.phase, QuietReference());
+  EXPECT_TRUE(r.incorrect);
+  EXPECT_TRUE(Has(r.flags, "timing_inconsistent"));
+  EXPECT_FALSE(r.speedup.has_value());
+  // More reported time than the engine clocked for the whole phase.
+  Scene inflated(100, 0.1, 0.6);
+  inflated.phase.parent_ms = 1.0;
+  EXPECT_TRUE(Rule(inflated.phase, QuietReference()).incorrect);
+  // Halved times on a quiet host: flagged, speedup void, outcome kept.
+  Scene halved(100, 0.3, 0.6);
+  for (auto& e : halved.phase.event_ms) e /= 2;
+  for (auto& w : halved.phase.wall_ms) w /= 2;
+  r = Rule(halved.phase, QuietReference());
+  EXPECT_FALSE(r.incorrect);
+  EXPECT_TRUE(Has(r.flags, "parent_clock_gap"));
+  EXPECT_FALSE(r.speedup.has_value());
+  // A stale re-checked timed output fails whatever the clocks say.
+  TimingPhase ref = QuietReference(), cand = Scene(100, 0.1, 0.6).phase;
+  ref.rechecks = {{3, 0, true, DType::kFloat32, 3, {4, 8}, Floats({1, 2, 3})}};
+  cand.rechecks = {{3, 0, true, DType::kFloat32, 3, {4, 8}, Floats({1, 2, 9})}};
+  r = Rule(cand, ref);
+  EXPECT_TRUE(r.incorrect);
+  ASSERT_EQ(r.reasons.size(), 1u);
+  EXPECT_EQ(r.reasons[0].code, "timed_output_mismatch");
+}
+
+TEST(TimingLoadRule, LazyFailsOnlyUnderTheStrictPolicy) {
+  TimingPhase cand = Scene(100, 0.1, 0.6).phase;
+  cand.kernel_share = 0.3;
+  TimingOptions o;
+  const TimingJudgement j = JudgeTiming(cand, QuietReference(), o, {}, "cpu");
+  const TimingRuling standard = RuleOnTiming(j, false), strict = RuleOnTiming(j, true);
+  EXPECT_FALSE(standard.incorrect);
+  EXPECT_TRUE(Has(standard.flags, "lazy_optimization"));
+  EXPECT_TRUE(standard.speedup.has_value());
+  EXPECT_TRUE(strict.incorrect);
+  EXPECT_EQ(strict.reasons.at(0).code, "lazy_optimization");
 }
 
 TEST(Roofline, FloorFromBytesAndFlops) {

@@ -58,12 +58,11 @@ SEEDS = [710011, 710012, 710013, 710014, 710015, 710016]
 RECHECK = [1, 4]
 SAMPLE_SEEDS = [820211, 820212, 820213, 820214, 820215, 820216]
 WARMUP_SEEDS = [930901, 930902]
-asked: list[int] = []  # the candidate's "call" frames, in order
+asked: list[int] = []  # the worker's "call" frames, in order
+answers: list[dict] = []  # the engine's answers to them
 
 
-def run(tmp_path, role, candidate=None, recheck_only=False, order=None):
-    """order: a candidate's timed positions (a call's index, or -1 for a null call)."""
-    order = list(range(len(SEEDS))) if order is None else order
+def run(tmp_path, role, candidate=None, recheck_only=False):
     task = tmp_path / "task.py"
     task.write_text(TASK.replace("def forward(self, x):", "def forward(self, x, idx):"))
     allow = tmp_path / "allow.json"
@@ -77,26 +76,26 @@ def run(tmp_path, role, candidate=None, recheck_only=False, order=None):
         path = tmp_path / f"{role}_candidate.py"
         path.write_text(candidate)
         req["candidate_path"] = str(path)
-    def go(h):  # the engine's answers (src/eval/timing.h: TimingPlan, CandidateTimingPlan, CallAnswer)
+    def go(h):  # the engine's answers (src/eval/timing_plan.h: TimingPlan, PerCallTimingPlan, CallAnswer)
         if h.get("type") == "stage" and h.get("stage") == "timing_ready":
-            if role == "reference":
+            if recheck_only and role == "reference":
                 return {"type": "go", "plan": {"seeds": SEEDS, "recheck": RECHECK,
                                                "sample_seeds": SAMPLE_SEEDS, "warmup_seeds": WARMUP_SEEDS}}
-            return {"type": "go", "plan": {"warmup_seeds": WARMUP_SEEDS, "calls": len(order)}}
+            return {"type": "go", "plan": {"warmup_seeds": WARMUP_SEEDS, "calls": len(SEEDS)}}
         if h.get("type") == "call":
             i = h["index"]
             asked.append(i)
-            call = order[i] if i < len(order) else None
-            prev = order[i - 1] if 0 < i <= len(order) else -1
-            answer = {"type": "call", "index": i, "null": call == -1,
-                      "seed": None if call is None else SEEDS[call] if call >= 0 else WARMUP_SEEDS[0],
+            prev = i - 1
+            answer = {"type": "call", "index": i, "seed": SEEDS[i] if i < len(SEEDS) else None,
                       "recheck_prev": prev in RECHECK}
             if prev in RECHECK:
                 answer["sample_seed"] = SAMPLE_SEEDS[prev]
+            answers.append(answer)
             return answer
         return None
 
     asked.clear()
+    answers.clear()
 
     return drive_worker(tmp_path, req, answer=go, wait_s=60)
 
@@ -149,7 +148,7 @@ def test_trusted_clock_sees_monkeypatching():
 
 def timing_frame(frames):
     kinds = [h.get("type") if h.get("type") != "stage" else "stage:" + h["stage"] for h, _ in frames]
-    frames = [f for f, k in zip(frames, kinds) if k != "call"]  # a candidate's per-call frames
+    frames = [f for f, k in zip(frames, kinds) if k != "call"]  # the per-call frames
     kinds = [k for k in kinds if k != "call"]
     assert kinds[-4:] == ["stage:timing_ready", "timing", "profile", "done"], kinds
     assert frames[-2][0]["kernel_share"] is None  # no profiler on the CPU
@@ -158,6 +157,7 @@ def timing_frame(frames):
 
 def test_reference_and_candidate_timing_frames_agree(tmp_path):
     ref_frames, err = run(tmp_path, "reference")
+    assert asked == list(range(len(SEEDS) + 1)), asked  # the reference goes call by call too
     h, payload = timing_frame(ref_frames)
     assert h["variant"] == "small", err  # on the CPU only the small variant runs
     assert len(h["event_ms"]) == len(h["wall_ms"]) == len(h["tail_ms"]) == len(SEEDS)
@@ -250,24 +250,27 @@ def test_candidate_learns_seeds_just_in_time_and_rechecks_only_afterwards(tmp_pa
         assert [s for s in SAMPLE_SEEDS[i:] if s in found] == [], (i, found)
 
 
-def test_null_calls_run_the_cycle_without_the_model_and_report_nothing(tmp_path):
+def test_every_timed_position_is_a_model_call_and_no_answer_marks_one_apart(tmp_path):
+    # Nothing a worker is sent during its timed calls distinguishes one call from another (there
+    # are no null calls to find and slow): every answer has the same fields, every position runs
+    # the model, and the reference's cycle (the engine's baseline) is the candidate's.
     calls_file = tmp_path / "calls.txt"
     counting = HONEST.replace("    def forward(self, x, idx):\n",
                               "    def forward(self, x, idx):\n"
                               f"        open({str(calls_file)!r}, 'a').write('x')\n", 1)
     assert counting != HONEST
-    order = [0, -1, 1, 2, -1, 3, 4, 5, -1]  # three null calls among six timed ones
-    frames, err = run(tmp_path, "candidate", counting, order=order)
+    frames, err = run(tmp_path, "candidate", counting)
     h, payload = timing_frame(frames)
-    assert asked == list(range(len(order) + 1)), (asked, err)
-    assert len(h["event_ms"]) == len(h["wall_ms"]) == len(SEEDS), h
-    # Re-checks are keyed by the timed call's index, whatever its position.
+    assert asked == list(range(len(SEEDS) + 1)), (asked, err)
+    cand_answers = [dict(a) for a in answers]
+    assert {frozenset(a) - {"sample_seed"} for a in cand_answers} == {
+        frozenset({"type", "index", "seed", "recheck_prev"})}, cand_answers
     assert [r["trial"] for r in h["rechecks"]] == RECHECK, h["rechecks"]
     ref, _ = run(tmp_path, "reference")
+    assert answers == cand_answers  # the same exchange, call for call
     rh, rpayload = timing_frame(ref)
-    assert [r["trial"] for r in rh["rechecks"]] == RECHECK
     for c, r in zip(h["rechecks"], rh["rechecks"]):  # the same sampled values as the reference's
         assert payload[c["offset"]:c["offset"] + c["nbytes"]] == rpayload[r["offset"]:r["offset"] + r["nbytes"]]
-    # Correctness trial + warm-up + timed calls + profile (none on the CPU): no null call ran the model.
+    # Correctness trial + warm-up + timed calls + profile (none on the CPU): one forward per position.
     forwards_in_timing = len(calls_file.read_text()) - 1
     assert forwards_in_timing == 2 + len(SEEDS), forwards_in_timing

@@ -1,0 +1,58 @@
+// The parent clock (docs/measurement.md, "The parent clock"): the engine's own clock of each
+// timed call of a worker, which bounds the times the worker reports from below.
+// The engine clocks each cycle between a worker's "call" frames i and i+1 (new inputs, L2 reset,
+// cover and flush, the call, synchronisation, the exchange). Every cycle of a candidate is a
+// model call, and nothing it is sent marks one apart, so it has no cycle it could slow to move a
+// baseline. The baseline, a cycle's overhead outside the call, comes from the trusted reference
+// worker, which runs the very same cycle: its cycle minus its reported wall (trusted: no
+// candidate code runs there). The call's own time by the engine's clock is the lower quartile
+// of the candidate's cycles minus the lower quartile of the reference's overhead (stalls only add
+// time, so lower quartiles track undisturbed cycles), with the standard errors of both in
+// quadrature.
+// The rule: a reported median wall below that time by more than max(0.02 ms, 25 %, 2 standard
+// errors) is flagged parent_clock_gap, which voids the speedup (never fails the sample: the
+// bound is statistical and load moves it). Pure functions; any thread.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "eval/timing_stats.h"
+
+namespace tritonrl::eval {
+
+struct ParentCallClock {
+  Stats cycle_ms;                 // the candidate's cycles
+  Stats unexplained_ms;           // each candidate cycle minus the call's reported wall
+  Stats reference_overhead_ms;    // each reference cycle minus its (trusted) reported wall
+  std::optional<double> call_ms;  // p25(candidate cycles) - p25(reference overhead)
+  double call_se_ms = 0;
+  // The cycles themselves, in call order: kept in the evidence so that a rule can be
+  // re-evaluated offline on recorded runs (summaries alone could not test a new estimator).
+  std::vector<double> cycles_ms, reference_cycles_ms;
+};
+
+// The cycles between consecutive call frames (ms since "go"); nullopt unless there is exactly
+// one more frame than calls.
+std::optional<std::vector<double>> CallCycles(const std::vector<double>& call_frame_ms,
+                                              std::size_t calls);
+
+// nullopt when the candidate's cycles are not measurable; call_ms empty when the reference's are
+// not (a cached entry without them).
+std::optional<ParentCallClock> MeasureParentCallClock(
+    const std::vector<double>& call_frame_ms, const std::vector<double>& wall_ms,
+    const std::vector<double>& reference_call_frame_ms,
+    const std::vector<double>& reference_wall_ms);
+
+struct ParentClockTolerance {
+  double abs_ms = 0.02;
+  double rel = 0.25;
+  double standard_errors = 2.0;
+};
+// Empty when consistent or not measurable; else what the engine clocked against what was
+// reported.
+std::string CheckParentClock(const ParentCallClock& clock, const std::vector<double>& wall_ms,
+                             const ParentClockTolerance& tol = {});
+
+}  // namespace tritonrl::eval

@@ -1,0 +1,176 @@
+#include "eval/timing_frame.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace tritonrl::eval {
+using nlohmann::json;
+
+namespace {
+
+std::vector<double> Numbers(const json& h, const char* key) {
+  std::vector<double> out;
+  auto it = h.find(key);
+  if (it == h.end() || !it->is_array()) return out;
+  for (const auto& v : *it) out.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+  return out;
+}
+
+double Num(const json& h, const char* key, double fallback = 0) {
+  auto it = h.find(key);
+  return it != h.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::int64_t Int(const json& h, const char* key, std::int64_t fallback = 0) {
+  auto it = h.find(key);
+  return it != h.end() && it->is_number_integer() ? it->get<std::int64_t>() : fallback;
+}
+
+bool Bool(const json& h, const char* key, bool fallback) {
+  auto it = h.find(key);
+  return it != h.end() && it->is_boolean() ? it->get<bool>() : fallback;
+}
+
+// Every event, wall and tail time is a finite, non-negative number of milliseconds.
+bool TimesValid(const TimingPhase& p) {
+  for (const auto* v : {&p.event_ms, &p.wall_ms, &p.tail_ms}) {
+    for (double x : *v) {
+      if (!std::isfinite(x) || x < 0 || x > 1e7) return false;
+    }
+  }
+  return true;
+}
+
+std::string Str(const json& h, const char* key, std::size_t max = 300) {
+  auto it = h.find(key);
+  if (it == h.end() || !it->is_string()) return "";
+  std::string s = it->get<std::string>();
+  return s.size() > max ? s.substr(0, max) : s;
+}
+
+// The warm-up time, sizes and FLOPs a timing record carries (a frame and a cache entry alike).
+void ReadSizes(const json& h, TimingPhase& p) {
+  p.warmup_ms = Num(h, "warmup_ms");
+  p.l2_bytes = Int(h, "l2_bytes");
+  p.flush_bytes = Int(h, "flush_bytes");
+  p.input_bytes = Int(h, "input_bytes");
+  p.output_bytes = Int(h, "output_bytes");
+  if (const double n_flops = Num(h, "flops"); n_flops > 0 && std::isfinite(n_flops))
+    p.flops = n_flops;
+}
+
+}  // namespace
+
+Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
+                                     bool allow_recheck_only) {
+  const json& h = f.header;
+  TimingPhase p;
+  p.variant = Str(h, "variant", 64);
+  p.event_ms = Numbers(h, "event_ms");
+  p.wall_ms = Numbers(h, "wall_ms");
+  p.tail_ms = Numbers(h, "tail_ms");
+  p.recheck_only = Bool(h, "recheck_only", false);
+  if (p.recheck_only && !allow_recheck_only)
+    return Status::ParseError("timing frame: re-checks only, but timed calls were asked for");
+  const std::size_t n = p.recheck_only ? 0 : o.seeds.size();
+  if (p.event_ms.size() != n || p.wall_ms.size() != n || p.tail_ms.size() != n) {
+    return Status::ParseError(fmt::format("timing frame: expected {} timed calls, got {}/{}/{}", n,
+                                          p.event_ms.size(), p.wall_ms.size(), p.tail_ms.size()));
+  }
+  if (!TimesValid(p)) return Status::ParseError("timing frame: a time is not a finite ms value");
+  p.stage_ms = Num(h, "stage_ms");
+  ReadSizes(h, p);
+  p.l2_persist_reset = Bool(h, "l2_persist_reset", false);
+  if (auto it = h.find("tampered"); it != h.end() && it->is_array()) {
+    for (const auto& t : *it)
+      p.tampered.push_back(t.is_string() ? t.get<std::string>().substr(0, 80) : "?");
+  } else {
+    p.tampered.push_back("(missing)");
+  }
+  p.threads_before = static_cast<int>(Int(h, "threads_before", -1));
+  p.threads_after = static_cast<int>(Int(h, "threads_after", -1));
+  p.stream_changed = Bool(h, "stream_changed", true);
+  MergeProfileFrame(f, p);
+  p.recheck_trials = o.recheck_indices;
+  auto rc = h.find("rechecks");
+  if (rc == h.end() || !rc->is_array() || rc->size() > 64 * o.recheck_indices.size() + 64) {
+    return Status::ParseError("timing frame: bad re-check list");
+  }
+  for (const auto& d : *rc) {
+    if (!d.is_object()) return Status::ParseError("timing frame: bad re-check entry");
+    RecheckSample r;
+    r.trial = static_cast<int>(Int(d, "trial", -1));
+    r.output = static_cast<int>(Int(d, "output", -1));
+    r.type_ok = Bool(d, "type_ok", false);
+    if (r.type_ok) {
+      const auto dt = ParseDType(Str(d, "dtype", 20));
+      if (!dt) return Status::ParseError("timing frame: re-check of an unsupported dtype");
+      r.dtype = *dt;
+      r.numel = Int(d, "numel", -1);
+      if (auto sh = d.find("shape"); sh != d.end() && sh->is_array() && sh->size() <= 16) {
+        for (const auto& x : *sh)
+          r.shape.push_back(x.is_number_integer() ? x.get<std::int64_t>() : -1);
+      }
+      const std::int64_t off = Int(d, "offset", -1), nb = Int(d, "nbytes", -1);
+      if (r.numel < 0 || off < 0 || nb < 0 ||
+          static_cast<std::uint64_t>(off) + static_cast<std::uint64_t>(nb) > f.payload.size() ||
+          static_cast<std::uint64_t>(nb) !=
+              static_cast<std::uint64_t>(r.numel) * DTypeSize(r.dtype)) {
+        return Status::ParseError("timing frame: re-check bytes do not match the declared size");
+      }
+      r.bytes = f.payload.substr(static_cast<std::size_t>(off), static_cast<std::size_t>(nb));
+    }
+    p.rechecks.push_back(std::move(r));
+  }
+  return p;
+}
+
+void MergeProfileFrame(const Frame& f, TimingPhase& p) {
+  const json& h = f.header;
+  if (auto it = h.find("kernel_share"); it != h.end() && it->is_number()) {
+    p.kernel_share = std::clamp(it->get<double>(), 0.0, 1.0);
+  }
+  if (h.contains("own_kernel_ms")) p.own_kernel_ms = Num(h, "own_kernel_ms");
+  if (h.contains("kernel_ms")) p.kernel_ms = Num(h, "kernel_ms");
+  if (auto it = h.find("top_kernels"); it != h.end() && it->is_array() && it->size() <= 16)
+    p.top_kernels = *it;
+  if (h.contains("profile_error")) p.profile_error = Str(h, "profile_error");
+}
+
+json ReferenceTimingToJson(const TimingPhase& p) {
+  return {{"variant", p.variant},         {"event_ms", p.event_ms},
+          {"wall_ms", p.wall_ms},         {"tail_ms", p.tail_ms},
+          {"parent_ms", p.parent_ms},     {"call_frame_ms", p.call_frame_ms},
+          {"input_bytes", p.input_bytes}, {"output_bytes", p.output_bytes},
+          {"l2_bytes", p.l2_bytes},       {"flush_bytes", p.flush_bytes},
+          {"warmup_ms", p.warmup_ms},     {"flops", p.flops ? json(*p.flops) : json(nullptr)}};
+}
+
+Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
+  if (!j.is_object()) return Status::Corruption("cached reference timing: not a JSON object");
+  TimingPhase p;
+  p.variant = Str(j, "variant", 64);
+  p.event_ms = Numbers(j, "event_ms");
+  p.wall_ms = Numbers(j, "wall_ms");
+  p.tail_ms = Numbers(j, "tail_ms");
+  if (p.variant.empty() || p.event_ms.empty() || p.event_ms.size() != p.wall_ms.size() ||
+      p.event_ms.size() != p.tail_ms.size()) {
+    return Status::Corruption("cached reference timing: missing or mismatched fields");
+  }
+  if (!TimesValid(p)) return Status::Corruption("cached reference timing: bad time");
+  p.parent_ms = Num(j, "parent_ms");
+  // The engine's clock of the reference's calls (the parent clock's baseline); an entry without
+  // a usable one leaves the parent clock unmeasured, nothing else.
+  p.call_frame_ms = Numbers(j, "call_frame_ms");
+  if (p.call_frame_ms.size() != p.event_ms.size() + 1 ||
+      !std::all_of(p.call_frame_ms.begin(), p.call_frame_ms.end(),
+                   [](double x) { return std::isfinite(x) && x >= 0; }))
+    p.call_frame_ms.clear();
+  ReadSizes(j, p);
+  p.from_cache = true;
+  return p;
+}
+
+}  // namespace tritonrl::eval

@@ -1,0 +1,74 @@
+// One worker's timing record (docs/measurement.md, protocol steps 4-6): the "timing" and
+// "profile" frames validated into a TimingPhase, plus what the engine itself measured (its
+// clock of the phase and of each call frame), and the reference's record for the cross-run
+// cache. The rule: a frame is untrusted input; counts, types and payload bounds are checked
+// here, and anything malformed is an error value (the verdict's protocol_violation).
+// Pure functions; any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "eval/compare.h"
+#include "eval/protocol.h"
+#include "eval/timing_plan.h"
+
+namespace tritonrl::eval {
+
+// Sampled output values of one re-checked timed call.
+struct RecheckSample {
+  int trial = 0;
+  int output = 0;
+  bool type_ok = false;
+  DType dtype = DType::kFloat32;
+  std::int64_t numel = 0;
+  std::vector<std::int64_t> shape;  // the full output's shape
+  std::string bytes;
+};
+
+// One worker's timing frame, validated, plus the engine's clock of the phase.
+struct TimingPhase {
+  std::string variant;
+  std::vector<double> event_ms, wall_ms, tail_ms;
+  std::vector<int> recheck_trials;  // the calls whose outputs were sampled
+  double parent_ms = 0;             // engine clock: "go" written -> "timing" frame read
+  // Engine clock: arrival of each "call" frame, ms since "go" (one more than the timed calls:
+  // the last asks for the decision on the last call). Set by the engine, never by the frame.
+  std::vector<double> call_frame_ms;
+  double lease_wait_ms = 0;  // how long the engine waited for the lease
+  double stage_ms = 0, warmup_ms = 0;
+  std::int64_t l2_bytes = 0, flush_bytes = 0, input_bytes = 0, output_bytes = 0;
+  std::optional<double> flops;  // one forward's FLOPs where countable (reference only; trusted)
+  bool l2_persist_reset = false;
+  std::vector<std::string> tampered;  // clock / CUDA entry points replaced by the candidate
+  int threads_before = -1, threads_after = -1;
+  bool stream_changed = false;
+  std::optional<double> kernel_share;
+  double own_kernel_ms = 0, kernel_ms = 0;
+  nlohmann::json top_kernels = nlohmann::json::array();
+  std::string profile_error;
+  std::vector<RecheckSample> rechecks;
+  bool recheck_only = false;  // the reference only re-checked; its timings come from the cache
+  bool from_cache = false;    // event/wall/tail times of an earlier run (reference only)
+};
+
+// Validates a "timing" frame against the plan (counts, types, payload bounds).
+// `allow_recheck_only`: the reference's frame may carry re-checks only (the engine asked for it).
+Result<TimingPhase> ParseTimingFrame(const Frame& frame, const TimingOptions& options,
+                                     bool allow_recheck_only = false);
+
+// Adds the profile pass (its own frame, sent after the lease is released:
+// kernel_share, own_kernel_ms, kernel_ms, top_kernels, profile_error).
+void MergeProfileFrame(const Frame& frame, TimingPhase& phase);
+
+// The reference's timed part (variant, times, the engine's clock of its calls, sizes) for the
+// cross-run cache; the re-checks are not kept, they depend on each run's secret seeds.
+nlohmann::json ReferenceTimingToJson(const TimingPhase& phase);
+Result<TimingPhase> ReferenceTimingFromJson(const nlohmann::json& j);
+
+}  // namespace tritonrl::eval

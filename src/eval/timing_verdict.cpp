@@ -1,0 +1,136 @@
+#include "eval/timing_verdict.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "eval/parent_clock.h"
+#include "eval/roofline.h"
+#include "eval/timing_recheck.h"
+#include "eval/timing_stats.h"
+
+namespace tritonrl::eval {
+using nlohmann::json;
+
+namespace {
+
+// The engine's clock of each call, into the evidence (and the parent clock's finding).
+void AddParentClock(const TimingPhase& c, const TimingPhase& r, TimingJudgement& j) {
+  const auto clock = MeasureParentCallClock(c.call_frame_ms, c.wall_ms, r.call_frame_ms, r.wall_ms);
+  if (!clock) return;
+  const auto micro = [](std::vector<double> ms) {  // to 0.1 us: the frames' own resolution
+    for (double& x : ms) x = std::round(x * 1e4) / 1e4;
+    return ms;
+  };
+  json& e = j.evidence;
+  e["parent_call_cycle_ms"] = ToJson(clock->cycle_ms);
+  e["parent_call_unexplained_ms"] = ToJson(clock->unexplained_ms);
+  e["parent_cycles_ms"] = {{"candidate", micro(clock->cycles_ms)},
+                           {"reference", micro(clock->reference_cycles_ms)}};
+  if (!clock->call_ms) {
+    e["parent_call_ms"] = nullptr;
+    e["parent_clock_unmeasured"] = "the reference's calls were not clocked (cached before v9)";
+    return;
+  }
+  e["parent_reference_overhead_ms"] = ToJson(clock->reference_overhead_ms);
+  e["parent_call_ms"] = *clock->call_ms;
+  e["parent_call_se_ms"] = clock->call_se_ms;
+  j.parent_clock_gap = CheckParentClock(*clock, c.wall_ms);
+  if (!j.parent_clock_gap.empty()) e["parent_clock_gap"] = j.parent_clock_gap;
+}
+
+}  // namespace
+
+TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const TimingOptions& o,
+                            const Tolerance& tolerance, const std::string& device_model,
+                            const TimingTolerance& tol) {
+  TimingJudgement j;
+  const Stats ce = Summarize(c.event_ms), cw = Summarize(c.wall_ms), re = Summarize(r.event_ms);
+  for (TimingFinding& f : CheckConsistency(c, tol))
+    (f.kind == TimingEvidence::kForgery ? j.forgery : j.contention).push_back(std::move(f.text));
+  j.recheck_failures = CheckRechecks(c, r, tolerance);
+  if (c.variant != r.variant) j.forgery.push_back("timed variant differs from the reference's");
+  if (ce.median > 0 && re.median > 0) j.speedup = re.median / ce.median;
+  if (c.kernel_share) {
+    j.lazy = *c.kernel_share < o.lazy_threshold;
+    if (j.lazy) {
+      j.lazy_why =
+          fmt::format("{:.1f}% of GPU time in the candidate's own kernels (threshold {:.0f}%)",
+                      100 * *c.kernel_share, 100 * o.lazy_threshold);
+    }
+  }
+  WorkSize work;
+  work.bytes = static_cast<double>(r.input_bytes + r.output_bytes);
+  work.flops = r.flops;  // counted by the reference worker, never taken from the candidate
+  const Plausibility pl = CheckPlausibility(ce.median, j.speedup.value_or(0), work,
+                                            PeaksFor(device_model), o.speedup_cap);
+  j.implausible = pl.implausible;
+  j.implausible_why = pl.why;
+  j.evidence = {{"variant", c.variant},
+                {"baseline", o.baseline},
+                {"trials", c.event_ms.size()},
+                {"candidate_event_ms", ToJson(ce)},
+                {"candidate_wall_ms", ToJson(cw)},
+                {"candidate_tail_ms", ToJson(Summarize(c.tail_ms))},
+                {"reference_event_ms", ToJson(re)},
+                {"reference_wall_ms", ToJson(Summarize(r.wall_ms))},
+                {"parent_phase_ms", c.parent_ms},
+                {"reference_parent_phase_ms", r.parent_ms},
+                {"reference_timing_cached", r.from_cache},
+                {"lease_wait_ms", c.lease_wait_ms},
+                {"warmup_ms", c.warmup_ms},
+                {"l2_bytes", c.l2_bytes},
+                {"flush_bytes", c.flush_bytes},
+                {"l2_persist_reset", c.l2_persist_reset},
+                {"rechecked_calls", o.recheck_indices.size()},
+                {"kernel_share", c.kernel_share ? json(*c.kernel_share) : json(nullptr)},
+                {"own_kernel_ms", c.own_kernel_ms},
+                {"kernel_ms", c.kernel_ms},
+                {"top_kernels", c.top_kernels},
+                {"lazy_threshold", o.lazy_threshold},
+                {"roofline_floor_ms", pl.floor_ms ? json(*pl.floor_ms) : json(nullptr)},
+                {"bytes_moved", work.bytes},
+                {"reference_flops", work.flops ? json(*work.flops) : json(nullptr)},
+                {"inconsistencies", j.forgery},
+                {"contention", j.contention},
+                {"recheck_failures", j.recheck_failures}};
+  if (j.speedup) j.evidence["speedup_measured"] = *j.speedup;
+  if (!c.profile_error.empty()) j.evidence["profile_error"] = c.profile_error;
+  if (j.implausible) j.evidence["implausible"] = j.implausible_why;
+  if (j.lazy) j.evidence["lazy"] = j.lazy_why;
+  AddParentClock(c, r, j);
+  return j;
+}
+
+TimingRuling RuleOnTiming(const TimingJudgement& j, bool strict) {
+  TimingRuling r;
+  const auto joined = [](const std::vector<std::string>& v) {
+    return fmt::format("{}", fmt::join(v, "; "));
+  };
+  if (!j.forgery.empty()) {
+    r.incorrect = true;
+    r.flags.push_back("timing_inconsistent");
+    r.reasons.push_back({"timing_inconsistent", joined(j.forgery)});
+  }
+  if (!j.recheck_failures.empty()) {
+    r.incorrect = true;
+    r.reasons.push_back({"timed_output_mismatch", joined(j.recheck_failures)});
+  }
+  // Consistent with contention: the outcome stands, the speedup does not.
+  if (!j.contention.empty()) r.flags.push_back("timing_contended");
+  if (!j.parent_clock_gap.empty()) r.flags.push_back("parent_clock_gap");
+  if (j.lazy) {
+    r.flags.push_back("lazy_optimization");
+    if (strict) {
+      r.incorrect = true;
+      r.reasons.push_back({"lazy_optimization", j.lazy_why});
+    }
+  }
+  if (j.implausible) r.flags.push_back("implausible_speedup");
+  const bool void_speedup = !j.contention.empty() || !j.parent_clock_gap.empty();
+  if (!r.incorrect && !void_speedup) r.speedup = j.speedup;
+  return r;
+}
+
+}  // namespace tritonrl::eval
