@@ -5,7 +5,7 @@
 #
 #   BIN=<packed tritonrl folder> OUT=<out> KB=<folder holding KernelBench/level1..3> \
 #     bench/gpu/session.sh CALL STEP[:LIMIT_S]...
-#   steps: eval (bench/gpu/eval.sh), load (load_test.sh), kbmem (kernelbench_memory.sh),
+#   steps: eval (bench/gpu/eval.sh), runtime (runtime_guards.sh), load (load_test.sh), kbmem (kernelbench_memory.sh),
 #          throughput (measure.sh 4), warm (warm_workers.sh), sft (bench/train/sft_bench.sh),
 #          serve (bench/serve/throughput.py, grpo_loop.py), measure12 (measure.sh 1 2)
 set -uo pipefail
@@ -27,6 +27,7 @@ for spec in "$@"; do
   case "$step" in
     eval) cmd=(env OUT="$d" EVAL_JOBS=16 EVAL_TASKS="$W/medium" bench/gpu/eval.sh)
           [[ -d "$W/medium" ]] || python3 bench/gpu/derive_suite.py tasks "$W/medium" --keep medium >/dev/null 2>&1 || cmd=(env OUT="$d" EVAL_JOBS=16 bench/gpu/eval.sh) ;;
+    runtime) cmd=(env OUT="$d" bench/gpu/runtime_guards.sh) ;;
     load) cmd=(env OUT="$d" bench/gpu/load_test.sh) ;;
     kbmem) cmd=(env OUT="$d" bench/gpu/kernelbench_memory.sh "${KB:?}") ;;
     throughput) cmd=(env OUT="$d" bench/gpu/measure.sh 4) ;;
