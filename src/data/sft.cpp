@@ -159,10 +159,10 @@ Result<SftRecord> KernelBookRecord(const KernelBookRow& row, std::string* reject
   }
   // Our layout names the classes Model and ModelNew; the verifier looks for a class ModelNew, so
   // the classes are renamed (every whole-word use, e.g. super(X, self)), not aliased.
-  std::string reference = std::regex_replace(
-      row.python_code, std::regex("\\b" + row.entry_point + "\\b"), "Model");
-  std::string code = std::regex_replace(
-      row.triton_code, std::regex("\\b" + row.entry_point + "New\\b"), "ModelNew");
+  std::string reference =
+      std::regex_replace(row.python_code, std::regex("\\b" + row.entry_point + "\\b"), "Model");
+  std::string code = std::regex_replace(row.triton_code,
+                                        std::regex("\\b" + row.entry_point + "New\\b"), "ModelNew");
   const verify::Verdict v = verify::VerifyCode(code, {});
   if (!v.valid) {
     *reject = v.violations.empty() ? v.outcome : v.violations.front().rule;
