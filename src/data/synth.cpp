@@ -118,6 +118,14 @@ class Model(nn.Module):
 
 )";
 
+// The task file up to Model's forward: docstring, imports, metadata, shape constants.
+std::string ReferenceHead(const std::string& doc, const std::string& dtype, const std::string& tol,
+                          const std::string& variants) {
+  return Fill(
+      kHeader,
+      {{"DOC", "Synthetic: " + doc + "."}, {"DTYPE", dtype}, {"TOL", tol}, {"VARIANTS", variants}});
+}
+
 constexpr const char* kSolutionHeader = R"("""Triton solution: @DOC@"""
 import torch
 import torch.nn as nn
@@ -227,10 +235,7 @@ SynthTask Pointwise(rl::Xoshiro256& rng) {
   }
   std::string doc = fmt::format("pointwise chain x*w+{} then {} on a [rows, cols] {} tensor", shift,
                                 chain, dtype);
-  t.reference = Fill(kHeader, {{"DOC", "Synthetic: " + doc + "."},
-                               {"DTYPE", dtype},
-                               {"TOL", ""},
-                               {"VARIANTS", VariantsText("rows", "cols", shape)}});
+  t.reference = ReferenceHead(doc, dtype, "", VariantsText("rows", "cols", shape));
   t.reference += "    def forward(self, " + forward_args + "):\n" + first_line + ref_ops +
                  "        return v\n\n\n"
                  "def get_inputs():\n    return [" +
@@ -301,10 +306,7 @@ SynthTask RowReduce(rl::Xoshiro256& rng) {
                                "Row sums reach hundreds; a valid summation order moves them by "
                                "~1e-4, so atol is 1e-3 (1e-5 of the output scale).")
                    : "";
-  t.reference = Fill(kHeader, {{"DOC", "Synthetic: " + doc + "."},
-                               {"DTYPE", "float32"},
-                               {"TOL", tol},
-                               {"VARIANTS", VariantsText("rows", "cols", shape)}});
+  t.reference = ReferenceHead(doc, "float32", tol, VariantsText("rows", "cols", shape));
   t.reference += fmt::format(
       "    def forward(self, x):\n        v = x * {}\n        v = {}\n        return "
       "v.{}(dim=1)\n\n\ndef get_inputs():\n    return [torch.randn(rows, cols)]\n\n\n"
@@ -363,10 +365,7 @@ SynthTask ColReduce(rl::Xoshiro256& rng) {
                                "Column sums over up to 49152 rows reach thousands; a valid "
                                "summation order moves them by ~1e-4 or more.")
                    : "";
-  t.reference = Fill(kHeader, {{"DOC", "Synthetic: " + doc + "."},
-                               {"DTYPE", "float32"},
-                               {"TOL", tol},
-                               {"VARIANTS", VariantsText("rows", "cols", shape)}});
+  t.reference = ReferenceHead(doc, "float32", tol, VariantsText("rows", "cols", shape));
   t.reference += fmt::format(
       "    def forward(self, x):\n        v = x\n        v = {}\n        return "
       "v.{}(dim=0)\n\n\ndef get_inputs():\n    return [torch.randn(rows, cols)]\n\n\n"
@@ -423,10 +422,7 @@ SynthTask Softmax(rl::Xoshiro256& rng) {
           : Tolerance(1e-7, 1e-4,
                       "Softmax outputs are about 1/cols: the default atol of 1e-4 would let an "
                       "all-zero output pass.");
-  t.reference = Fill(kHeader, {{"DOC", "Synthetic: " + doc + "."},
-                               {"DTYPE", "float32"},
-                               {"TOL", tol},
-                               {"VARIANTS", VariantsText("rows", "cols", shape)}});
+  t.reference = ReferenceHead(doc, "float32", tol, VariantsText("rows", "cols", shape));
   t.reference += fmt::format(
       "    def forward(self, {0}):\n        return torch.{1}(x * {2}{3}, dim=1)\n\n\n"
       "def get_inputs():\n    return [torch.randn(rows, cols){4}]\n\n\n"
@@ -505,10 +501,7 @@ SynthTask Norm(rl::Xoshiro256& rng) {
       fmt::format("{} over the last dim with weight{}{} ({})", name, layer ? " and bias" : "",
                   act ? ", then " + act->name : "", dtype);
   const std::string cast = CastIn(dtype);
-  t.reference = Fill(kHeader, {{"DOC", "Synthetic: " + doc + "."},
-                               {"DTYPE", dtype},
-                               {"TOL", ""},
-                               {"VARIANTS", VariantsText("rows", "cols", shape)}});
+  t.reference = ReferenceHead(doc, dtype, "", VariantsText("rows", "cols", shape));
   const std::string call = layer ? "F.layer_norm(x, (x.shape[-1],), w, b, " + eps + ")"
                                  : "F.rms_norm(x, (x.shape[-1],), w, " + eps + ")";
   t.reference +=
@@ -620,9 +613,7 @@ SynthTask Matmul(rl::Xoshiro256& rng) {
       "}}\nM = {0}\nN = {0}\nK = {0}\n",
       medium, large);
   const std::string cast = CastIn(dtype);
-  t.reference = Fill(
-      kHeader,
-      {{"DOC", "Synthetic: " + doc + "."}, {"DTYPE", dtype}, {"TOL", tol}, {"VARIANTS", variants}});
+  t.reference = ReferenceHead(doc, dtype, tol, variants);
   t.reference += "    def forward(self, a, b" + std::string(bias ? ", bias" : "") +
                  "):\n        v = (a @ b) * " + alpha + "\n" +
                  (bias ? "        v = v + bias\n" : "") +
@@ -698,10 +689,7 @@ SynthTask Gather(rl::Xoshiro256& rng) {
       "    \"large\": {{\"rows\": 40000, \"n_idx\": 20000, \"cols\": {2}}},\n"
       "}}\nrows = 8192\nn_idx = 4096\ncols = {1}\n",
       shape.small_cols, shape.medium_cols, shape.large_cols);
-  t.reference = Fill(kHeader, {{"DOC", "Synthetic: " + doc + "."},
-                               {"DTYPE", "float32"},
-                               {"TOL", ""},
-                               {"VARIANTS", variants}});
+  t.reference = ReferenceHead(doc, "float32", "", variants);
   t.reference += fmt::format(
       "    def forward(self, x, idx):\n        v = x.index_select(0, idx) * {}\n        v = {}\n"
       "        return v\n\n\n"

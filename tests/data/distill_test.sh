@@ -11,7 +11,7 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 T="$(mktemp -d)"
 mkdir -p "$T/suite"
 cp "$TASKS/level1/1_ReLU.py" "$TASKS/level1/8_Sigmoid.py" "$T/suite/"
-python3 "$HERE/fake_openai_server.py" "$T/port" &
+python3 "$HERE/fake_openai_server.py" "$T/port" "$TASKS/solutions/level1/1_ReLU.py" &
 SERVER=$!
 trap 'kill $SERVER; rm -rf "$T"' EXIT
 for _ in $(seq 50); do [[ -s "$T/port" ]] && break; sleep 0.1; done

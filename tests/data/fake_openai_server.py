@@ -4,38 +4,15 @@ reports how many completion requests it answered. Per prompt, the n-th request g
 answer n mod 3: a correct Triton solution (for the ReLU task), prose without code, and a
 `torch.relu` cheat. Every fourth request overall first fails with 503 to exercise retries.
 
-Usage: fake_openai_server.py PORT_FILE  (binds 127.0.0.1 on a free port and writes it there)
+Usage: fake_openai_server.py PORT_FILE RELU_SOLUTION  (binds 127.0.0.1 on a free port and writes
+it to PORT_FILE; RELU_SOLUTION is the file served as the correct answer)
 """
 import http.server
 import json
 import sys
 import threading
 
-RELU = '''import torch
-import torch.nn as nn
-import triton
-import triton.language as tl
-
-
-@triton.jit
-def _relu_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-    tl.store(out_ptr + offs, tl.maximum(x, 0.0), mask=mask)
-
-
-class ModelNew(nn.Module):
-    def __init__(self):
-        super().__init__()
-
-    def forward(self, x):
-        x = x.contiguous()
-        out = torch.empty_like(x)
-        n = x.numel()
-        _relu_kernel[(triton.cdiv(n, 1024),)](x, out, n, BLOCK=1024)
-        return out
-'''
+RELU = open(sys.argv[2]).read()  # the suite's honest ReLU solution
 CHEAT = '''import torch
 import torch.nn as nn
 import triton
