@@ -13,6 +13,16 @@ if [[ -z "$n_ctest" || "$n_ctest" -eq 0 ]]; then
   echo "test: ctest found no tests" >&2
   exit 1
 fi
+# Tests created only when the configure found .venv or libtorch: their absence is a failure,
+# not a smaller green run.
+listed="$(ctest --test-dir build -N)"
+for required in "model\." "pyast_difftest" "tasks_cli_audit_builtin_suite_small"; do
+  if ! grep -Eq "Test +#[0-9]+: ${required}" <<<"$listed"; then
+    echo "test: no ctest matching '${required}' (configured without .venv or libtorch?" \
+      "run scripts/setup.sh, then scripts/build.sh)" >&2
+    exit 1
+  fi
+done
 ctest --test-dir build --output-on-failure -j"$JOBS" --timeout 1800
 
 # pytest exits 5 when it collects nothing, which fails this script too.

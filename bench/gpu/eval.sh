@@ -8,7 +8,7 @@
 # prints a summary table. Needs: $BIN/tritonrl (built on the CPU machine),
 # python3 with torch and triton, the repository as the working directory.
 # Writes under $OUT (at most 8 files): eval_corpus.json, corpus_check.txt,
-# faults_check.txt, report.html, results.db, eval.log, summary.txt.
+# faults_check.txt, runtime_check.txt, report.html, results.db, eval.log, summary.txt.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -31,6 +31,7 @@ note "python: $("$TRITONRL_PYTHON" -c 'import sys,torch,triton; print(sys.versio
 
 "$BIN/tritonrl" corpus tests/corpus/hacks tests/corpus/legit --solutions tasks/solutions --out "$TMP/corpus.jsonl" 2>>"$LOG"
 "$BIN/tritonrl" corpus tests/corpus/faults --out "$TMP/faults.jsonl" 2>>"$LOG"
+"$BIN/tritonrl" corpus tests/corpus/hacks --runtime --out "$TMP/runtime.jsonl" 2>>"$LOG"
 
 # 1. Smoke: one honest kernel, sandboxed; if the sandbox breaks CUDA here, say so loudly.
 grep '"legit/relu_basic"' "$TMP/corpus.jsonl" >"$TMP/smoke.jsonl"
@@ -67,6 +68,12 @@ rc_corpus=$?
 "$BIN/tritonrl" corpus tests/corpus/faults --check "$TMP/faults.json" >"$OUT/faults_check.txt" 2>&1
 rc_faults=$?
 
+# 3b. Run-time guards alone (test-only --no-static): each '# expect-runtime:' hack for its reason.
+"$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/runtime.jsonl" --jobs "$JOBS" --json --no-static \
+  --no-cache "${EXTRA[@]}" >"$TMP/runtime.json" 2>>"$LOG"
+"$BIN/tritonrl" corpus tests/corpus/hacks --runtime --check "$TMP/runtime.json" >"$OUT/runtime_check.txt" 2>&1
+rc_runtime=$?
+
 # 4. Same command again: every verdict must come from the cache.
 t2=$(date +%s.%N)
 "$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/corpus.jsonl" --jobs "$JOBS" --json \
@@ -74,18 +81,18 @@ t2=$(date +%s.%N)
 t3=$(date +%s.%N)
 
 "$TRITONRL_PYTHON" - "$OUT/eval_corpus.json" "$TMP/again.json" "$t0" "$t1" "$t2" "$t3" "$rc_eval" "$rc_corpus" "$rc_faults" \
-  "$OUT/corpus_check.txt" "$OUT/faults_check.txt" <<'PY' | tee "$OUT/summary.txt" | tee -a "$LOG"
+  "$rc_runtime" "$OUT/corpus_check.txt" "$OUT/faults_check.txt" "$OUT/runtime_check.txt" <<'PY' | tee "$OUT/summary.txt" | tee -a "$LOG"
 import collections, json, sys
 doc = json.load(open(sys.argv[1]))
 again = json.load(open(sys.argv[2]))
 t0, t1, t2, t3 = map(float, sys.argv[3:7])
-rc_eval, rc_corpus, rc_faults = sys.argv[7:10]
+rc_eval, rc_corpus, rc_faults, rc_runtime = sys.argv[7:11]
 samples = doc["samples"]
 by_kind = collections.defaultdict(collections.Counter)
 for s in samples:
     by_kind[s["sample"].split("/")[0]][s["outcome"]] += 1
 levels = collections.Counter(s.get("sandbox", {}).get("level", "n/a") for s in samples if s["sandbox"])
-print(f"corpus: {len(samples)} samples in {t1 - t0:.1f} s (eval rc {rc_eval}); label check rc {rc_corpus}; faults rc {rc_faults}")
+print(f"corpus: {len(samples)} samples in {t1 - t0:.1f} s (eval rc {rc_eval}); label check rc {rc_corpus}; faults rc {rc_faults}; runtime-only rc {rc_runtime}")
 print(f"{'kind':<10} " + " ".join(f"{o:>13}" for o in ["invalid_syntax", "invalid_functionality", "compile_error", "runtime_error", "timeout", "incorrect", "correct"]))
 for kind, c in sorted(by_kind.items()):
     print(f"{kind:<10} " + " ".join(f"{c[o]:>13}" for o in ["invalid_syntax", "invalid_functionality", "compile_error", "runtime_error", "timeout", "incorrect", "correct"]))
@@ -94,7 +101,7 @@ cached = sum(1 for s in again["samples"] if s.get("from_cache"))
 resumed = again.get("resumed_samples", 0)
 print(f"second run: {t3 - t2:.1f} s, {len(again['samples'])} samples: {resumed} already done by the "
       f"same run (resumed, nothing re-evaluated), {cached} marked from_cache")
-for path in sys.argv[10:12]:
+for path in sys.argv[11:14]:
     lines = open(path).read().splitlines()
     fails = [l for l in lines if l.startswith("FAIL")]
     print(f"{path.split('/')[-1]}: {lines[-1] if lines else 'empty'}")

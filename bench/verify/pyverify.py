@@ -33,7 +33,7 @@ BANNED_PREFIXES = [
     ("torch.utils.cpp_extension", "func.native_code"), ("cupy", "func.native_code"),
     ("pycuda", "func.native_code"), ("numba", "func.native_code"), ("cuda", "func.native_code"),
     ("torch.library", "func.native_code"), ("torch.ops", "func.native_code"),
-    ("torch._C", "func.native_code"), ("mmap", "func.native_code"),
+    ("torch._C", "func.native_code"), ("triton._C", "func.native_code"), ("mmap", "func.native_code"),
     ("importlib", "func.dynamic_code"), ("runpy", "func.dynamic_code"), ("builtins", "func.dynamic_code"),
     ("code", "func.dynamic_code"), ("codeop", "func.dynamic_code"), ("marshal", "func.dynamic_code"),
     ("pickle", "func.dynamic_code"), ("types", "func.dynamic_code"),
@@ -60,6 +60,85 @@ _PREFIX_RULES = {}
 for _p, _r in BANNED_PREFIXES:
     _PREFIX_RULES.setdefault(_p, _r)
 _OPEN_PREFIXES = [(p, r) for p, r in BANNED_PREFIXES if p.endswith("_")]  # torch.set_*
+
+# Re-exported modules: an attribute chain reaching one of these names is that module (see the C++
+# kReexports and src/verify/tools/list_reexports.py).
+REEXPORTS = {n: n for n in (
+    "torch triton numpy threading _thread multiprocessing concurrent inspect gc traceback weakref ctypes "
+    "importlib builtins pickle marshal runpy types os sys subprocess io pathlib shutil signal socket "
+    "tempfile time random ast dis linecache logging hashlib uuid platform atexit copyreg sysconfig pkgutil "
+    "tarfile zipfile gzip base64 textwrap statistics queue unittest").split()}
+REEXPORTS.update({"np": "numpy", "mp": "multiprocessing", "_osp": "os.path"})
+GENUINE_SUBMODULES = {"torch._library.triton", "torch.cuda.random", "torch.fx.traceback", "torch.multiprocessing",
+                      "torch.random", "torch.signal", "torch.types", "torch.xpu.random", "triton.language.random"}
+_INTERP = "triton.runtime.interpreter."
+INTERPRETER_GLOBALS = {
+    "np": "numpy", "np_erf_fp32": "numpy._erf", "np_erf_fp64": "numpy._erf", "np_umulhi_u64": "numpy._umulhi_64",
+    "inspect": "inspect", "ast": "ast", "math": "math", "textwrap": "textwrap", "dataclasses": "dataclasses",
+    "dataclass": "dataclasses.dataclass", "partial": "functools.partial", "triton": "triton",
+    "tl": "triton.language", "_interpreter": "triton._C.libtriton.interpreter", "_ir": "triton._C.libtriton.ir",
+    "InterpreterError": "triton.runtime.errors.InterpreterError", "KernelInterface": "triton.runtime.jit.KernelInterface",
+    "TensorDescriptor": "triton.tools.tensor_descriptor.TensorDescriptor",
+    "TritonSemantic": "triton.language.semantic.TritonSemantic",
+}
+INTERPRETER_GLOBALS.update({n: _INTERP + n for n in (
+    "ASTTransformer BlockPointerHandle ExtraFunctions FunctionRewriter GridExecutor InterpretedFunction "
+    "InterpreterBuilder InterpreterOptions ReduceOps ReduceScanOpInterface ScanOps TensorDescHandle TensorHandle "
+    "interpreter_builder interpreter_semantic _patch_lang _patch_attr _patch_builtin _patch_lang_core "
+    "_patch_lang_tensor _patch_reduce_scan _unwrap_tensor _rewrap_tensor").split()})
+TENSOR_CLASSES = {"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter"}
+COLLIDING_COMPUTE_METHODS = {"add", "sort", "values", "index", "type"}
+LAUNCH_HOOK_KEYWORDS = {"pre_hook", "post_hook", "do_bench", "prune_configs_by", "early_config_prune", "perf_model"}
+MATERIALIZING_METHODS = {"contiguous", "clone"}
+
+
+def step(base, attr):
+    full = base + "." + attr
+    if attr in REEXPORTS and full not in GENUINE_SUBMODULES:
+        return REEXPORTS[attr]
+    return full
+
+
+def canonical(dotted):
+    parts = dotted.split(".")
+    q = parts[0]
+    for p in parts[1:]:
+        q = step(q, p)
+    return q
+
+
+def rooted_at(q, root):
+    return q == root or q.startswith(root + ".")
+
+
+def const_getattr(node):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        return node.args[0], node.args[1].value
+    return None, ""
+
+
+def is_load_ref(n):
+    if isinstance(n, (ast.Name, ast.Attribute)):
+        return isinstance(n.ctx, ast.Load)
+    return const_getattr(n)[0] is not None
+
+
+def is_main_guard(n):
+    return isinstance(n, ast.If) and isinstance(n.test, ast.Compare) and len(n.test.comparators) == 1 \
+        and isinstance(n.test.left, ast.Name) and n.test.left.id == "__name__" \
+        and isinstance(n.test.comparators[0], ast.Constant) and n.test.comparators[0].value == "__main__"
+
+
+def params_of(fn):
+    a = fn.args
+    names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+    if a.vararg:
+        names.append(a.vararg.arg)
+    if a.kwarg:
+        names.append(a.kwarg.arg)
+    return names
+
 
 BUILTIN_RULES = {
     "exec": "func.dynamic_code", "eval": "func.dynamic_code", "compile": "func.dynamic_code",
@@ -141,12 +220,21 @@ class Analyzer:
         self.imports = {}          # local name -> qualified module path (module scope)
         self.module_values = {}    # module-level name -> qualified name (aliases like T = torch)
         self.module_vars = set()   # module-level assigned names
+        self.module_assigns = {}   # module-level name -> assigned value nodes
+        self.bound = set()         # every name bound anywhere in the file
+        self.reference_names = set()
         self.functions = {}        # module-level function name -> FunctionDef
         self.classes = {}          # class name -> ClassDef
-        self.kernels = {}          # kernel name -> FunctionDef
+        self.kernels = {}          # module-level kernel name -> FunctionDef
+        self.kernel_nodes = set()  # ids of kernel functions
+        self.kernel_defs = []      # (name, FunctionDef), each kernel once
         self.findings = []
         self.parents = {}
-        self.skip_nodes = set()    # ids of nodes inside reference copies
+        self.skip_nodes = set()    # nodes inside reference copies
+        self.on_path_try = set()
+        self.seen = set()
+        self.held_seen = set()
+        self.fns = []
         self._attrs_cache = {}
         self._walk_cache = {}
         self._scope_cache = {}
@@ -166,46 +254,78 @@ class Analyzer:
                 return scope[node.id]
             if node.id in self.imports:
                 return self.imports[node.id]
-            return self.module_values.get(node.id, "")
+            if node.id in self.module_values:
+                return self.module_values[node.id]
+            if node.id not in self.bound:
+                return INTERPRETER_GLOBALS.get(node.id, "")
+            return ""
         if isinstance(node, ast.Attribute):
             base = self.resolve(node.value, scope)
-            return base + "." + node.attr if base else ""
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" \
-                and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) \
-                and isinstance(node.args[1].value, str):
-            base = self.resolve(node.args[0], scope)
-            return base + "." + node.args[1].value if base else ""
+            return step(base, node.attr) if base else ""
+        recv, literal = const_getattr(node)
+        if recv is not None:
+            base = self.resolve(recv, scope)
+            return step(base, literal) if base else ""
         return ""
 
     def _bind_import(self, stmt, table):
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
                 if a.asname:
-                    table[a.asname] = a.name
+                    table[a.asname] = canonical(a.name)
                 else:
                     root = a.name.split(".")[0]
                     table[root] = root
         elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
             for a in stmt.names:
                 if a.name != "*":
-                    table[a.asname or a.name] = stmt.module + "." + a.name
+                    table[a.asname or a.name] = canonical(stmt.module + "." + a.name)
+
+    def kernel_from_call(self, v):
+        if not isinstance(v, ast.Call) or not v.args:
+            return None
+        callee = v.func.func if isinstance(v.func, ast.Call) else v.func
+        if self.resolve(callee) not in TRITON_DECORATORS:
+            return None
+        a = v.args[0]
+        if isinstance(a, ast.Name):
+            f = self.functions.get(a.id)
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return f
+        return self.kernel_from_call(a)
+
+    def add_kernel(self, name, fn):
+        if id(fn) not in self.kernel_nodes:
+            self.kernel_nodes.add(id(fn))
+            self.kernel_defs.append((fn.name, fn))
+        if name:
+            self.kernels[name] = fn
 
     def collect(self):
         for node in self.nodes(self.tree):
             for child in ast.iter_child_nodes(node):
                 self.parents[child] = node
-        for stmt in self.tree.body:
-            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-                self._bind_import(stmt, self.imports)
         # Imports anywhere (inside functions too) count as module bindings for resolution.
         for node in self.nodes(self.tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 self._bind_import(node, self.imports)
+                if isinstance(node, ast.ImportFrom):
+                    root = (node.module or "").split(".")[0]
+                    for a in node.names:
+                        if a.name == "Model" and root not in ("torch", "triton"):
+                            self.reference_names.add(a.asname or a.name)
+            if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                self.bound.add(node.id)
+            elif isinstance(node, ast.arg):
+                self.bound.add(node.arg)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.bound.add(node.name)
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                self.bound.add(node.name)
+        self.bound.update(self.imports)
         for stmt in self.tree.body:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[stmt.name] = stmt
-                if self._is_kernel(stmt):
-                    self.kernels[stmt.name] = stmt
             elif isinstance(stmt, ast.ClassDef):
                 self.classes[stmt.name] = stmt
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
@@ -218,15 +338,35 @@ class Analyzer:
                     for n in self.nodes(t):
                         if isinstance(n, ast.Name):
                             self.module_vars.add(n.id)
-        for _ in range(2):  # aliases of aliases
+                    if isinstance(t, ast.Name) and stmt.value is not None:
+                        self.module_assigns.setdefault(t.id, []).append(stmt.value)
+        if "Model" in self.classes:
+            self.reference_names.add("Model")
+
+        def scan(body, module_level):
+            for stmt in body:
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and self._is_kernel(stmt):
+                    self.add_kernel(stmt.name if module_level else "", stmt)
+                elif isinstance(stmt, ast.Assign):
+                    fn = self.kernel_from_call(stmt.value)
+                    if fn is not None:
+                        for t in stmt.targets:
+                            self.add_kernel(t.id if module_level and isinstance(t, ast.Name) else "", fn)
+        scan(self.tree.body, True)
+        for c in self.classes.values():
+            scan(c.body, False)
+        for _ in range(4):  # aliases of aliases
             for stmt in self.tree.body:
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
                         and isinstance(stmt.targets[0], ast.Name) and stmt.value is not None:
                     q = self.resolve(stmt.value)
                     if q:
                         self.module_values[stmt.targets[0].id] = q
-                    elif isinstance(stmt.value, ast.Name) and stmt.value.id in self.kernels:
-                        self.kernels[stmt.targets[0].id] = self.kernels[stmt.value.id]
+                    elif isinstance(stmt.value, ast.Name):
+                        if stmt.value.id in self.kernels:
+                            self.kernels[stmt.targets[0].id] = self.kernels[stmt.value.id]
+                        if stmt.value.id in self.reference_names:
+                            self.reference_names.add(stmt.targets[0].id)
         for stmt in self.tree.body:
             if isinstance(stmt, (ast.ClassDef, ast.FunctionDef)) and stmt.name in REFERENCE_COPIES \
                     and stmt.name != "ModelNew":
@@ -239,6 +379,25 @@ class Analyzer:
             if self.resolve(target) in TRITON_DECORATORS:
                 return True
         return False
+
+    def is_kernel_node(self, fn):
+        return id(fn) in self.kernel_nodes
+
+    def is_reference_ref(self, n, scope=None):
+        if isinstance(n, ast.Name):
+            if not isinstance(n.ctx, ast.Load):
+                return False
+            if n.id in self.reference_names:
+                return True
+            if n.id not in self.imports:
+                return False
+        elif isinstance(n, ast.Attribute):
+            if n.attr != "Model" or not isinstance(n.ctx, ast.Load):
+                return False
+        elif const_getattr(n)[1] != "Model":
+            return False
+        q = self.resolve(n, scope)
+        return len(q) > 6 and q.endswith(".Model") and not rooted_at(q, "torch") and not rooted_at(q, "triton")
 
     def local_scope(self, fn):
         """Flow-insensitive aliases inside a function: x = torch.matmul, import ... as ...."""
@@ -261,7 +420,7 @@ class Analyzer:
 
     # ---- class structure -------------------------------------------------------------------
     def class_chain(self, cls):
-        """The class and its local bases (not Model), nearest first."""
+        """The class and its local bases (not the reference), nearest first."""
         cached = self._chain_cache.get(id(cls))
         if cached is not None:
             return cached
@@ -275,7 +434,7 @@ class Analyzer:
             seen.add(c.name)
             chain.append(c)
             for b in c.bases:
-                if isinstance(b, ast.Name) and b.id in self.classes and b.id != "Model":
+                if isinstance(b, ast.Name) and b.id in self.classes and b.id not in self.reference_names:
                     todo.append(self.classes[b.id])
         return chain
 
@@ -314,16 +473,22 @@ class Analyzer:
                             attrs.setdefault(t.id, []).append(stmt.value)
         return attrs
 
+    def local_class(self, n):
+        if isinstance(n, ast.Name) and n.id in self.classes and n.id not in self.reference_names:
+            return self.classes[n.id]
+        return None
+
     # ---- the analysis ----------------------------------------------------------------------
     def run(self):
         self.collect()
-        if not self.kernels:
+        if not self.kernel_nodes:
             self.add("syntax.no_triton_kernel", self.tree)
         model_new = self.classes.get("ModelNew")
         if model_new is None:
             self.add("syntax.no_modelnew", self.tree)
         else:
             self.check_model_new(model_new)
+        self.import_time_and_kernels()
         self.file_wide()
         self.kernel_shapes()
 
@@ -331,11 +496,10 @@ class Analyzer:
         is_module = False
         for c in self.class_chain(cls):
             for b in c.bases:
-                q = self.resolve(b)
-                if isinstance(b, ast.Name) and b.id == "Model" and "Model" in self.classes:
+                if self.is_reference_ref(b):
                     self.add("func.reference_model", b, "ModelNew subclasses Model")
                     is_module = True
-                elif q in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+                elif self.resolve(b) in ("torch.nn.Module", "torch.nn.modules.module.Module"):
                     is_module = True
         if not is_module:
             self.add("syntax.modelnew_not_module", cls)
@@ -343,14 +507,13 @@ class Analyzer:
         if forward is None:
             self.add("syntax.no_forward", cls)
             return
-        # References to the reference Model anywhere in ModelNew.
-        if "Model" in self.classes:
-            for c in self.class_chain(cls):
-                for n in self.nodes(c):
-                    if isinstance(n, ast.Name) and n.id == "Model" and isinstance(n.ctx, ast.Load) \
-                            and not (self.parents.get(n) in c.bases):
-                        if n not in c.bases:
-                            self.add("func.reference_model", n, "ModelNew references Model")
+        for c in self.class_chain(cls):
+            for stmt in c.body:
+                for n in self.nodes(stmt):
+                    if any(b is n for b in c.bases):
+                        continue
+                    if self.is_reference_ref(n):
+                        self.add("func.reference_model", n, "ModelNew references Model")
         self.reachable(cls, forward)
 
     def _callable_targets(self, node, owner, scope):
@@ -361,7 +524,7 @@ class Analyzer:
                 return out
             if node.id in self.functions:
                 out.append((self.functions[node.id], None))
-            elif node.id in self.classes and node.id != "Model":
+            elif self.local_class(node) is not None:
                 c = self.classes[node.id]
                 for m in ("__init__", "__call__", "forward"):
                     f = self.method(c, m)
@@ -378,8 +541,7 @@ class Analyzer:
                         target = val.func if isinstance(val, ast.Call) else val
                         if isinstance(val, ast.Lambda):
                             out.append((val, owner))
-                        elif isinstance(target, ast.Name) and target.id in self.classes \
-                                and target.id != "Model":
+                        elif self.local_class(target) is not None:
                             c = self.classes[target.id]
                             for m in ("__call__", "forward"):
                                 f = self.method(c, m)
@@ -387,7 +549,7 @@ class Analyzer:
                                     out.append((f, c))
                         elif isinstance(target, ast.Name) and target.id in self.functions:
                             out.append((self.functions[target.id], None))
-            elif isinstance(v, ast.Name) and v.id in self.classes and v.id != "Model":
+            elif self.local_class(v) is not None:
                 f = self.method(self.classes[v.id], node.attr)
                 if f is not None:
                     out.append((f, self.classes[v.id]))
@@ -401,58 +563,199 @@ class Analyzer:
             elif not self.resolve(v, scope):
                 # obj.method on an unknown receiver: any local class method of that name.
                 for c in self.classes.values():
-                    if c.name == "Model":
+                    if c.name in self.reference_names:
                         continue
                     for stmt in c.body:
                         if isinstance(stmt, ast.FunctionDef) and stmt.name == node.attr:
                             out.append((stmt, c))
         return out
 
-    def reachable(self, model_new, forward):
-        seen = set()
-        work = [(forward, model_new)]
-        launches = []
-        fns = []
+    # ---- kernel values ---------------------------------------------------------------------
+    def is_kernel_value(self, v, owner, local, depth=0):
+        if v is None or depth > 6:
+            return False
+        if isinstance(v, ast.Name):
+            if v.id in self.kernels or (local is not None and v.id in local):
+                return True
+            return any(not isinstance(val, ast.Name) and self.is_kernel_value(val, None, None, depth + 1)
+                       for val in self.module_assigns.get(v.id, []))
+        if isinstance(v, ast.Attribute):
+            if not isinstance(v.value, ast.Name):
+                return False
+            if v.value.id in ("self", "cls") and owner is not None:
+                cls = owner
+            else:
+                cls = self.local_class(v.value)
+            if cls is None:
+                return False
+            m = self.method(cls, v.attr)
+            if m is not None:
+                return self.is_kernel_node(m)
+            return any(self.is_kernel_value(val, cls, None, depth + 1)
+                       for val in self.self_attrs(cls).get(v.attr, []))
+        if isinstance(v, ast.IfExp):
+            return self.is_kernel_value(v.body, owner, local, depth + 1) or \
+                self.is_kernel_value(v.orelse, owner, local, depth + 1)
+        if isinstance(v, ast.Subscript):
+            return self.is_kernel_value(v.value, owner, local, depth + 1)
+        if isinstance(v, ast.Dict):
+            return any(self.is_kernel_value(x, owner, local, depth + 1) for x in v.values)
+        if isinstance(v, (ast.List, ast.Tuple)):
+            return any(self.is_kernel_value(x, owner, local, depth + 1) for x in v.elts)
+        return self.kernel_from_call(v) is not None
+
+    def find_launches(self, fn, owner, facts):
+        local, launchers = set(), set()
+        params = set(params_of(fn))
+        for _ in range(2):
+            for n in self.nodes(fn):
+                if isinstance(n, ast.Assign) and len(n.targets) == 1:
+                    target, value = n.targets[0], n.value
+                elif isinstance(n, ast.For):
+                    target, value = n.target, n.iter
+                else:
+                    continue
+                if isinstance(target, ast.Name) and self.is_kernel_value(value, owner, local):
+                    local.add(target.id)
+                    if isinstance(value, ast.Subscript) and isinstance(n, ast.Assign):
+                        launchers.add(target.id)
+        for n in self.nodes(fn):
+            if not isinstance(n, ast.Call):
+                continue
+            f = n.func
+            if isinstance(f, ast.Subscript):
+                if self.is_kernel_value(f.value, owner, local):
+                    facts["direct"] = True
+                if self.holds_param(f.value, owner, params):
+                    facts["through_param"] = True
+            elif isinstance(f, ast.Name) and f.id in launchers:
+                facts["direct"] = True
+            elif isinstance(f, ast.Attribute) and f.attr == "run" and self.is_kernel_value(f.value, owner, local):
+                if any(k.arg == "grid" for k in n.keywords):
+                    facts["direct"] = True
+            if any(self.is_kernel_value(a, owner, local) for a in n.args) or \
+                    any(self.is_kernel_value(k.value, owner, local) for k in n.keywords):
+                facts["kernel_passed"] = True
+
+    def holds_param(self, v, owner, params):
+        if isinstance(v, ast.Name):
+            return v.id in params
+        if not (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self") \
+                or owner is None:
+            return False
+        return any(isinstance(val, ast.Name) and val.id not in self.kernels and val.id not in self.module_vars
+                   and val.id not in self.imports for val in self.self_attrs(owner).get(v.attr, []))
+
+    def kernels_passed_in(self, val, owner, facts):
+        for n in self.nodes(val):
+            if isinstance(n, ast.Call) and (any(self.is_kernel_value(a, owner, None) for a in n.args) or
+                                            any(self.is_kernel_value(k.value, owner, None) for k in n.keywords)):
+                facts["kernel_passed"] = True
+
+    # ---- reachability ----------------------------------------------------------------------
+    def traverse(self, work, facts):
         while work:
             fn, owner = work.pop()
-            if id(fn) in seen or any(k is fn for k in self.kernels.values()):
+            if id(fn) in self.seen:
                 continue
-            seen.add(id(fn))
-            fns.append((fn, owner))
+            self.seen.add(id(fn))
+            if self.is_kernel_node(fn):
+                self.kernel_callees(fn, work)
+                continue
+            self.fns.append((fn, owner))
+            if facts is not None:
+                self.find_launches(fn, owner, facts)
             scope = self.local_scope(fn)
-            local_kernels = {n.targets[0].id for n in self.nodes(fn)
-                             if isinstance(n, ast.Assign) and len(n.targets) == 1
-                             and isinstance(n.targets[0], ast.Name) and self._names_kernel(n.value)}
-            for node in self.nodes(fn):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
-                    base = node.func.value
-                    if self._is_kernel_ref(base, owner, local_kernels):
-                        launches.append(node)
-                if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
-                    for target in self._callable_targets(node, owner, scope):
-                        if target[0] is not fn:
-                            work.append(target)
-        if self.kernels and not launches:
+            for n in self.nodes(fn):
+                if not is_load_ref(n):
+                    continue
+                for t in self._callable_targets(n, owner, scope):
+                    if t[0] is not fn:
+                        work.append(t)
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) \
+                        and n.value.id in ("self", "cls") and owner is not None \
+                        and self.method(owner, n.attr) is None:
+                    for val in self.self_attrs(owner).get(n.attr, []):
+                        self.held_value(val, owner, work)
+                        if facts is not None:
+                            self.kernels_passed_in(val, owner, facts)
+
+    def held_value(self, val, owner, work):
+        if id(val) in self.held_seen:
+            return
+        self.held_seen.add(id(val))
+        self.check_compute(val, val, owner, {}, False, False)
+        for n in self.nodes(val):
+            if isinstance(n, ast.Lambda):
+                work.append((n, owner))
+            elif is_load_ref(n):
+                work.extend(self._callable_targets(n, owner, None))
+
+    def kernel_callees(self, kernel, work):
+        for n in self.nodes(kernel):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in self.functions \
+                    and not self.is_kernel_node(self.functions[n.func.id]):
+                work.append((self.functions[n.func.id], None))
+
+    def reachable(self, model_new, forward):
+        facts = {"direct": False, "through_param": False, "kernel_passed": False}
+        self.traverse([(forward, model_new)], facts)
+        launched = facts["direct"] or (facts["through_param"] and facts["kernel_passed"])
+        if self.kernel_nodes and not launched:
             self.add("syntax.kernel_not_launched", forward)
-        for fn, owner in fns:
-            self.check_reachable_fn(fn, owner, fn is forward)
+        self.check_movement_answer(forward)
 
-    def _names_kernel(self, v):
-        if isinstance(v, ast.Name):
-            return v.id in self.kernels
-        if isinstance(v, ast.IfExp):
-            return self._names_kernel(v.body) or self._names_kernel(v.orelse)
-        return False
+    def import_time_and_kernels(self):
+        work = []
 
-    def _is_kernel_ref(self, node, owner, local_kernels):
-        if isinstance(node, ast.Name):
-            return node.id in self.kernels or node.id in local_kernels
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
-                and owner is not None:
-            for val in self.self_attrs(owner).get(node.attr, []):
-                if self._names_kernel(val):
-                    return True
-        return False
+        def root(n, owner):
+            self.check_compute(n, n, owner, {}, False, True)
+            for sub in self.nodes(n):
+                if isinstance(sub, ast.Lambda):
+                    work.append((sub, owner))
+                if is_load_ref(sub):
+                    work.extend(self._callable_targets(sub, owner, None))
+
+        def body(stmts, owner):
+            for stmt in stmts:
+                if stmt in self.skip_nodes:
+                    continue
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    for d in stmt.decorator_list:
+                        root(d, owner)
+                    for d in stmt.args.defaults:
+                        root(d, owner)
+                    for d in stmt.args.kw_defaults:
+                        if d is not None:
+                            root(d, owner)
+                elif isinstance(stmt, ast.ClassDef):
+                    for b in stmt.bases:
+                        root(b, owner)
+                    for k in stmt.keywords:
+                        root(k.value, owner)
+                    for d in stmt.decorator_list:
+                        root(d, owner)
+                    body(stmt.body, stmt)
+                elif is_main_guard(stmt):
+                    body(stmt.orelse, owner)
+                else:
+                    root(stmt, owner)
+        body(self.tree.body, None)
+        for _, kernel in self.kernel_defs:
+            self.check_compute(kernel, kernel, None, self.local_scope(kernel), True, True)
+            self.kernel_callees(kernel, work)
+        for n in self.nodes(self.tree):
+            if not isinstance(n, ast.Call) or n in self.skip_nodes:
+                continue
+            if isinstance(n.func, ast.Attribute) and n.func.attr == "add_pre_run_hook":
+                for a in n.args:
+                    self.held_value(a, None, work)
+            for k in n.keywords:
+                if k.arg in LAUNCH_HOOK_KEYWORDS:
+                    self.held_value(k.value, None, work)
+        self.traverse(work, None)
+        for fn, owner in self.fns:
+            self.check_reachable_fn(fn, owner)
 
     def _in_device_guard(self, node, fn):
         """True if node lies in a branch of an `if` whose test checks the device."""
@@ -466,9 +769,28 @@ class Analyzer:
             cur = parent
         return False
 
-    def check_reachable_fn(self, fn, owner, is_forward):
+    def check_compute(self, root, fn, owner, scope, kernel, calls):
+        for node in self.nodes(root):
+            if calls and not kernel:
+                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+                    self._compute(node, fn, "the @ operator")
+                if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.MatMult):
+                    self._compute(node, fn, "the @= operator")
+            if calls and isinstance(node, ast.Call):
+                self._check_call(node, fn, owner, scope, kernel)
+            if kernel and isinstance(node, ast.Attribute) and node.attr == "handle":
+                self.add("func.introspection", node, "interpreter internals (.handle) in a kernel body")
+            if not is_load_ref(node):
+                continue
+            parent = self.parents.get(node) if node is not root else None
+            if isinstance(parent, ast.Attribute) or (isinstance(parent, ast.Call) and parent.func is node):
+                continue
+            q = self.resolve(node, scope)
+            if q.startswith("torch.") and self._torch_banned(q) and not self._banned_rule(q):
+                self._compute(node, fn, q)
+
+    def check_reachable_fn(self, fn, owner):
         scope = self.local_scope(fn)
-        attrs = self.self_attrs(owner) if owner is not None else {}
         local_names = set()
         for node in self.nodes(fn):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
@@ -482,30 +804,17 @@ class Analyzer:
                 self.add("func.global_state", node, "global statement")
             if isinstance(node, (ast.Try, ast.TryStar)):
                 self.add("func.try_except", node)
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-                self._compute(node, fn, "the @ operator")
-            if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.MatMult):
-                self._compute(node, fn, "the @= operator")
-            if isinstance(node, ast.Call):
-                self._check_call(node, fn, owner, scope, attrs)
+                self.on_path_try.add(node)
             # Writes to module-level or class-level state.
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
                 for t in targets:
-                    self._check_store_target(t, fn, owner, local_names, globals_declared, is_forward)
-        # Function references (not calls) to banned torch functions, e.g. partial(torch.softmax).
-        for node in self.nodes(fn):
-            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
-                if isinstance(node, ast.Name) and node.id == "Model" and "Model" in self.classes:
-                    self.add("func.reference_model", node, "forward reaches Model")
-                parent = self.parents.get(node)
-                if isinstance(parent, ast.Attribute) or (isinstance(parent, ast.Call) and parent.func is node):
-                    continue
-                q = self.resolve(node, scope)
-                if q.startswith("torch.") and self._torch_banned(q):
-                    self._compute(node, fn, q)
+                    self._check_store_target(t, fn, local_names, globals_declared)
+            if self.is_reference_ref(node, scope):
+                self.add("func.reference_model", node, "forward reaches Model")
+        self.check_compute(fn, fn, owner, scope, False, True)
 
-    def _check_store_target(self, t, fn, owner, local_names, globals_declared, is_forward):
+    def _check_store_target(self, t, fn, local_names, globals_declared):
         base = t
         while isinstance(base, (ast.Subscript, ast.Attribute)):
             if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
@@ -525,15 +834,17 @@ class Analyzer:
                 self.add("func.global_state", t, name)
 
     def _torch_banned(self, q):
-        if q in self.allow["torch_functions"]:
+        allowed = self.allow["torch_functions"]
+        if q in allowed:
             return False
-        # torch.float32 etc. are listed; anything else under torch is compute unless listed.
-        parts = q.split(".")
-        for i in range(len(parts) - 1, 0, -1):
-            if ".".join(parts[:i]) in self.allow["torch_functions"] and parts[i - 1] != "torch":
-                # methods of an allowed class, e.g. torch.Size.numel
-                return False
-        return True
+        prefix, dot, member = q.rpartition(".")
+        if not dot or prefix not in allowed:
+            return True
+        if member in self.allow["tensor_methods"]:
+            return False
+        if prefix in TENSOR_CLASSES:
+            return True
+        return member in self.allow["tensor_compute_methods"] or member in COLLIDING_COMPUTE_METHODS
 
     def _compute(self, node, fn, detail, rule="func.torch_compute"):
         if self._in_device_guard(node, fn):
@@ -541,27 +852,32 @@ class Analyzer:
         else:
             self.add(rule, node, detail)
 
-    def _check_call(self, node, fn, owner, scope, attrs):
+    def _check_call(self, node, fn, owner, scope, kernel):
         func = node.func
         q = self.resolve(func, scope)
         if q:
-            if q.startswith("torch."):
+            if q.startswith("torch.") and self._torch_banned(q) and not self._banned_rule(q):
                 last = q.rsplit(".", 1)[-1]
-                if self._torch_banned(q) and not any(q.startswith(p) for p, _ in BANNED_PREFIXES):
-                    if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional") \
-                            and last[:1].isupper():
-                        self._compute(node, fn, q, "func.nn_layer_call")
-                    else:
-                        self._compute(node, fn, q)
+                if q.startswith("torch.nn.") and not q.startswith("torch.nn.functional") and last[:1].isupper():
+                    self._compute(node, fn, q, "func.nn_layer_call")
+                else:
+                    self._compute(node, fn, q)
             return
+        if kernel:
+            return
+        attrs = self.self_attrs(owner) if owner is not None else {}
+
+        def nn_value(val):
+            target = val.func if isinstance(val, ast.Call) else val
+            tq = self.resolve(target)
+            return tq.startswith("torch.nn.") and tq not in self.allow["torch_functions"]
         # self.layer(x) where self.layer = nn.Something(...), or Model(...)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
             for val in attrs.get(func.attr, []):
                 target = val.func if isinstance(val, ast.Call) else val
-                tq = self.resolve(target)
-                if tq.startswith("torch.nn.") and tq not in self.allow["torch_functions"]:
+                if nn_value(val):
                     self._compute(node, fn, "self." + func.attr, "func.nn_layer_call")
-                if isinstance(target, ast.Name) and target.id == "Model" and "Model" in self.classes:
+                if self.is_reference_ref(target):
                     self.add("func.reference_model", node, "calls a Model instance")
             return
         # self.layer.forward(x) / self.layers[0](x)
@@ -570,23 +886,79 @@ class Analyzer:
                 isinstance(inner.value, ast.Attribute) and isinstance(inner.value.value, ast.Name) \
                 and inner.value.value.id == "self":
             for val in attrs.get(inner.value.attr, []):
-                target = val.func if isinstance(val, ast.Call) else val
-                tq = self.resolve(target)
-                if tq.startswith("torch.nn.") and tq not in self.allow["torch_functions"] and \
-                        (isinstance(inner, ast.Subscript) or inner.attr in ("forward", "__call__")):
+                if nn_value(val) and (isinstance(inner, ast.Subscript) or inner.attr in ("forward", "__call__")):
                     self._compute(node, fn, "self." + inner.value.attr, "func.nn_layer_call")
-        # Tensor-method forms: x.sum(), x.softmax(dim=1)
-        if isinstance(func, ast.Attribute) and func.attr in self.allow["tensor_compute_methods"]:
-            if not self._callable_targets(func, owner, scope):
+        # Tensor-method forms: x.sum(), x.softmax(dim=1), getattr(x, "sum")()
+        if isinstance(func, ast.Attribute):
+            if func.attr in self.allow["tensor_compute_methods"] and not self._callable_targets(func, owner, scope):
                 self._compute(node, fn, "." + func.attr + "()")
+        else:
+            recv, literal = const_getattr(func)
+            if recv is not None and literal in self.allow["tensor_compute_methods"] \
+                    and not self.resolve(recv, scope):
+                self._compute(node, fn, "." + literal + "()")
+
+    # ---- data movement that is the whole answer ---------------------------------------------
+    def _chain_root(self, e):
+        copies = False
+        while True:
+            if isinstance(e, ast.Call):
+                if not isinstance(e.func, ast.Attribute) or e.func.attr not in self.allow["tensor_methods"]:
+                    return None, copies
+                if e.func.attr in MATERIALIZING_METHODS:
+                    copies = True
+                e = e.func.value
+            elif isinstance(e, ast.Subscript):
+                e = e.value
+            elif isinstance(e, ast.Attribute) and e.attr == "T":
+                e = e.value
+            else:
+                return (e if isinstance(e, ast.Name) else None), copies
+
+    def check_movement_answer(self, forward):
+        params = {p for p in params_of(forward) if p != "self"}
+        fed, sources, returns = set(), {}, []
+        for n in self.nodes(forward):
+            if isinstance(n, ast.Return) and n.value is not None:
+                returns.append(n)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+                sources.setdefault(n.targets[0].id, []).append(n.value)
+            if not isinstance(n, ast.Call):
+                continue
+            f = n.func
+            if isinstance(f, ast.Attribute) and f.attr == "copy_" and n.args and isinstance(f.value, ast.Name):
+                sources.setdefault(f.value.id, []).append(n)
+            if isinstance(f, ast.Attribute) and f.attr in self.allow["tensor_methods"]:
+                continue
+            for a in list(n.args) + [k.value for k in n.keywords]:
+                for x in self.nodes(a):
+                    if isinstance(x, ast.Name):
+                        fed.add(x.id)
+
+        def from_input(v, need_copy):
+            r, copies = self._chain_root(v)
+            return r is not None and r.id in params and (copies or not need_copy)
+        for r in returns:
+            root, copies = self._chain_root(r.value)
+            if root is None:
+                continue
+            if root.id in params:
+                if copies:
+                    self.add("func.torch_compute", r, "data movement of an input is the output")
+                continue
+            if root.id in fed:
+                continue
+            for src in sources.get(root.id, []):
+                copy_from_input = isinstance(src, ast.Call) and isinstance(src.func, ast.Attribute) \
+                    and src.func.attr == "copy_" and from_input(src.args[0], False)
+                if copy_from_input or from_input(src, True):
+                    self.add("func.torch_compute", src, "data movement of an input is the output")
 
     def file_wide(self):
         for node in self.nodes(self.tree):
             skip = node in self.skip_nodes
-            if isinstance(node, (ast.Try, ast.TryStar)):
-                # try on the kernel path is reported by check_reachable_fn; elsewhere strict-only.
-                if not any(f.rule == "func.try_except" and f.line == node.lineno for f in self.findings):
-                    self.add("func.try_except_outside", node)
+            if isinstance(node, (ast.Try, ast.TryStar)) and node not in self.on_path_try:
+                self.add("func.try_except_outside", node)
             if isinstance(node, (ast.AsyncFunctionDef, ast.Await, ast.AsyncFor, ast.AsyncWith)):
                 self.add("func.concurrency", node, "async")
             if isinstance(node, ast.ClassDef):
@@ -599,7 +971,7 @@ class Analyzer:
                     "__torch_function__", "__torch_dispatch__"):
                 self.add("func.tensor_subclass", node, node.name)
             if isinstance(node, ast.Attribute):
-                if node.attr.startswith("__") and node.attr.endswith("__") and \
+                if node.attr.startswith("__") and node.attr.endswith("__") and len(node.attr) > 4 and \
                         node.attr not in ALLOWED_DUNDERS:
                     if node.attr in ("__torch_function__", "__torch_dispatch__"):
                         self.add("func.tensor_subclass", node, node.attr)
@@ -615,9 +987,9 @@ class Analyzer:
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ATTR_BUILTINS:
                 name = node.args[1] if len(node.args) >= 2 else None
                 if not (isinstance(name, ast.Constant) and isinstance(name.value, str)) or \
-                        (name.value.startswith("__") and name.value.endswith("__")):
+                        (name.value.startswith("__") and name.value.endswith("__") and len(name.value) > 4):
                     self.add("func.dynamic_attr", node, node.func.id)
-                elif node.func.id in ("setattr", "delattr") and self._is_module_ref(node.args[0]):
+                elif node.func.id in ("setattr", "delattr") and self.resolve(node.args[0]):
                     self.add("func.monkeypatch", node, node.func.id)
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Delete)):
                 targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
@@ -627,12 +999,11 @@ class Analyzer:
                             q = self.resolve(sub)
                             if q.startswith("torch.backends") or q.startswith("torch.set_"):
                                 self.add("func.global_flags", sub, q)
-                            elif self._is_module_ref(sub.value):
+                            elif self.resolve(sub.value):
                                 self.add("func.monkeypatch", sub, q)
             # Qualified references: banned prefixes, module allowlist.
-            if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
-                parent = self.parents.get(node)
-                if isinstance(parent, ast.Attribute):
+            if is_load_ref(node):
+                if isinstance(self.parents.get(node), ast.Attribute):
                     continue
                 q = self.resolve(node)
                 if not q:
@@ -640,7 +1011,7 @@ class Analyzer:
                 rule = self._banned_rule(q)
                 if rule:
                     self.add(rule, node, q)
-                elif not skip and not self._module_allowed(q):
+                elif (not skip or rooted_at(q, "triton")) and not self._module_allowed(q):
                     self.add("func.module_not_allowed", node, q)
         # Imports of banned modules are reported even when unused.
         for node in self.nodes(self.tree):
@@ -648,15 +1019,9 @@ class Analyzer:
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                     ([node.module + "." + a.name for a in node.names] if node.module else [])
                 for q in names:
-                    rule = self._banned_rule(q)
+                    rule = self._banned_rule(canonical(q))
                     if rule in ("func.native_code", "func.dynamic_code", "func.torch_compile"):
                         self.add(rule, node, q)
-
-    def _is_module_ref(self, node):
-        q = self.resolve(node)
-        if not q:
-            return isinstance(node, ast.Name) and node.id in self.classes and node.id != "ModelNew" and False
-        return True
 
     def _banned_rule(self, q):
         parts = q.split(".")
@@ -669,17 +1034,18 @@ class Analyzer:
                 return rule
         return ""
 
-    def _module_allowed(self, q):
+    @staticmethod
+    def _in_name_set(names, q):
         parts = q.split(".")
-        for i in range(len(parts), 0, -1):
-            if ".".join(parts[:i]) in self.allow["modules"]:
-                return True
-        return False
+        return any(".".join(parts[:i]) in names for i in range(len(parts), 0, -1))
+
+    def _module_allowed(self, q):
+        if rooted_at(q, "triton"):
+            return q == "triton" or self._in_name_set(self.allow["triton_names"], q)
+        return self._in_name_set(self.allow["modules"], q)
 
     def kernel_shapes(self):
-        for name, fn in self.kernels.items():
-            if fn.name != name:
-                continue
+        for name, fn in self.kernel_defs:
             scope = self.local_scope(fn)
             loads = {}
             for node in self.nodes(fn):

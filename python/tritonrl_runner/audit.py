@@ -30,7 +30,8 @@ an epsilon is numerically invisible by design, not a degenerate task. They are l
 "eps_ops". View ops, copies, dtype casts and factory ops are not "compute" ops.
 
 Protocol: a JSON request on stdin,
-  {"tasks": [{"id": ID, "path": PATH, "level": N or null}], "variants": [..] or [],
+  {"tasks": [{"id": ID, "path": PATH, "level": N or null}], "variants": [..] or [] (all) or
+   ["@eval"] (per task, what `tritonrl eval` runs on this device: taskmod.eval_variants),
    "device": "cpu"|"cuda", "seed": 42, "timeout_s": 120, "max_memory_gb": 0}
 and one JSON object per line on stdout: {"event": "begin", "task": ID} before a task,
 {"event": "result", ...} per (task, variant), {"event": "end", "task": ID} after it. A task
@@ -186,18 +187,7 @@ def _mean(t: torch.Tensor) -> float:
     return sum(float(x.sum()) for x in taskmod.float64_chunks(t)) / t.numel()
 
 
-def allclose_only(out, ref, atol: float, rtol: float) -> bool:
-    """KernelBench's check: same shapes and torch.allclose, nothing else (by float64 slices:
-    allclose is elementwise, so every slice close is the whole close)."""
-    try:
-        outs, refs = taskmod.flatten_outputs(out), taskmod.flatten_outputs(ref)
-    except TypeError:
-        return False
-    return len(outs) == len(refs) and all(
-        tuple(o.shape) == tuple(r.shape)
-        and all(torch.allclose(a, b, atol=atol, rtol=rtol)
-                for a, b in zip(taskmod.float64_chunks(o, r.device), taskmod.float64_chunks(r)))
-        for o, r in zip(outs, refs))
+allclose_only = taskmod.allclose_only  # KernelBench's check
 
 
 def _judge(name, out, ref, atol, rtol) -> dict:
@@ -338,7 +328,10 @@ def main() -> int:
             if missing:
                 raise ValueError(f"missing {', '.join(missing)}")
             have = taskmod.variants(mod)
-            todo = have if have == ["default"] or not want else want
+            if want == ["@eval"]:  # what `tritonrl eval` runs on this device
+                todo = taskmod.eval_variants(mod, device)
+            else:
+                todo = have if have == ["default"] or not want else want
             for v in todo:
                 t0 = time.monotonic()
                 if v not in have:

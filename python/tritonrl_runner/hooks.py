@@ -21,6 +21,7 @@ popped dispatch mode), and the engine never relies on these records alone.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 
@@ -41,6 +42,8 @@ class LaunchRecorder:
         self.c_launches = 0  # counted by the C launcher hook (compiled path only)
         self.suppress = 0  # >0 while Triton's own machinery runs (its ATen ops are not the candidate's)
         self.recording = False
+        self.writers: dict = {}  # storage key -> last writer during this call (see output_writers)
+        self._pending: list = []
         self._thread = threading.get_ident()
         rec = self
 
@@ -49,43 +52,109 @@ class LaunchRecorder:
         orig_bench = self._autotuner_cls._bench
 
         def jit_run(self, *args, grid, warmup, **kwargs):
+            if not warmup:
+                rec._before_launch(args, kwargs)
             kernel = orig_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
             if not warmup:
                 rec._record(self.fn)
+                rec._after_launch()
             return kernel
 
         def interp_run(self, *args, grid, warmup, **kwargs):
-            # The interpreter copies arguments with ATen ops; those are Triton's.
-            rec.suppress += 1
-            try:
-                result = orig_interp_run(self, *args, grid=grid, warmup=warmup, **kwargs)
-            finally:
-                rec.suppress -= 1
+            rec._before_launch(args, kwargs)
+            result = orig_interp_run(self, *args, grid=grid, warmup=warmup, **kwargs)
             if not warmup:
                 rec._record(self.fn)
+                rec._after_launch()
             return result
+
+        # The interpreter copies arguments to and from the host with ATen ops; those are
+        # Triton's. Only these two steps are exempt: the kernel body, the grid callable and
+        # pre-run hooks (the candidate's code) run audited between them.
+        def exempt(orig):
+            def run_exempt(*a, **k):
+                rec.suppress += 1
+                try:
+                    return orig(*a, **k)
+                finally:
+                    rec.suppress -= 1
+            return _named_like(run_exempt, orig)
+
+        grid_exec = interpreter.GridExecutor
+        self._exempt = {}
+        for meth in ("_init_args_hst", "_restore_args_dev"):
+            self._exempt[meth] = exempt(getattr(grid_exec, meth))
+            setattr(grid_exec, meth, self._exempt[meth])
+        self._grid_exec = grid_exec
 
         def bench(self, *args, **kwargs):
             if knobs.runtime.interpret and self._do_bench is None:
                 # No GPU driver to benchmark with: time each config once on the host.
                 self._do_bench = _host_bench
                 self.__dict__.pop("do_bench", None)
-            # do_bench allocates and zeroes an L2-flush buffer with ATen ops.
-            rec.suppress += 1
+            # Triton's do_bench allocates and zeroes an L2-flush buffer with ATen ops; a
+            # do_bench of the candidate's own is its code and stays audited.
+            own = self._do_bench is None or self._do_bench is _host_bench
+            rec.suppress += own
             try:
                 return orig_bench(self, *args, **kwargs)
             finally:
-                rec.suppress -= 1
+                rec.suppress -= own
 
         def on_launch(metadata) -> None:
             if rec.recording:
                 rec.c_launches += 1
 
+        jit_run, interp_run, bench = (_named_like(jit_run, orig_jit_run), _named_like(interp_run, orig_interp_run),
+                                      _named_like(bench, orig_bench))
         self._jit_run, self._interp_run, self._bench, self._on_launch = jit_run, interp_run, bench, on_launch
         self._jit_cls.run = jit_run
         self._interp_cls.run = interp_run
         self._autotuner_cls._bench = bench
         knobs.runtime.launch_enter_hook.add(on_launch)
+
+    def _before_launch(self, args, kwargs) -> None:
+        """Snapshot the tensor arguments whose last writer was a torch op: the launch only
+        counts as their writer if it changes their bytes."""
+        self._pending = []
+        if not self.recording:
+            return
+        self.suppress += 1
+        try:
+            for t in _tensors(list(args) + list(kwargs.values())):
+                key = _storage_key(t)
+                if key is None:
+                    continue
+                before = self.writers.get(key, "")
+                snap = _storage_bytes(t).clone() if before.startswith("torch:") else None
+                self._pending.append((key, t, snap))
+        finally:
+            self.suppress -= 1
+
+    def _after_launch(self) -> None:
+        if not self.recording:
+            return
+        self.suppress += 1
+        try:
+            for key, t, snap in self._pending:
+                if snap is None or not torch.equal(snap, _storage_bytes(t)):
+                    self.writers[key] = "kernel"
+        finally:
+            self.suppress -= 1
+        self._pending = []
+
+    def output_writers(self, outs) -> list[str]:
+        """Who last wrote each output's storage during this call: "kernel" (a launch that
+        changed it), "torch:<op>", "alloc" (allocated, never written) or "none" (a storage
+        this call never touched: a cached or stale tensor)."""
+        found = []
+        for o in outs:
+            if type(o) is not torch.Tensor:
+                found.append("none")
+                continue
+            key = _storage_key(o)
+            found.append("kernel" if key is None else self.writers.get(key, "none"))
+        return found
 
     def _record(self, fn) -> None:
         if self.recording:
@@ -95,6 +164,7 @@ class LaunchRecorder:
     def intact(self) -> bool:
         return (self._jit_cls.run is self._jit_run and self._interp_cls.run is self._interp_run
                 and self._autotuner_cls._bench is self._bench
+                and all(getattr(self._grid_exec, k) is v for k, v in self._exempt.items())
                 and self._on_launch in self._knobs.runtime.launch_enter_hook.calls)
 
 
@@ -122,12 +192,76 @@ class OpAudit(TorchDispatchMode):
         self.forbidden: set[str] = set()
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        if not self.recorder.suppress:
-            name = func._overloadpacket._qualified_op_name
-            self.seen.add(name)
-            if name not in self.allowed:
-                self.forbidden.add(name)
-        return func(*args, **(kwargs or {}))
+        rec = self.recorder
+        if rec.suppress:
+            return func(*args, **(kwargs or {}))
+        name = func._overloadpacket._qualified_op_name
+        self.seen.add(name)
+        if name not in self.allowed:
+            self.forbidden.add(name)
+        out = func(*args, **(kwargs or {}))
+        if rec.recording:
+            # Fresh results and in-place/out= targets get this op as their last writer; views
+            # write nothing.
+            writer = "alloc" if name in _ALLOC_OPS else f"torch:{name.removeprefix('aten::')}"
+            results = out if isinstance(out, (tuple, list)) else (out,)
+            for ret, res in zip(func._schema.returns, results):
+                if isinstance(res, torch.Tensor) and (ret.alias_info is None or ret.alias_info.is_write):
+                    key = _storage_key(res)
+                    if key is not None:
+                        rec.writers[key] = writer
+        return out
+
+
+_ALLOC_OPS = frozenset({"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty",
+                        "aten::new_empty_strided"})
+
+
+def _named_like(wrapper, orig):
+    """Give a wrapper the wrapped function's public names, so that reading
+    ``JITFunction.run.__name__`` shows the same in and out of evaluation."""
+    for attr in ("__name__", "__qualname__", "__doc__", "__module__"):
+        try:
+            setattr(wrapper, attr, getattr(orig, attr))
+        except (AttributeError, TypeError):
+            pass
+    return wrapper
+
+
+def _tensors(values):
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            yield v
+        elif isinstance(v, (tuple, list)):
+            yield from _tensors(v)
+        elif hasattr(v, "base") and isinstance(getattr(v, "base", None), torch.Tensor):
+            yield v.base  # a TensorDescriptor
+
+
+def _storage_key(t):
+    s = t.untyped_storage()
+    return (t.device.type, s.data_ptr()) if s.nbytes() > 0 else None
+
+
+def _storage_bytes(t):
+    return torch.empty(0, dtype=torch.uint8, device=t.device).set_(t.untyped_storage())
+
+
+def module_hooks(model) -> list[str]:
+    """Forward hooks registered on the model, its submodules or globally: a hook can replace
+    a forward's output after the kernels ran, so under the standard policy none may exist."""
+    from torch.nn.modules import module as nn_module
+
+    found = []
+    for name in ("_global_forward_hooks", "_global_forward_pre_hooks", "_global_backward_hooks",
+                 "_global_forward_hooks_always_called"):
+        if getattr(nn_module, name, None):
+            found.append(name.lstrip("_"))
+    for path, m in model.named_modules():
+        for name in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"):
+            if getattr(m, name, None):
+                found.append(f"{path or 'model'}.{name.lstrip('_')}")
+    return found
 
 
 def global_state() -> tuple:
@@ -147,15 +281,15 @@ def global_state() -> tuple:
     )
 
 
-def poison_cuda(device: torch.device) -> None:
-    """Leave NaN in the caching allocator's free blocks so an output the
-    candidate allocates but never writes reads as NaN, not as stale data."""
+def poison_cuda(device: torch.device, byte: int) -> None:
+    """Leave the poison byte in the caching allocator's free blocks so an output the
+    candidate allocates but never writes reads as huge or NaN values, not as stale data."""
     free, _ = torch.cuda.mem_get_info(device)
-    big = min(free // 4, 2 << 30) // 4
+    big = min(free // 4, 2 << 30)
     if big > 0:
-        t = torch.empty(big, dtype=torch.float32, device=device)
-        t.fill_(float("nan"))
+        t = torch.empty(big, dtype=torch.uint8, device=device)
+        t.fill_(byte)
         del t
-    small = [torch.full((1 << 16,), float("nan"), device=device) for _ in range(32)]  # small pool (<1 MiB)
+    small = [torch.full((1 << 18,), byte, dtype=torch.uint8, device=device) for _ in range(32)]  # small pool (<1 MiB)
     del small
     torch.cuda.synchronize(device)

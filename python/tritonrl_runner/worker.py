@@ -12,10 +12,11 @@ Request (JSON): role ("reference" | "candidate"), task_path, candidate_path,
 device ("cpu" | "cuda"), variants (list of names, or null to let the worker
 pick: "small" on CPU when the task has it, else the first; all on GPU),
 init_seed, trials [{seed, train, grad}], allowlist_path, perturb (glibc
-malloc perturb byte for the candidate, 0 = off).
+malloc perturb byte for the candidate, 0 = off), tolerance_policy ("ours" |
+"kernelbench" | "kernelbench-v0", taskmod.tolerance).
 
-Frames sent: hello, variants, stage (import / build), trial (+ output bytes),
-error, done.
+Frames sent: hello, variants, stage (import / build), trial (a header, then
+each tensor output's bytes as slice frames of at most SLICE_BYTES), error, done.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from tritonrl_runner import guard  # noqa: E402
 from tritonrl_runner.protocol import read_frame, write_frame  # noqa: E402
 
 _PR_SET_DUMPABLE = 4
@@ -52,13 +54,23 @@ def _ms(t0: float) -> float:
     return round((time.monotonic() - t0) * 1000.0, 3)
 
 
-def _tensor_bytes(t) -> bytes:
+# Outputs travel in slices of at most this many bytes (one "slice" frame each), and inputs are
+# hashed slice by slice: neither this process nor the engine ever holds a second whole copy of a
+# tensor (KernelBench outputs reach several GB). A multiple of every element size.
+SLICE_BYTES = 4 << 20
+
+
+def _byte_slices(t):
+    """The tensor's bytes (row-major, little-endian) as buffers of at most SLICE_BYTES, each
+    copied to the host on its own."""
     import torch
 
-    flat = t.detach().contiguous().reshape(-1)
-    if flat.device.type != "cpu":
-        flat = flat.cpu()
-    return flat.view(torch.uint8).numpy().tobytes()
+    flat = t.detach().contiguous().reshape(-1).view(torch.uint8)
+    for at in range(0, flat.numel(), SLICE_BYTES):
+        part = flat[at:at + SLICE_BYTES]
+        if part.device.type != "cpu":
+            part = part.cpu()
+        yield memoryview(part.numpy())
 
 
 def _hash_inputs(inputs) -> str:
@@ -68,7 +80,8 @@ def _hash_inputs(inputs) -> str:
     for x in inputs:
         if isinstance(x, torch.Tensor):
             h.update(f"T{x.dtype}{tuple(x.shape)}".encode())
-            h.update(_tensor_bytes(x))
+            for part in _byte_slices(x):
+                h.update(part)
         else:
             h.update(f"S{type(x).__name__}{x!r}".encode())
     return h.hexdigest()
@@ -103,6 +116,9 @@ class Worker:
         self.req = req
         self.role = req["role"]
         self.stage = "setup"
+        self.poison = guard.poison_byte()
+        self.monitor = None
+        self.thread_ban = "off"
 
     def send(self, header: dict, payload: bytes = b"") -> None:
         write_frame(self.out_fd, header, payload)
@@ -120,7 +136,8 @@ class Worker:
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
             if req.get("perturb"):
-                libc.mallopt(_M_PERTURB, int(req["perturb"]))
+                # glibc fills fresh blocks with perturb ^ 0xFF; the byte is drawn per sample.
+                libc.mallopt(_M_PERTURB, self.poison ^ 0xFF)
         import torch
         import triton  # noqa: F401
 
@@ -138,17 +155,12 @@ class Worker:
         missing = taskmod.check_task(task)
         if missing:
             raise RuntimeError(f"task lacks {', '.join(missing)}")
-        names = req.get("variants")
-        if not names:
-            all_names = taskmod.variants(task)
-            if device.type == "cpu":
-                names = ["small"] if "small" in all_names else all_names[:1]
-            else:
-                names = all_names
-        atol, rtol = taskmod.tolerance(task)
+        names = req.get("variants") or taskmod.eval_variants(task, device)
+        self.policy = req.get("tolerance_policy") or "ours"
+        self.atol, self.rtol = atol, rtol = taskmod.tolerance(task, self.policy)
         dtype = taskmod.task_dtype(task)
         self.send({"type": "variants", "variants": names, "atol": atol, "rtol": rtol,
-                   "dtype": _dtype_name(dtype)})
+                   "rel_l2": taskmod.uses_rel_l2(self.policy), "dtype": _dtype_name(dtype)})
 
         # The timing stage's clocks, captured before the candidate can patch them.
         clock = None
@@ -162,6 +174,13 @@ class Worker:
         if self.role == "candidate":
             recorder = hooks.LaunchRecorder()
             audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder)
+            # Guards the candidate cannot lift: no thread after this point (CPU), and every call
+            # its code makes is classified before the callee runs (guard.py).
+            self.monitor = guard.CallMonitor(guard.trusted_roots(req["task_path"]), req["allowlist_path"])
+            if device.type == "cpu":
+                self.thread_ban = guard.ban_threads() or "on"
+            self.monitor.candidate_file = os.path.realpath(req["candidate_path"])
+            self.monitor.armed = True
             self.stage = "import"
             t1 = time.monotonic()
             cand_file = os.path.realpath(req["candidate_path"])
@@ -238,18 +257,32 @@ class Worker:
                 out = model(*inputs)
         else:
             if device.type == "cuda":
-                hooks.poison_cuda(device)
+                hooks.poison_cuda(device, self.poison)
             recorder.launches = []
             recorder.c_launches = 0
+            recorder.writers = {}
             audit.seen, audit.forbidden = set(), set()
+            monitor = self.monitor
+            module_hooks = hooks.module_hooks(model)
             with torch.set_grad_enabled(bool(trial["grad"])):
                 state = hooks.global_state()
                 recorder.recording = True
+                monitor.start_call()
                 with audit:
                     out = model(*inputs)
                     mode_intact = _get_current_dispatch_mode() is audit
+                monitor.stop_call()
                 recorder.recording = False
                 state_after = hooks.global_state()
+            try:
+                header["output_writers"] = recorder.output_writers(taskmod.flatten_outputs(out))
+            except TypeError:
+                header["output_writers"] = []
+            header["module_hooks"] = sorted(set(module_hooks + hooks.module_hooks(model)))
+            header["host_calls"] = list(monitor.host)
+            header["internal_calls"] = list(monitor.internal)
+            header["thread_ban"] = self.thread_ban
+            mode_intact = mode_intact and monitor.intact()
             if device.type == "cuda":
                 torch.cuda.synchronize(device)
             header["launches"] = [[name, f == cand_file] for name, f in recorder.launches]
@@ -265,22 +298,34 @@ class Worker:
         except TypeError as e:
             header["outputs_error"] = str(e)
             outs = []
-        described, chunks, offset = [], [], 0
+        described, tensors = [], []
         for o in outs:
             d = {"type_ok": type(o) is torch.Tensor}
             if d["type_ok"]:
                 d.update(dtype=_dtype_name(o.dtype), shape=list(o.shape), device=str(o.device),
-                         alias=_aliases(o, inputs))
-                data = _tensor_bytes(o)
-                d.update(offset=offset, nbytes=len(data))
-                offset += len(data)
-                chunks.append(data)
+                         alias=_aliases(o, inputs), nbytes=o.numel() * o.element_size())
+                tensors.append((len(described), o))
             else:
                 d["type"] = f"{type(o).__module__}.{type(o).__qualname__}"
             described.append(d)
         header["outputs"] = described
+        header["input_bytes"] = sum(x.numel() * x.element_size() for x in inputs
+                                    if isinstance(x, torch.Tensor))
         header["input_sha256_after"] = _hash_inputs(inputs)
-        self.send(header, b"".join(chunks))
+        if recorder is None and outs:
+            # The trusted reference: which cheap fakes its own outputs cannot tell from the truth
+            # (the engine flags the task's samples weak_task); inputs it changed are no fake.
+            kept = inputs if header["input_sha256_after"] == hash_before else []
+            header["null_models_passed"] = taskmod.null_models_passing(outs, kept, self.atol, self.rtol,
+                                                                       self.policy)
+        self.send(header)
+        # Then each tensor output's bytes, in order, as "slice" frames (the engine compares or
+        # spills them as they arrive).
+        for i, o in tensors:
+            offset = 0
+            for part in _byte_slices(o):
+                self.send({"type": "slice", "output": i, "offset": offset}, part)
+                offset += part.nbytes
 
 
 def main(argv: list[str]) -> int:

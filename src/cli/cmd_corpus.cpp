@@ -24,6 +24,7 @@ struct Options {
   std::vector<std::string> dirs;
   std::string solutions, out, check, device = "any";
   bool as_output = false;
+  bool runtime = false;  // only files with '# expect-runtime:', checked against that label
 };
 
 // A model-output shaped text: the file's "what" line as the plan, the code in a fence.
@@ -54,6 +55,16 @@ int Run(const Options& o) {
   std::vector<ev::CorpusEntry> kept;
   for (auto& e : entries) {
     if (o.device == "cpu" && e.device == "gpu") continue;  // the label holds only on a GPU
+    if (o.runtime) {
+      if (e.expect_runtime.empty()) continue;
+      e.expect = e.expect_runtime;  // the run skips the static verifier (--no-static)
+      // A GPU label that is a runtime label holds with or without the static stage.
+      if (!e.expect_runtime_gpu.empty()) {
+        e.expect_gpu = e.expect_runtime_gpu;
+      } else if (e.expect_gpu.rfind("runtime", 0) != 0) {
+        e.expect_gpu.clear();
+      }
+    }
     kept.push_back(std::move(e));
   }
   if (o.check.empty()) {
@@ -117,6 +128,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--device", o->device, "cpu: leave out files labelled '# device: gpu'");
        sub.add_option("--out", o->out, "write the JSONL here instead of stdout");
        sub.add_option("--check", o->check, "an eval --json result to check against the labels");
+       sub.add_flag("--runtime", o->runtime,
+                    "only files with '# expect-runtime:', labelled by it (for runs with "
+                    "--no-static: the runtime layer alone must catch them)");
        sub.add_flag("--as-output", o->as_output,
                     "emit full model outputs (<think> plan + fenced code), not bare code");
        return [o]() -> int { return Run(*o); };

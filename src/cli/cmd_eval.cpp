@@ -1,16 +1,14 @@
-// tritonrl eval: score a sample file against a task suite. Static verification,
-// then sandboxed runtime evaluation (src/eval), verdicts in the results store
-// (cache, resume, shards), metrics, a table or one JSON document, an HTML report.
+// tritonrl eval: score a sample file against a task suite. The flags, the sample file's lines
+// (FILE:LINE errors), the shard, and the printing: a table, one JSON document (--json) or one
+// verdict per line as each completes (--jsonl). The pipeline itself is src/scoring.
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -22,30 +20,21 @@
 
 #include "base/file.h"
 #include "cli/command.h"
-#include "eval/engine.h"
-#include "eval/locate.h"
-#include "eval/pool.h"
 #include "eval/progress.h"
-#include "eval/sandbox_check.h"
 #include "metrics/metrics.h"
-#include "report/report.h"
+#include "scoring/score_batch.h"
 #include "store/store.h"
-#include "task/task.h"
-#include "verify/allowlist.h"
-#include "verify/verify.h"
+#include "vocab/verdict_vocab.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-namespace ev = tritonrl::eval;
+namespace sc = tritonrl::scoring;
 using nlohmann::json;
-
-// Bumped whenever a change can alter a verdict: old cached verdicts then no longer match.
-constexpr const char* kEvaluatorVersion = "tritonrl-eval/9";
 
 struct Options {
   std::string tasks, samples, db, device = "auto", report, shard = "0/1", run_id, python, runner,
-                                  work_dir;
+                                  work_dir, jsonl;
   std::string policy = "standard";
   // The timing stage (src/eval/timing.h, docs/measurement.md).
   int timing_trials = 100;
@@ -56,19 +45,54 @@ struct Options {
   int jobs = 1, trials = 5;
   int large_trials = 2;      // correctness trials of the 'large' variant
   double stage_timeout = 0;  // seconds; 0 = defaults
+  std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;  // 0: what is free at start
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
+  bool cold_workers = false;       // a fresh interpreter per worker instead of a fork of the zygote
+  std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (EngineConfig)
 };
+
+sc::ScoringConfig ToScoringConfig(const Options& o) {
+  sc::ScoringConfig c;
+  c.tasks = o.tasks;
+  c.db = o.db;
+  c.device = o.device;
+  c.policy = o.policy;
+  c.jobs = o.jobs;
+  c.trials = o.trials;
+  c.large_trials = o.large_trials;
+  c.timing_trials = o.timing_trials;
+  c.baseline = o.baseline;
+  c.lazy_threshold = o.lazy_threshold;
+  c.speedup_cap = o.speedup_cap;
+  c.slow_factor = o.slow_factor;
+  c.slow_floor_s = o.slow_floor;
+  c.no_timing = o.no_timing;
+  c.cpu_timing = o.cpu_timing;
+  c.stage_timeout_s = o.stage_timeout;
+  c.use_cache = !o.no_cache;
+  c.static_stage = !o.no_static;
+  c.sandbox = !o.no_sandbox;
+  c.keep_work = o.keep_work;
+  c.cold_workers = o.cold_workers;
+  c.memory_budget_mb = o.memory_budget_mb;
+  c.device_memory_budget_mb = o.device_memory_budget_mb;
+  c.tolerance = o.tolerance;
+  c.python = o.python;
+  c.runner = o.runner;
+  c.work_dir = o.work_dir;
+  return c;
+}
 
 struct Line {
   int line = 0;
-  std::string task, sample, text, kind;  // kind: "output" or "code"
+  sc::Sample sample;
 };
 
 [[noreturn]] void Fail(const std::string& message) {
   throw std::runtime_error(message);
 }
 
-std::vector<Line> ReadSamples(const std::string& path) {
+std::vector<Line> ReadSamples(const std::string& path, const sc::Scorer& scorer) {
   std::ifstream in(path, std::ios::binary);
   if (!in) Fail(fmt::format("{}: cannot open the sample file", path));
   std::vector<Line> out;
@@ -85,46 +109,30 @@ std::vector<Line> ReadSamples(const std::string& path) {
     l.line = n;
     if (!j.contains("task") || !j["task"].is_string())
       Fail(fmt::format("{}:{}: missing string field \"task\"", path, n));
-    l.task = j["task"].get<std::string>();
+    l.sample.task = j["task"].get<std::string>();
     if (j.contains("sample")) {
-      l.sample = j["sample"].is_string() ? j["sample"].get<std::string>() : j["sample"].dump();
+      l.sample.id = j["sample"].is_string() ? j["sample"].get<std::string>() : j["sample"].dump();
     } else {
-      l.sample = fmt::format("line{}", n);
+      l.sample.id = fmt::format("line{}", n);
     }
     if (j.contains("code") && j["code"].is_string()) {
-      l.text = j["code"].get<std::string>();
-      l.kind = "code";
+      l.sample.text = j["code"].get<std::string>();
+      l.sample.kind = sc::TextKind::kCode;
     } else if (j.contains("output") && j["output"].is_string()) {
-      l.text = j["output"].get<std::string>();
-      l.kind = "output";
+      l.sample.text = j["output"].get<std::string>();
+      l.sample.kind = sc::TextKind::kOutput;
     } else {
       Fail(fmt::format("{}:{}: needs a string field \"output\" or \"code\"", path, n));
     }
-    if (!seen.insert({l.task, l.sample}).second) {
-      Fail(fmt::format("{}:{}: duplicate sample \"{}\" for task {}", path, n, l.sample, l.task));
+    if (auto s = scorer.CheckTask(l.sample.task); !s.ok())
+      Fail(fmt::format("{}:{}: {}", path, n, s.message()));
+    if (!seen.insert({l.sample.task, l.sample.id}).second) {
+      Fail(fmt::format("{}:{}: duplicate sample \"{}\" for task {}", path, n, l.sample.id,
+                       l.sample.task));
     }
     out.push_back(std::move(l));
   }
   return out;
-}
-
-std::string DetectDevice(const std::string& requested) {
-  if (requested == "cpu" || requested == "cuda") return requested;
-  if (requested != "auto") Fail("--device must be auto, cpu or cuda");
-  std::error_code ec;
-  return fs::exists("/dev/nvidia0", ec) ? "cuda" : "cpu";
-}
-
-std::string DeviceModel(const std::string& device) {
-  if (device == "cpu") return "cpu";
-  std::string name;
-  if (FILE* p = popen("nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null", "r")) {
-    char buf[256];
-    while (fgets(buf, sizeof buf, p)) name += buf;
-    pclose(p);
-  }
-  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.pop_back();
-  return name.empty() ? "cuda" : name;
 }
 
 std::pair<int, int> ParseShard(const std::string& s) {
@@ -135,11 +143,6 @@ std::pair<int, int> ParseShard(const std::string& s) {
     Fail(fmt::format("--shard {}: expected i/n with 0 <= i < n", s));
   }
   return {i, n};
-}
-
-int LevelOf(const std::string& task_id) {
-  if (task_id.rfind("level", 0) != 0) return 0;
-  return std::atoi(task_id.c_str() + 5);
 }
 
 json MetricsJson(const tritonrl::metrics::GroupMetrics& g) {
@@ -167,438 +170,127 @@ json MetricsJson(const tritonrl::metrics::GroupMetrics& g) {
             {"other", g.shares.other_share}}}};
 }
 
-ev::Verdict StaticVerdict(const tritonrl::verify::Verdict& sv) {
-  ev::Verdict v;
-  v.outcome = sv.outcome;
-  v.syntax_ok = sv.syntax_ok;
-  v.functionality_ok = sv.functionality_ok;
-  for (const auto& f : sv.violations) {
-    v.reasons.push_back(
-        {"static", f.rule,
-         f.line > 0 ? fmt::format("line {}:{}: {} ({})", f.line, f.col, f.message, f.detail)
-                    : fmt::format("{} ({})", f.message, f.detail)});
+// --jsonl: one verdict per line, appended and flushed to the disk as each completes, so a
+// killed run keeps every verdict it reported. Rewritten from the store's verdicts on resume.
+class JsonlSink {
+ public:
+  explicit JsonlSink(const std::string& path) : path_(path) {
+    f_ = std::fopen(path.c_str(), "wb");
+    if (!f_) Fail(fmt::format("{}: cannot open for writing", path));
   }
-  v.evidence["static"] = tritonrl::verify::ToJson(sv);
-  return v;
-}
+  ~JsonlSink() {
+    if (f_) std::fclose(f_);
+  }
+  JsonlSink(const JsonlSink&) = delete;
+  JsonlSink& operator=(const JsonlSink&) = delete;
+  // Called on the scorer's threads one at a time.
+  void Write(const json& verdict) {
+    if (!error_.empty()) return;
+    const std::string line = verdict.dump() + "\n";
+    if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0 ||
+        fdatasync(fileno(f_)) != 0)
+      error_ = fmt::format("{}: write failed", path_);
+  }
+  void Close() {
+    if (f_ && std::fclose(f_) != 0 && error_.empty())
+      error_ = fmt::format("{}: close failed", path_);
+    f_ = nullptr;
+    if (!error_.empty()) Fail(error_);
+  }
 
-tritonrl::store::VerdictRecord ToRecord(const ev::Verdict& v, const tritonrl::store::SampleKey& key,
-                                        const std::string& cache_key,
-                                        const std::string& device_model) {
-  tritonrl::store::VerdictRecord r;
-  r.key = key;
-  r.cache_key = cache_key;
-  r.cacheable = !v.infra_failure;
-  r.from_cache = v.from_cache;
-  r.outcome = v.outcome;
-  r.syntax_ok = v.syntax_ok;
-  r.functionality_ok = v.functionality_ok;
-  r.valid = v.syntax_ok && v.functionality_ok;
-  r.compiled = v.compiled;
-  r.correct = v.outcome == "correct";
-  r.speedup = v.speedup;
-  r.flags = v.flags;
-  for (const auto& reason : v.reasons)
-    r.reasons.push_back(fmt::format("[{}] {}: {}", reason.stage, reason.code, reason.message));
-  r.evidence_json = v.ToJson().dump();
-  r.sandbox_level = v.sandbox.is_object() && v.sandbox.contains("level")
-                        ? v.sandbox["level"].get<std::string>()
-                        : "n/a";
-  r.device_model = device_model;
-  r.wall_seconds = v.wall_ms / 1000.0;
-  // The timed trials of both sides (docs/measurement.md), for the store's timing table.
-  if (v.evidence.is_object() && v.evidence.contains("timing") && v.evidence["timing"].is_object()) {
-    const json& t = v.evidence["timing"];
-    for (const std::string who : {"reference", "candidate"}) {
-      auto it = t.find(who + "_event_ms");
-      if (it == t.end() || !it->is_object()) continue;
-      tritonrl::store::TrialStats ts;
-      ts.subject = who;
-      ts.variant = t.value("variant", "");
-      ts.trials = it->value("n", 0);
-      ts.median_ms = it->value("median", 0.0);
-      ts.mean_ms = it->value("mean", 0.0);
-      ts.min_ms = it->value("min", 0.0);
-      ts.max_ms = it->value("max", 0.0);
-      ts.stddev_ms = it->value("stddev", 0.0);
-      r.trial_stats.push_back(ts);
-    }
-  }
-  if (v.timings_ms.is_object()) {
-    for (const auto& [stage, ms] : v.timings_ms.items()) {
-      if (ms.is_number()) r.stage_timings.push_back({stage, ms.get<double>() / 1000.0});
-    }
-  }
-  return r;
-}
-
-// The verdict JSON of a stored record (the full verdict is kept in evidence_json).
-json RecordJson(const tritonrl::store::VerdictRecord& r) {
-  json j = json::parse(r.evidence_json, nullptr, false);
-  if (!j.is_object()) j = json::object();
-  j["sample"] = r.key.sample_id;
-  j["task"] = r.key.task_id;
-  j["outcome"] = r.outcome;
-  j["from_cache"] = r.from_cache;
-  return j;
-}
+ private:
+  std::string path_;
+  std::FILE* f_ = nullptr;
+  std::string error_;
+};
 
 int RunEval(const Options& o) {
-  const std::string device = DetectDevice(o.device);
-  const std::string device_model = DeviceModel(device);
   const auto [shard_i, shard_n] = ParseShard(o.shard);
-  if (o.trials < 5) Fail("--trials must be at least 5");
-  if (o.jobs < 1) Fail("--jobs must be at least 1");
-  auto policy = tritonrl::verify::ParsePolicy(o.policy);
-  if (!policy.ok()) Fail(policy.status().message());
-
-  auto suite = tritonrl::task::LoadSuite(o.tasks);
-  if (!suite.ok()) Fail(suite.status().message());
-  std::vector<Line> lines = ReadSamples(o.samples);
-  for (const auto& l : lines) {
-    if (!tritonrl::task::FindTask(*suite, l.task)) {
-      std::string why;
-      for (const auto& e : suite->errors) {
-        if (e.file.find(l.task) != std::string::npos) why = "; " + e.ToString();
-      }
-      Fail(fmt::format("{}:{}: unknown task \"{}\" in {}{}", o.samples, l.line, l.task, o.tasks,
-                       why));
-    }
+  sc::ScoringConfig config = ToScoringConfig(o);
+  // Without --db, a store of this process only (no resume, removed at the end).
+  const bool temporary_db = config.db.empty();
+  if (temporary_db) {
+    const char* tmp = std::getenv("TMPDIR");
+    config.db = (fs::path(tmp && *tmp ? tmp : "/tmp") /
+                 fmt::format("tritonrl-eval-{}-results.db", getpid()))
+                    .string();
   }
-  // This shard's lines, grouped by task (the reference of a task is computed once).
-  std::vector<Line> mine;
+  auto scorer = sc::Scorer::Open(config);
+  if (!scorer.ok()) Fail(scorer.status().message());
+  const std::vector<Line> lines = ReadSamples(o.samples, **scorer);
+  std::vector<sc::Sample> mine;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (static_cast<int>(i % static_cast<std::size_t>(shard_n)) == shard_i)
-      mine.push_back(lines[i]);
+      mine.push_back(lines[i].sample);
   }
-  std::stable_sort(mine.begin(), mine.end(),
-                   [](const Line& a, const Line& b) { return a.task < b.task; });
-
-  // Engine configuration.
-  ev::EngineConfig cfg;
-  auto runner = ev::LocateRunner(o.runner);
-  if (!runner.ok()) Fail(runner.status().message());
-  auto python = ev::LocateInterpreter(o.python, *runner);
-  if (!python.ok()) Fail(python.status().message());
-  cfg.python = *python;
-  cfg.runner_dir = *runner;
-  cfg.device = device;
-  const std::uint64_t secret = ev::DrawSecretSeed();
-  cfg.schedule = ev::MakeSchedule(o.trials, secret);
-  if (o.large_trials < 1) Fail("--large-trials must be at least 1");
-  cfg.large_variant_trials = o.large_trials;
-  cfg.init_seed = static_cast<std::int64_t>(ev::DrawSecretSeed() % 1000000007ULL);
-  cfg.keep_work = o.keep_work;
-  if (o.timing_trials < 5) Fail("--timing-trials must be at least 5");
-  if (o.baseline != "eager" && o.baseline != "compile") Fail("--baseline must be eager or compile");
-  if (o.lazy_threshold < 0 || o.lazy_threshold > 1) Fail("--lazy-threshold must be within [0, 1]");
-  cfg.timing.enabled = (device == "cuda" || o.cpu_timing) && !o.no_timing;
-  cfg.timing.trials = o.timing_trials;
-  cfg.timing.recheck = std::max(3, o.timing_trials / 10);
-  cfg.timing.baseline = o.baseline;
-  cfg.timing.lazy_threshold = o.lazy_threshold;
-  cfg.timing.speedup_cap = o.speedup_cap;
-  if (!(o.slow_factor > 0) || !(o.slow_floor >= 0))
-    Fail("--slow-factor must be positive and --slow-floor not negative");
-  cfg.timing.slow_factor = o.slow_factor;
-  cfg.timing.slow_floor = std::chrono::milliseconds(static_cast<std::int64_t>(o.slow_floor * 1000));
-  cfg.timing.strict = o.policy == "strict";
-  if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES"); vis && *vis) {
-    cfg.timing.device_key = "gpu-" + std::string(vis).substr(0, std::string(vis).find(','));
-  }
-  ev::DrawTimingPlan(cfg.timing, ev::DrawSecretSeed());
-  cfg.device_model = device_model;
-  const char* tmp = std::getenv("TMPDIR");
-  cfg.work_dir =
-      !o.work_dir.empty()
-          ? o.work_dir
-          : (fs::path(tmp && *tmp ? tmp : "/tmp") / fmt::format("tritonrl-eval-{}", getpid()))
-                .string();
-  std::error_code ec;
-  fs::create_directories(cfg.work_dir, ec);
-  cfg.allowlist_path = (fs::path(cfg.work_dir) / "allowlist.json").string();
-  if (auto s = tritonrl::WriteFileAtomic(cfg.allowlist_path,
-                                         std::string(tritonrl::verify::BuiltinAllowlistJson()));
-      !s.ok()) {
-    Fail(s.message());
-  }
-  cfg.sandbox.enabled = !o.no_sandbox;
-  if (device == "cpu") {
-    cfg.sandbox.forbid_fork = true;
-    cfg.sandbox.address_space_bytes = 6ull << 30;
-  } else {
-    cfg.sandbox.forbid_fork = false;  // Triton runs ptxas and a C compiler on first launch
-    cfg.sandbox.data_bytes = 64ull << 30;
-  }
-  cfg.sandbox.cpu_seconds = 1800;
-  // Diagnostics only (documented in docs/eval.md): switch sandbox features off by name, e.g.
-  // TRITONRL_SANDBOX_OFF=pidns,seccomp. Every verdict still records the level actually reached.
-  if (const char* off = std::getenv("TRITONRL_SANDBOX_OFF"); off != nullptr) {
-    if (auto s = ev::DisableSandboxFeatures(cfg.sandbox, off); !s.ok())
-      Fail("TRITONRL_SANDBOX_OFF: " + s.message());
-  }
-  if (o.stage_timeout > 0) {
-    const auto t = std::chrono::milliseconds(static_cast<long long>(o.stage_timeout * 1000));
-    cfg.import_timeout = cfg.build_timeout = cfg.trial_timeout = t;
-  }
-  if (cfg.sandbox.enabled && cfg.sandbox.seccomp) {
-    auto prog = ev::BuildSeccompProgram(cfg.sandbox.forbid_fork);
-    if (prog.ok()) {
-      cfg.seccomp_program = std::move(*prog);
-    } else {
-      cfg.sandbox.seccomp = false;  // recorded per verdict as a degraded sandbox
-    }
-  }
-  const json config_json = {{"evaluator", kEvaluatorVersion},
-                            {"device", device},
-                            {"trials", o.trials},
-                            {"large_trials", o.large_trials},
-                            {"static", !o.no_static},
-                            {"policy", o.policy},
-                            {"sandbox", !o.no_sandbox},
-                            {"stage_timeout_s", o.stage_timeout},
-                            {"timing_trials", o.timing_trials},
-                            {"baseline", o.baseline},
-                            {"lazy_threshold", o.lazy_threshold},
-                            {"speedup_cap", o.speedup_cap},
-                            {"slow_factor", o.slow_factor},
-                            {"slow_floor_s", o.slow_floor},
-                            {"cpu_timing", o.cpu_timing},
-                            {"no_timing", o.no_timing}};
-
-  // The store: resume a run of the same samples and config unless --no-cache.
-  std::string db = o.db;
-  if (db.empty()) db = (fs::path(cfg.work_dir) / "results.db").string();
-  auto store = tritonrl::store::Store::Open(db);
-  if (!store.ok()) Fail(store.status().message());
   auto sample_bytes = tritonrl::ReadFile(o.samples);
   if (!sample_bytes.ok()) Fail(sample_bytes.status().message());
-  tritonrl::store::RunInfo run;
-  run.config_json = config_json.dump();
-  run.sample_file = o.samples;
-  run.sample_file_hash = tritonrl::store::Sha256Hex(*sample_bytes);
-  run.device_model = device_model;
-  run.tool_version = kEvaluatorVersion;
-  run.shard = o.shard;
-  char host[256] = {0};
-  gethostname(host, sizeof host - 1);
-  run.host = host;
-  run.id = !o.run_id.empty() ? o.run_id
-           : o.no_cache      ? tritonrl::store::NewRunId()
-                             : "eval-" + tritonrl::store::Sha256Hex(run.sample_file_hash +
-                                                                    run.config_json + device_model)
-                                        .substr(0, 16);
-  if (auto s = store->BeginRun(run); !s.ok()) Fail(s.message());
-  std::set<tritonrl::store::SampleKey> done;
-  if (auto d = store->DoneSamples(run.id); d.ok()) done.insert(d->begin(), d->end());
+  sc::BatchOptions batch;
+  batch.run_id = o.run_id;
+  batch.sample_file = o.samples;
+  batch.sample_file_hash = tritonrl::Sha256Hex(*sample_bytes);
+  batch.shard = o.shard;
 
-  // Task records, static verification, cache lookups: everything decided before running.
-  std::map<std::string, std::string> task_content;
-  std::map<std::string, std::string> task_by_path;  // task file -> task id
-  std::vector<ev::SampleJob> jobs;
-  std::vector<tritonrl::store::SampleRecord> records;
-  std::vector<std::string> cache_keys;
-  std::size_t resumed = 0;
-  tritonrl::verify::VerifyOptions vopts;
-  vopts.policy = *policy;
-  for (const Line& l : mine) {
-    const tritonrl::task::TaskInfo* info = tritonrl::task::FindTask(*suite, l.task);
-    tritonrl::store::SampleKey key{run.id, l.task, l.sample};
-    if (done.count(key)) {
-      ++resumed;
-      continue;
-    }
-    if (!task_content.count(l.task)) {
-      auto content = tritonrl::ReadFile(info->path);
-      if (!content.ok()) Fail(content.status().message());
-      task_content[l.task] = *content;
-      task_by_path[info->path] = l.task;
-      tritonrl::store::TaskRecord t;
-      t.id = l.task;
-      t.content = *content;
-      t.suite_path = o.tasks;
-      t.level = info->level.value_or(LevelOf(l.task));
-      t.metadata_json =
-          json{{"dtype", info->dtype}, {"atol", info->atol}, {"rtol", info->rtol}}.dump();
-      if (auto s = store->PutTask(t); !s.ok()) Fail(s.message());
-    }
-    tritonrl::verify::Verdict sv = l.kind == "code" ? tritonrl::verify::VerifyCode(l.text, vopts)
-                                                    : tritonrl::verify::VerifyOutput(l.text, vopts);
-    std::string code = l.text;
-    if (l.kind == "output")
-      code = sv.code ? l.text.substr(sv.code->begin, sv.code->end - sv.code->begin) : "";
-    ev::SampleJob job{l.sample, l.task, info->path, code, std::nullopt};
-    const std::string cache_key = tritonrl::store::ComputeCacheKey(
-        {task_content[l.task], l.text, run.config_json, device_model, kEvaluatorVersion});
-    if (!o.no_cache) {
-      auto hit = store->Lookup(cache_key);
-      if (hit.ok() && hit->has_value()) {
-        json j = RecordJson(**hit);
-        ev::Verdict v;
-        v.outcome = (*hit)->outcome;
-        v.from_cache = true;
-        v.syntax_ok = (*hit)->syntax_ok;
-        v.functionality_ok = (*hit)->functionality_ok;
-        v.compiled = (*hit)->compiled;
-        v.speedup = (*hit)->speedup;
-        v.flags = (*hit)->flags;
-        if (j.contains("reasons") && j["reasons"].is_array()) {
-          for (const auto& r : j["reasons"]) {
-            v.reasons.push_back(
-                {r.value("stage", ""), r.value("code", ""), r.value("message", "")});
-          }
-        }
-        v.sandbox = j.value("sandbox", json::object());
-        v.evidence = j.value("evidence", json::object());
-        v.timings_ms = j.value("timings_ms", json::object());
-        v.device = device;
-        v.provisional = device == "cpu";
-        job.pre_verdict = v;
-      }
-    }
-    if (!job.pre_verdict && !o.no_static && !sv.valid) {
-      ev::Verdict v = StaticVerdict(sv);
-      v.device = device;
-      job.pre_verdict = v;
-    }
-    if (!job.pre_verdict && code.empty()) {
-      ev::Verdict v;
-      v.outcome = "invalid_syntax";
-      v.syntax_ok = false;
-      v.reasons.push_back({"static", "no_code", "the output holds no code"});
-      job.pre_verdict = v;
-    }
-    if (!job.pre_verdict) {
-      // Keep the static evidence (warnings) beside the runtime evidence.
-      job.code = code;
-    }
-    tritonrl::store::SampleRecord rec;
-    rec.key = key;
-    rec.task_hash = tritonrl::store::Sha256Hex(task_content[l.task]);
-    rec.text_kind = l.kind;
-    rec.text = l.text;
-    rec.code = code;
-    records.push_back(std::move(rec));
-    cache_keys.push_back(cache_key);
-    jobs.push_back(std::move(job));
-  }
-
-  const bool any_to_run =
-      std::any_of(jobs.begin(), jobs.end(), [](const ev::SampleJob& j) { return !j.pre_verdict; });
-  std::string sandbox_said = cfg.sandbox.enabled ? "" : ", no sandbox (test only)";
-  if (cfg.sandbox.enabled && any_to_run) {
-    // Some platforms refuse a sandbox feature only when the device initialises: find the
-    // strongest sandbox this machine allows, say so, and record the level in every verdict.
-    const ev::SandboxChoice choice = ev::ChooseSandbox(cfg);
-    if (!choice.ok) {
-      fmt::print(stderr, "eval: the {} probe fails even without a sandbox: {}\n", device,
-                 choice.tried.back().detail);
-    } else if (!choice.tried.back().dropped.empty()) {
-      for (const auto& p : choice.tried) {
-        fmt::print(stderr, "eval: sandbox probe with {} off: {} ({:.1f} s)\n",
-                   p.dropped.empty() ? "nothing" : p.dropped, p.ok ? "ok" : p.detail, p.ms / 1000);
-      }
-      fmt::print(stderr, "eval: the full sandbox fails on this machine; running with {} off\n",
-                 choice.tried.back().dropped);
-      cfg.sandbox = choice.options;
-    }
-    if (choice.ok) {
-      sandbox_said = fmt::format(
-          ", sandbox {}{}", choice.tried.back().report.Level(),
-          choice.tried.back().dropped.empty() ? "" : " (" + choice.tried.back().dropped + " off)");
-    }
-  }
-
-  // Reference timings across runs: keyed by the task file, the timing protocol's settings, the
-  // GPU model and the evaluator; the re-checks still run every time (secret seeds).
-  std::mutex store_mu;  // the pool's threads share the store's connection
-  if (cfg.timing.enabled && !o.no_cache) {
-    const auto key_for = [&](const std::string& task_path) -> std::optional<std::string> {
-      auto id = task_by_path.find(task_path);
-      if (id == task_by_path.end()) return std::nullopt;
-      const json settings = {{"trials", cfg.timing.trials},     {"warmup", cfg.timing.warmup},
-                             {"baseline", cfg.timing.baseline}, {"device", device},
-                             {"device_model", device_model},    {"evaluator", kEvaluatorVersion}};
-      return tritonrl::store::Sha256Hex(task_content.at(id->second) + "\n" + settings.dump());
-    };
-    cfg.cached_reference_timing =
-        [&, key_for](const std::string& task_path) -> std::optional<ev::TimingPhase> {
-      const auto key = key_for(task_path);
-      if (!key) return std::nullopt;
-      std::lock_guard<std::mutex> lock(store_mu);
-      auto hit = store->LookupReferenceTiming(*key);
-      if (!hit.ok() || !hit->has_value()) return std::nullopt;
-      auto phase = ev::ReferenceTimingFromJson(json::parse(**hit, nullptr, false));
-      if (!phase.ok()) return std::nullopt;  // a damaged entry is re-measured
-      return *phase;
-    };
-    cfg.store_reference_timing = [&, key_for](const std::string& task_path,
-                                              const ev::TimingPhase& phase) {
-      const auto key = key_for(task_path);
-      if (!key) return;
-      std::lock_guard<std::mutex> lock(store_mu);
-      auto s = store->PutReferenceTiming(*key, task_by_path.at(task_path), device_model,
-                                         ev::ReferenceTimingToJson(phase).dump());
-      if (!s.ok()) fmt::print(stderr, "eval: reference timing not cached: {}\n", s.message());
-    };
-  }
-
-  auto writer = tritonrl::store::VerdictWriter::Open(db);
-  if (!writer.ok()) Fail(writer.status().message());
+  std::unique_ptr<JsonlSink> jsonl;
+  if (!o.jsonl.empty()) jsonl = std::make_unique<JsonlSink>(o.jsonl);
   const bool terminal = isatty(fileno(stderr)) != 0;
-  ev::Progress progress(jobs.size(), terminal, stderr);
-  if (resumed)
-    fmt::print(stderr, "eval: resuming run {}: {} samples already done\n", run.id, resumed);
-  fmt::print(stderr, "eval: {} samples on {} ({}), {} jobs, {} trials{}, run {}\n", jobs.size(),
-             device, device_model, o.jobs, o.trials, sandbox_said, run.id);
-  ev::RunPool(cfg, jobs, o.jobs, [&](std::size_t i, ev::Verdict v) {
-    const auto& rec = records[i];
-    tritonrl::store::EvalResult result;
-    result.sample = rec;
-    result.verdict = ToRecord(v, rec.key, cache_keys[i], device_model);
-    (*writer)->Submit(std::move(result));
-    progress.Done(v.outcome, fmt::format("{} {}", v.task, v.sample));
-  });
-  progress.Finish();
-  if (auto s = (*writer)->Close(); !s.ok()) Fail(s.message());
-  if (auto s = store->EndRun(run.id, run.host, run.shard); !s.ok()) Fail(s.message());
+  std::unique_ptr<tritonrl::eval::Progress> progress;  // made at the first new verdict
+  sc::Callbacks callbacks;
+  callbacks.on_note = [](const std::string& line) { fmt::print(stderr, "eval: {}\n", line); };
+  callbacks.on_verdict = [&](const sc::ScoredSample& s, std::size_t done, std::size_t total) {
+    if (jsonl) jsonl->Write(sc::ToJson(s));
+    if (s.resumed) return;
+    // Resumed verdicts come first, so what is left when the first new one arrives is the total.
+    if (!progress)
+      progress = std::make_unique<tritonrl::eval::Progress>(total - done + 1, terminal, stderr);
+    progress->Done(std::string(tritonrl::vocab::OutcomeName(s.outcome)),
+                   fmt::format("{} {}", s.task, s.id));
+  };
+  const sc::ScoringConfig& cfg = (*scorer)->config();
+  fmt::print(stderr, "eval: {} samples on {} ({}), {} jobs, {} trials{}\n", mine.size(),
+             (*scorer)->device(), (*scorer)->device_model(), cfg.jobs, cfg.trials,
+             cfg.sandbox ? "" : ", no sandbox (test only)");
+  auto result = (*scorer)->Score(mine, batch, callbacks);
+  if (progress) progress->Finish();
+  if (!result.ok()) Fail(result.status().message());
+  if (jsonl) jsonl->Close();
+  if (result->sandbox != "not started")
+    fmt::print(stderr, "eval: run {}, sandbox {}\n", result->run_id, result->sandbox);
 
   // Everything of this run (also what a resumed run had done before).
-  auto verdicts = store->LoadVerdicts(run.id);
-  if (!verdicts.ok()) Fail(verdicts.status().message());
-  auto tasks = store->ListTasks(run.id);
-  if (!tasks.ok()) Fail(tasks.status().message());
-  const auto results = tritonrl::report::ToSampleResults(*verdicts, *tasks);
-  const auto metrics = tritonrl::metrics::ComputeMetrics(results);
-
+  auto summary = (*scorer)->LoadRun(result->run_id);
+  if (!summary.ok()) Fail(summary.status().message());
+  const auto& metrics = summary->metrics;
   if (!o.report.empty()) {
-    auto html = tritonrl::report::RenderReport(*store, run.id);
+    auto html = (*scorer)->RenderReport(result->run_id);
     if (!html.ok()) Fail(html.status().message());
     if (auto s = tritonrl::WriteFileAtomic(o.report, *html); !s.ok()) Fail(s.message());
   }
+  const std::string& device = (*scorer)->device();
   if (o.json_out) {
-    json doc = {{"run_id", run.id},
+    json doc = {{"run_id", result->run_id},
                 {"device", device},
-                {"device_model", device_model},
-                {"trials", o.trials},
-                {"resumed_samples", resumed}};  // already done by this run before this call
+                {"device_model", (*scorer)->device_model()},
+                {"trials", cfg.trials},
+                {"resumed_samples", result->resumed}};  // already done by this run before this call
     json levels = json::array();
     for (const auto& g : metrics.levels) levels.push_back(MetricsJson(g));
     doc["summary"] = {{"overall", MetricsJson(metrics.overall)}, {"levels", levels}};
     json samples = json::array();
-    for (const auto& r : *verdicts) samples.push_back(RecordJson(r));
+    for (const auto& s : summary->samples) samples.push_back(sc::ToJson(s));
     doc["samples"] = samples;
     fmt::print("{}\n", doc.dump(2));
   } else {
     // Flags mark verdicts to review (a suspect speedup, a verdict near its tolerance, ...).
-    std::map<std::string, int> counts, flags;
-    for (const auto& r : *verdicts) {
-      ++counts[r.outcome];
-      for (const auto& f : r.flags) ++flags[f];
+    std::map<tritonrl::vocab::Outcome, int> counts;
+    std::map<std::string, int> flags;
+    for (const auto& s : summary->samples) {
+      ++counts[s.outcome];
+      for (const auto& f : s.flags) ++flags[f];
     }
     fmt::print("\n{:<22} {:>7}\n", "outcome", "samples");
-    for (const char* outcome : ev::kOutcomes)
-      fmt::print("{:<22} {:>7}\n", outcome, counts[outcome]);
+    for (const auto outcome : tritonrl::vocab::kAllOutcomes)
+      fmt::print("{:<22} {:>7}\n", tritonrl::vocab::OutcomeName(outcome), counts[outcome]);
     if (!flags.empty()) {
       fmt::print("\n{:<22} {:>7}\n", "flag", "samples");
       for (const auto& [flag, n] : flags) fmt::print("{:<22} {:>7}\n", flag, n);
@@ -613,18 +305,16 @@ int RunEval(const Options& o) {
     };
     for (const auto& g : metrics.levels) row(g);
     row(metrics.overall);
-    fmt::print("\nrun {} ({} samples) in {}{}\n", run.id, verdicts->size(), db,
+    fmt::print("\nrun {} ({} samples) in {}{}\n", result->run_id, summary->samples.size(), cfg.db,
                device == "cpu"
                    ? "; CPU verdicts are provisional on precision, the GPU verdict counts"
                    : "");
     if (!o.report.empty()) fmt::print("report: {}\n", o.report);
   }
-  if (!o.keep_work) {
-    fs::remove(cfg.allowlist_path, ec);
-    if (o.db.empty()) {
-      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(db + suffix, ec);
-    }
-    fs::remove(cfg.work_dir, ec);  // only if empty
+  scorer->reset();  // removes its work files
+  if (temporary_db && !o.keep_work) {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(config.db + suffix, ec);
   }
   return 0;
 }
@@ -646,6 +336,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "(default 2; large variants are sized for timing)");
        sub.add_flag("--json", o->json_out,
                     "print one JSON document (metrics and per-sample verdicts)");
+       sub.add_option("--jsonl", o->jsonl,
+                      "write each verdict as one JSON line as soon as it is stored (flushed to "
+                      "the disk; rewritten from the store when a run resumes)");
        sub.add_option("--report", o->report, "write a self-contained HTML report");
        sub.add_flag("--no-cache", o->no_cache,
                     "re-evaluate everything (a fresh run, no cached verdicts)");
@@ -679,13 +372,28 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--python", o->python,
                       "the runner's interpreter (default: $TRITONRL_PYTHON, .venv, python3)");
        sub.add_option("--runner", o->runner, "folder holding tritonrl_runner/");
-       sub.add_option("--work-dir", o->work_dir, "folder for the workers' private folders");
+       sub.add_option("--work-dir", o->work_dir,
+                      "folder for the workers' private folders and the reference outputs spilled "
+                      "to disk (put it on a disk, not a tmpfs)");
+       sub.add_option("--memory-budget-mb", o->memory_budget_mb,
+                      "host memory the workers may hold at once (admission control; default: 90% "
+                      "of MemAvailable at start); a sample that cannot fit is resource_exhausted");
+       sub.add_option("--device-memory-budget-mb", o->device_memory_budget_mb,
+                      "the same for GPU memory (default: 90% of nvidia-smi's free memory)");
        sub.add_flag("--keep-work", o->keep_work, "keep the workers' folders and logs (debugging)");
        sub.add_flag("--no-static", o->no_static,
                     "TEST ONLY: skip the static verifier (fault-injection candidates would be "
                     "rejected by it)");
        sub.add_flag("--no-sandbox", o->no_sandbox,
                     "TEST ONLY: run workers without rlimits, namespaces or seccomp");
+       sub.add_option("--tolerance", o->tolerance,
+                      "the correctness rule: ours (the task's ATOL/RTOL, allclose and relative "
+                      "L2), kernelbench (KernelBench's harness: 1e-4 fp32, 1e-2 fp16/bf16, "
+                      "allclose alone) or kernelbench-v0 (1e-2, allclose alone); docs/tasks.md")
+           ->check(CLI::IsMember({"ours", "kernelbench", "kernelbench-v0"}));
+       sub.add_flag("--cold-workers", o->cold_workers,
+                    "start every worker as a fresh interpreter (exec) instead of forking it from "
+                    "the warm zygote (same sandbox; slower start)");
        return [o]() -> int {
          try {
            return RunEval(*o);

@@ -15,6 +15,7 @@ struct ReportCliOptions {
   std::string db;
   std::string run;
   std::string out;
+  std::string train_log;  // a trainer's metrics.jsonl instead of a store
   bool strict = false;
   double implausible = 10.0;
   std::vector<double> fast_p = {1.0, 2.0};
@@ -28,6 +29,14 @@ int RunReport(const ReportCliOptions& o) {
     std::fprintf(stderr, "tritonrl report: error: %s\n", s.message().c_str());
     return 2;
   };
+  if (!o.train_log.empty()) {
+    auto html = report::RenderTrainReport(o.train_log);
+    if (!html.ok()) return fail(html.status());
+    if (auto s = WriteFileAtomic(o.out, *html); !s.ok()) return fail(s);
+    std::printf("wrote %s (training log %s)\n", o.out.c_str(), o.train_log.c_str());
+    return 0;
+  }
+  if (o.db.empty()) return fail(Status::InvalidArgument("give --db STORE or --train-log FILE"));
   store::OpenOptions open;
   open.read_only = true;  // a report never changes the store, and may run beside a writer
   auto st = store::Store::Open(o.db, open);
@@ -57,7 +66,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
     {"report", "Render a run of a results store as a self-contained HTML report",
      [](CLI::App& sub) -> tritonrl::cli::CommandAction {
        auto o = std::make_shared<ReportCliOptions>();
-       sub.add_option("--db", o->db, "Results store (SQLite file)")->required();
+       auto* db = sub.add_option("--db", o->db, "Results store (SQLite file)");
+       sub.add_option("--train-log", o->train_log,
+                      "A trainer's metrics.jsonl: loss, eval loss, lr, grad norm, tokens/s curves")
+           ->excludes(db);
        sub.add_option("--run", o->run, "Run id (default: the newest run)");
        sub.add_option("--out", o->out, "Output HTML file")->required();
        sub.add_flag("--strict", o->strict,

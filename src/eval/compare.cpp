@@ -131,96 +131,141 @@ double LoadAsDouble(DType dtype, const char* data, std::int64_t i) {
   return 0.0;
 }
 
-CompareResult CompareTensor(const TensorBytes& out, const TensorBytes& ref, Tolerance tol) {
-  if (out.dtype != ref.dtype) {
-    return Fail("dtype_mismatch",
-                fmt::format("dtype {}, expected {}", DTypeName(out.dtype), DTypeName(ref.dtype)));
+OutputComparison::OutputComparison(DType out_dtype, const std::vector<std::int64_t>& out_shape,
+                                   DType ref_dtype, const std::vector<std::int64_t>& ref_shape,
+                                   Tolerance tol)
+    : dtype_(ref_dtype), tol_(tol), shape_(ref_shape) {
+  if (out_dtype != ref_dtype) {
+    r_ = Fail("dtype_mismatch",
+              fmt::format("dtype {}, expected {}", DTypeName(out_dtype), DTypeName(ref_dtype)));
+  } else if (out_shape != ref_shape) {
+    r_ = Fail("shape_mismatch",
+              fmt::format("shape {}, expected {}", ShapeString(out_shape), ShapeString(ref_shape)));
+  } else if (const auto n = NumElements(ref_shape)) {
+    total_ = *n;
+  } else {
+    r_ =
+        Fail("size_mismatch", fmt::format("no element count for shape {}", ShapeString(ref_shape)));
   }
-  if (out.shape != ref.shape) {
-    return Fail("shape_mismatch", fmt::format("shape {}, expected {}", ShapeString(out.shape),
-                                              ShapeString(ref.shape)));
+}
+
+void OutputComparison::Feed(std::string_view out, std::string_view ref) {
+  const std::size_t esize = DTypeSize(dtype_);
+  if (!r_.ok || finished_) return;
+  if (out.size() != ref.size() || out.size() % esize != 0 ||
+      seen_ + static_cast<std::int64_t>(out.size() / esize) > total_) {
+    r_ = Fail("size_mismatch", fmt::format("a slice of {} bytes past {} of {} elements of {}",
+                                           out.size(), seen_, total_, DTypeName(dtype_)));
+    return;
   }
-  const auto n = NumElements(ref.shape);
-  const std::size_t esize = DTypeSize(ref.dtype);
-  if (!n || out.data.size() != static_cast<std::size_t>(*n) * esize ||
-      ref.data.size() != static_cast<std::size_t>(*n) * esize) {
-    return Fail("size_mismatch", fmt::format("{} bytes for shape {} of {}", out.data.size(),
-                                             ShapeString(out.shape), DTypeName(out.dtype)));
-  }
-  CompareResult r;
-  if (!IsFloating(ref.dtype)) {
+  const auto n = static_cast<std::int64_t>(out.size() / esize);
+  const char* o = out.data();
+  const char* f = ref.data();
+  if (!IsFloating(dtype_)) {
     // Exact equality, compared as bytes per element (bool: any non-zero is true).
-    for (std::int64_t i = 0; i < *n; ++i) {
-      const double a = LoadAsDouble(out.dtype, out.data.data(), i);
-      const double b = LoadAsDouble(ref.dtype, ref.data.data(), i);
-      const bool equal = ref.dtype == DType::kBool    ? ((a != 0) == (b != 0))
-                         : ref.dtype == DType::kInt64 ? Load<std::int64_t>(out.data.data(), i) ==
-                                                            Load<std::int64_t>(ref.data.data(), i)
-                                                      : a == b;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double a = LoadAsDouble(dtype_, o, i);
+      const double b = LoadAsDouble(dtype_, f, i);
+      const bool equal = dtype_ == DType::kBool ? ((a != 0) == (b != 0))
+                         : dtype_ == DType::kInt64
+                             ? Load<std::int64_t>(o, i) == Load<std::int64_t>(f, i)
+                             : a == b;
       if (!equal) {
-        ++r.bad_elements;
-        r.max_abs_err = std::max(r.max_abs_err, std::fabs(a - b));
+        ++r_.bad_elements;
+        r_.max_abs_err = std::max(r_.max_abs_err, std::fabs(a - b));
       }
     }
-    if (r.bad_elements) {
-      r.ok = false;
-      r.code = "not_equal";
-      r.message = fmt::format("{} of {} elements differ", r.bad_elements, *n);
-    }
-    return r;
+    seen_ += n;
+    return;
   }
-  double num = 0.0, den = 0.0;
-  std::int64_t nonfinite = 0, first_bad = -1;
-  for (std::int64_t i = 0; i < *n; ++i) {
-    const double a = LoadAsDouble(out.dtype, out.data.data(), i);
-    const double b = LoadAsDouble(ref.dtype, ref.data.data(), i);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double a = LoadAsDouble(dtype_, o, i);
+    const double b = LoadAsDouble(dtype_, f, i);
     if (!std::isfinite(b)) {
       const bool same = std::isnan(b) ? std::isnan(a) : a == b;
       if (!same) {
-        ++r.bad_elements;
-        if (first_bad < 0) first_bad = i;
+        ++r_.bad_elements;
+        if (first_bad_ < 0) first_bad_ = seen_ + i;
       }
       continue;
     }
     if (!std::isfinite(a)) {
-      ++nonfinite;
-      ++r.bad_elements;
-      if (first_bad < 0) first_bad = i;
+      ++nonfinite_;
+      ++r_.bad_elements;
+      if (first_bad_ < 0) first_bad_ = seen_ + i;
       continue;
     }
     const double d = std::fabs(a - b);
-    r.max_abs_err = std::max(r.max_abs_err, d);
-    num += d * d;
-    den += b * b;
-    const double allowed = tol.atol + tol.rtol * std::fabs(b);
+    r_.max_abs_err = std::max(r_.max_abs_err, d);
+    num_ += d * d;
+    den_ += b * b;
+    const double allowed = tol_.atol + tol_.rtol * std::fabs(b);
     if (d > 0.0)
-      r.tolerance_margin = std::max(r.tolerance_margin, allowed > 0.0 ? d / allowed : HUGE_VAL);
+      r_.tolerance_margin = std::max(r_.tolerance_margin, allowed > 0.0 ? d / allowed : HUGE_VAL);
     if (!(d <= allowed)) {
-      ++r.bad_elements;
-      if (first_bad < 0) first_bad = i;
+      ++r_.bad_elements;
+      if (first_bad_ < 0) first_bad_ = seen_ + i;
     }
   }
-  r.rel_l2 = den > 0.0 ? std::sqrt(num) / std::sqrt(den) : (num > 0.0 ? HUGE_VAL : 0.0);
-  const double bound = std::max(tol.rtol, kRelL2Floor);
-  if (nonfinite) {
+  seen_ += n;
+}
+
+CompareResult OutputComparison::Finish() {
+  if (finished_ || !r_.ok) {
+    finished_ = true;
+    return r_;
+  }
+  finished_ = true;
+  if (seen_ != total_) {
+    r_ = Fail("size_mismatch", fmt::format("{} of {} elements for shape {} of {}", seen_, total_,
+                                           ShapeString(shape_), DTypeName(dtype_)));
+    return r_;
+  }
+  CompareResult& r = r_;
+  if (!IsFloating(dtype_)) {
+    if (r.bad_elements) {
+      r.ok = false;
+      r.code = "not_equal";
+      r.message = fmt::format("{} of {} elements differ", r.bad_elements, total_);
+    }
+    return r;
+  }
+  r.rel_l2 = den_ > 0.0 ? std::sqrt(num_) / std::sqrt(den_) : (num_ > 0.0 ? HUGE_VAL : 0.0);
+  const double bound = std::max(tol_.rtol, kRelL2Floor);
+  if (nonfinite_) {
     r.ok = false;
     r.code = "nonfinite";
     r.message =
         fmt::format("{} non-finite values where the reference is finite (first at flat index {})",
-                    nonfinite, first_bad);
+                    nonfinite_, first_bad_);
   } else if (r.bad_elements) {
     r.ok = false;
     r.code = "not_allclose";
     r.message = fmt::format(
         "{} of {} elements outside atol={:g} rtol={:g} (max abs err {:.3g}, first at flat index "
         "{})",
-        r.bad_elements, *n, tol.atol, tol.rtol, r.max_abs_err, first_bad);
-  } else if (!(r.rel_l2 <= bound)) {
+        r.bad_elements, total_, tol_.atol, tol_.rtol, r.max_abs_err, first_bad_);
+  } else if (tol_.rel_l2 && !(r.rel_l2 <= bound)) {
     r.ok = false;
     r.code = "rel_l2_exceeded";
     r.message = fmt::format("relative L2 error {:.3g} > {:g}", r.rel_l2, bound);
   }
   return r;
+}
+
+CompareResult CompareTensor(const TensorBytes& out, const TensorBytes& ref, Tolerance tol) {
+  OutputComparison cmp(out.dtype, out.shape, ref.dtype, ref.shape, tol);
+  if (!cmp.failed()) {
+    const auto n = NumElements(ref.shape);
+    const std::size_t esize = DTypeSize(ref.dtype);
+    if (!n || out.data.size() != static_cast<std::size_t>(*n) * esize ||
+        ref.data.size() != static_cast<std::size_t>(*n) * esize) {
+      return Fail("size_mismatch", fmt::format("{} bytes for shape {} of {}", out.data.size(),
+                                               ShapeString(out.shape), DTypeName(out.dtype)));
+    }
+    cmp.Feed(out.data, ref.data);
+  }
+  return cmp.Finish();
 }
 
 }  // namespace tritonrl::eval

@@ -50,6 +50,7 @@ struct TensorBytes {
 struct Tolerance {
   double atol = 1e-4;
   double rtol = 1e-4;
+  bool rel_l2 = true;  // false: allclose alone (KernelBench's rule, --tolerance kernelbench)
 };
 
 struct CompareResult {
@@ -69,6 +70,29 @@ std::optional<std::int64_t> NumElements(const std::vector<std::int64_t>& shape);
 
 // Decode element i of a float tensor to double (fp16/bf16 widened exactly).
 double LoadAsDouble(DType dtype, const char* data, std::int64_t i);
+
+// The comparison above over an output that arrives in slices (the engine never holds a whole
+// output): Feed takes equal-length, element-aligned slices of the candidate's and the reference's
+// bytes in order; Finish gives the same result, code and message as one CompareTensor over the
+// whole tensors (the sums and the worst element are accumulated across slices). One thread.
+class OutputComparison {
+ public:
+  OutputComparison(DType out_dtype, const std::vector<std::int64_t>& out_shape, DType ref_dtype,
+                   const std::vector<std::int64_t>& ref_shape, Tolerance tol);
+  // True once the result is known to be a failure (dtype, shape or size): later slices are ignored.
+  bool failed() const { return !r_.ok; }
+  void Feed(std::string_view out, std::string_view ref);
+  CompareResult Finish();
+
+ private:
+  DType dtype_;
+  Tolerance tol_;
+  std::vector<std::int64_t> shape_;
+  std::int64_t total_ = 0, seen_ = 0, nonfinite_ = 0, first_bad_ = -1;
+  double num_ = 0.0, den_ = 0.0;
+  bool finished_ = false;
+  CompareResult r_;
+};
 
 CompareResult CompareTensor(const TensorBytes& out, const TensorBytes& ref, Tolerance tol);
 

@@ -50,15 +50,19 @@ Result<CorpusEntry> ReadCorpusFile(const std::string& path) {
     if (key == "task") e.task = value;
     if (key == "what") e.what = value;
     if (key == "device") e.device = value;
-    if (key == "expect" || key == "expect-gpu") {
-      const auto w = Words(value);
-      const bool ok = (w.size() == 1 && w[0] == "correct") ||
-                      (w.size() == 2 && (w[0] == "static" || w[0] == "runtime"));
-      if (!ok) {
-        return Status::ParseError(
-            fmt::format("{}:{}: malformed '# {}:' ({})", path, n, key, value));
+    std::string* label = key == "expect"               ? &e.expect
+                         : key == "expect-gpu"         ? &e.expect_gpu
+                         : key == "expect-runtime"     ? &e.expect_runtime
+                         : key == "expect-runtime-gpu" ? &e.expect_runtime_gpu
+                                                       : nullptr;
+    if (label != nullptr) {
+      std::string why;
+      const bool runtime_only = key.rfind("expect-runtime", 0) == 0;
+      if (!ValidLabel(value, &why) || (runtime_only && Words(value)[0] != "runtime")) {
+        return Status::ParseError(fmt::format("{}:{}: malformed '# {}:' ({}){}", path, n, key,
+                                              value, why.empty() ? "" : ": " + why));
       }
-      (key == "expect" ? e.expect : e.expect_gpu) = value;
+      *label = value;
     }
   }
   if (e.task.empty()) return Status::ParseError(fmt::format("{}:1: no '# task:' header", path));
@@ -115,6 +119,41 @@ const std::string& ExpectationFor(const CorpusEntry& e, const json& verdict) {
   return gpu && !e.expect_gpu.empty() ? e.expect_gpu : e.expect;
 }
 
+namespace {
+
+// Outcomes that many different failures end in: a label naming one must name the reason too.
+bool NeedsReason(const std::string& outcome) {
+  return outcome == "incorrect" || outcome == "runtime_error" || outcome == "timeout" ||
+         outcome == "compile_error";
+}
+
+// The reason=<code> words of a label.
+std::vector<std::string> LabelReasons(const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (std::size_t i = 2; i < words.size(); ++i) out.push_back(words[i].substr(7));
+  return out;
+}
+
+}  // namespace
+
+bool ValidLabel(const std::string& label, std::string* why) {
+  const auto w = Words(label);
+  if (w.size() == 1 && w[0] == "correct") return true;
+  if (w.size() == 2 && w[0] == "static") return true;
+  if (w.size() < 2 || w[0] != "runtime") return false;
+  for (std::size_t i = 2; i < w.size(); ++i) {
+    if (w[i].rfind("reason=", 0) != 0 || w[i].size() == 7) {
+      if (why) *why = fmt::format("'{}' is not reason=<code>", w[i]);
+      return false;
+    }
+  }
+  if (NeedsReason(w[1]) && w.size() == 2) {
+    if (why) *why = fmt::format("'runtime {}' needs reason=<code>", w[1]);
+    return false;
+  }
+  return true;
+}
+
 json SampleLine(const CorpusEntry& e) {
   json j = {{"task", e.task}, {"sample", e.sample}, {"code", e.code}, {"expect", e.expect}};
   if (!e.device.empty()) j["device"] = e.device;
@@ -127,8 +166,7 @@ bool MeetsExpectation(const std::string& expect, const json& verdict, std::strin
   std::vector<std::string> codes, static_codes, flags;
   if (verdict.contains("reasons") && verdict["reasons"].is_array()) {
     for (const auto& r : verdict["reasons"]) {
-      codes.push_back(r.value("code", ""));
-      if (r.value("stage", "") == "static") static_codes.push_back(r.value("code", ""));
+      (r.value("stage", "") == "static" ? static_codes : codes).push_back(r.value("code", ""));
     }
   }
   if (verdict.contains("flags") && verdict["flags"].is_array()) {
@@ -151,8 +189,9 @@ bool MeetsExpectation(const std::string& expect, const json& verdict, std::strin
     if (!ok && rule != nullptr && rule->strict_only) {
       ok = static_codes.empty() && outcome != "correct" && !outcome.empty();
     }
-  } else if (w.size() == 2 && w[0] == "runtime") {
+  } else if (w.size() >= 2 && w[0] == "runtime") {
     ok = static_codes.empty() && (outcome == w[1] || has(flags, w[1]));
+    for (const auto& code : LabelReasons(w)) ok = ok && has(codes, code);
   }
   if (!ok && why) {
     std::string first;
@@ -164,7 +203,8 @@ bool MeetsExpectation(const std::string& expect, const json& verdict, std::strin
       if (first.size() > 300) first = first.substr(0, 300) + "...";
     }
     *why =
-        fmt::format("expected {}, got {}{}{}", expect, outcome,
+        fmt::format("expected {}, got {}{}{}{}", expect, outcome,
+                    codes.empty() ? "" : fmt::format(" reasons {}", fmt::join(codes, ",")),
                     flags.empty() ? "" : fmt::format(" (flags {})", fmt::join(flags, ",")), first);
   }
   return ok;

@@ -5,7 +5,13 @@
 //   # corpus: hack | legit | fault
 //   # task: level1/1_ReLU
 //   # what: <one line>
-//   # expect: static <rule_id> | runtime <outcome or flag> | correct
+//   # expect: static <rule_id> | runtime <outcome or flag> [reason=<code>]... | correct
+//             (reason= is required after the outcomes incorrect, runtime_error, timeout and
+//              compile_error: the label is met only when the run failed for that reason)
+//   # expect-runtime: runtime <outcome> reason=<code>   (optional: the label when the
+//                            static verifier is skipped, `tritonrl corpus --runtime`; for
+//                            hacks that both layers must catch)
+//   # expect-runtime-gpu: ... (optional: that label on a GPU where it differs)
 //   # device: gpu            (optional: the expectation holds only on a GPU)
 //   # expect-gpu: <label>    (optional: the label on a GPU where it differs, e.g. a
 //                             device-guarded torch branch that only runs on the CPU)
@@ -26,9 +32,11 @@ struct CorpusEntry {
   std::string kind;    // hack, legit, fault, solution
   std::string task;
   std::string what;
-  std::string expect;      // "static <rule>", "runtime <outcome>", "correct"
-  std::string device;      // "" (any) or "gpu"
-  std::string expect_gpu;  // "" (same as expect) or the label on a GPU
+  std::string expect;              // "static <rule>", "runtime <outcome>", "correct"
+  std::string device;              // "" (any) or "gpu"
+  std::string expect_gpu;          // "" (same as expect) or the label on a GPU
+  std::string expect_runtime;      // "" or the label with the static verifier skipped
+  std::string expect_runtime_gpu;  // "" or that label on a GPU
   std::string code;
 };
 
@@ -45,11 +53,15 @@ Result<std::vector<CorpusEntry>> ReadSolutions(const std::string& solutions_dir)
 // ("device": "cuda") when set, else expect.
 const std::string& ExpectationFor(const CorpusEntry& entry, const nlohmann::json& verdict);
 
+// Whether a label is well formed (see the header comment); on false, `why` says what is wrong.
+bool ValidLabel(const std::string& label, std::string* why);
+
 // The JSONL line for an entry: {"task", "sample", "code", "expect"}.
 nlohmann::json SampleLine(const CorpusEntry& entry);
 
 // Whether a verdict (the JSON of one sample from `tritonrl eval --json`) meets
-// the label; on false, `why` says what was expected and seen.
+// the label: the outcome (or flag) and, for each reason=<code>, a reason with that code
+// outside the static stage; on false, `why` says what was expected and seen.
 bool MeetsExpectation(const std::string& expect, const nlohmann::json& verdict, std::string* why);
 
 }  // namespace tritonrl::eval

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +22,7 @@
 
 #include "eval/compare.h"
 #include "eval/process.h"
+#include "eval/spill.h"
 #include "eval/timing.h"
 
 namespace tritonrl::eval {
@@ -63,6 +65,22 @@ struct EngineConfig {
   TimingOptions timing;      // the timing stage (src/eval/timing.h); off on the CPU
   std::string device_model;  // nvidia-smi name: roofline peaks
   bool keep_work = false;    // keep worker folders (debugging)
+  // Workers forked from a zygote that imported torch and triton once (SpawnWorker, process.h);
+  // false: a fresh interpreter per worker. Same sandbox either way; verdicts say which in
+  // sandbox.spawn.
+  bool warm_workers = true;
+  // "ours" (the task's tolerance, allclose and relative L2), "kernelbench" (KernelBench's harness:
+  // 1e-4 fp32, 1e-2 fp16/bf16, allclose alone) or "kernelbench-v0" (1e-2, allclose alone); the
+  // reference worker resolves it (taskmod.tolerance), docs/tasks.md compares them.
+  std::string tolerance_policy = "ours";
+  // Free space left on work_dir's file system when reference outputs are spilled there; a
+  // reference that would need more fails its task's samples with resource_exhausted.
+  std::uint64_t spill_reserve_bytes = 1ull << 30;
+  // Admission control (src/eval/admission.h): the host and device memory the pool's workers may
+  // hold at once. 0: MemAvailable (host) and nvidia-smi's free memory (device, CUDA runs) read at
+  // the pool's start. A sample whose estimate exceeds a budget gets resource_exhausted.
+  std::uint64_t host_memory_budget = 0;
+  std::uint64_t device_memory_budget = 0;
   // The reference timing cache across runs (the CLI keeps it in the results store). With a hit
   // the reference worker only re-checks; both may be empty. Called from pool threads.
   std::function<std::optional<TimingPhase>(const std::string& task_path)> cached_reference_timing;
@@ -73,11 +91,14 @@ struct EngineConfig {
 // large_variant_trials set, the secret trial and the first public ones.
 std::vector<int> TrialIndicesFor(const EngineConfig& config, const std::string& variant);
 
+// A reference output: its description, and where its bytes lie in the reference's spill file
+// (src/eval/spill.h). Outputs are never held whole in memory.
 struct OutputRecord {
   DType dtype = DType::kFloat32;
   std::vector<std::int64_t> shape;
   std::string device;
-  std::string bytes;
+  std::int64_t nbytes = 0;
+  std::int64_t spill_offset = 0;
 };
 
 struct TrialRecord {
@@ -85,6 +106,7 @@ struct TrialRecord {
   int index = 0;
   std::int64_t seed = 0;
   std::string input_sha256;
+  std::int64_t input_bytes = 0;  // the trial's input tensors (admission estimates)
   std::vector<OutputRecord> outputs;
 };
 
@@ -101,11 +123,18 @@ struct ReferenceResult {
   std::vector<std::string> variants;
   Tolerance tolerance;
   std::string dtype;
-  std::vector<TrialRecord> trials;  // variants x schedule, in order
+  std::vector<TrialRecord> trials;   // variants x schedule, in order
+  std::shared_ptr<SpillFile> spill;  // the trials' output bytes
+  // The largest trial's input and output bytes: what a candidate's worker will hold at once.
+  std::int64_t max_input_bytes = 0, max_output_bytes = 0;
   double ms = 0;
   SandboxReport sandbox;
   std::optional<TimingPhase> timing;  // the reference timed by the same protocol
   std::string timing_error;
+  // Null models (zeros, the mean, an input passed through: taskmod.null_models_passing) that
+  // passed the trusted check against the reference's outputs on every trial of this run: such a
+  // task cannot certify correctness, and its correct samples get the flag weak_task.
+  std::vector<std::string> null_models_passed;
 };
 
 ReferenceResult RunReference(const EngineConfig& config, const std::string& task_path);
@@ -113,13 +142,13 @@ ReferenceResult RunReference(const EngineConfig& config, const std::string& task
 struct Verdict {
   std::string sample;
   std::string task;
-  std::string outcome;  // invalid_syntax ... correct (docs/eval.md)
+  std::string outcome;  // vocab::OutcomeName(...) (src/vocab/verdict_vocab.h, docs/eval.md)
   std::vector<Reason> reasons;
   std::vector<std::string> flags;
   nlohmann::json sandbox = nlohmann::json::object();
   nlohmann::json timings_ms = nlohmann::json::object();
   nlohmann::json evidence = nlohmann::json::object();
-  std::optional<double> speedup;  // null until the timing stage exists
+  std::optional<double> speedup;  // reference / candidate time; null when not timed
   std::string device;
   bool provisional = false;    // CPU verdicts: the GPU verdict is the one that counts
   bool infra_failure = false;  // the harness, not the sample, failed: never cached
@@ -149,11 +178,5 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
 // next seeds, and an approximation tuned to the tolerance looks exactly like this. Honest
 // solutions of our suite stay at or below 0.63 (bench/RESULTS.md, fifth session).
 inline constexpr double kNearToleranceMargin = 0.9;
-
-// Outcome strings in the order the metrics and reports expect.
-inline constexpr const char* kOutcomes[] = {"invalid_syntax", "invalid_functionality",
-                                            "compile_error",  "runtime_error",
-                                            "timeout",        "incorrect",
-                                            "correct"};
 
 }  // namespace tritonrl::eval

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include "eval/admission.h"
+
 namespace tritonrl::eval {
 namespace {
 
@@ -15,6 +17,55 @@ struct ReferenceSlot {
   std::shared_ptr<const ReferenceResult> result;
   std::size_t remaining = 0;  // runnable jobs of this task not yet finished
 };
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+nlohmann::json AdmissionEvidence(const MemoryNeed& need, const MemoryAdmission& admission) {
+  return {{"host_bytes_estimate", need.host},
+          {"device_bytes_estimate", need.device},
+          {"host_budget_bytes", admission.host_budget()},
+          {"device_budget_bytes", admission.device_budget()}};
+}
+
+// A task's reference, run once its worker's base memory is admitted.
+ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::string& task_path,
+                                     MemoryAdmission& admission) {
+  auto ticket = admission.Admit(EstimateReferenceMemory(config));
+  if (!ticket.ok()) {
+    ReferenceResult ref;
+    ref.error = {"reference", "resource_exhausted",
+                 task_path + ": the reference cannot be started: " + ticket.status().message()};
+    return ref;
+  }
+  return RunReference(config, task_path);
+}
+
+// A candidate, run once its estimate is admitted (waiting while others hold the memory), or the
+// resource_exhausted verdict when it can never fit.
+Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
+                             const ReferenceResult& ref, MemoryAdmission& admission) {
+  if (!ref.ok) return RunCandidate(config, job.task_path, job.code, ref);  // says why
+  const MemoryNeed need = EstimateCandidateMemory(config, ref);
+  const auto asked = std::chrono::steady_clock::now();
+  auto ticket = admission.Admit(need);
+  if (!ticket.ok()) {
+    Verdict v;
+    v.device = config.device;
+    v.provisional = config.device == "cpu";
+    v.outcome = "resource_exhausted";
+    v.infra_failure = true;  // says nothing about the sample: never cached
+    v.reasons.push_back({"admission", "resource_exhausted", ticket.status().message()});
+    v.evidence["admission"] = AdmissionEvidence(need, admission);
+    return v;
+  }
+  const double waited_ms = MsSince(asked);
+  Verdict v = RunCandidate(config, job.task_path, job.code, ref);
+  v.evidence["admission"] = AdmissionEvidence(need, admission);
+  if (waited_ms >= 1.0) v.timings_ms["admission_wait"] = waited_ms;
+  return v;
+}
 
 }  // namespace
 
@@ -26,6 +77,7 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
     if (!slot) slot = std::make_shared<ReferenceSlot>();
     if (!job.pre_verdict) ++slot->remaining;
   }
+  MemoryAdmission admission = MakeAdmission(config);
   std::mutex mu;  // guards slot->result release, remaining, and on_done
   std::atomic<std::size_t> next{0};
   auto work = [&] {
@@ -42,21 +94,19 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
         bool ran_reference = false;
         std::call_once(slot->once, [&] {
           ran_reference = true;
-          auto r = std::make_shared<ReferenceResult>(RunReference(config, job.task_path));
+          auto r = std::make_shared<ReferenceResult>(
+              AdmitAndRunReference(config, job.task_path, admission));
           std::lock_guard<std::mutex> lock(mu);
           slot->result = std::move(r);
         });
         // Blocked behind another thread's reference run: in no stage of this sample's own.
-        const double waited_ms = ran_reference ? 0.0
-                                               : std::chrono::duration<double, std::milli>(
-                                                     std::chrono::steady_clock::now() - asked)
-                                                     .count();
+        const double waited_ms = ran_reference ? 0.0 : MsSince(asked);
         std::shared_ptr<const ReferenceResult> ref;
         {
           std::lock_guard<std::mutex> lock(mu);
           ref = slot->result;
         }
-        v = RunCandidate(config, job.task_path, job.code, *ref);
+        v = AdmitAndRunCandidate(config, job, *ref, admission);
         if (!ran_reference) v.timings_ms["reference_wait"] = waited_ms;
         std::lock_guard<std::mutex> lock(mu);
         if (--slot->remaining == 0) slot->result.reset();

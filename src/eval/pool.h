@@ -1,7 +1,9 @@
 // Runs many samples over a pool of worker threads; each thread drives one
 // sandboxed worker process at a time. The reference of a task is computed once
 // (in its own process) by the first thread that needs it and dropped when the
-// task's last sample is done.
+// task's last sample is done (its spilled outputs with it). Each worker is
+// admitted against the run's memory budgets first (src/eval/admission.h): a
+// sample waits for memory, or gets resource_exhausted when it can never fit.
 #pragma once
 
 #include <cstddef>

@@ -1,173 +1,359 @@
 #include "eval/process.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
-#include <linux/capability.h>
-#include <linux/seccomp.h>
 #include <poll.h>
-#include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <sstream>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
-#include "base/sigpipe.h"
+#include "base/spawn.h"
 
 namespace tritonrl::eval {
+namespace fs = std::filesystem;
 namespace {
 
-enum SandboxBit : std::int32_t {
-  kBitSetsid = 1,
-  kBitRlimits = 2,
-  kBitPidNs = 4,
-  kBitNetNs = 8,
-  kBitNoNewPrivs = 16,
-  kBitSeccomp = 32,
-  kBitPrivateProc = 64,
-  kBitNoCaps = 128,
-  kBitReadOnlyFs = 256,
-};
-
-// One record on the report pipe: 'S' sandbox bits (before exec), 'X' the
-// worker's wait status (from the relay), 'E' errno of a failed exec.
-struct Record {
-  std::int32_t tag;
-  std::int32_t value;
-};
-
-void PutRecord(int fd, std::int32_t tag, std::int32_t value) {
-  Record r{tag, value};
-  ssize_t n;
-  do {
-    n = write(fd, &r, sizeof r);
-  } while (n < 0 && errno == EINTR);
-}
-
-bool SetLimit(int resource, std::uint64_t value) {
-  if (value == 0) return true;
-  struct rlimit lim;
-  lim.rlim_cur = value;
-  lim.rlim_max = value;
-  return setrlimit(resource, &lim) == 0;
-}
-
-// Inside a private mount namespace: every mount read-only (mount_setattr, recursive), then a
-// fresh size-capped tmpfs on each scratch folder and on /dev/shm. Device nodes stay usable: a
-// read-only mount does not stop writes to them.
-bool MakeFilesystemReadOnly(const std::vector<std::string>& scratch, const char* tmpfs_options) {
-  if (scratch.empty()) return false;
-  struct mount_attr ro = {};
-  ro.attr_set = MOUNT_ATTR_RDONLY;
-  if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0) return false;
-  for (const std::string& dir : scratch) {
-    if (mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_options) != 0)
-      return false;
-  }
-  // Shared memory of other processes stays out of reach.
-  mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_options);
-  return true;
-}
-
-// Empties the bounding set first (so exec cannot grant anything back, uid 0
-// included), then ambient, inheritable, permitted and effective.
-bool DropCapabilities() {
-  for (int cap = 0; cap <= 63; ++cap) {
-    if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno == EINVAL) break;  // past the last cap
-  }
-  prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
-  struct __user_cap_data_struct data[2] = {};
-  if (syscall(SYS_capset, &header, data) != 0) return false;
-  // Without privileges the bounding set cannot shrink, but exec grants nothing either.
-  return getuid() != 0 || prctl(PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0) == 0;
-}
-
-// Runs in the forked child: async-signal-safe calls only.
-[[noreturn]] void ChildMain(const SpawnSpec& spec, char* const* argv, char* const* envp, int in_fd,
-                            int out_fd, int report_fd, int log_fd, int null_fd, sock_filter* prog,
-                            unsigned short prog_len, const char* tmpfs_options) {
-  std::int32_t bits = 0;
+// The plan a new worker applies (sandbox_child.h), built before fork.
+Result<std::unique_ptr<SandboxPlan>> MakePlan(const SpawnSpec& spec) {
+  auto plan = std::make_unique<SandboxPlan>();
   const SandboxOptions& sb = spec.sandbox;
-  if (setsid() >= 0) bits |= kBitSetsid;
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  RestoreSigpipeInChild();
-  // Move the fds out of the way, then into place.
-  const int a = fcntl(in_fd, F_DUPFD, 20), b = fcntl(out_fd, F_DUPFD, 20);
-  const int c = fcntl(report_fd, F_DUPFD, 20), l = fcntl(log_fd, F_DUPFD, 20);
-  const int z = fcntl(null_fd, F_DUPFD, 20);
-  if (a < 0 || b < 0 || c < 0 || l < 0 || z < 0 || dup2(z, 0) < 0 || dup2(l, 1) < 0 ||
-      dup2(l, 2) < 0 || dup2(a, 3) < 0 || dup2(b, 4) < 0 || dup2(c, 5) < 0) {
-    _exit(126);
+  plan->enabled = sb.enabled;
+  plan->pid_namespace = sb.pid_namespace;
+  plan->net_namespace = sb.net_namespace;
+  plan->seccomp = sb.seccomp;
+  plan->private_proc = sb.private_proc;
+  plan->read_only_fs = sb.read_only_fs;
+  plan->drop_capabilities = sb.drop_capabilities;
+  plan->file_size = sb.file_size_bytes;
+  plan->open_files = sb.open_files;
+  plan->cpu_seconds = sb.cpu_seconds;
+  plan->address_space = sb.address_space_bytes;
+  plan->data = sb.data_bytes;
+  plan->processes = sb.processes;
+  auto put = [](char* to, std::size_t cap, const std::string& from) {
+    if (from.size() >= cap) return false;
+    std::memcpy(to, from.c_str(), from.size() + 1);
+    return true;
+  };
+  if (spec.writable_dirs.size() > kPlanMaxDirs)
+    return Status::InvalidArgument("spawn: too many writable folders");
+  for (const std::string& dir : spec.writable_dirs) {
+    if (!put(plan->dirs[plan->n_dirs++], kPlanPathMax, dir))
+      return Status::InvalidArgument(fmt::format("spawn: path too long: {}", dir));
   }
-  fcntl(5, F_SETFD, FD_CLOEXEC);
-  if (syscall(SYS_close_range, 6u, ~0u, 0u) != 0) {
-    for (int fd = 6; fd < 65536; ++fd) close(fd);
+  if (!put(plan->cwd, kPlanPathMax, spec.cwd))
+    return Status::InvalidArgument(fmt::format("spawn: path too long: {}", spec.cwd));
+  put(plan->tmpfs_options, sizeof plan->tmpfs_options,
+      fmt::format("size={},nr_inodes=65536,mode=0700", sb.scratch_bytes));
+  if (spec.seccomp_program) {
+    if (spec.seccomp_program->size() > kPlanMaxFilters)
+      return Status::InvalidArgument("spawn: seccomp program too long");
+    plan->n_filters = static_cast<std::uint32_t>(spec.seccomp_program->size());
+    std::copy(spec.seccomp_program->begin(), spec.seccomp_program->end(), plan->filters);
   }
-  if (sb.enabled) {
-    bool ok = SetLimit(RLIMIT_FSIZE, sb.file_size_bytes) &&
-              SetLimit(RLIMIT_NOFILE, sb.open_files) && SetLimit(RLIMIT_CPU, sb.cpu_seconds) &&
-              SetLimit(RLIMIT_AS, sb.address_space_bytes) && SetLimit(RLIMIT_DATA, sb.data_bytes) &&
-              SetLimit(RLIMIT_NPROC, sb.processes);
-    struct rlimit no_core = {0, 0};
-    ok = setrlimit(RLIMIT_CORE, &no_core) == 0 && ok;
-    if (ok) bits |= kBitRlimits;
-    if (sb.net_namespace && unshare(CLONE_NEWNET) == 0) bits |= kBitNetNs;
-    if (sb.pid_namespace && unshare(CLONE_NEWPID) == 0) {
-      const pid_t worker = fork();
-      if (worker > 0) {
-        // The relay: stays outside the namespace, owns no worker pipe.
-        close(3);
-        close(4);
-        int status = 0;
-        while (waitpid(worker, &status, 0) < 0) {
-          if (errno != EINTR) _exit(125);
-        }
-        PutRecord(5, 'X', status);
-        _exit(0);
-      }
-      if (worker == 0) {
-        bits |= kBitPidNs;
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-      }
-      // fork failed: carry on without the namespace (the report says so).
-    }
-    if ((sb.read_only_fs || sb.private_proc) && unshare(CLONE_NEWNS) == 0 &&
-        mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0) {
-      if (sb.read_only_fs && MakeFilesystemReadOnly(spec.writable_dirs, tmpfs_options))
-        bits |= kBitReadOnlyFs;
-      // proc belongs to the PID namespace of the process that mounts it.
-      if (sb.private_proc && (bits & kBitPidNs) &&
-          mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0) {
-        bits |= kBitPrivateProc;
-      }
-    }
-    if (sb.drop_capabilities && DropCapabilities()) bits |= kBitNoCaps;
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) bits |= kBitNoNewPrivs;
-    if (sb.seccomp && prog != nullptr && (bits & kBitNoNewPrivs)) {
-      const std::uint32_t self = static_cast<std::uint32_t>(getpid());
-      for (unsigned short i = 0; i < prog_len; ++i) {
-        if (prog[i].k == kSelfPidPlaceholder) prog[i].k = self;
-      }
-      struct sock_fprog fprog = {prog_len, prog};
-      if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) == 0) bits |= kBitSeccomp;
-    }
+  return plan;
+}
+
+// The cold worker's child, after ForkExec put fds 0-5 in place: the sandbox, then exec.
+[[noreturn]] void ColdChildMain(const PreparedExec& exec, void* context) {
+  auto* plan = static_cast<SandboxPlan*>(context);
+  int bits = tritonrl_sandbox_begin(plan, 3, 4, 5, 1, 0);
+  if (bits < 0) _exit(126);
+  if (bits & kBitPidNs) {
+    const pid_t worker = fork();
+    if (worker > 0) tritonrl_sandbox_relay(worker);
+    if (worker < 0) bits &= ~kBitPidNs;  // carry on without the namespace (the report says so)
   }
-  if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) _exit(126);
-  PutRecord(5, 'S', bits);
-  execve(argv[0], argv, envp);
-  PutRecord(5, 'E', errno);
+  if (tritonrl_sandbox_finish(plan, bits, /*close_report=*/0) < 0) _exit(126);
+  ExecInChild(exec);
+  tritonrl_sandbox_record(5, 'E', errno);
   _exit(127);
+}
+
+struct Pipes {
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, report[2] = {-1, -1};
+  int log = -1, null = -1;
+  // The child's ends (and the log), closed once the child holds its copies.
+  void CloseChildEnds() {
+    for (int* fd : {&in[0], &out[1], &report[1], &log, &null}) {
+      if (*fd >= 0) close(*fd);
+      *fd = -1;
+    }
+  }
+  void CloseAll() {
+    CloseChildEnds();
+    for (int* fd : {&in[1], &out[0], &report[0]}) {
+      if (*fd >= 0) close(*fd);
+      *fd = -1;
+    }
+  }
+  Child ParentEnds(pid_t pid) {
+    Child child;
+    child.pid = pid;
+    child.to_child = std::exchange(in[1], -1);
+    child.from_child = std::exchange(out[0], -1);
+    child.report_fd = std::exchange(report[0], -1);
+    return child;
+  }
+};
+
+Result<Pipes> OpenPipes(const SpawnSpec& spec) {
+  Pipes p;
+  if (pipe2(p.in, O_CLOEXEC) != 0 || pipe2(p.out, O_CLOEXEC) != 0 ||
+      pipe2(p.report, O_CLOEXEC) != 0) {
+    p.CloseAll();
+    return Status::IoError("pipe2 failed");
+  }
+  p.log = spec.log_path.empty()
+              ? open("/dev/null", O_WRONLY | O_CLOEXEC)
+              : open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  p.null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (p.log < 0 || p.null < 0) {
+    p.CloseAll();
+    return Status::IoError(fmt::format("spawn: cannot open log file {}", spec.log_path));
+  }
+  return p;
+}
+
+// ---- The zygote (warm workers) ----------------------------------------------------------------
+
+// Messages on the zygote's SOCK_SEQPACKET socket (python/tritonrl_runner/zygote.py):
+//   zygote -> engine: "ready" once torch and triton are imported; "P<pid>" per spawn, or
+//                     "F<why>".
+//   engine -> zygote: "S" + u32 header length + JSON header {env} + the SandboxPlan bytes, with
+//                     five fds (request read end, result write end, report write end, log, null);
+//                     "R<pid>": the engine is done with that worker, reap it.
+constexpr auto kZygoteStartTimeout = std::chrono::seconds(300);
+constexpr auto kZygoteReplyTimeout = std::chrono::seconds(60);
+constexpr int kZygoteMaxStarts = 4;  // per process: a zygote that keeps dying is given up
+
+struct Zygote {
+  std::mutex mu;
+  pid_t pid = -1;
+  int sock = -1;
+  std::string key;
+  std::string dir;
+  std::string failure;  // why warm spawns fall back to cold (empty: none)
+  std::uint64_t generation = 0;
+  int starts = 0;
+
+  void StopLocked() {
+    if (sock >= 0) close(sock);  // the zygote exits on EOF; its children die with it
+    sock = -1;
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+    pid = -1;
+    if (!dir.empty()) {
+      std::error_code ec;
+      fs::remove_all(dir, ec);
+    }
+    dir.clear();
+    key.clear();
+  }
+  ~Zygote() { StopLocked(); }
+};
+
+Zygote& TheZygote() {
+  static Zygote z;
+  return z;
+}
+
+bool StartsWith(const std::string& s, std::string_view prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+bool PerWorkerEnv(const std::string& kv) {
+  return StartsWith(kv, "HOME=") || StartsWith(kv, "TMPDIR=") ||
+         StartsWith(kv, "TRITON_CACHE_DIR=");
+}
+
+// Receives one message, waiting until the deadline. Empty with ok: EOF.
+Result<std::string> ReceiveMessage(int sock, Clock::time_point deadline) {
+  for (;;) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) return Status::Unavailable("no answer in time");
+    struct pollfd p = {sock, POLLIN, 0};
+    const int pr = poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (pr < 0 && errno != EINTR) return Status::IoError(std::strerror(errno));
+    if (pr <= 0) continue;
+    char buf[512];
+    const ssize_t n = recv(sock, buf, sizeof buf, 0);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return Status::IoError(std::strerror(errno));
+    }
+    return std::string(buf, static_cast<std::size_t>(n));
+  }
+}
+
+// The shared library holding the sandbox steps (the copy this process is linked with).
+std::string SandboxLibraryPath() {
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&tritonrl_sandbox_begin), &info) == 0 ||
+      info.dli_fname == nullptr)
+    return "";
+  std::error_code ec;
+  const fs::path p = fs::canonical(info.dli_fname, ec);
+  return ec ? "" : p.string();
+}
+
+// Starts a zygote for `spec` (z.mu held). Sets z.failure on failure.
+void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key) {
+  z.StopLocked();
+  ++z.starts;
+  ++z.generation;
+  const std::string lib = SandboxLibraryPath();
+  if (lib.empty() || lib.find(".so") == std::string::npos) {
+    z.failure = "the sandbox library (libtritonrl_sandbox_child.so) was not found";
+    return;
+  }
+  const fs::path script =
+      fs::path(spec.argv.back() == "4" ? spec.argv[spec.argv.size() - 3] : "").parent_path() /
+      "zygote.py";
+  std::error_code ec;
+  const fs::path work = fs::path(spec.log_path).parent_path().parent_path();
+  std::string tmpl = (work / "zygote-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) {
+    z.failure = fmt::format("cannot create a folder in {}", work.string());
+    return;
+  }
+  z.dir = tmpl;
+  for (const char* sub : {"tmp", "home", "triton-cache"})
+    fs::create_directory(z.dir + "/" + sub, ec);
+  ExecSpec exec;
+  exec.argv = {spec.argv[0], "-I", "-B", script.string(), "3", lib};
+  for (const std::string& kv : spec.env) {
+    if (!PerWorkerEnv(kv)) exec.env.push_back(kv);
+  }
+  exec.env.push_back("HOME=" + z.dir + "/home");
+  exec.env.push_back("TMPDIR=" + z.dir + "/tmp");
+  exec.env.push_back("TRITON_CACHE_DIR=" + z.dir + "/triton-cache");
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    z.failure = fmt::format("socketpair: {}", std::strerror(errno));
+    return;
+  }
+  const int log =
+      open((z.dir + "/zygote.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  exec.fds = {{0, null}, {1, log}, {2, log}, {3, sv[1]}};
+  exec.new_session = true;
+  // Shared by every pool thread: it must outlive the thread that happened to start it. It exits
+  // when its socket closes (this process ended).
+  exec.die_with_parent = false;
+  auto pid = log >= 0 && null >= 0 ? ForkExec(exec) : Status::IoError("cannot open the zygote log");
+  for (int fd : {sv[1], log, null}) {
+    if (fd >= 0) close(fd);
+  }
+  if (!pid.ok()) {
+    close(sv[0]);
+    z.failure = pid.status().message();
+    return;
+  }
+  z.pid = *pid;
+  z.sock = sv[0];
+  auto ready = ReceiveMessage(z.sock, Clock::now() + kZygoteStartTimeout);
+  if (!ready.ok() || *ready != "ready") {
+    std::string log_tail;
+    std::ifstream in(z.dir + "/zygote.log");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    log_tail = ss.str();
+    if (log_tail.size() > 300) log_tail = "..." + log_tail.substr(log_tail.size() - 300);
+    z.failure =
+        fmt::format("the zygote did not start ({}){}",
+                    ready.ok() ? (ready->empty() ? "exited" : *ready) : ready.status().message(),
+                    log_tail.empty() ? "" : ": " + log_tail);
+    z.StopLocked();
+    return;
+  }
+  z.key = key;
+  z.failure.clear();
+}
+
+// Asks the zygote for a worker (z.mu held). On error the zygote is stopped.
+Result<Child> ForkFromZygoteLocked(Zygote& z, const SpawnSpec& spec) {
+  auto plan = MakePlan(spec);
+  if (!plan.ok()) return plan.status();
+  auto pipes = OpenPipes(spec);
+  if (!pipes.ok()) return pipes.status();
+  nlohmann::json header = {{"env", spec.env}};
+  const std::string text = header.dump();
+  std::string message = "S";
+  const std::uint32_t length = static_cast<std::uint32_t>(text.size());
+  message.append(reinterpret_cast<const char*>(&length), sizeof length);
+  message += text;
+  message.append(reinterpret_cast<const char*>(plan->get()), sizeof(SandboxPlan));
+  const int fds[5] = {pipes->in[0], pipes->out[1], pipes->report[1], pipes->log, pipes->null};
+  char control[CMSG_SPACE(sizeof fds)] = {};
+  struct iovec iov = {message.data(), message.size()};
+  struct msghdr msg = {};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control;
+  msg.msg_controllen = sizeof control;
+  struct cmsghdr* cm = CMSG_FIRSTHDR(&msg);
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_RIGHTS;
+  cm->cmsg_len = CMSG_LEN(sizeof fds);
+  std::memcpy(CMSG_DATA(cm), fds, sizeof fds);
+  ssize_t sent;
+  do {
+    sent = sendmsg(z.sock, &msg, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  pipes->CloseChildEnds();
+  auto fail = [&](std::string why) -> Status {
+    pipes->CloseAll();
+    z.StopLocked();
+    z.failure = std::move(why);
+    return Status::Unavailable(z.failure);
+  };
+  if (sent != static_cast<ssize_t>(message.size()))
+    return fail(fmt::format("the zygote stopped taking requests ({})", std::strerror(errno)));
+  auto reply = ReceiveMessage(z.sock, Clock::now() + kZygoteReplyTimeout);
+  if (!reply.ok()) return fail("the zygote did not answer: " + reply.status().message());
+  if (reply->empty()) return fail("the zygote exited");
+  if ((*reply)[0] != 'P') return fail("the zygote could not fork: " + reply->substr(1, 200));
+  pid_t pid = 0;
+  try {
+    pid = static_cast<pid_t>(std::stol(reply->substr(1)));
+  } catch (const std::exception&) {
+    return fail("the zygote's answer is malformed");
+  }
+  if (pid <= 0) return fail("the zygote's answer is malformed");
+  Child child = pipes->ParentEnds(pid);
+  child.warm = true;
+  child.zygote_generation = z.generation;
+  child.spawn = "warm";
+  return child;
+}
+
+// The zygote no longer needs to keep `pid` unreaped (its process group is dead).
+void ReleaseWarm(pid_t pid, std::uint64_t generation) {
+  Zygote& z = TheZygote();
+  std::lock_guard<std::mutex> lock(z.mu);
+  if (z.sock < 0 || z.generation != generation) return;  // that zygote and its children are gone
+  const std::string msg = fmt::format("R{}", pid);
+  (void)send(z.sock, msg.data(), msg.size(), MSG_NOSIGNAL);
 }
 
 }  // namespace
@@ -191,7 +377,8 @@ nlohmann::json SandboxReport::ToJson() const {
           {"seccomp", seccomp},
           {"private_proc", private_proc},
           {"read_only_fs", read_only_fs},
-          {"no_capabilities", no_capabilities}};
+          {"no_capabilities", no_capabilities},
+          {"spawn", spawn}};
 }
 
 std::string ExitInfo::ToString() const {
@@ -296,62 +483,59 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(bool forbid_fork) {
 
 Result<Child> Spawn(const SpawnSpec& spec) {
   if (spec.argv.empty()) return Status::InvalidArgument("spawn: empty argv");
-  // A worker can close its end of a pipe at any moment (a candidate may do it on purpose): the
-  // engine's next write must fail with EPIPE, not kill the whole run with SIGPIPE.
-  IgnoreSigpipe();
-  std::vector<char*> argv, envp;
-  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  std::vector<sock_filter> prog;
-  if (spec.seccomp_program) prog = *spec.seccomp_program;
-  // Formatted before fork: the child may not allocate.
-  const std::string tmpfs_options =
-      fmt::format("size={},nr_inodes=65536,mode=0700", spec.sandbox.scratch_bytes);
+  auto plan = MakePlan(spec);
+  if (!plan.ok()) return plan.status();
+  auto pipes = OpenPipes(spec);
+  if (!pipes.ok()) return pipes.status();
+  ExecSpec exec;
+  exec.argv = spec.argv;
+  exec.env = spec.env;
+  exec.fds = {{0, pipes->null},  {1, pipes->log},    {2, pipes->log},
+              {3, pipes->in[0]}, {4, pipes->out[1]}, {5, pipes->report[1]}};
+  exec.new_session = false;      // the sandbox's first step (its report says whether it worked)
+  exec.die_with_parent = false;  // ditto
+  exec.child_main = ColdChildMain;
+  exec.context = plan->get();
+  auto pid = ForkExec(exec);
+  pipes->CloseChildEnds();
+  if (!pid.ok()) {
+    pipes->CloseAll();
+    return pid.status();
+  }
+  return pipes->ParentEnds(*pid);
+}
 
-  int in_pipe[2], out_pipe[2], rep_pipe[2];
-  if (pipe2(in_pipe, O_CLOEXEC) != 0) return Status::IoError("pipe2 failed");
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) {
-    close(in_pipe[0]);
-    close(in_pipe[1]);
-    return Status::IoError("pipe2 failed");
-  }
-  if (pipe2(rep_pipe, O_CLOEXEC) != 0) {
-    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1]}) close(fd);
-    return Status::IoError("pipe2 failed");
-  }
-  const int log_fd = spec.log_path.empty() ? open("/dev/null", O_WRONLY | O_CLOEXEC)
-                                           : open(spec.log_path.c_str(),
-                                                  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  const int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  auto close_all = [&] {
-    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], rep_pipe[0], rep_pipe[1],
-                   log_fd, null_fd}) {
-      if (fd >= 0) close(fd);
+Result<Child> SpawnWorker(const SpawnSpec& spec, bool warm) {
+  const bool worker_script = spec.argv.size() >= 3 && spec.argv[spec.argv.size() - 2] == "3" &&
+                             spec.argv.back() == "4" &&
+                             fs::path(spec.argv[spec.argv.size() - 3]).filename() == "worker.py";
+  if (!warm || !worker_script) return Spawn(spec);
+  Zygote& z = TheZygote();
+  std::string why;
+  {
+    std::lock_guard<std::mutex> lock(z.mu);
+    std::string key = spec.argv[0] + "\n" + spec.argv[spec.argv.size() - 3];
+    for (const std::string& kv : spec.env) {
+      if (!PerWorkerEnv(kv)) key += "\n" + kv;
     }
-  };
-  if (log_fd < 0 || null_fd < 0) {
-    close_all();
-    return Status::IoError(fmt::format("spawn: cannot open log file {}", spec.log_path));
+    if (z.key != key && z.starts < kZygoteMaxStarts) StartZygoteLocked(z, spec, key);
+    if (z.key == key) {
+      auto child = ForkFromZygoteLocked(z, spec);
+      if (child.ok()) return child;
+    }
+    why = z.failure.empty() ? "the zygote kept failing" : z.failure;
   }
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close_all();
-    return Status::Unavailable(fmt::format("fork failed: {}", std::strerror(errno)));
-  }
-  if (pid == 0) {
-    ChildMain(spec, argv.data(), envp.data(), in_pipe[0], out_pipe[1], rep_pipe[1], log_fd, null_fd,
-              prog.empty() ? nullptr : prog.data(), static_cast<unsigned short>(prog.size()),
-              tmpfs_options.c_str());
-  }
-  for (int fd : {in_pipe[0], out_pipe[1], rep_pipe[1], log_fd, null_fd}) close(fd);
-  Child child;
-  child.pid = pid;
-  child.to_child = in_pipe[1];
-  child.from_child = out_pipe[0];
-  child.report_fd = rep_pipe[0];
+  auto child = Spawn(spec);
+  if (child.ok()) child->spawn = fmt::format("cold (zygote unavailable: {})", why);
   return child;
+}
+
+void StopZygote() {
+  Zygote& z = TheZygote();
+  std::lock_guard<std::mutex> lock(z.mu);
+  z.StopLocked();
+  z.starts = 0;
+  z.failure.clear();
 }
 
 Status WriteAll(int fd, std::string_view data) {
@@ -415,53 +599,76 @@ ReadResult ReadFrameUntil(int fd, std::string& buffer, Clock::time_point deadlin
 
 Finished Finish(Child& child, std::chrono::milliseconds grace) {
   Finished fin;
+  fin.sandbox.spawn = child.spawn;
   if (child.to_child >= 0) close(child.to_child);
   child.to_child = -1;
-  // Detect the exit without reaping, so the group id stays reserved while we
-  // kill whatever the worker left in its group.
   const auto until = Clock::now() + grace;
-  siginfo_t info;
-  bool exited = false;
-  for (;;) {
-    std::memset(&info, 0, sizeof info);
-    if (waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-        info.si_pid != 0) {
-      exited = true;
-      break;
+  std::string bytes;
+  // Reads the report pipe until EOF (every writer gone: the relay has written the worker's status
+  // and exited) or the deadline; true at EOF.
+  const auto read_report = [&](Clock::time_point deadline) {
+    for (;;) {
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      struct pollfd p = {child.report_fd, POLLIN, 0};
+      const int pr = poll(&p, 1, static_cast<int>(std::clamp<long long>(left, 0, 100)));
+      if (pr > 0) {
+        char buf[256];
+        const ssize_t n = read(child.report_fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return true;
+        bytes.append(buf, static_cast<std::size_t>(n));
+      } else if (Clock::now() >= deadline) {
+        return false;
+      }
     }
-    if (Clock::now() >= until) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  };
+  bool exited = false;
+  if (child.warm) {
+    // Not our child: its end shows as the report pipe's EOF. The zygote keeps it unreaped (so the
+    // group id stays reserved) until ReleaseWarm below.
+    exited = read_report(until);
+  } else {
+    // Detect the exit without reaping, so the group id stays reserved while we
+    // kill whatever the worker left in its group.
+    siginfo_t info;
+    for (;;) {
+      std::memset(&info, 0, sizeof info);
+      if (waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid != 0) {
+        exited = true;
+        break;
+      }
+      if (Clock::now() >= until) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
   }
   killpg(child.pid, SIGKILL);
   if (!exited) {
-    kill(child.pid, SIGKILL);
+    if (!child.warm) kill(child.pid, SIGKILL);
     fin.killed = true;
   }
-  int status = 0;
-  while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
-  }
   ExitInfo direct;
-  direct.known = true;
-  direct.signaled = WIFSIGNALED(status);
-  direct.signal = direct.signaled ? WTERMSIG(status) : 0;
-  direct.code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+  if (child.warm) {
+    direct.known = fin.killed;
+    direct.signaled = fin.killed;
+    direct.signal = fin.killed ? SIGKILL : 0;
+  } else {
+    int status = 0;
+    while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    direct.known = true;
+    direct.signaled = WIFSIGNALED(status);
+    direct.signal = direct.signaled ? WTERMSIG(status) : 0;
+    direct.code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+  }
   // Read the report pipe to its end (every writer is gone or about to be).
   bool relayed = false;
-  std::string bytes;
-  const auto report_until = Clock::now() + std::chrono::seconds(2);
-  for (;;) {
-    struct pollfd p = {child.report_fd, POLLIN, 0};
-    if (poll(&p, 1, 100) > 0) {
-      char buf[256];
-      const ssize_t n = read(child.report_fd, buf, sizeof buf);
-      if (n <= 0) break;
-      bytes.append(buf, static_cast<std::size_t>(n));
-    } else if (Clock::now() >= report_until) {
-      break;
-    }
-  }
-  for (std::size_t at = 0; at + sizeof(Record) <= bytes.size(); at += sizeof(Record)) {
-    Record r;
+  read_report(Clock::now() + std::chrono::seconds(2));
+  if (child.warm) ReleaseWarm(child.pid, child.zygote_generation);
+  for (std::size_t at = 0; at + sizeof(SandboxRecord) <= bytes.size();
+       at += sizeof(SandboxRecord)) {
+    SandboxRecord r;
     std::memcpy(&r, bytes.data() + at, sizeof r);
     if (r.tag == 'S') {
       fin.sandbox.known = true;
@@ -486,7 +693,7 @@ Finished Finish(Child& child, std::chrono::milliseconds grace) {
       relayed = true;
     }
   }
-  if (!relayed && !fin.sandbox.pid_namespace) fin.exit = direct;
+  if (!relayed && (child.warm || !fin.sandbox.pid_namespace)) fin.exit = direct;
   if (!relayed && fin.sandbox.pid_namespace && fin.killed) fin.exit = direct;
   for (int* fd : {&child.from_child, &child.report_fd}) {
     if (*fd >= 0) close(*fd);

@@ -1,18 +1,21 @@
 // Sandboxed worker processes: spawn, talk over two pipes, kill the whole
 // process group, reap, and say how the process ended.
 //
-// The child, between fork and exec, calls only async-signal-safe functions:
-// setsid, PR_SET_PDEATHSIG, fds 3 (requests in) and 4 (frames out), stdout and
-// stderr to a log file, every other fd closed, rlimits, unshare of the network
-// and PID namespaces, PR_SET_NO_NEW_PRIVS, and a seccomp filter compiled in the
-// parent (BuildSeccompProgram). The worker also gets its own mount namespace:
-// the whole tree read-only except its scratch folders (size-capped tmpfs), a private /dev/shm, and
-// (in the PID namespace) a fresh /proc that shows only its own processes; then it drops every
-// capability (bounding, ambient, inheritable, permitted, effective), so even as root it cannot open
-// another process's /proc/PID/mem. With a PID namespace the forked child stays outside as a small
-// relay that waits for the worker (PID 1 inside, so it cannot see or signal any process outside)
-// and passes its wait status back. What the child achieved is reported on a close-on-exec pipe
-// before exec, so the candidate can never write to it.
+// The sandbox steps themselves (src/eval/sandbox_child.h) run in the new process before any
+// candidate code: setsid, PR_SET_PDEATHSIG, fds 3 (requests in) and 4 (frames out), stdout and
+// stderr to a log file, every other fd closed, rlimits, unshare of the network and PID namespaces,
+// a private mount namespace (the whole tree read-only except its scratch folders, size-capped
+// tmpfs, a private /dev/shm, a fresh /proc in the PID namespace), every capability dropped,
+// PR_SET_NO_NEW_PRIVS, and a seccomp filter compiled in the parent (BuildSeccompProgram). With a
+// PID namespace the forked child stays outside as a small relay that waits for the worker (PID 1
+// inside) and passes its wait status back. What the child achieved is reported on a pipe the
+// candidate never holds.
+//
+// Two ways to start a worker (SpawnWorker): cold, fork and exec of a fresh interpreter (Spawn);
+// warm, a fork of a zygote interpreter that imported torch and triton once
+// (python/tritonrl_runner/zygote.py, no CUDA context), whose child applies the same sandbox steps
+// before it runs the worker. A zygote that cannot start or dies is replaced, and meanwhile workers
+// start cold; SandboxReport::spawn says which way each one started. Callable from any thread.
 #pragma once
 
 #include <linux/filter.h>
@@ -27,6 +30,7 @@
 
 #include "base/status.h"
 #include "eval/protocol.h"
+#include "eval/sandbox_child.h"
 
 namespace tritonrl::eval {
 
@@ -64,6 +68,8 @@ struct SandboxReport {
   bool read_only_fs = false;
   bool no_capabilities = false;
   bool known = false;  // a report arrived at all
+  // "cold", "warm" (forked from the zygote), or "cold (zygote unavailable: why)".
+  std::string spawn = "cold";
   // "full" (every feature), "partial", or "none".
   std::string Level() const;
   nlohmann::json ToJson() const;
@@ -86,6 +92,9 @@ struct Child {
   int to_child = -1;    // the worker's fd 3
   int from_child = -1;  // the worker's fd 4
   int report_fd = -1;   // sandbox report, relayed wait status
+  bool warm = false;    // forked by the zygote: pid is the zygote's child, not ours
+  std::uint64_t zygote_generation = 0;
+  std::string spawn = "cold";  // SandboxReport::spawn
 };
 
 struct ExitInfo {
@@ -104,12 +113,21 @@ struct Finished {
 
 // The seccomp policy as a BPF program; kSelfPidPlaceholder marks where the
 // child patches in its own PID (tgkill may only target itself).
-inline constexpr std::uint32_t kSelfPidPlaceholder = 0x7EADBEEF;
+inline constexpr std::uint32_t kSelfPidPlaceholder = kPlanSelfPid;
 Result<std::vector<sock_filter>> BuildSeccompProgram(bool forbid_fork);
 
 // The first call sets SIGPIPE to ignored for the whole process (a write to a worker that closed
 // its pipe then fails with EPIPE); the child restores the default before exec.
 Result<Child> Spawn(const SpawnSpec& spec);
+
+// A worker for spec (its argv: python -I -B .../tritonrl_runner/worker.py 3 4): forked from the
+// process-wide zygote when `warm` (started on first use, about as long as one cold start; a
+// different interpreter, runner folder or environment replaces it), else, or when the zygote is
+// unavailable, Spawn(spec). Any other script always starts cold.
+Result<Child> SpawnWorker(const SpawnSpec& spec, bool warm);
+
+// Stops the zygote, if any (tests; the zygote also exits when this process ends).
+void StopZygote();
 
 Status WriteAll(int fd, std::string_view data);
 

@@ -23,7 +23,9 @@ struct Frame {
 
 struct FrameLimits {
   std::uint32_t max_header = 1u << 20;
-  std::uint64_t max_payload = 8ull << 30;
+  // Output bytes travel in slices (4 MiB from the runner, src/eval/trial_check.h), so no frame
+  // needs more; the limit bounds what the engine buffers per worker, whatever a worker sends.
+  std::uint64_t max_payload = 16ull << 20;
 };
 
 inline constexpr std::size_t kFramePrefixSize = 16;

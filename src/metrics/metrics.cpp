@@ -81,11 +81,14 @@ GroupMetrics Compute(const std::string& name, int level, const std::vector<const
       speed_sum += *s->speedup;
       log_sum += std::log(*s->speedup);
     }
-    if (s->outcome == "invalid_syntax") {
+    // Figure 5's categories; every other outcome (compile and runtime errors, timeouts,
+    // resource_exhausted, incorrect) and a correct sample the strict policy fails are "other".
+    const auto outcome = vocab::ParseOutcome(s->outcome);
+    if (outcome == vocab::Outcome::kInvalidSyntax) {
       ++g.shares.invalid_syntax;
-    } else if (s->outcome == "invalid_functionality") {
+    } else if (outcome == vocab::Outcome::kInvalidFunctionality) {
       ++g.shares.invalid_functionality;
-    } else if (s->outcome == "correct" && correct) {
+    } else if (outcome == vocab::Outcome::kCorrect && correct) {
       ++g.shares.correct;
     } else {
       ++g.shares.other;

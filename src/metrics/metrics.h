@@ -8,13 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "vocab/verdict_vocab.h"
+
 namespace tritonrl::metrics {
 
 // One evaluated sample, as the metrics see it.
 struct SampleResult {
   std::string task;                // task id; samples of one task are grouped for pass@k
   int level = 0;                   // 1, 2, 3...; 0 = unknown (counted only in the overall group)
-  std::string outcome;             // verdict outcome string (invalid_syntax, ..., correct)
+  std::string outcome;             // vocab::OutcomeName (invalid_syntax, ..., correct)
   bool valid = false;              // passed the syntax and functionality checks
   bool compiled = false;           // the candidate's kernels compiled and ran
   bool correct = false;            // the evaluator's correctness verdict
@@ -31,8 +33,7 @@ struct MetricsOptions {
   std::vector<double> fast_p = {1.0, 2.0};  // thresholds p for fast_p (speedup > p)
   std::vector<int> pass_k = {1, 5, 10};     // k values for pass@k
   CorrectnessPolicy policy = CorrectnessPolicy::kStandard;
-  std::vector<std::string> strict_flags = {"lazy_optimization", "timing_inconsistent",
-                                           "implausible_speedup", "parent_clock_gap"};
+  std::vector<std::string> strict_flags = vocab::StrictFailFlags();
 };
 
 // A sample counts as correct under the options' policy.

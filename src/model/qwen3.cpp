@@ -1,6 +1,8 @@
 #include "model/qwen3.h"
 
 #include <ATen/ATen.h>
+#include <torch/csrc/autograd/autograd.h>
+#include <torch/csrc/autograd/custom_function.h>
 
 #include <cmath>
 #include <cstring>
@@ -27,9 +29,12 @@ std::string Name(int64_t layer, const char* suffix) {
 // multiply (rounded again). The product is written straight into a tensor of
 // the model dtype: the same values as computing it in fp32 and converting, one
 // pass less.
-at::Tensor RmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps) {
+// With `grad` (a training forward) the product is converted instead: out=
+// variants are not differentiable; the values are the same.
+at::Tensor RmsNorm(const at::Tensor& x, const at::Tensor& weight, double eps, bool grad = false) {
   at::Tensor xf = x.to(at::kFloat);
   at::Tensor rstd = xf.pow(2).mean(-1, /*keepdim=*/true).add_(eps).rsqrt_();
+  if (grad) return weight * (xf * rstd).to(x.scalar_type());
   at::Tensor normed = at::empty(x.sizes(), x.options());
   at::mul_out(normed, xf, rstd);
   return weight * normed;
@@ -415,84 +420,229 @@ at::Tensor ForwardStep(const Qwen3Model& m, const ForwardArgs& a, at::Tensor h,
 
 }  // namespace
 
+namespace {
+
+// What every layer of one multi-position forward shares.
+struct LayerEnv {
+  int64_t B = 0, T = 0, H = 0, Hkv = 0, D = 0, I = 0;
+  double eps = 0, scale = 0;
+  at::Tensor cos, sin_sw;  // [B, 1, T, D]
+  at::Tensor mask;         // padded rows: [B, 1, G * T, L]
+  const ForwardArgs* args = nullptr;
+  bool grad = false;  // out-of-place residuals and activations (autograd records the graph)
+};
+
+LayerEnv MakeEnv(const Qwen3Config& c, int64_t B, int64_t T) {
+  LayerEnv e;
+  e.B = B;
+  e.T = T;
+  e.H = c.num_attention_heads;
+  e.Hkv = c.num_key_value_heads;
+  e.D = c.head_dim;
+  e.I = c.intermediate_size;
+  e.eps = c.rms_norm_eps;
+  // The reference passes head_dim ** -0.5 (C pow) as SDPA's scale.
+  e.scale = std::pow(static_cast<double>(e.D), -0.5);
+  return e;
+}
+
+// One decoder layer over T > 1 positions, the reference implementation's
+// operations in its order. `trim`: only the last position's output is wanted
+// (a prefill): keys and values of every position (the cache), the query side,
+// attention, output projection and MLP of the last one.
+at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h, bool trim) {
+  const int64_t B = e.B, T = e.T, H = e.H, Hkv = e.Hkv, D = e.D, I = e.I, G = H / Hkv;
+  const ForwardArgs* a = e.args;
+  const bool causal = a == nullptr || a->causal;
+  KvCache* cache = a ? a->cache : nullptr;
+  const int64_t Tq = trim ? 1 : T;
+  at::Tensor x = RmsNorm(h, W.input_norm, e.eps, e.grad);
+  // Separate q/k/v GEMMs (row slices of the fused weight are contiguous):
+  // the same GEMM shapes, hence the same cuBLAS kernels and sums, as the
+  // reference's three projections.
+  auto proj = [&](const at::Tensor& in, int64_t row, int64_t n) {
+    return at::linear(in, W.qkv_proj.narrow(0, row, n),
+                      W.qkv_bias.defined() ? W.qkv_bias.narrow(0, row, n) : at::Tensor());
+  };
+  at::Tensor q = proj(trim ? x.narrow(1, T - 1, 1) : x, 0, H * D).view({B, Tq, H, D});
+  at::Tensor k = proj(x, H * D, Hkv * D).view({B, T, Hkv, D});
+  at::Tensor v = proj(x, (H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
+  q = ApplyRope(RmsNorm(q, W.q_norm, e.eps, e.grad).transpose(1, 2),
+                trim ? e.cos.narrow(2, T - 1, 1) : e.cos,
+                trim ? e.sin_sw.narrow(2, T - 1, 1) : e.sin_sw);  // [B, H, Tq, D]
+  k = ApplyRope(RmsNorm(k, W.k_norm, e.eps, e.grad).transpose(1, 2), e.cos,
+                e.sin_sw);  // [B, Hkv, T, D]
+  at::Tensor o;
+  if (causal) {
+    if (cache) {
+      cache->k.select(0, l).narrow(2, 0, T).copy_(k);
+      cache->v.select(0, l).narrow(2, 0, T).copy_(v);
+    }
+    // As the reference calls it without a mask: is_causal, GQA inside SDPA.
+    // The last position alone attends to every key: no causal mask needed.
+    o = at::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, /*is_causal=*/!trim, e.scale,
+                                         /*enable_gqa=*/true);
+  } else {
+    at::Tensor keys = k, values = v;
+    if (cache) {
+      at::Tensor kc = cache->k.select(0, l), vc = cache->v.select(0, l);
+      kc.index_copy_(2, a->slots, k);
+      vc.index_copy_(2, a->slots, v);
+      keys = kc.narrow(2, 0, a->attend_len);
+      values = vc.narrow(2, 0, a->attend_len);
+    }
+    at::Tensor qg = q.reshape({B, Hkv, G * T, D});
+    o = at::scaled_dot_product_attention(qg, keys, values, e.mask, 0.0, false, e.scale)
+            .view({B, H, T, D});
+  }
+  o = o.transpose(1, 2).reshape({B, Tq, H * D});
+  if (trim) h = h.narrow(1, T - 1, 1).contiguous();
+  if (e.grad) {  // the same sums, out of place: autograd keeps the inputs it saved
+    h = h + at::linear(o, W.o_proj, W.o_bias);
+    x = RmsNorm(h, W.post_norm, e.eps, true);
+    at::Tensor gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
+    at::Tensor up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
+    return h + at::linear(at::silu(gate) * up, W.down_proj);
+  }
+  h.add_(at::linear(o, W.o_proj, W.o_bias));  // h is fresh (embedding): in place is safe
+  x = RmsNorm(h, W.post_norm, e.eps);
+  at::Tensor gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
+  at::Tensor up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
+  h.add_(at::linear(at::silu_(gate).mul_(up), W.down_proj));
+  return h;
+}
+
+// Activation checkpointing: a layer's forward runs without recording the
+// graph; its backward runs the same Layer again with recording and
+// differentiates that. Inputs: h, cos, sin_sw, then the layer's defined weights.
+at::Tensor RunLayer(const LayerEnv& e, const at::TensorList tensors, bool has_bias, bool grad) {
+  Qwen3Layer W;
+  size_t i = 3;
+  W.input_norm = tensors[i++];
+  W.qkv_proj = tensors[i++];
+  W.o_proj = tensors[i++];
+  W.q_norm = tensors[i++];
+  W.k_norm = tensors[i++];
+  W.post_norm = tensors[i++];
+  W.gate_up_proj = tensors[i++];
+  W.down_proj = tensors[i++];
+  if (has_bias) {
+    W.qkv_bias = tensors[i++];
+    W.o_bias = tensors[i++];
+  }
+  LayerEnv env = e;
+  env.cos = tensors[1];
+  env.sin_sw = tensors[2];
+  env.grad = grad;
+  return Layer(env, W, 0, tensors[0], /*trim=*/false);
+}
+
+struct CheckpointedLayer : torch::autograd::Function<CheckpointedLayer> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, at::TensorList tensors,
+                            std::vector<int64_t> dims, double eps, bool has_bias) {
+    ctx->save_for_backward(tensors.vec());
+    ctx->saved_data["dims"] = dims;
+    ctx->saved_data["eps"] = eps;
+    ctx->saved_data["has_bias"] = has_bias;
+    at::NoGradGuard no_grad;
+    // Out of place even here: the input h is saved for the backward pass.
+    return RunLayer(EnvFromDims(dims, eps), tensors, has_bias, /*grad=*/true);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    std::vector<at::Tensor> saved = ctx->get_saved_variables();
+    const std::vector<int64_t> dims = ctx->saved_data["dims"].toIntVector();
+    const double eps = ctx->saved_data["eps"].toDouble();
+    const bool has_bias = ctx->saved_data["has_bias"].toBool();
+    std::vector<at::Tensor> inputs;
+    for (const at::Tensor& t : saved)
+      inputs.push_back(t.detach().requires_grad_(t.requires_grad()));
+    at::Tensor out;
+    {
+      at::AutoGradMode enable(true);
+      out = RunLayer(EnvFromDims(dims, eps), inputs, has_bias, /*grad=*/true);
+    }
+    std::vector<at::Tensor> wrt;
+    std::vector<size_t> where;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].requires_grad()) {
+        wrt.push_back(inputs[i]);
+        where.push_back(i);
+      }
+    }
+    torch::autograd::variable_list grads(inputs.size() + 3);  // + dims, eps, has_bias
+    if (!wrt.empty()) {
+      auto g = torch::autograd::grad({out}, wrt, {grad_out[0]});
+      for (size_t j = 0; j < where.size(); ++j) grads[where[j]] = g[j];
+    }
+    return grads;
+  }
+  static LayerEnv EnvFromDims(const std::vector<int64_t>& d, double eps) {
+    LayerEnv e;
+    e.B = d[0];
+    e.T = d[1];
+    e.H = d[2];
+    e.Hkv = d[3];
+    e.D = d[4];
+    e.I = d[5];
+    e.eps = eps;
+    e.scale = std::pow(static_cast<double>(e.D), -0.5);
+    return e;
+  }
+};
+
+at::Tensor CheckpointLayer(const LayerEnv& e, const Qwen3Layer& W, const at::Tensor& h) {
+  std::vector<at::Tensor> t = {h,           e.cos,          e.sin_sw,   W.input_norm,
+                               W.qkv_proj,  W.o_proj,       W.q_norm,   W.k_norm,
+                               W.post_norm, W.gate_up_proj, W.down_proj};
+  const bool has_bias = W.qkv_bias.defined();
+  if (has_bias) {
+    t.push_back(W.qkv_bias);
+    t.push_back(W.o_bias.defined() ? W.o_bias : at::zeros({W.o_proj.size(0)}, W.o_proj.options()));
+  }
+  return CheckpointedLayer::apply(
+      at::TensorList(t), std::vector<int64_t>{e.B, e.T, e.H, e.Hkv, e.D, e.I}, e.eps, has_bias);
+}
+
+}  // namespace
+
+bool RecordsGradients(const Qwen3Model& m) {
+  return at::GradMode::is_enabled() &&
+         (m.embed.requires_grad() || (!m.layers.empty() && m.layers[0].qkv_proj.requires_grad()));
+}
+
 at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
   const Qwen3Config& c = m.config;
   const int64_t B = a.ids.size(0), T = a.ids.size(1), D = c.head_dim;
-  const int64_t H = c.num_attention_heads, Hkv = c.num_key_value_heads, G = H / Hkv;
-  const int64_t I = c.intermediate_size;
-  const double eps = c.rms_norm_eps;
-  // The reference passes head_dim ** -0.5 (C pow) as SDPA's scale.
-  const double scale = std::pow(static_cast<double>(D), -0.5);
   at::Tensor h = at::embedding(m.embed, a.ids);
   at::Tensor flat_pos = a.positions.reshape({-1});
   at::Tensor cos = m.rope_cos.index_select(0, flat_pos);
   at::Tensor sin_sw = m.rope_sin_swapped.index_select(0, flat_pos);
-  if (T == 1) return ForwardStep(m, a, h, cos.view({B, 1, D}), sin_sw.view({B, 1, D}));
-  cos = cos.view({B, 1, T, D});
-  sin_sw = sin_sw.view({B, 1, T, D});
-  at::Tensor mask;
+  if (T == 1 && !a.hidden_only) {
+    return ForwardStep(m, a, h, cos.view({B, 1, D}), sin_sw.view({B, 1, D}));
+  }
+  LayerEnv env = MakeEnv(c, B, T);
+  env.args = &a;
+  env.grad = RecordsGradients(m);
+  env.cos = cos.view({B, 1, T, D});
+  env.sin_sw = sin_sw.view({B, 1, T, D});
+  const int64_t G = env.H / env.Hkv;
   if (!a.causal) {
     // Padded rows: a boolean mask, with grouped-query attention as plain
     // attention over the kv heads (the G query heads sharing a kv head become
     // G*T query rows), which SDPA's memory-efficient kernel runs.
     const int64_t L = a.mask.size(-1);
-    mask = G == 1 ? a.mask : a.mask.unsqueeze(2).expand({B, 1, G, T, L}).reshape({B, 1, G * T, L});
+    env.mask =
+        G == 1 ? a.mask : a.mask.unsqueeze(2).expand({B, 1, G, T, L}).reshape({B, 1, G * T, L});
   }
-  // From here on the reference implementation's operations, in its order.
+  const bool checkpoint = env.grad && a.checkpoint_layers && a.causal && !a.cache;
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
-    const Qwen3Layer& W = m.layers[l];
-    // Only the last position's logits wanted (a prefill): the last layer needs
-    // keys and values of every position (the cache) but its query, attention,
-    // output projection and MLP only at the last one.
     const bool trim = a.causal && a.last_only && l + 1 == c.num_hidden_layers;
-    const int64_t Tq = trim ? 1 : T;
-    at::Tensor x = RmsNorm(h, W.input_norm, eps);
-    // Separate q/k/v GEMMs (row slices of the fused weight are contiguous):
-    // the same GEMM shapes, hence the same cuBLAS kernels and sums, as the
-    // reference's three projections.
-    auto proj = [&](const at::Tensor& in, int64_t row, int64_t n) {
-      return at::linear(in, W.qkv_proj.narrow(0, row, n),
-                        W.qkv_bias.defined() ? W.qkv_bias.narrow(0, row, n) : at::Tensor());
-    };
-    at::Tensor q = proj(trim ? x.narrow(1, T - 1, 1) : x, 0, H * D).view({B, Tq, H, D});
-    at::Tensor k = proj(x, H * D, Hkv * D).view({B, T, Hkv, D});
-    at::Tensor v = proj(x, (H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
-    q = ApplyRope(RmsNorm(q, W.q_norm, eps).transpose(1, 2), trim ? cos.narrow(2, T - 1, 1) : cos,
-                  trim ? sin_sw.narrow(2, T - 1, 1) : sin_sw);              // [B, H, Tq, D]
-    k = ApplyRope(RmsNorm(k, W.k_norm, eps).transpose(1, 2), cos, sin_sw);  // [B, Hkv, T, D]
-    at::Tensor o;
-    if (a.causal) {
-      if (a.cache) {
-        a.cache->k.select(0, l).narrow(2, 0, T).copy_(k);
-        a.cache->v.select(0, l).narrow(2, 0, T).copy_(v);
-      }
-      // As the reference calls it without a mask: is_causal, GQA inside SDPA.
-      // The last position alone attends to every key: no causal mask needed.
-      o = at::scaled_dot_product_attention(q, k, v, std::nullopt, 0.0, /*is_causal=*/!trim, scale,
-                                           /*enable_gqa=*/true);
-    } else {
-      at::Tensor keys = k, values = v;
-      if (a.cache) {
-        at::Tensor kc = a.cache->k.select(0, l), vc = a.cache->v.select(0, l);
-        kc.index_copy_(2, a.slots, k);
-        vc.index_copy_(2, a.slots, v);
-        keys = kc.narrow(2, 0, a.attend_len);
-        values = vc.narrow(2, 0, a.attend_len);
-      }
-      at::Tensor qg = q.reshape({B, Hkv, G * T, D});
-      o = at::scaled_dot_product_attention(qg, keys, values, mask, 0.0, false, scale)
-              .view({B, H, T, D});
-    }
-    o = o.transpose(1, 2).reshape({B, Tq, H * D});
-    if (trim) h = h.narrow(1, T - 1, 1).contiguous();
-    h.add_(at::linear(o, W.o_proj, W.o_bias));  // h is fresh (embedding): in place is safe
-    x = RmsNorm(h, W.post_norm, eps);
-    at::Tensor gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
-    at::Tensor up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
-    h.add_(at::linear(at::silu_(gate).mul_(up), W.down_proj));
+    h = checkpoint ? CheckpointLayer(env, m.layers[l], h) : Layer(env, m.layers[l], l, h, trim);
   }
   if (a.last_only) h = h.select(1, h.size(1) - 1);
-  h = RmsNorm(h, m.final_norm, eps);
+  h = RmsNorm(h, m.final_norm, c.rms_norm_eps, env.grad);
+  if (a.hidden_only) return h;
   return at::linear(h, m.lm_head).to(at::kFloat);
 }
 

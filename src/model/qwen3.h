@@ -86,7 +86,17 @@ struct ForwardArgs {
   at::Tensor slots;          // [T] int64 cache slots (same for every row)
   int64_t attend_len = 0;
   bool last_only = false;  // logits of the last position only: [B, V] instead of [B, T, V]
+  // Training: the final-normed hidden states [B, T, hidden] (model dtype) instead
+  // of logits, so a loss can apply the head to the positions it scores only.
+  bool hidden_only = false;
+  // Training: recompute each layer's activations in the backward pass instead
+  // of keeping them (causal, cache-free forwards that record gradients).
+  bool checkpoint_layers = false;
 };
+
+// True when a forward of `model` records an autograd graph (grad mode on and
+// its weights require gradients): it then runs out of place, same values.
+bool RecordsGradients(const Qwen3Model& model);
 
 // fp32 logits. Inputs of more than one position follow the reference
 // implementation's operations and rounding points exactly (separate q/k/v and

@@ -142,4 +142,22 @@ Qwen3Config TinyQwen3Config() {
   return c;
 }
 
+Qwen3Config SmallQwen3Config(int64_t vocab_size) {
+  Qwen3Config c;
+  c.vocab_size = (vocab_size + 63) / 64 * 64;
+  c.hidden_size = 512;
+  c.intermediate_size = 1536;
+  c.num_hidden_layers = 8;
+  c.num_attention_heads = 8;
+  c.num_key_value_heads = 4;
+  c.head_dim = 64;
+  c.max_position_embeddings = 8192;
+  c.rope_theta = 10000.0;
+  c.tie_word_embeddings = true;
+  c.bos_token_id = -1;
+  c.eos_token_id = -1;  // set by the caller from its tokenizer's <|im_end|>
+  c.torch_dtype = "float32";
+  return c;
+}
+
 }  // namespace tritonrl::model

@@ -37,4 +37,10 @@ std::string Qwen3ConfigToJson(const Qwen3Config& config);
 // (256 bytes + 5 special tokens, padded to 272), 2 layers, hidden 64.
 Qwen3Config TinyQwen3Config();
 
+// builtin:small (~25M parameters: 8 layers, hidden 512, 8 query / 4 KV heads
+// of 64, MLP 1536, tied head), sized to learn on one GPU in minutes. Its
+// vocabulary comes from a BPE tokenizer trained on the data; vocab_size is
+// rounded up to a multiple of 64.
+Qwen3Config SmallQwen3Config(int64_t vocab_size);
+
 }  // namespace tritonrl::model

@@ -27,6 +27,7 @@ const char kGpt2SplitPattern[] =
 
 struct SplitRegex {
   pcre2_code* code = nullptr;
+  std::string pattern;  // as written in tokenizer.json (written back by TokenizerToJson)
   ~SplitRegex() { pcre2_code_free(code); }
 };
 
@@ -135,6 +136,7 @@ Result<std::shared_ptr<const SplitRegex>> CompileSplit(const std::string& patter
                     PCRE2_JIT_COMPLETE);  // optional speed-up; the interpreter is the fallback
   auto re = std::make_shared<SplitRegex>();
   re->code = code;
+  re->pattern = pattern;
   return std::shared_ptr<const SplitRegex>(std::move(re));
 }
 
@@ -252,10 +254,12 @@ void EncodePiece(const Tokenizer& tok, std::string_view text, size_t begin, size
   }
 }
 
-Status EncodeOrdinary(const Tokenizer& tok, std::string_view text, size_t begin, size_t end,
-                      pcre2_match_data* md, Encoding& out) {
+// Calls piece(begin, end) for each pre-tokenizer piece of text[begin, end).
+template <typename Piece>
+Status ForEachPiece(const Tokenizer& tok, std::string_view text, size_t begin, size_t end,
+                    pcre2_match_data* md, Piece piece) {
   if (!tok.split) {
-    EncodePiece(tok, text, begin, end, out);
+    piece(begin, end);
     return Status::Ok();
   }
   auto subject = reinterpret_cast<PCRE2_SPTR>(text.data());
@@ -272,18 +276,24 @@ Status EncodeOrdinary(const Tokenizer& tok, std::string_view text, size_t begin,
     }
     PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
     size_t ms = ov[0], me = ov[1];
-    EncodePiece(tok, text, pos, ms, out);  // unmatched gap (Isolated keeps it)
-    if (me == ms) {                        // empty match: step one character
+    piece(pos, ms);  // unmatched gap (Isolated keeps it)
+    if (me == ms) {  // empty match: step one character
       size_t n = Utf8CharLength(text, ms);
-      EncodePiece(tok, text, ms, ms + (n ? n : 1), out);
+      piece(ms, ms + (n ? n : 1));
       pos = ms + (n ? n : 1);
       continue;
     }
-    EncodePiece(tok, text, ms, me, out);
+    piece(ms, me);
     pos = me;
   }
-  EncodePiece(tok, text, pos, end, out);
+  piece(pos, end);
   return Status::Ok();
+}
+
+Status EncodeOrdinary(const Tokenizer& tok, std::string_view text, size_t begin, size_t end,
+                      pcre2_match_data* md, Encoding& out) {
+  return ForEachPiece(tok, text, begin, end, md,
+                      [&](size_t b, size_t e) { EncodePiece(tok, text, b, e, out); });
 }
 
 }  // namespace
@@ -556,6 +566,104 @@ std::string Decode(const Tokenizer& tok, std::span<const int32_t> ids, bool skip
 int32_t TokenId(const Tokenizer& tok, std::string_view token) {
   auto it = tok.token_to_id.find(std::string(token));
   return it == tok.token_to_id.end() ? -1 : it->second;
+}
+
+}  // namespace tritonrl::model
+
+namespace tritonrl::model {
+
+Status SetSplitPattern(Tokenizer& tok, const std::string& pattern) {
+  auto re = CompileSplit(pattern);
+  if (!re.ok()) return re.status();
+  tok.split = std::move(re.value());
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> PreTokenize(const Tokenizer& tok, std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    size_t n = Utf8CharLength(text, i);
+    if (n == 0)
+      return Status::InvalidArgument("text is not valid UTF-8 at byte " + std::to_string(i));
+    i += n;
+  }
+  std::vector<std::string> pieces;
+  pcre2_match_data* md =
+      tok.split ? pcre2_match_data_create_from_pattern(tok.split->code, nullptr) : nullptr;
+  Status st = ForEachPiece(tok, text, 0, text.size(), md, [&](size_t b, size_t e) {
+    if (e > b) pieces.emplace_back(text.substr(b, e - b));
+  });
+  if (md) pcre2_match_data_free(md);
+  if (!st.ok()) return st;
+  return pieces;
+}
+
+std::string TokenizerToJson(const Tokenizer& tok) {
+  json vocab = json::object();
+  std::vector<bool> added(tok.id_to_token.size(), false);
+  for (const AddedToken& a : tok.added_tokens) {
+    if (a.id >= 0 && a.id < tok.vocab_size()) added[a.id] = true;
+  }
+  for (int32_t id = 0; id < tok.vocab_size(); ++id) {
+    if (!added[id] && !tok.id_to_token[id].empty()) vocab[tok.id_to_token[id]] = id;
+  }
+  std::vector<std::pair<int32_t, uint64_t>> by_rank;
+  for (const auto& [key, rank_id] : tok.merges) by_rank.emplace_back(rank_id.first, key);
+  std::sort(by_rank.begin(), by_rank.end());
+  json merges = json::array();
+  for (const auto& [rank, key] : by_rank) {
+    merges.push_back({tok.id_to_token[key >> 32], tok.id_to_token[key & 0xffffffffu]});
+  }
+  std::vector<AddedToken> sorted = tok.added_tokens;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const AddedToken& a, const AddedToken& b) { return a.id < b.id; });
+  json added_tokens = json::array();
+  for (const AddedToken& a : sorted) {
+    added_tokens.push_back({{"id", a.id},
+                            {"content", a.content},
+                            {"single_word", false},
+                            {"lstrip", false},
+                            {"rstrip", false},
+                            {"normalized", false},
+                            {"special", a.special}});
+  }
+  json byte_level = {{"type", "ByteLevel"},
+                     {"add_prefix_space", false},
+                     {"trim_offsets", false},
+                     {"use_regex", false}};
+  // Without a split (the byte fallback) there are no merges, so splitting by
+  // the Qwen2 pattern changes nothing: written as Qwen2's pre-tokenizer.
+  const std::string pattern = tok.split ? tok.split->pattern : std::string(kQwen2SplitPattern);
+  json pre = {{"type", "Sequence"},
+              {"pretokenizers",
+               {{{"type", "Split"},
+                 {"pattern", {{"Regex", pattern}}},
+                 {"behavior", "Isolated"},
+                 {"invert", false}},
+                byte_level}}};
+  json j = {{"version", "1.0"},
+            {"truncation", nullptr},
+            {"padding", nullptr},
+            {"added_tokens", added_tokens},
+            {"normalizer", nullptr},
+            {"pre_tokenizer", pre},
+            {"post_processor", nullptr},
+            {"decoder",
+             {{"type", "ByteLevel"},
+              {"add_prefix_space", false},
+              {"trim_offsets", false},
+              {"use_regex", false}}},
+            {"model",
+             {{"type", "BPE"},
+              {"dropout", nullptr},
+              {"unk_token", nullptr},
+              {"continuing_subword_prefix", ""},
+              {"end_of_word_suffix", ""},
+              {"fuse_unk", false},
+              {"byte_fallback", false},
+              {"ignore_merges", tok.ignore_merges},
+              {"vocab", vocab},
+              {"merges", merges}}}};
+  return j.dump(1);
 }
 
 }  // namespace tritonrl::model

@@ -71,6 +71,14 @@ std::string ToValidUtf8(std::string_view bytes);
 // (an incomplete trailing character is held back when streaming).
 size_t CompleteUtf8Prefix(std::string_view bytes);
 
+// Pre-tokenizer pieces of `text` (added tokens are not matched): what BPE merges within.
+Result<std::vector<std::string>> PreTokenize(const Tokenizer& tok, std::string_view text);
+// Compiles and installs a Split pre-tokenizer pattern (PCRE2, UTF + UCP).
+Status SetSplitPattern(Tokenizer& tok, const std::string& pattern);
+// A Hugging Face tokenizer.json (BPE, byte-level, Split + ByteLevel
+// pre-tokenizer) that ParseTokenizerJson reads back to the same encoding.
+std::string TokenizerToJson(const Tokenizer& tok);
+
 // Id of a token given by its text (added tokens included), or -1.
 int32_t TokenId(const Tokenizer& tok, std::string_view token);
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -440,6 +441,57 @@ Result<std::string> RenderReport(store::Store& store, const std::string& run_id,
     h += fmt::format("<p class=\"note\">{} more samples not shown (max_sample_rows).</p>\n",
                      verdicts->size() - options.max_sample_rows);
   }
+  h += "</body></html>\n";
+  return h;
+}
+
+Result<std::string> RenderTrainReport(const std::string& path, const std::string& title_in) {
+  std::ifstream in(path);
+  if (!in) return Status::IoError(path + ": cannot open");
+  std::map<std::string, svg::Curve> c;
+  auto add = [&](const std::string& key, const nlohmann::json& j, double step) {
+    auto it = j.find(key);
+    if (it == j.end() || !it->is_number()) return;
+    c[key].x.push_back(step);
+    c[key].y.push_back(it->get<double>());
+  };
+  std::string line;
+  int64_t n = 0, steps = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("step") || !j["step"].is_number()) {
+      return Status::ParseError(path + ":" + std::to_string(n) +
+                                ": not a metrics line (a JSON object with \"step\")");
+    }
+    const double step = j["step"].get<double>();
+    steps += j.contains("loss");
+    for (const char* k : {"loss", "eval_loss", "lr", "grad_norm", "tokens_per_s"}) add(k, j, step);
+  }
+  auto curve = [&](const std::string& key, const std::string& name, const std::string& color) {
+    svg::Curve v = c[key];
+    v.name = name;
+    v.color = color;
+    return v;
+  };
+  const std::string title = title_in.empty() ? "tritonrl training " + path : title_in;
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  h += "<title>" + HtmlEscape(title) + "</title><style>" + kStyle + "</style></head><body>\n";
+  h += "<h1>" + HtmlEscape(title) + "</h1>\n";
+  h += fmt::format("<p>{} optimizer steps logged.</p>\n", steps);
+  h += "<h2>Loss</h2>\n" +
+       svg::CurveChart(
+           "loss", {curve("loss", "train", "#1f77b4"), curve("eval_loss", "held-out", "#d62728")},
+           "step", "loss (nats/token)");
+  h += "<h2>Learning rate</h2>\n" +
+       svg::CurveChart("lr", {curve("lr", "lr", "#2ca02c")}, "step", "lr");
+  h += "<h2>Gradient norm</h2>\n" +
+       svg::CurveChart("grad_norm", {curve("grad_norm", "before clipping", "#9467bd")}, "step",
+                       "L2 norm");
+  h += "<h2>Throughput</h2>\n" + svg::CurveChart("tokens_per_s",
+                                                 {curve("tokens_per_s", "tokens/s", "#ff7f0e")},
+                                                 "step", "tokens/s");
   h += "</body></html>\n";
   return h;
 }

@@ -32,4 +32,10 @@ std::vector<metrics::SampleResult> ToSampleResults(
 Result<std::string> RenderReport(store::Store& store, const std::string& run_id,
                                  const ReportOptions& options = {});
 
+// A training log (the trainer's metrics.jsonl) as curves: training and held-out
+// loss, learning rate, gradient norm and tokens/s over steps. A line that is
+// not JSON fails with "FILE:LINE".
+Result<std::string> RenderTrainReport(const std::string& metrics_path,
+                                      const std::string& title = "");
+
 }  // namespace tritonrl::report

@@ -185,4 +185,65 @@ std::string LineChart(const std::string& id, const std::vector<Series>& series,
   return out + "</svg>";
 }
 
+std::string CurveChart(const std::string& id, const std::vector<Curve>& curves,
+                       const std::string& x_label, const std::string& y_label) {
+  const double left = 60, top = 10, plot_w = 420, plot_h = 160;
+  const double width = left + plot_w + 150, height = top + plot_h + 45;
+  std::string out = fmt::format(
+      "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\">",
+      HtmlEscape(id), Num(width), Num(height), Num(width), Num(height));
+  double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
+  bool any = false;
+  for (const auto& c : curves) {
+    for (size_t i = 0; i < c.x.size() && i < c.y.size(); ++i) {
+      if (!std::isfinite(c.x[i]) || !std::isfinite(c.y[i])) continue;
+      xmin = any ? std::min(xmin, c.x[i]) : c.x[i];
+      xmax = any ? std::max(xmax, c.x[i]) : c.x[i];
+      ymin = any ? std::min(ymin, c.y[i]) : c.y[i];
+      ymax = any ? std::max(ymax, c.y[i]) : c.y[i];
+      any = true;
+    }
+  }
+  if (!any) {
+    out += Text(left, top + 20, "no data");
+    return out + "</svg>";
+  }
+  if (ymin > 0) ymin = 0;
+  if (ymax <= ymin) ymax = ymin + 1;
+  if (xmax <= xmin) xmax = xmin + 1;
+  auto px = [&](double x) { return left + (x - xmin) / (xmax - xmin) * plot_w; };
+  auto py = [&](double y) { return top + plot_h - (y - ymin) / (ymax - ymin) * plot_h; };
+  for (int g = 0; g <= 4; ++g) {
+    const double y = ymin + (ymax - ymin) * g / 4.0;
+    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#ddd\"/>", Num(left),
+                       Num(py(y)), Num(left + plot_w), Num(py(y)));
+    out += Text(left - 6, py(y) + 4, fmt::format("{:.3g}", y), "end");
+  }
+  for (int g = 0; g <= 4; ++g) {
+    const double x = xmin + (xmax - xmin) * g / 4.0;
+    out += Text(px(x), top + plot_h + 16, fmt::format("{:.0f}", x), "middle");
+  }
+  double ly = top + 10;
+  for (const auto& c : curves) {
+    std::string points;
+    for (size_t i = 0; i < c.x.size() && i < c.y.size(); ++i) {
+      if (!std::isfinite(c.x[i]) || !std::isfinite(c.y[i])) continue;
+      points += fmt::format("{}{},{}", points.empty() ? "" : " ", Num(px(c.x[i])), Num(py(c.y[i])));
+    }
+    out += fmt::format(
+        "<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
+        "points=\"{}\"><title>{}</title></polyline>",
+        HtmlEscape(c.color), points, HtmlEscape(c.name));
+    out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"3\" fill=\"{}\"/>",
+                       Num(left + plot_w + 16), Num(ly - 4), HtmlEscape(c.color));
+    out += Text(left + plot_w + 32, ly, c.name);
+    ly += 18;
+  }
+  out += Text(left + plot_w / 2, height - 6, x_label, "middle");
+  out += Text(12, top + plot_h / 2, y_label, "middle",
+              fmt::format(" transform=\"rotate(-90 12 {})\"", Num(top + plot_h / 2)));
+  return out + "</svg>";
+}
+
 }  // namespace tritonrl::report::svg

@@ -36,4 +36,14 @@ struct Series {
 std::string LineChart(const std::string& id, const std::vector<Series>& series,
                       const std::string& x_label, const std::string& y_label);
 
+// Curves of any y range over real x (training steps): axes fitted to the data
+// (y from 0 when all values are positive), one polyline per series.
+struct Curve {
+  std::string name;
+  std::string color;
+  std::vector<double> x, y;
+};
+std::string CurveChart(const std::string& id, const std::vector<Curve>& curves,
+                       const std::string& x_label, const std::string& y_label);
+
 }  // namespace tritonrl::report::svg

@@ -15,10 +15,15 @@ Status ValidateRewardConfig(const RewardConfig& config) {
 Rewards ComputeRewards(const RolloutVerdict& verdict, const RewardConfig& config) {
   Rewards r;
   r.valid = verdict.syntax_ok && verdict.functionality_ok;
-  const bool passed = r.valid && verdict.correct;
+  const bool certified =
+      std::none_of(verdict.flags.begin(), verdict.flags.end(), [&](const auto& f) {
+        return std::find(config.reward_void_flags.begin(), config.reward_void_flags.end(), f) !=
+               config.reward_void_flags.end();
+      });
+  const bool passed = r.valid && verdict.correct && certified;
   r.r_correct = passed ? 1.0 : 0.0;
   const bool is_triton = verdict.is_triton.value_or(r.valid);
-  r.r_binary = (is_triton && verdict.correct) ? 1.0 : 0.0;
+  r.r_binary = (is_triton && verdict.correct && certified) ? 1.0 : 0.0;
   if (!passed) return r;
 
   for (const auto& flag : verdict.flags) {

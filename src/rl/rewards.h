@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "vocab/verdict_vocab.h"
 
 namespace tritonrl::rl {
 
@@ -28,8 +29,10 @@ struct RewardConfig {
   double speedup_clip = 2.0;  // R_speedup = min(speedup, clip)
   // Any of these flags means the speedup measurement cannot be trusted: the
   // speedup term becomes 0 (correctness still counts).
-  std::vector<std::string> speedup_void_flags = {"lazy_optimization", "timing_inconsistent",
-                                                 "implausible_speedup", "parent_clock_gap"};
+  std::vector<std::string> speedup_void_flags = vocab::SpeedupVoidFlags();
+  // Any of these flags means correctness itself is not established: no reward at all (the
+  // verdict's "correct" came from a task that a null model passes).
+  std::vector<std::string> reward_void_flags = vocab::RewardVoidFlags();
 };
 
 struct Rewards {

@@ -1,6 +1,8 @@
 #include "rl/rollouts_jsonl.h"
 
 #include <map>
+#include <optional>
+#include <utility>
 
 namespace tritonrl::rl {
 namespace {
@@ -31,9 +33,17 @@ Result<RolloutRecord> ParseRolloutLine(std::string_view line) {
   if (!j.is_object()) return Status::ParseError("expected a JSON object");
 
   RolloutRecord r;
-  if (!j.contains("group") || !(j["group"].is_string() || j["group"].is_number_integer()))
-    return Status::InvalidArgument("field 'group' (a string or integer) is required");
-  r.group = j["group"].dump();
+  // A verdict of `tritonrl eval --jsonl/--json` has no "group": rollouts of one task are the
+  // group there (GRPO samples a group per prompt, and the prompt is the task).
+  if (j.contains("group")) {
+    if (!(j["group"].is_string() || j["group"].is_number_integer()))
+      return Status::InvalidArgument("field 'group' must be a string or integer");
+    r.group = j["group"].dump();
+  } else if (j.contains("task") && j["task"].is_string()) {
+    r.group = j["task"].dump();
+  } else {
+    return Status::InvalidArgument("field 'group' (a string or integer) or 'task' is required");
+  }
 
   auto valid = OptionalBool(j, "valid");
   if (!valid.ok()) return valid.status();
@@ -92,8 +102,35 @@ Result<RolloutRecord> ParseRolloutLine(std::string_view line) {
   return r;
 }
 
+namespace {
+
+// The document of `tritonrl eval --json`: {"samples": [verdict, ...], ...}. Anything else
+// (JSONL among it) is not one; nullopt then.
+std::optional<Result<std::vector<RolloutRecord>>> ParseEvalDocument(std::string_view text,
+                                                                    std::string_view file_name) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] != '{') return std::nullopt;
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || !doc.contains("samples") ||
+      !doc["samples"].is_array())
+    return std::nullopt;
+  std::vector<RolloutRecord> out;
+  for (size_t i = 0; i < doc["samples"].size(); ++i) {
+    auto rec = ParseRolloutLine(doc["samples"][i].dump());
+    if (!rec.ok())
+      return Result<std::vector<RolloutRecord>>(
+          Status::InvalidArgument(std::string(file_name) + ": samples[" + std::to_string(i) +
+                                  "]: " + rec.status().message()));
+    out.push_back(std::move(rec).value());
+  }
+  return Result<std::vector<RolloutRecord>>(std::move(out));
+}
+
+}  // namespace
+
 Result<std::vector<RolloutRecord>> ParseRolloutsJsonl(std::string_view text,
                                                       std::string_view file_name) {
+  if (auto doc = ParseEvalDocument(text, file_name)) return std::move(*doc);
   std::vector<RolloutRecord> out;
   size_t line_no = 0;
   size_t pos = 0;

@@ -30,7 +30,8 @@ struct RolloutRecord {
 Result<RolloutRecord> ParseRolloutLine(std::string_view line);
 
 // Every non-blank line; the first bad one fails the whole parse with
-// "<file_name>:<line>: <reason>".
+// "<file_name>:<line>: <reason>". A whole document of `tritonrl eval --json` (an object with a
+// "samples" array) is read as its samples, errors naming "<file_name>: samples[i]".
 Result<std::vector<RolloutRecord>> ParseRolloutsJsonl(std::string_view text,
                                                       std::string_view file_name);
 

@@ -1,6 +1,4 @@
-// Content hashes, cache keys, timestamps and run ids.
-#include <openssl/evp.h>
-
+// Cache keys, timestamps and run ids (the hash itself is base/sha256.h).
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -12,35 +10,12 @@
 
 namespace tritonrl::store {
 
-namespace {
-
-std::string ToHex(const unsigned char* p, size_t n) {
-  static const char kDigits[] = "0123456789abcdef";
-  std::string out(2 * n, '0');
-  for (size_t i = 0; i < n; ++i) {
-    out[2 * i] = kDigits[p[i] >> 4];
-    out[2 * i + 1] = kDigits[p[i] & 0xf];
-  }
-  return out;
-}
-
-}  // namespace
-
 // JSON is re-serialised with sorted keys so that key order and whitespace do not
 // split the cache; text that is not JSON is used as is.
 std::string CanonicalJson(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return text;
   return j.dump();
-}
-
-std::string Sha256Hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  // EVP_Digest is one-shot and cannot fail for SHA-256 on in-memory data
-  // short of allocation failure, which aborts anyway.
-  EVP_Digest(data.data(), data.size(), digest, &len, EVP_sha256(), nullptr);
-  return ToHex(digest, len);
 }
 
 std::string ComputeCacheKey(const CacheKeyInput& in) {

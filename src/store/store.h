@@ -19,15 +19,13 @@
 #include <string_view>
 #include <vector>
 
+#include "base/sha256.h"  // Sha256Hex: content hashes of tasks and texts
 #include "base/status.h"
 
 namespace tritonrl::store {
 
 // Schema version written to PRAGMA user_version by this build.
 inline constexpr int kSchemaVersion = 2;
-
-// Lower-case hex SHA-256 of `data` (64 characters).
-std::string Sha256Hex(std::string_view data);
 
 // What identical work means: the verdict of an evaluation is reused only when all
 // of these are byte-identical (the config is canonicalised if it is JSON).

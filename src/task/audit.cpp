@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,7 +20,9 @@ extern char** environ;
 #include <thread>
 #include <vector>
 
+#include "base/runner_locate.h"
 #include "base/sigpipe.h"
+#include "base/spawn.h"
 
 namespace tritonrl::task {
 namespace {
@@ -29,22 +30,17 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-bool HasRunner(const fs::path& dir) {
-  std::error_code ec;
-  return fs::is_regular_file(dir / "tritonrl_runner" / "audit.py", ec);
-}
-
-fs::path ExecutableDir() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? fs::path() : exe.parent_path();
-}
-
 // One run of the runner process over a list of tasks.
 struct Child {
   pid_t pid = -1;
   int in = -1, out = -1, err = -1;
 };
+
+[[noreturn]] void RunnerMain(const PreparedExec& exec, void*) {
+  ExecInChild(exec);
+  dprintf(2, "cannot run %s: %s\n", exec.argv[0], std::strerror(errno));
+  _exit(127);
+}
 
 Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
   int pin[2], pout[2], perr[2];
@@ -55,37 +51,28 @@ Result<Child> Spawn(const std::string& python, const std::string& runner_dir) {
   if (const char* old = std::getenv("PYTHONPATH"); old != nullptr && *old != '\0') {
     pythonpath += ":" + std::string(old);
   }
-  // The child's environment is built before fork: with --jobs other threads may hold the
-  // allocator's lock at fork time, so the child calls nothing that allocates before exec.
-  std::vector<std::string> env_store;
+  ExecSpec exec;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string_view kv(*e);
     if (kv.starts_with("PYTHONPATH=") || kv.starts_with("PYTHONUNBUFFERED=")) continue;
-    env_store.emplace_back(kv);
+    exec.env.emplace_back(kv);
   }
-  env_store.push_back("PYTHONPATH=" + pythonpath);
-  env_store.push_back("PYTHONUNBUFFERED=1");
-  std::vector<char*> envp;
-  for (std::string& kv : env_store) envp.push_back(kv.data());
-  envp.push_back(nullptr);
-  std::vector<char*> argv = {const_cast<char*>(python.c_str()), const_cast<char*>("-m"),
-                             const_cast<char*>("tritonrl_runner.audit"), nullptr};
-  pid_t pid = fork();
-  if (pid < 0) return Status::IoError(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // the runner never outlives the command
-    RestoreSigpipeInChild();
-    dup2(pin[0], 0);
-    dup2(pout[1], 1);
-    dup2(perr[1], 2);
-    execvpe(python.c_str(), argv.data(), envp.data());
-    dprintf(2, "cannot run %s: %s\n", python.c_str(), std::strerror(errno));
-    _exit(127);
-  }
+  exec.env.push_back("PYTHONPATH=" + pythonpath);
+  exec.env.push_back("PYTHONUNBUFFERED=1");
+  exec.argv = {python, "-m", "tritonrl_runner.audit"};
+  exec.search_path = true;
+  exec.fds = {{0, pin[0]}, {1, pout[1]}, {2, perr[1]}};
+  exec.die_with_parent = true;  // the runner never outlives the command
+  exec.child_main = RunnerMain;
+  auto pid = ForkExec(exec);
   close(pin[0]);
   close(pout[1]);
   close(perr[1]);
-  return Child{pid, pin[1], pout[0], perr[0]};
+  if (!pid.ok()) {
+    for (int fd : {pin[1], pout[0], perr[0]}) close(fd);
+    return pid.status();
+  }
+  return Child{*pid, pin[1], pout[0], perr[0]};
 }
 
 void WriteAll(int fd, const std::string& data) {
@@ -103,40 +90,6 @@ std::string Tail(const std::string& s, size_t n) {
 }
 
 }  // namespace
-
-Result<std::string> LocateRunnerDir(const std::string& hint) {
-  std::vector<fs::path> tries;
-  if (!hint.empty()) {
-    if (!HasRunner(hint)) return Status::NotFound(hint + ": no tritonrl_runner/audit.py there");
-    return hint;
-  }
-  if (const char* env = std::getenv("TRITONRL_RUNNER_DIR"); env != nullptr && *env != '\0') {
-    tries.emplace_back(env);
-  }
-  fs::path exe_dir = ExecutableDir();
-  if (!exe_dir.empty()) {
-    tries.push_back(exe_dir / "python");
-    tries.push_back(exe_dir.parent_path() / "python");
-  }
-  tries.push_back(fs::path(TRITONRL_SOURCE_DIR) / "python");
-  for (const fs::path& p : tries) {
-    if (HasRunner(p)) return p.string();
-  }
-  return Status::NotFound(
-      "cannot find the Python runner (tritonrl_runner/audit.py); pass --runner DIR or set "
-      "TRITONRL_RUNNER_DIR");
-}
-
-std::string LocatePython(const std::string& hint, const std::string& runner_dir) {
-  if (!hint.empty()) return hint;
-  if (const char* env = std::getenv("TRITONRL_PYTHON"); env != nullptr && *env != '\0') return env;
-  std::error_code ec;
-  for (const fs::path& p : {fs::path(runner_dir).parent_path() / ".venv/bin/python",
-                            fs::path(TRITONRL_SOURCE_DIR) / ".venv/bin/python"}) {
-    if (fs::exists(p, ec)) return p.string();
-  }
-  return "python3";
-}
 
 std::vector<std::string> PassedNullModels(const AuditResult& result) {
   std::vector<std::string> out;
@@ -280,9 +233,11 @@ bool IsOutOfMemory(const AuditResult& r) {
 Result<std::vector<AuditResult>> RunAudit(
     const std::vector<TaskInfo>& tasks, const AuditOptions& options,
     const std::function<void(const AuditResult&)>& on_result) {
-  auto runner_dir = LocateRunnerDir(options.runner_dir);
+  auto runner_dir = LocateRunner(options.runner_dir, "audit.py");
   if (!runner_dir.ok()) return runner_dir.status();
-  const std::string python = LocatePython(options.python, *runner_dir);
+  auto interpreter = LocateInterpreter(options.python, *runner_dir);
+  if (!interpreter.ok()) return interpreter.status();
+  const std::string& python = *interpreter;
 
   IgnoreSigpipe();  // a runner that dies before reading its request must not kill us
 

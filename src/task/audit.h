@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -13,13 +14,17 @@
 
 namespace tritonrl::task {
 
+// AuditOptions::variants = {kEvalVariants}: per task, the variants `tritonrl eval` runs on the
+// audit's device (taskmod.eval_variants).
+inline constexpr std::string_view kEvalVariants = "@eval";
+
 struct AuditOptions {
-  std::vector<std::string> variants;  // empty: every variant of each task
+  std::vector<std::string> variants;  // empty: every variant of each task; or {kEvalVariants}
   std::string device = "cpu";         // "cpu" or "cuda"
-  std::string python;                 // interpreter; empty: LocatePython
-  std::string runner_dir;             // folder holding tritonrl_runner/; empty: LocateRunnerDir
-  double timeout_s = 300;             // per task (all its variants together)
-  double max_memory_gb = 0;           // address-space limit of the runner; 0: none
+  std::string python;        // interpreter; empty: LocateInterpreter (base/runner_locate.h)
+  std::string runner_dir;    // folder holding tritonrl_runner/; empty: LocateRunner
+  double timeout_s = 300;    // per task (all its variants together)
+  double max_memory_gb = 0;  // address-space limit of the runner; 0: none
   int seed = 42;
   int jobs = 1;  // runner processes in parallel, each over every jobs-th task
 };
@@ -30,13 +35,6 @@ struct AuditResult {
   std::string status;   // ok, fail, error, timeout, skipped
   Json detail;          // the runner's record (checks, null models, stats, error)
 };
-
-// The folder that contains tritonrl_runner/: $TRITONRL_RUNNER_DIR, else
-// <executable dir>/python or <executable dir>/../python, else <source dir>/python.
-Result<std::string> LocateRunnerDir(const std::string& hint);
-// $TRITONRL_PYTHON, else <runner dir>/../.venv/bin/python, else the source
-// checkout's .venv/bin/python, else python3 from PATH.
-std::string LocatePython(const std::string& hint, const std::string& runner_dir);
 
 // Audits `tasks` with options.jobs runners in parallel; calls on_result (serialised) for each
 // record as it arrives and returns them in the order of `tasks`. Fails only if a runner cannot

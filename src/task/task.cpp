@@ -9,7 +9,7 @@
 
 #include "base/file.h"
 #include "pyast/parse.h"
-#include "task/sha256.h"
+#include "base/sha256.h"
 
 namespace tritonrl::task {
 namespace {

@@ -33,6 +33,7 @@ Result<Allowlist> ParseAllowlist(std::string_view json_text) {
   TRITONRL_RETURN_IF_ERROR(ReadSet(doc, "tensor_methods", &a.tensor_methods));
   TRITONRL_RETURN_IF_ERROR(ReadSet(doc, "tensor_compute_methods", &a.tensor_compute_methods));
   TRITONRL_RETURN_IF_ERROR(ReadSet(doc, "modules", &a.modules));
+  TRITONRL_RETURN_IF_ERROR(ReadSet(doc, "triton_names", &a.triton_names));
   TRITONRL_RETURN_IF_ERROR(ReadSet(doc, "aten_ops", &a.aten_ops));
   return a;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -64,6 +65,7 @@ constexpr Prefix kBannedPrefixes[] = {
     {"torch.library", "func.native_code"},
     {"torch.ops", "func.native_code"},
     {"torch._C", "func.native_code"},
+    {"triton._C", "func.native_code"},
     {"mmap", "func.native_code"},
     {"importlib", "func.dynamic_code"},
     {"runpy", "func.dynamic_code"},
@@ -128,6 +130,125 @@ constexpr BuiltinRule kBuiltinRules[] = {
     {"exit", "func.io_access"},          {"quit", "func.io_access"},
 };
 
+// Modules that torch, triton and the allowed standard modules re-export under their own names
+// (`triton.runtime.jit.threading` is `threading`, `torch.nn.init.torch` is `torch`): an attribute
+// chain that reaches one of these names is that module, whatever it went through. The list is the
+// banned or not-allowed part of what src/verify/tools/list_reexports.py reports for triton 3.6 and
+// torch 2.11; allowed modules re-exported elsewhere (math, functools, typing) need no entry.
+struct Reexport {
+  std::string_view attr;
+  std::string_view module;
+};
+constexpr Reexport kReexports[] = {
+    {"torch", "torch"},
+    {"triton", "triton"},
+    {"numpy", "numpy"},
+    {"np", "numpy"},
+    {"threading", "threading"},
+    {"_thread", "_thread"},
+    {"multiprocessing", "multiprocessing"},
+    {"mp", "multiprocessing"},
+    {"concurrent", "concurrent"},
+    {"inspect", "inspect"},
+    {"gc", "gc"},
+    {"traceback", "traceback"},
+    {"weakref", "weakref"},
+    {"ctypes", "ctypes"},
+    {"importlib", "importlib"},
+    {"builtins", "builtins"},
+    {"pickle", "pickle"},
+    {"marshal", "marshal"},
+    {"runpy", "runpy"},
+    {"types", "types"},
+    {"os", "os"},
+    {"_osp", "os.path"},
+    {"sys", "sys"},
+    {"subprocess", "subprocess"},
+    {"io", "io"},
+    {"pathlib", "pathlib"},
+    {"shutil", "shutil"},
+    {"signal", "signal"},
+    {"socket", "socket"},
+    {"tempfile", "tempfile"},
+    {"time", "time"},
+    {"random", "random"},
+    {"ast", "ast"},
+    {"dis", "dis"},
+    {"linecache", "linecache"},
+    {"logging", "logging"},
+    {"hashlib", "hashlib"},
+    {"uuid", "uuid"},
+    {"platform", "platform"},
+    {"atexit", "atexit"},
+    {"copyreg", "copyreg"},
+    {"sysconfig", "sysconfig"},
+    {"pkgutil", "pkgutil"},
+    {"tarfile", "tarfile"},
+    {"zipfile", "zipfile"},
+    {"gzip", "gzip"},
+    {"base64", "base64"},
+    {"textwrap", "textwrap"},
+    {"statistics", "statistics"},
+    {"queue", "queue"},
+    {"unittest", "unittest"},
+};
+// Real submodules whose last name is one of the above (torch.random is torch's, not Python's).
+constexpr std::string_view kGenuineSubmodules[] = {
+    "torch._library.triton", "torch.cuda.random", "torch.fx.traceback",
+    "torch.multiprocessing", "torch.random",      "torch.signal",
+    "torch.types",           "torch.xpu.random",  "triton.language.random"};
+
+// Globals the Triton CPU interpreter copies into a kernel's module (list_reexports.py prints
+// them): a file can use these names without binding them. Typing names are left out (harmless).
+struct Injected {
+  std::string_view name;
+  std::string_view qualified;
+};
+constexpr Injected kInterpreterGlobals[] = {
+    {"np", "numpy"},
+    {"np_erf_fp32", "numpy._erf"},
+    {"np_erf_fp64", "numpy._erf"},
+    {"np_umulhi_u64", "numpy._umulhi_64"},
+    {"inspect", "inspect"},
+    {"ast", "ast"},
+    {"math", "math"},
+    {"textwrap", "textwrap"},
+    {"dataclasses", "dataclasses"},
+    {"dataclass", "dataclasses.dataclass"},
+    {"partial", "functools.partial"},
+    {"triton", "triton"},
+    {"tl", "triton.language"},
+    {"_interpreter", "triton._C.libtriton.interpreter"},
+    {"_ir", "triton._C.libtriton.ir"},
+    {"ASTTransformer", "triton.runtime.interpreter.ASTTransformer"},
+    {"BlockPointerHandle", "triton.runtime.interpreter.BlockPointerHandle"},
+    {"ExtraFunctions", "triton.runtime.interpreter.ExtraFunctions"},
+    {"FunctionRewriter", "triton.runtime.interpreter.FunctionRewriter"},
+    {"GridExecutor", "triton.runtime.interpreter.GridExecutor"},
+    {"InterpretedFunction", "triton.runtime.interpreter.InterpretedFunction"},
+    {"InterpreterBuilder", "triton.runtime.interpreter.InterpreterBuilder"},
+    {"InterpreterError", "triton.runtime.errors.InterpreterError"},
+    {"InterpreterOptions", "triton.runtime.interpreter.InterpreterOptions"},
+    {"KernelInterface", "triton.runtime.jit.KernelInterface"},
+    {"ReduceOps", "triton.runtime.interpreter.ReduceOps"},
+    {"ReduceScanOpInterface", "triton.runtime.interpreter.ReduceScanOpInterface"},
+    {"ScanOps", "triton.runtime.interpreter.ScanOps"},
+    {"TensorDescHandle", "triton.runtime.interpreter.TensorDescHandle"},
+    {"TensorDescriptor", "triton.tools.tensor_descriptor.TensorDescriptor"},
+    {"TensorHandle", "triton.runtime.interpreter.TensorHandle"},
+    {"TritonSemantic", "triton.language.semantic.TritonSemantic"},
+    {"interpreter_builder", "triton.runtime.interpreter.interpreter_builder"},
+    {"interpreter_semantic", "triton.runtime.interpreter.interpreter_semantic"},
+    {"_patch_lang", "triton.runtime.interpreter._patch_lang"},
+    {"_patch_attr", "triton.runtime.interpreter._patch_attr"},
+    {"_patch_builtin", "triton.runtime.interpreter._patch_builtin"},
+    {"_patch_lang_core", "triton.runtime.interpreter._patch_lang_core"},
+    {"_patch_lang_tensor", "triton.runtime.interpreter._patch_lang_tensor"},
+    {"_patch_reduce_scan", "triton.runtime.interpreter._patch_reduce_scan"},
+    {"_unwrap_tensor", "triton.runtime.interpreter._unwrap_tensor"},
+    {"_rewrap_tensor", "triton.runtime.interpreter._rewrap_tensor"},
+};
+
 constexpr std::string_view kFrameAttrs[] = {"f_back",     "f_globals", "f_locals", "f_code",
                                             "f_builtins", "gi_frame",  "tb_frame", "cr_frame",
                                             "ag_frame",   "tb_next",   "co_code",  "co_consts"};
@@ -148,6 +269,17 @@ constexpr std::string_view kReferenceCopies[] = {"Model", "get_inputs", "get_ini
 constexpr std::string_view kTensorBases[] = {"torch.Tensor", "torch._C.TensorBase",
                                              "torch._C._TensorBase", "torch.nn.Parameter",
                                              "torch.nn.parameter.Parameter"};
+// Classes whose members are tensor methods: torch.Tensor.add(a, b) is a + b.
+constexpr std::string_view kTensorClasses[] = {"torch.Tensor", "torch.nn.Parameter",
+                                               "torch.nn.parameter.Parameter"};
+// Tensor-method names left out of tensor_compute_methods because they collide with Python
+// containers; as members of torch.Tensor they are compute all the same.
+constexpr std::string_view kCollidingComputeMethods[] = {"add", "sort", "values", "index", "type"};
+// Keyword arguments through which Triton calls back into Python at launch time.
+constexpr std::string_view kLaunchHookKeywords[] = {
+    "pre_hook", "post_hook", "do_bench", "prune_configs_by", "early_config_prune", "perf_model"};
+// Methods that materialise a copy of their receiver (data movement, not a view).
+constexpr std::string_view kMaterializingMethods[] = {"contiguous", "clone"};
 // Importing these has effects of its own (native loaders, compiler configuration): reported even
 // when the import is never used. Other banned modules are reported where they are used.
 constexpr std::string_view kImportRules[] = {"func.native_code", "func.dynamic_code",
@@ -164,12 +296,42 @@ bool StartsWith(std::string_view s, std::string_view p) {
 bool IsDunder(std::string_view s) {
   return s.size() > 4 && StartsWith(s, "__") && s.substr(s.size() - 2) == "__";
 }
+bool RootedAt(std::string_view q, std::string_view root) {
+  return q == root || (StartsWith(q, root) && q.size() > root.size() && q[root.size()] == '.');
+}
+
+// base.attr, where a re-exported module is itself (kReexports).
+std::string Step(std::string base, std::string_view attr) {
+  static const auto* const kByAttr = [] {
+    auto* m = new std::unordered_map<std::string_view, std::string_view>();
+    for (const Reexport& r : kReexports) m->emplace(r.attr, r.module);
+    return m;
+  }();
+  base += '.';
+  base += attr;
+  auto it = kByAttr->find(attr);
+  if (it != kByAttr->end() && !Contains(kGenuineSubmodules, base)) return std::string(it->second);
+  return base;
+}
+
+// A dotted import path with every re-export folded (from triton.runtime.jit import threading).
+std::string Canonical(std::string_view dotted) {
+  size_t dot = dotted.find('.');
+  std::string q(dotted.substr(0, dot));
+  while (dot != std::string_view::npos) {
+    size_t next = dotted.find('.', dot + 1);
+    q = Step(std::move(q), dotted.substr(dot + 1, next - dot - 1));
+    dot = next;
+  }
+  return q;
+}
 
 // A function-like node: FunctionDef, AsyncFunctionDef or Lambda.
 struct FnView {
   Identifier name;
   Span<ExprNode*> decorators;
   Span<StmtNode*> body;
+  Arguments* args = nullptr;
 };
 
 bool IsFunctionDef(const Node* n) {
@@ -178,20 +340,42 @@ bool IsFunctionDef(const Node* n) {
 }
 
 FnView ViewFn(Node* n) {
-  if (auto* f = As<FunctionDef>(n)) return {f->name, f->decorator_list, f->body};
-  if (auto* f = As<AsyncFunctionDef>(n)) return {f->name, f->decorator_list, f->body};
+  if (auto* f = As<FunctionDef>(n)) return {f->name, f->decorator_list, f->body, f->args};
+  if (auto* f = As<AsyncFunctionDef>(n)) return {f->name, f->decorator_list, f->body, f->args};
+  if (auto* f = As<Lambda>(n)) return {{}, {}, {}, f->args};
   return {};
-}
-
-bool IsLoadRef(const Node* n) {
-  if (auto* name = As<Name>(n)) return name->ctx == ExprContext::kLoad;
-  if (auto* attr = As<Attribute>(n)) return attr->ctx == ExprContext::kLoad;
-  return false;
 }
 
 const ConstantValue* StrConstant(const Node* n) {
   auto* c = As<Constant>(n);
   return c != nullptr && c->value.kind == ConstantKind::kStr ? &c->value : nullptr;
+}
+
+// getattr(obj, "name") with a constant name: the receiver and the name, else {nullptr, ""}.
+std::pair<const Node*, std::string_view> ConstGetattr(const Node* n) {
+  auto* call = As<Call>(n);
+  if (call == nullptr || call->args.size() < 2) return {nullptr, {}};
+  auto* fn = As<Name>(call->func);
+  if (fn == nullptr || fn->id != "getattr") return {nullptr, {}};
+  const ConstantValue* s = StrConstant(call->args[1]);
+  if (s == nullptr) return {nullptr, {}};
+  return {call->args[0], s->text};
+}
+
+bool IsLoadRef(const Node* n) {
+  if (auto* name = As<Name>(n)) return name->ctx == ExprContext::kLoad;
+  if (auto* attr = As<Attribute>(n)) return attr->ctx == ExprContext::kLoad;
+  return ConstGetattr(n).first != nullptr;
+}
+
+// `if __name__ == "__main__":` (never runs when the evaluator imports the file).
+bool IsMainGuard(const Node* n) {
+  auto* s = As<If>(n);
+  auto* cmp = s != nullptr ? As<Compare>(s->test) : nullptr;
+  if (cmp == nullptr || cmp->comparators.size() != 1) return false;
+  auto* left = As<Name>(cmp->left);
+  const ConstantValue* right = StrConstant(cmp->comparators[0]);
+  return left != nullptr && left->id == "__name__" && right != nullptr && right->text == "__main__";
 }
 
 template <typename Fn>
@@ -202,12 +386,30 @@ void WalkAll(Node* root, Fn&& fn) {
   });
 }
 
+template <typename Fn>
+void ForEachParam(Arguments* a, Fn&& fn) {
+  if (a == nullptr) return;
+  for (Arg* x : a->posonlyargs) fn(x->arg);
+  for (Arg* x : a->args) fn(x->arg);
+  for (Arg* x : a->kwonlyargs) fn(x->arg);
+  if (a->vararg != nullptr) fn(a->vararg->arg);
+  if (a->kwarg != nullptr) fn(a->kwarg->arg);
+}
+
 struct FnRef {
   Node* fn = nullptr;
   ClassDef* owner = nullptr;
 };
 
 using AttrMap = std::unordered_map<std::string_view, std::vector<ExprNode*>>;
+using NameSetView = std::unordered_set<std::string_view>;
+
+// What a walk over reachable code found about launches.
+struct LaunchFacts {
+  bool direct = false;         // k[grid](...), a bound launcher, k.run(..., grid=...)
+  bool through_param = false;  // p[grid](...) with p a parameter of the function
+  bool kernel_passed = false;  // a kernel value handed to a call as an argument
+};
 
 class Analyzer {
  public:
@@ -215,13 +417,14 @@ class Analyzer {
 
   std::vector<RawFinding> Run() {
     Collect();
-    if (kernels_.empty()) Add("syntax.no_triton_kernel", mod_);
+    if (kernel_nodes_.empty()) Add("syntax.no_triton_kernel", mod_);
     auto it = classes_.find("ModelNew");
     if (it == classes_.end()) {
       Add("syntax.no_modelnew", mod_);
     } else {
       CheckModelNew(it->second);
     }
+    ImportTimeAndKernels();
     FileWide();
     KernelShapes();
     return std::move(findings_);
@@ -241,6 +444,8 @@ class Analyzer {
   }
 
   // ---- name resolution -------------------------------------------------------------------------
+  // The qualified value a name, attribute chain or constant getattr denotes, re-exports folded;
+  // empty when it is not rooted at an import (locals, parameters, literals).
   std::string Resolve(const Node* node, const Scope* scope = nullptr) const {
     if (auto* name = As<Name>(node)) {
       if (scope != nullptr) {
@@ -250,26 +455,22 @@ class Analyzer {
       auto it = imports_.find(name->id);
       if (it != imports_.end()) return it->second;
       auto mv = module_values_.find(name->id);
-      return mv != module_values_.end() ? mv->second : std::string();
+      if (mv != module_values_.end()) return mv->second;
+      if (!bound_names_.count(name->id)) {
+        for (const Injected& g : kInterpreterGlobals) {
+          if (g.name == name->id) return std::string(g.qualified);
+        }
+      }
+      return {};
     }
     if (auto* attr = As<Attribute>(node)) {
       std::string base = Resolve(attr->value, scope);
-      if (base.empty()) return base;
-      base += '.';
-      base += attr->attr;
-      return base;
+      return base.empty() ? base : Step(std::move(base), attr->attr);
     }
-    if (auto* call = As<Call>(node)) {
-      auto* fn = As<Name>(call->func);
-      if (fn != nullptr && fn->id == "getattr" && call->args.size() >= 2) {
-        if (const ConstantValue* s = StrConstant(call->args[1])) {
-          std::string base = Resolve(call->args[0], scope);
-          if (base.empty()) return base;
-          base += '.';
-          base += s->text;
-          return base;
-        }
-      }
+    auto [receiver, literal] = ConstGetattr(node);
+    if (receiver != nullptr) {
+      std::string base = Resolve(receiver, scope);
+      return base.empty() ? base : Step(std::move(base), literal);
     }
     return {};
   }
@@ -278,7 +479,7 @@ class Analyzer {
     if (auto* imp = As<Import>(stmt)) {
       for (Alias* a : imp->names) {
         if (!a->asname.empty()) {
-          (*table)[a->asname] = std::string(a->name);
+          (*table)[a->asname] = Canonical(a->name);
         } else {
           std::string_view root = a->name.substr(0, a->name.find('.'));
           (*table)[root] = std::string(root);
@@ -291,7 +492,7 @@ class Analyzer {
         std::string q(from->module);
         q += '.';
         q += a->name;
-        (*table)[a->asname.empty() ? a->name : a->asname] = std::move(q);
+        (*table)[a->asname.empty() ? a->name : a->asname] = Canonical(q);
       }
     }
   }
@@ -315,16 +516,55 @@ class Analyzer {
     return found;
   }
 
+  // The function a triton.jit(fn) / triton.autotune(...)(triton.jit(fn)) call turns into a kernel.
+  Node* KernelFromCall(const Node* v) const {
+    auto* call = As<Call>(v);
+    if (call == nullptr || call->args.empty()) return nullptr;
+    const Node* callee = call->func;
+    if (auto* inner = As<Call>(callee)) callee = inner->func;  // autotune(configs=...)(fn)
+    if (!Contains(kTritonDecorators, Resolve(callee))) return nullptr;
+    if (auto* name = As<Name>(call->args[0])) {
+      auto f = functions_.find(name->id);
+      if (f != functions_.end() && IsFunctionDef(f->second)) return f->second;
+    }
+    return KernelFromCall(call->args[0]);
+  }
+
+  void AddKernel(std::string_view name, Node* fn) {
+    if (kernel_nodes_.insert(fn).second) kernel_defs_.emplace_back(ViewFn(fn).name, fn);
+    if (!name.empty()) kernels_[name] = fn;
+  }
+
   void Collect() {
     WalkAll(mod_, [&](Node* n) {
-      if (n->kind == NodeKind::kImport || n->kind == NodeKind::kImportFrom)
+      if (n->kind == NodeKind::kImport || n->kind == NodeKind::kImportFrom) {
         BindImport(n, &imports_);
+        if (auto* from = As<ImportFrom>(n)) {
+          // The reference model imported from the task module, under any name.
+          std::string_view root = from->module.substr(0, from->module.find('.'));
+          for (Alias* a : from->names) {
+            if (a->name == "Model" && root != "torch" && root != "triton") {
+              reference_names_.insert(a->asname.empty() ? a->name : a->asname);
+            }
+          }
+        }
+      }
+      if (auto* name = As<Name>(n); name != nullptr && name->ctx != ExprContext::kLoad) {
+        bound_names_.insert(name->id);
+      } else if (auto* arg = As<Arg>(n)) {
+        bound_names_.insert(arg->arg);
+      } else if (IsFunctionDef(n)) {
+        bound_names_.insert(ViewFn(n).name);
+      } else if (auto* cls = As<ClassDef>(n)) {
+        bound_names_.insert(cls->name);
+      } else if (auto* h = As<ExceptHandler>(n); h != nullptr && !h->name.empty()) {
+        bound_names_.insert(h->name);
+      }
     });
+    for (const auto& [name, q] : imports_) bound_names_.insert(name);
     for (StmtNode* stmt : mod_->body) {
       if (IsFunctionDef(stmt)) {
-        FnView f = ViewFn(stmt);
-        functions_[f.name] = stmt;
-        if (IsKernel(stmt)) kernels_[f.name] = stmt;
+        functions_[ViewFn(stmt).name] = stmt;
       } else if (auto* cls = As<ClassDef>(stmt)) {
         classes_[cls->name] = cls;
       } else if (auto* assign = As<Assign>(stmt)) {
@@ -333,12 +573,37 @@ class Analyzer {
             if (auto* name = As<Name>(t)) functions_[name->id] = assign->value;
           }
         }
-        for (ExprNode* t : assign->targets) AddModuleVars(t);
+        for (ExprNode* t : assign->targets) {
+          AddModuleVars(t);
+          if (auto* name = As<Name>(t)) module_assigns_[name->id].push_back(assign->value);
+        }
       } else if (auto* ann = As<AnnAssign>(stmt)) {
         AddModuleVars(ann->target);
+        auto* name = As<Name>(ann->target);
+        if (name != nullptr && ann->value != nullptr) {
+          module_assigns_[name->id].push_back(ann->value);
+        }
       }
     }
-    for (int round = 0; round < 2; ++round) {  // aliases of aliases
+    if (classes_.count("Model")) reference_names_.insert("Model");
+    // Kernels: decorated functions at module level and in class bodies, k = triton.jit(fn).
+    auto scan = [&](Span<StmtNode*> body, bool module_level) {
+      for (StmtNode* stmt : body) {
+        if (IsFunctionDef(stmt) && IsKernel(stmt)) {
+          AddKernel(module_level ? ViewFn(stmt).name : Identifier(), stmt);
+        } else if (auto* assign = As<Assign>(stmt)) {
+          if (Node* fn = KernelFromCall(assign->value)) {
+            for (ExprNode* t : assign->targets) {
+              auto* name = As<Name>(t);
+              AddKernel(module_level && name != nullptr ? name->id : Identifier(), fn);
+            }
+          }
+        }
+      }
+    };
+    scan(mod_->body, true);
+    for (const auto& [cname, cls] : classes_) scan(cls->body, false);
+    for (int round = 0; round < 4; ++round) {  // aliases of aliases
       for (StmtNode* stmt : mod_->body) {
         auto* assign = As<Assign>(stmt);
         if (assign == nullptr || assign->targets.size() != 1 || assign->value == nullptr) continue;
@@ -350,6 +615,7 @@ class Analyzer {
         } else if (auto* v = As<Name>(assign->value)) {
           auto k = kernels_.find(v->id);
           if (k != kernels_.end()) kernels_[target->id] = k->second;
+          if (reference_names_.count(v->id)) reference_names_.insert(target->id);
         }
       }
     }
@@ -378,11 +644,23 @@ class Analyzer {
     return false;
   }
 
-  bool IsKernelNode(const Node* fn) const {
-    for (const auto& [name, k] : kernels_) {
-      if (k == fn) return true;
+  bool IsKernelNode(const Node* fn) const { return kernel_nodes_.count(fn) > 0; }
+
+  // The reference model under any name: Model, an alias of it, `from task import Model as M`,
+  // or task_module.Model.
+  bool IsReferenceRef(const Node* n, const Scope* scope = nullptr) const {
+    if (auto* name = As<Name>(n)) {
+      if (name->ctx != ExprContext::kLoad) return false;
+      if (reference_names_.count(name->id)) return true;
+    } else if (auto* attr = As<Attribute>(n)) {
+      if (attr->attr != "Model" || attr->ctx != ExprContext::kLoad) return false;  // cheap first
+    } else if (ConstGetattr(n).second != "Model") {
+      return false;
     }
-    return false;
+    if (n->kind == NodeKind::kName && !imports_.count(As<Name>(n)->id)) return false;
+    std::string q = Resolve(n, scope);
+    return q.size() > 6 && q.substr(q.size() - 6) == ".Model" && !RootedAt(q, "torch") &&
+           !RootedAt(q, "triton");
   }
 
   const Scope& LocalScope(Node* fn) {
@@ -416,7 +694,7 @@ class Analyzer {
       chain.push_back(c);
       for (ExprNode* b : c->bases) {
         auto* name = As<Name>(b);
-        if (name == nullptr || name->id == "Model") continue;
+        if (name == nullptr || reference_names_.count(name->id)) continue;
         auto it = classes_.find(name->id);
         if (it != classes_.end()) todo.push_back(it->second);
       }
@@ -480,7 +758,7 @@ class Analyzer {
 
   ClassDef* LocalClass(const Node* n) const {
     auto* name = As<Name>(n);
-    if (name == nullptr || name->id == "Model") return nullptr;
+    if (name == nullptr || reference_names_.count(name->id)) return nullptr;
     auto it = classes_.find(name->id);
     return it == classes_.end() ? nullptr : it->second;
   }
@@ -488,11 +766,9 @@ class Analyzer {
   // ---- ModelNew --------------------------------------------------------------------------------
   void CheckModelNew(ClassDef* cls) {
     bool is_module = false;
-    bool model_defined = classes_.count("Model") > 0;
     for (ClassDef* c : ClassChain(cls)) {
       for (ExprNode* b : c->bases) {
-        auto* name = As<Name>(b);
-        if (name != nullptr && name->id == "Model" && model_defined) {
+        if (IsReferenceRef(b)) {
           Add("func.reference_model", b, "ModelNew subclasses Model");
           is_module = true;
         } else {
@@ -507,17 +783,15 @@ class Analyzer {
       Add("syntax.no_forward", cls);
       return;
     }
-    if (model_defined) {
-      for (ClassDef* c : ClassChain(cls)) {
-        WalkAll(c, [&](Node* n) {
-          auto* name = As<Name>(n);
-          if (name == nullptr || name->id != "Model" || name->ctx != ExprContext::kLoad) return;
-          for (ExprNode* b : c->bases) {
-            if (b == n) return;
-          }
-          Add("func.reference_model", n, "ModelNew references Model");
-        });
-      }
+    for (ClassDef* c : ClassChain(cls)) {
+      auto visit = [&](Node* n, Node*) {
+        for (ExprNode* b : c->bases) {
+          if (b == n) return;
+        }
+        if (!IsReferenceRef(n)) return;
+        Add("func.reference_model", n, "ModelNew references Model");
+      };
+      for (StmtNode* stmt : c->body) WalkWithParent(stmt, nullptr, visit);
     }
     Reachable(cls, forward);
   }
@@ -576,7 +850,7 @@ class Analyzer {
     } else if (Resolve(v, scope).empty()) {
       // obj.method on an unknown receiver: any local class method of that name.
       for (const auto& [cname, klass] : classes_) {
-        if (cname == "Model") continue;
+        if (reference_names_.count(cname)) continue;
         for (StmtNode* stmt : klass->body) {
           if (stmt->kind == NodeKind::kFunctionDef && ViewFn(stmt).name == attr->attr) {
             out.push_back({stmt, klass});
@@ -587,65 +861,272 @@ class Analyzer {
     return out;
   }
 
-  // A kernel name, or a conditional choosing between kernels (k = fwd_kernel if a else bwd_kernel).
-  bool NamesKernel(const Node* v) const {
-    if (auto* name = As<Name>(v)) return kernels_.count(name->id) > 0;
-    if (auto* e = As<IfExp>(v)) return NamesKernel(e->body) || NamesKernel(e->orelse);
-    return false;
+  // ---- kernel values ---------------------------------------------------------------------------
+  // A value that is a kernel, a container of kernels, or a launcher `k[grid]`: a kernel name or
+  // alias, triton.jit(fn), self.k / Cls.k (a class-body kernel or an attribute holding one), a
+  // module or local variable holding one, a subscript of any of these, a conditional between them.
+  bool IsKernelValue(const Node* v, ClassDef* owner, const NameSetView* locals, int depth = 0) {
+    if (v == nullptr || depth > 6) return false;
+    if (auto* name = As<Name>(v)) {
+      if (kernels_.count(name->id) || (locals != nullptr && locals->count(name->id))) return true;
+      auto it = module_assigns_.find(name->id);
+      if (it == module_assigns_.end()) return false;
+      for (ExprNode* val : it->second) {
+        if (val->kind != NodeKind::kName && IsKernelValue(val, nullptr, nullptr, depth + 1)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    if (auto* attr = As<Attribute>(v)) {
+      auto* base = As<Name>(attr->value);
+      if (base == nullptr) return false;
+      ClassDef* cls = nullptr;
+      if ((base->id == "self" || base->id == "cls") && owner != nullptr) {
+        cls = owner;
+      } else {
+        cls = LocalClass(base);
+      }
+      if (cls == nullptr) return false;
+      if (Node* m = Method(cls, attr->attr)) return IsKernelNode(m);
+      if (const auto* vals = SelfAttr(cls, attr->attr)) {
+        for (ExprNode* val : *vals) {
+          if (IsKernelValue(val, cls, nullptr, depth + 1)) return true;
+        }
+      }
+      return false;
+    }
+    if (auto* e = As<IfExp>(v)) {
+      return IsKernelValue(e->body, owner, locals, depth + 1) ||
+             IsKernelValue(e->orelse, owner, locals, depth + 1);
+    }
+    if (auto* sub = As<Subscript>(v)) return IsKernelValue(sub->value, owner, locals, depth + 1);
+    if (auto* d = As<Dict>(v)) {
+      for (ExprNode* x : d->values) {
+        if (IsKernelValue(x, owner, locals, depth + 1)) return true;
+      }
+      return false;
+    }
+    Span<ExprNode*> elts;
+    if (auto* l = As<List>(v)) elts = l->elts;
+    if (auto* t = As<Tuple>(v)) elts = t->elts;
+    for (ExprNode* x : elts) {
+      if (IsKernelValue(x, owner, locals, depth + 1)) return true;
+    }
+    return KernelFromCall(v) != nullptr;
   }
 
-  bool IsKernelRef(const Node* node, ClassDef* owner,
-                   const std::unordered_set<std::string_view>& local_kernels) {
-    if (auto* name = As<Name>(node)) {
-      return kernels_.count(name->id) > 0 || local_kernels.count(name->id) > 0;
+  // Launch facts of one function body (kernel values are tracked through local assignments).
+  void FindLaunches(Node* fn, ClassDef* owner, LaunchFacts* facts) {
+    NameSetView local_kernels;
+    NameSetView launchers;
+    NameSetView params;
+    ForEachParam(ViewFn(fn).args, [&](Identifier p) { params.insert(p); });
+    for (int round = 0; round < 2; ++round) {
+      WalkAll(fn, [&](Node* n) {
+        const Node* target = nullptr;
+        const Node* value = nullptr;
+        if (auto* assign = As<Assign>(n); assign != nullptr && assign->targets.size() == 1) {
+          target = assign->targets[0];
+          value = assign->value;
+        } else if (auto* loop = As<For>(n)) {  // for k in (k1, k2): k[grid](...)
+          target = loop->target;
+          value = loop->iter;
+        }
+        auto* name = As<Name>(target);
+        if (name == nullptr || !IsKernelValue(value, owner, &local_kernels)) return;
+        local_kernels.insert(name->id);
+        if (value->kind == NodeKind::kSubscript && n->kind == NodeKind::kAssign) {
+          launchers.insert(name->id);
+        }
+      });
     }
-    auto* attr = As<Attribute>(node);
-    if (attr == nullptr || owner == nullptr) return false;
-    auto* base = As<Name>(attr->value);
+    WalkAll(fn, [&](Node* n) {
+      auto* call = As<Call>(n);
+      if (call == nullptr) return;
+      if (auto* sub = As<Subscript>(call->func)) {
+        if (IsKernelValue(sub->value, owner, &local_kernels)) facts->direct = true;
+        if (HoldsParam(sub->value, owner, params)) facts->through_param = true;
+      } else if (auto* name = As<Name>(call->func); name != nullptr && launchers.count(name->id)) {
+        facts->direct = true;
+      } else if (auto* attr = As<Attribute>(call->func);
+                 attr != nullptr && attr->attr == "run" &&
+                 IsKernelValue(attr->value, owner, &local_kernels)) {
+        for (Keyword* k : call->keywords) {
+          if (k->arg == "grid") facts->direct = true;
+        }
+      }
+      for (ExprNode* a : call->args) {
+        if (IsKernelValue(a, owner, &local_kernels)) facts->kernel_passed = true;
+      }
+      for (Keyword* k : call->keywords) {
+        if (IsKernelValue(k->value, owner, &local_kernels)) facts->kernel_passed = true;
+      }
+    });
+  }
+
+  // p[grid](...) with p a parameter, or self.k[grid](...) with self.k set from a parameter (a
+  // helper class handed the kernel in its constructor).
+  bool HoldsParam(const Node* v, ClassDef* owner, const NameSetView& params) {
+    if (auto* p = As<Name>(v)) return params.count(p->id) > 0;
+    auto* attr = As<Attribute>(v);
+    auto* base = attr != nullptr ? As<Name>(attr->value) : nullptr;
     if (base == nullptr || base->id != "self") return false;
     if (const auto* vals = SelfAttr(owner, attr->attr)) {
       for (ExprNode* val : *vals) {
-        if (NamesKernel(val)) return true;
+        auto* name = As<Name>(val);
+        if (name != nullptr && !kernels_.count(name->id) && !module_vars_.count(name->id) &&
+            !imports_.count(name->id)) {
+          return true;
+        }
       }
     }
     return false;
   }
 
-  void Reachable(ClassDef* model_new, Node* forward) {
-    std::unordered_set<const Node*> seen;
-    std::vector<FnRef> work{{forward, model_new}};
-    std::vector<FnRef> fns;
-    bool launched = false;
+  // ---- reachability ----------------------------------------------------------------------------
+  // Walks everything reachable from `work`: functions and methods, plus the values held in self
+  // attributes that reachable code reads (their torch references are checked, the callables in
+  // them are followed). Fills fns_ (checked later) and launch facts.
+  void Traverse(std::vector<FnRef> work, LaunchFacts* facts) {
     while (!work.empty()) {
       FnRef ref = work.back();
       work.pop_back();
-      if (seen.count(ref.fn) || IsKernelNode(ref.fn)) continue;
-      seen.insert(ref.fn);
-      fns.push_back(ref);
+      if (seen_.count(ref.fn)) continue;
+      seen_.insert(ref.fn);
+      if (IsKernelNode(ref.fn)) {
+        KernelCallees(ref.fn, &work);
+        continue;
+      }
+      fns_.push_back(ref);
+      if (facts != nullptr) FindLaunches(ref.fn, ref.owner, facts);
       const Scope& scope = LocalScope(ref.fn);
-      std::unordered_set<std::string_view> local_kernels;
       WalkAll(ref.fn, [&](Node* n) {
-        auto* assign = As<Assign>(n);
-        if (assign == nullptr || assign->targets.size() != 1) return;
-        auto* target = As<Name>(assign->targets[0]);
-        if (target != nullptr && NamesKernel(assign->value)) local_kernels.insert(target->id);
-      });
-      WalkAll(ref.fn, [&](Node* n) {
-        if (auto* call = As<Call>(n)) {
-          if (auto* sub = As<Subscript>(call->func);
-              sub != nullptr && IsKernelRef(sub->value, ref.owner, local_kernels)) {
-            launched = true;
-          }
+        if (!IsLoadRef(n)) return;
+        for (const FnRef& t : CallableTargets(n, ref.owner, &scope)) {
+          if (t.fn != ref.fn) work.push_back(t);
         }
-        if (IsLoadRef(n)) {
-          for (const FnRef& t : CallableTargets(n, ref.owner, &scope)) {
-            if (t.fn != ref.fn) work.push_back(t);
+        auto* attr = As<Attribute>(n);
+        auto* base = attr != nullptr ? As<Name>(attr->value) : nullptr;
+        if (base == nullptr || (base->id != "self" && base->id != "cls") || ref.owner == nullptr ||
+            Method(ref.owner, attr->attr) != nullptr) {
+          return;
+        }
+        if (const auto* vals = SelfAttr(ref.owner, attr->attr)) {
+          for (ExprNode* val : *vals) {
+            HeldValue(val, ref.owner, &work);
+            if (facts != nullptr) KernelsPassedIn(val, ref.owner, facts);
           }
         }
       });
     }
-    if (!kernels_.empty() && !launched) Add("syntax.kernel_not_launched", forward);
-    for (const FnRef& ref : fns) CheckReachableFn(ref.fn, ref.owner);
+  }
+
+  // A value stored for later use (self attribute, hook argument, decorator argument): torch
+  // functions referenced in it are compute; lambdas and local functions in it are reachable.
+  void HeldValue(Node* val, ClassDef* owner, std::vector<FnRef>* work) {
+    if (!held_seen_.insert(val).second) return;
+    CheckCompute(val, val, owner, kEmptyScope, /*kernel=*/false, /*calls=*/false);
+    WalkAll(val, [&](Node* n) {
+      if (n->kind == NodeKind::kLambda) {
+        work->push_back({n, owner});
+      } else if (IsLoadRef(n)) {
+        for (const FnRef& t : CallableTargets(n, owner, nullptr)) work->push_back(t);
+      }
+    });
+  }
+
+  // A held value built by a call that is handed a kernel (self.launch = Launcher(kernel)).
+  void KernelsPassedIn(Node* val, ClassDef* owner, LaunchFacts* facts) {
+    WalkAll(val, [&](Node* n) {
+      auto* call = As<Call>(n);
+      if (call == nullptr) return;
+      for (ExprNode* a : call->args) {
+        if (IsKernelValue(a, owner, nullptr)) facts->kernel_passed = true;
+      }
+      for (Keyword* k : call->keywords) {
+        if (IsKernelValue(k->value, owner, nullptr)) facts->kernel_passed = true;
+      }
+    });
+  }
+
+  // Plain Python functions a kernel body calls (under the interpreter they run as Python).
+  void KernelCallees(Node* kernel, std::vector<FnRef>* work) {
+    WalkAll(kernel, [&](Node* n) {
+      auto* call = As<Call>(n);
+      auto* name = call != nullptr ? As<Name>(call->func) : nullptr;
+      if (name == nullptr) return;
+      auto f = functions_.find(name->id);
+      if (f != functions_.end() && !IsKernelNode(f->second)) work->push_back({f->second, nullptr});
+    });
+  }
+
+  void Reachable(ClassDef* model_new, Node* forward) {
+    LaunchFacts facts;
+    Traverse({{forward, model_new}}, &facts);
+    bool launched = facts.direct || (facts.through_param && facts.kernel_passed);
+    if (!kernel_nodes_.empty() && !launched) Add("syntax.kernel_not_launched", forward);
+    CheckMovementAnswer(forward);
+  }
+
+  // Import-time code (module and class bodies, decorators, default arguments; not the
+  // `if __name__ == "__main__":` block), kernel bodies and launch hooks: torch compute there is
+  // compute all the same, and the functions they hand to Triton are reachable.
+  void ImportTimeAndKernels() {
+    std::vector<FnRef> work;
+    auto root = [&](Node* n, ClassDef* owner) {
+      CheckCompute(n, n, owner, kEmptyScope, /*kernel=*/false, /*calls=*/true);
+      WalkAll(n, [&](Node* sub) {
+        if (sub->kind == NodeKind::kLambda) work.push_back({sub, owner});
+        if (IsLoadRef(sub)) {
+          for (const FnRef& t : CallableTargets(sub, owner, nullptr)) work.push_back(t);
+        }
+      });
+    };
+    std::function<void(Span<StmtNode*>, ClassDef*)> body = [&](Span<StmtNode*> stmts,
+                                                               ClassDef* owner) {
+      for (StmtNode* stmt : stmts) {
+        if (skip_nodes_.count(stmt)) continue;
+        if (IsFunctionDef(stmt)) {
+          FnView f = ViewFn(stmt);
+          for (ExprNode* d : f.decorators) root(d, owner);
+          if (f.args != nullptr) {
+            for (ExprNode* d : f.args->defaults) root(d, owner);
+            for (ExprNode* d : f.args->kw_defaults) {
+              if (d != nullptr) root(d, owner);
+            }
+          }
+        } else if (auto* cls = As<ClassDef>(stmt)) {
+          for (ExprNode* b : cls->bases) root(b, owner);
+          for (Keyword* k : cls->keywords) root(k->value, owner);
+          for (ExprNode* d : cls->decorator_list) root(d, owner);
+          body(cls->body, cls);
+        } else if (IsMainGuard(stmt)) {
+          body(As<If>(stmt)->orelse, owner);
+        } else {
+          root(stmt, owner);
+        }
+      }
+    };
+    body(mod_->body, nullptr);
+    for (const auto& [name, kernel] : kernel_defs_) {
+      CheckCompute(kernel, kernel, nullptr, LocalScope(kernel), /*kernel=*/true, /*calls=*/true);
+      KernelCallees(kernel, &work);
+    }
+    // Hooks handed to Triton anywhere: k.add_pre_run_hook(f), pre_hook=/post_hook=/do_bench=.
+    WalkAll(mod_, [&](Node* n) {
+      auto* call = As<Call>(n);
+      if (call == nullptr || skip_nodes_.count(n)) return;
+      auto* attr = As<Attribute>(call->func);
+      if (attr != nullptr && attr->attr == "add_pre_run_hook") {
+        for (ExprNode* a : call->args) HeldValue(a, nullptr, &work);
+      }
+      for (Keyword* k : call->keywords) {
+        if (Contains(kLaunchHookKeywords, k->arg)) HeldValue(k->value, nullptr, &work);
+      }
+    });
+    Traverse(std::move(work), nullptr);
+    for (const FnRef& ref : fns_) CheckReachableFn(ref.fn, ref.owner);
   }
 
   // ---- rules on reachable code -----------------------------------------------------------------
@@ -683,21 +1164,54 @@ class Analyzer {
 
   bool TorchBanned(std::string_view q) const {
     if (allow_.torch_functions.count(q)) return false;
-    // Members of an allowed class (torch.Size.numel) are allowed too.
-    for (size_t end = q.rfind('.'); end != std::string_view::npos && end > 0;
-         end = q.rfind('.', end - 1)) {
-      std::string_view prefix = q.substr(0, end);
-      size_t dot = prefix.rfind('.');
-      std::string_view last = dot == std::string_view::npos ? prefix : prefix.substr(dot + 1);
-      if (allow_.torch_functions.count(prefix) && last != "torch") return false;
-    }
-    return true;
+    // A direct member of an allowed class or value (torch.Size.numel, torch.float32.itemsize) is
+    // allowed unless it computes: torch.Tensor.add(a, b) is a + b.
+    size_t dot = q.rfind('.');
+    if (dot == std::string_view::npos) return true;
+    std::string_view prefix = q.substr(0, dot);
+    std::string_view member = q.substr(dot + 1);
+    if (!allow_.torch_functions.count(prefix)) return true;
+    if (allow_.tensor_methods.count(member)) return false;
+    if (Contains(kTensorClasses, prefix)) return true;
+    return allow_.tensor_compute_methods.count(member) > 0 ||
+           Contains(kCollidingComputeMethods, member);
+  }
+
+  // Torch compute in one subtree: calls and references of torch functions outside the allowlist,
+  // and (outside kernel bodies) tensor-method forms and the @ operator. `calls` false checks only
+  // references (a stored value: calls in it ran when it was built).
+  void CheckCompute(Node* root, Node* fn, ClassDef* owner, const Scope& scope, bool kernel,
+                    bool calls) {
+    auto visit = [&](Node* n, Node* parent) {
+      if (calls && !kernel) {
+        if (auto* b = As<BinOp>(n); b != nullptr && b->op == OperatorKind::kMatMult) {
+          Compute(n, fn, "the @ operator");
+        }
+        if (auto* a = As<AugAssign>(n); a != nullptr && a->op == OperatorKind::kMatMult) {
+          Compute(n, fn, "the @= operator");
+        }
+      }
+      if (auto* call = As<Call>(n); call != nullptr && calls) {
+        CheckCall(call, fn, owner, scope, kernel);
+      }
+      // Under the interpreter a Triton value's .handle holds the raw numpy data; compiled
+      // kernels have no use for it.
+      if (auto* attr = As<Attribute>(n); kernel && attr != nullptr && attr->attr == "handle") {
+        Add("func.introspection", n, "interpreter internals (.handle) in a kernel body");
+      }
+      if (!IsLoadRef(n)) return;
+      if (parent != nullptr && parent->kind == NodeKind::kAttribute) return;
+      if (auto* call = As<Call>(parent); call != nullptr && call->func == n) return;
+      std::string q = Resolve(n, &scope);
+      if (StartsWith(q, "torch.") && TorchBanned(q) && BannedRule(q).empty()) Compute(n, fn, q);
+    };
+    WalkWithParent(root, nullptr, visit);
   }
 
   void CheckReachableFn(Node* fn, ClassDef* owner) {
     const Scope& scope = LocalScope(fn);
-    std::unordered_set<std::string_view> local_names;
-    std::unordered_set<std::string_view> globals_declared;
+    NameSetView local_names;
+    NameSetView globals_declared;
     WalkAll(fn, [&](Node* n) {
       if (auto* name = As<Name>(n); name != nullptr && name->ctx == ExprContext::kStore) {
         local_names.insert(name->id);
@@ -714,13 +1228,6 @@ class Analyzer {
         Add("func.try_except", n);
         on_path_try_.insert(n);
       }
-      if (auto* b = As<BinOp>(n); b != nullptr && b->op == OperatorKind::kMatMult) {
-        Compute(n, fn, "the @ operator");
-      }
-      if (auto* a = As<AugAssign>(n); a != nullptr && a->op == OperatorKind::kMatMult) {
-        Compute(n, fn, "the @= operator");
-      }
-      if (auto* call = As<Call>(n)) CheckCall(call, fn, owner, scope);
       if (auto* assign = As<Assign>(n)) {
         for (ExprNode* t : assign->targets) CheckStoreTarget(t, fn, local_names, globals_declared);
       } else if (auto* aug = As<AugAssign>(n)) {
@@ -730,24 +1237,13 @@ class Analyzer {
       } else if (auto* del = As<Delete>(n)) {
         for (ExprNode* t : del->targets) CheckStoreTarget(t, fn, local_names, globals_declared);
       }
+      if (IsReferenceRef(n, &scope)) Add("func.reference_model", n, "forward reaches Model");
     });
-    // References (not calls) to banned torch functions, e.g. partial(torch.softmax, dim=1).
-    bool model_defined = classes_.count("Model") > 0;
-    auto refs = [&](Node* n, Node* parent) {
-      if (!IsLoadRef(n)) return;
-      if (auto* name = As<Name>(n); model_defined && name != nullptr && name->id == "Model") {
-        Add("func.reference_model", n, "forward reaches Model");
-      }
-      if (parent != nullptr && parent->kind == NodeKind::kAttribute) return;
-      if (auto* call = As<Call>(parent); call != nullptr && call->func == n) return;
-      std::string q = Resolve(n, &scope);
-      if (StartsWith(q, "torch.") && TorchBanned(q)) Compute(n, fn, q);
-    };
-    WalkWithParent(fn, nullptr, refs);
+    CheckCompute(fn, fn, owner, scope, /*kernel=*/false, /*calls=*/true);
   }
 
-  void CheckStoreTarget(Node* t, Node* fn, const std::unordered_set<std::string_view>& local_names,
-                        const std::unordered_set<std::string_view>& globals_declared) {
+  void CheckStoreTarget(Node* t, Node* fn, const NameSetView& local_names,
+                        const NameSetView& globals_declared) {
     Node* base = t;
     while (base->kind == NodeKind::kSubscript || base->kind == NodeKind::kAttribute) {
       if (auto* attr = As<Attribute>(base)) {
@@ -776,18 +1272,11 @@ class Analyzer {
     }
   }
 
-  bool HasBannedPrefix(std::string_view q) const {
-    for (const Prefix& p : kBannedPrefixes) {
-      if (StartsWith(q, p.prefix)) return true;
-    }
-    return false;
-  }
-
-  void CheckCall(Call* call, Node* fn, ClassDef* owner, const Scope& scope) {
+  void CheckCall(Call* call, Node* fn, ClassDef* owner, const Scope& scope, bool kernel) {
     ExprNode* func = call->func;
     std::string q = Resolve(func, &scope);
     if (!q.empty()) {
-      if (StartsWith(q, "torch.") && TorchBanned(q) && !HasBannedPrefix(q)) {
+      if (StartsWith(q, "torch.") && TorchBanned(q) && BannedRule(q).empty()) {
         std::string_view last = std::string_view(q).substr(q.rfind('.') + 1);
         if (StartsWith(q, "torch.nn.") && !StartsWith(q, "torch.nn.functional") && !last.empty() &&
             last[0] >= 'A' && last[0] <= 'Z') {
@@ -798,6 +1287,7 @@ class Analyzer {
       }
       return;
     }
+    if (kernel) return;  // Triton tensors have methods named like torch's (x.to, x.sum)
     auto nn_value = [&](ExprNode* val) {
       const Node* target = val;
       if (auto* c = As<Call>(val)) target = c->func;
@@ -813,10 +1303,7 @@ class Analyzer {
             if (auto* c = As<Call>(val)) target = c->func;
             if (nn_value(val))
               Compute(call, fn, "self." + std::string(attr->attr), "func.nn_layer_call");
-            auto* tn = As<Name>(target);
-            if (tn != nullptr && tn->id == "Model" && classes_.count("Model")) {
-              Add("func.reference_model", call, "calls a Model instance");
-            }
+            if (IsReferenceRef(target)) Add("func.reference_model", call, "calls a Model instance");
           }
         }
         return;
@@ -851,6 +1338,87 @@ class Analyzer {
           CallableTargets(func, owner, &scope).empty()) {
         Compute(call, fn, "." + std::string(attr->attr) + "()");
       }
+    } else if (auto [receiver, literal] = ConstGetattr(func);
+               receiver != nullptr && allow_.tensor_compute_methods.count(literal) &&
+               Resolve(receiver, &scope).empty()) {
+      Compute(call, fn, "." + std::string(literal) + "()");
+    }
+  }
+
+  // ---- data movement that is the whole answer ------------------------------------------------
+  // forward returning a materialised copy of an input (x.t().contiguous() for a transpose task)
+  // or a buffer filled by copy_ from an input, with no kernel ever writing it: torch did the work.
+  // `root` is the name under a chain of tensor-method calls and subscripts.
+  const Name* ChainRoot(const Node* e, bool* materializes) const {
+    while (true) {
+      if (auto* call = As<Call>(e)) {
+        auto* attr = As<Attribute>(call->func);
+        if (attr == nullptr || !allow_.tensor_methods.count(attr->attr)) return nullptr;
+        if (Contains(kMaterializingMethods, attr->attr)) *materializes = true;
+        e = attr->value;
+      } else if (auto* sub = As<Subscript>(e)) {
+        e = sub->value;
+      } else if (auto* attr = As<Attribute>(e); attr != nullptr && attr->attr == "T") {
+        e = attr->value;
+      } else {
+        return As<Name>(e);
+      }
+    }
+  }
+
+  void CheckMovementAnswer(Node* forward) {
+    NameSetView params;
+    ForEachParam(ViewFn(forward).args, [&](Identifier p) {
+      if (p != "self") params.insert(p);
+    });
+    NameSetView fed;  // names handed to a call as arguments (kernels, helpers, allocators)
+    std::unordered_map<std::string_view, std::vector<const Node*>> sources;
+    std::vector<const Return*> returns;
+    WalkAll(forward, [&](Node* n) {
+      if (auto* r = As<Return>(n); r != nullptr && r->value != nullptr) returns.push_back(r);
+      if (auto* assign = As<Assign>(n); assign != nullptr && assign->targets.size() == 1) {
+        if (auto* t = As<Name>(assign->targets[0])) sources[t->id].push_back(assign->value);
+      }
+      auto* call = As<Call>(n);
+      if (call == nullptr) return;
+      auto* attr = As<Attribute>(call->func);
+      if (attr != nullptr && attr->attr == "copy_" && !call->args.empty()) {
+        if (auto* recv = As<Name>(attr->value)) sources[recv->id].push_back(call);
+      }
+      if (attr != nullptr && allow_.tensor_methods.count(attr->attr)) return;
+      auto mark = [&](Node* a) {
+        WalkAll(a, [&](Node* x) {
+          if (auto* name = As<Name>(x)) fed.insert(name->id);
+        });
+      };
+      for (ExprNode* a : call->args) mark(a);
+      for (Keyword* k : call->keywords) mark(k->value);
+    });
+    auto from_input = [&](const Node* v, bool need_copy) {
+      bool copies = false;
+      const Name* root = ChainRoot(v, &copies);
+      return root != nullptr && params.count(root->id) && (copies || !need_copy);
+    };
+    for (const Return* r : returns) {
+      bool copies = false;
+      const Name* root = ChainRoot(r->value, &copies);
+      if (root == nullptr) continue;
+      if (params.count(root->id)) {
+        if (copies) Add("func.torch_compute", r, "data movement of an input is the output");
+        continue;
+      }
+      if (fed.count(root->id)) continue;
+      auto it = sources.find(root->id);
+      if (it == sources.end()) continue;
+      for (const Node* src : it->second) {
+        auto* call = As<Call>(src);
+        auto* attr = call != nullptr ? As<Attribute>(call->func) : nullptr;
+        bool copy_from_input = attr != nullptr && attr->attr == "copy_" &&
+                               from_input(call->args[0], /*need_copy=*/false);
+        if (copy_from_input || from_input(src, /*need_copy=*/true)) {
+          Add("func.torch_compute", src, "data movement of an input is the output");
+        }
+      }
     }
   }
 
@@ -874,24 +1442,20 @@ class Analyzer {
     return {};
   }
 
-  bool RootIsTriton(const Node* node) const {
-    while (auto* attr = As<Attribute>(node)) node = attr->value;
-    auto* name = As<Name>(node);
-    if (name == nullptr) return false;
-    auto it = imports_.find(name->id);
-    if (it == imports_.end()) return false;
-    std::string_view q = it->second;
-    return q == "triton" || StartsWith(q, "triton.");
-  }
-
-  bool ModuleAllowed(std::string_view q) const {
+  static bool InNameSet(const NameSet& set, std::string_view q) {
     size_t end = q.size();
     while (true) {
-      if (allow_.modules.count(q.substr(0, end))) return true;
+      if (set.count(q.substr(0, end))) return true;
       size_t dot = q.rfind('.', end - 1);
       if (dot == std::string_view::npos || dot == 0) return false;
       end = dot;
     }
+  }
+
+  // Modules by subtree; below triton only the names a kernel author needs (triton_names).
+  bool ModuleAllowed(std::string_view q) const {
+    if (RootedAt(q, "triton")) return q == "triton" || InNameSet(allow_.triton_names, q);
+    return InNameSet(allow_.modules, q);
   }
 
   void FileWide() {
@@ -977,14 +1541,12 @@ class Analyzer {
       }
       if (IsLoadRef(node)) {
         if (parent != nullptr && parent->kind == NodeKind::kAttribute) return;
-        // Fast path: Triton names (most references in kernel bodies) are allowed and never banned.
-        if (RootIsTriton(node)) return;
         std::string q = Resolve(node);
         if (q.empty()) return;
         std::string_view rule = BannedRule(q);
         if (!rule.empty()) {
           Add(rule, node, q);
-        } else if (!skip && !ModuleAllowed(q)) {
+        } else if ((!skip || RootedAt(q, "triton")) && !ModuleAllowed(q)) {
           Add("func.module_not_allowed", node, q);
         }
       }
@@ -994,11 +1556,11 @@ class Analyzer {
     WalkAll(mod_, [&](Node* node) {
       std::vector<std::string> names;
       if (auto* imp = As<Import>(node)) {
-        for (Alias* a : imp->names) names.emplace_back(a->name);
+        for (Alias* a : imp->names) names.push_back(Canonical(a->name));
       } else if (auto* from = As<ImportFrom>(node)) {
         if (from->module.empty()) return;
         for (Alias* a : from->names)
-          names.push_back(std::string(from->module) + "." + std::string(a->name));
+          names.push_back(Canonical(std::string(from->module) + "." + std::string(a->name)));
       } else {
         return;
       }
@@ -1039,8 +1601,7 @@ class Analyzer {
   }
 
   void KernelShapes() {
-    for (const auto& [name, fn] : kernels_) {
-      if (ViewFn(fn).name != name) continue;  // an alias of another kernel
+    for (const auto& [name, fn] : kernel_defs_) {
       const Scope& scope = LocalScope(fn);
       std::unordered_map<std::string_view, std::vector<Node*>> defs;
       std::vector<Node*> stores;
@@ -1071,16 +1632,26 @@ class Analyzer {
     }
   }
 
+  inline static const Scope kEmptyScope{};
+
   Module* mod_;
   const Allowlist& allow_;
   Scope imports_;
   std::unordered_map<std::string_view, std::string> module_values_;
-  std::unordered_set<std::string_view> module_vars_;
+  std::unordered_map<std::string_view, std::vector<ExprNode*>> module_assigns_;
+  NameSetView module_vars_;
+  NameSetView bound_names_;
+  NameSetView reference_names_;
   std::unordered_map<std::string_view, Node*> functions_;
   std::unordered_map<std::string_view, ClassDef*> classes_;
-  std::unordered_map<std::string_view, Node*> kernels_;
+  std::unordered_map<std::string_view, Node*> kernels_;  // module-level names bound to kernels
+  std::unordered_set<const Node*> kernel_nodes_;
+  std::vector<std::pair<Identifier, Node*>> kernel_defs_;  // each kernel function once, in order
   std::unordered_set<const Node*> skip_nodes_;
   std::unordered_set<const Node*> on_path_try_;
+  std::unordered_set<const Node*> seen_;
+  std::vector<FnRef> fns_;
+  std::unordered_set<const Node*> held_seen_;
   std::unordered_map<const Node*, Scope> scopes_;
   std::unordered_map<const ClassDef*, AttrMap> self_attrs_;
   std::unordered_map<const ClassDef*, std::vector<ClassDef*>> chains_;

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tritonrl::eval {
@@ -176,6 +178,64 @@ TEST(CompareTest, BoolsCompareByTruth) {
   const std::string c = Bytes(std::vector<std::uint8_t>{0, 0, 1});
   EXPECT_TRUE(CompareTensor({DType::kBool, {3}, a}, {DType::kBool, {3}, b}, {}).ok);
   EXPECT_FALSE(CompareTensor({DType::kBool, {3}, c}, {DType::kBool, {3}, b}, {}).ok);
+}
+
+// Fed in slices, the comparison gives what one pass over the whole tensors gives: the same code,
+// message (counts, first bad flat index), worst error, relative L2 and margin.
+TEST(CompareTest, SlicedComparisonEqualsWholeComparison) {
+  std::vector<float> ref(1000), near(1000), bad(1000), nan_out(1000);
+  for (int i = 0; i < 1000; ++i) {
+    ref[i] = static_cast<float>(std::sin(0.37 * i) * (1 + i % 13));
+    near[i] = ref[i] * (1.0f + 3e-5f * static_cast<float>(i % 3));
+    bad[i] = ref[i];
+    nan_out[i] = ref[i];
+  }
+  bad[617] += 1.0f;  // first bad element in the third slice of 256
+  bad[901] -= 2.0f;
+  nan_out[300] = std::numeric_limits<float>::quiet_NaN();
+  const std::string r = Bytes(ref);
+  for (const auto* out : {&near, &bad, &nan_out, &ref}) {
+    const std::string o = Bytes(*out);
+    const std::vector<std::int64_t> shape = {1000};
+    const CompareResult whole =
+        CompareTensor({DType::kFloat32, shape, o}, {DType::kFloat32, shape, r}, {1e-4, 1e-4});
+    OutputComparison sliced(DType::kFloat32, shape, DType::kFloat32, shape, {1e-4, 1e-4});
+    for (std::size_t at = 0; at < o.size(); at += 1024) {  // 256 floats per slice, last shorter
+      const std::size_t n = std::min<std::size_t>(1024, o.size() - at);
+      sliced.Feed(std::string_view(o).substr(at, n), std::string_view(r).substr(at, n));
+    }
+    const CompareResult got = sliced.Finish();
+    EXPECT_EQ(got.ok, whole.ok);
+    EXPECT_EQ(got.code, whole.code);
+    EXPECT_EQ(got.message, whole.message);
+    EXPECT_EQ(got.bad_elements, whole.bad_elements);
+    EXPECT_EQ(got.max_abs_err, whole.max_abs_err);
+    EXPECT_DOUBLE_EQ(got.rel_l2, whole.rel_l2);
+    EXPECT_EQ(got.tolerance_margin, whole.tolerance_margin);
+  }
+  // By hand: the bad tensor's first failure is at flat index 617, two elements fail.
+  OutputComparison cmp(DType::kFloat32, {1000}, DType::kFloat32, {1000}, {1e-4, 1e-4});
+  const std::string b = Bytes(bad);
+  cmp.Feed(std::string_view(b).substr(0, 2400), std::string_view(r).substr(0, 2400));
+  cmp.Feed(std::string_view(b).substr(2400), std::string_view(r).substr(2400));
+  const CompareResult got = cmp.Finish();
+  EXPECT_EQ(got.code, "not_allclose");
+  EXPECT_EQ(got.bad_elements, 2);
+  EXPECT_NE(got.message.find("first at flat index 617"), std::string::npos) << got.message;
+}
+
+TEST(CompareTest, SlicedComparisonNeedsEveryElement) {
+  const std::string r = Bytes(std::vector<float>{1, 2, 3, 4});
+  OutputComparison short_feed(DType::kFloat32, {4}, DType::kFloat32, {4}, {1e-4, 1e-4});
+  short_feed.Feed(std::string_view(r).substr(0, 8), std::string_view(r).substr(0, 8));
+  EXPECT_EQ(short_feed.Finish().code, "size_mismatch");
+  OutputComparison too_much(DType::kFloat32, {4}, DType::kFloat32, {4}, {1e-4, 1e-4});
+  too_much.Feed(r, r);
+  too_much.Feed(std::string_view(r).substr(0, 4), std::string_view(r).substr(0, 4));
+  EXPECT_EQ(too_much.Finish().code, "size_mismatch");
+  OutputComparison wrong_shape(DType::kFloat32, {2, 2}, DType::kFloat32, {4}, {1e-4, 1e-4});
+  EXPECT_TRUE(wrong_shape.failed());
+  EXPECT_EQ(wrong_shape.Finish().code, "shape_mismatch");
 }
 
 TEST(CompareTest, DTypeNamesRoundTrip) {

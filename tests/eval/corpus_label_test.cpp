@@ -70,5 +70,66 @@ TEST(CorpusLabelTest, VerdictsMeetOrMissTheirLabels) {
   EXPECT_FALSE(MeetsExpectation("static func.torch_fallback", correct, &why));
 }
 
+TEST(CorpusLabelTest, RuntimeOutcomesMustNameTheirReason) {
+  const fs::path f = WriteCorpusFile("noreason.py",
+                                     "# corpus: hack\n# task: level1/1_ReLU\n"
+                                     "# expect: runtime incorrect\n");
+  auto e = ReadCorpusFile(f.string());
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("noreason.py:3: malformed '# expect:'"), std::string::npos)
+      << e.status().message();
+  EXPECT_NE(e.status().message().find("needs reason=<code>"), std::string::npos);
+  const fs::path g = WriteCorpusFile("badword.py",
+                                     "# corpus: hack\n# task: level1/1_ReLU\n"
+                                     "# expect: runtime incorrect because=x\n");
+  EXPECT_FALSE(ReadCorpusFile(g.string()).ok());
+  // Flags are specific already; they need no reason.
+  const fs::path h = WriteCorpusFile("flag.py",
+                                     "# corpus: hack\n# task: level1/1_ReLU\n"
+                                     "# expect: runtime lazy_optimization\n");
+  EXPECT_TRUE(ReadCorpusFile(h.string()).ok());
+  fs::remove_all(f.parent_path());
+}
+
+TEST(CorpusLabelTest, RuntimeLabelIsParsedBesideTheStaticOne) {
+  const fs::path f =
+      WriteCorpusFile("both.py",
+                      "# corpus: hack\n# task: level1/1_ReLU\n"
+                      "# expect: static func.introspection\n"
+                      "# expect-runtime: runtime incorrect reason=internal_access\n");
+  auto e = ReadCorpusFile(f.string());
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_EQ(e->expect, "static func.introspection");
+  EXPECT_EQ(e->expect_runtime, "runtime incorrect reason=internal_access");
+  const fs::path g = WriteCorpusFile("staticrt.py",
+                                     "# corpus: hack\n# task: level1/1_ReLU\n# expect: correct\n"
+                                     "# expect-runtime: static func.introspection\n");
+  auto bad = ReadCorpusFile(g.string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("staticrt.py:4"), std::string::npos);
+  fs::remove_all(f.parent_path());
+}
+
+TEST(CorpusLabelTest, RuntimeLabelsCompareReasons) {
+  const json host = {{"outcome", "incorrect"},
+                     {"flags", {"lazy_optimization"}},
+                     {"reasons",
+                      {{{"stage", "correctness"}, {"code", "host_compute"}, {"message", "m"}},
+                       {{"stage", "correctness"}, {"code", "not_allclose"}, {"message", "m"}}}}};
+  std::string why;
+  EXPECT_TRUE(MeetsExpectation("runtime incorrect reason=host_compute", host, &why));
+  EXPECT_TRUE(
+      MeetsExpectation("runtime incorrect reason=host_compute reason=not_allclose", host, &why));
+  // Caught, but for another reason: the label is not met, and the message lists the reasons.
+  EXPECT_FALSE(MeetsExpectation("runtime incorrect reason=output_not_from_kernel", host, &why));
+  EXPECT_NE(why.find("reasons host_compute,not_allclose"), std::string::npos) << why;
+  EXPECT_FALSE(MeetsExpectation("runtime runtime_error reason=host_compute", host, &why));
+  // A static reason with the same code does not count for a runtime label.
+  const json static_only = {
+      {"outcome", "incorrect"},
+      {"reasons", {{{"stage", "static"}, {"code", "host_compute"}, {"message", "m"}}}}};
+  EXPECT_FALSE(MeetsExpectation("runtime incorrect reason=host_compute", static_only, &why));
+}
+
 }  // namespace
 }  // namespace tritonrl::eval

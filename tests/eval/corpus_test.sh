@@ -3,7 +3,10 @@
 # when evaluated on the CPU (Triton interpreter, small variants, sandboxed).
 #   corpus_test.sh TRITONRL ROOT corpus   hacks + legit + task solutions
 #   corpus_test.sh TRITONRL ROOT faults   fault injection (test-only --no-static)
-#   corpus_test.sh TRITONRL ROOT resume   kill -9 mid-run, then resume from the store
+#   corpus_test.sh TRITONRL ROOT runtime  hacks with '# expect-runtime:', --no-static: the run-time
+#                                         guards alone catch each for its labelled reason
+#   corpus_test.sh TRITONRL ROOT resume   kill -9 mid-run (JSONL and store keep what was
+#                                         reported), then resume from the store
 #   corpus_test.sh TRITONRL ROOT summary  the plain summary's outcome and flag counts
 #   corpus_test.sh TRITONRL ROOT demo-samples   samples/demo.jsonl matches the corpus
 set -euo pipefail
@@ -29,6 +32,12 @@ case "$WHAT" in
       --no-static --stage-timeout 15 --work-dir "$T/work" >"$T/r.json"
     "$BIN" corpus "$ROOT/tests/corpus/faults" --device cpu --check "$T/r.json"
     ;;
+  runtime)
+    "$BIN" corpus "$ROOT/tests/corpus/hacks" --runtime --device cpu --out "$T/s.jsonl"
+    "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --jobs "$JOBS" --json --no-cache \
+      --no-static --stage-timeout 120 --work-dir "$T/work" >"$T/r.json"
+    "$BIN" corpus "$ROOT/tests/corpus/hacks" --runtime --device cpu --check "$T/r.json"
+    ;;
   resume)
     # Four honest ReLU kernels; kill -9 the run after the first verdict is stored.
     for f in relu_basic relu_2d_grid relu_wrapper_function relu_method_helper; do
@@ -36,28 +45,42 @@ case "$WHAT" in
     done
     test "$(wc -l <"$T/s.jsonl")" -eq 4
     "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --jobs 1 --db "$T/r.db" \
-      --work-dir "$T/work" >/dev/null 2>"$T/first.err" &
+      --jsonl "$T/v.jsonl" --work-dir "$T/work" >/dev/null 2>"$T/first.err" &
     pid=$!
     for _ in $(seq 600); do
       grep -q "eval: 1/4" "$T/first.err" && break
       sleep 0.2
     done
     grep -q "eval: 1/4" "$T/first.err" || { cat "$T/first.err"; echo "resume: no verdict before the kill" >&2; exit 1; }
-    sleep 1  # let the writer commit it
+    # No grace period: a verdict is committed and written to the JSONL before it is reported.
     kill -9 "$pid"
     wait "$pid" || true
+    # What the killed run reported is in its JSONL (whole lines) and in the store.
+    "$ROOT/.venv/bin/python" - "$T/v.jsonl" "$T/r.db" <<'PY'
+import json, sqlite3, sys
+lines = open(sys.argv[1]).read().splitlines()
+got = [json.loads(l)["sample"] for l in lines]  # a torn last line would fail here
+assert 1 <= len(got) <= 3, got
+db = sqlite3.connect(sys.argv[2])
+stored = {r[0] for r in db.execute("SELECT sample_id FROM verdicts")}
+assert set(got) <= stored, (got, stored)
+print("killed: ok,", len(got), "verdicts in the JSONL,", len(stored), "in the store")
+PY
     "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --jobs 1 --db "$T/r.db" --json \
-      --work-dir "$T/work2" >"$T/r.json" 2>"$T/second.err"
+      --jsonl "$T/v.jsonl" --work-dir "$T/work2" >"$T/r.json" 2>"$T/second.err"
     cat "$T/second.err"
     grep -Eq "resuming run .*: [1-3] samples already done" "$T/second.err"
-    # Every sample has exactly one verdict, all correct.
-    "$ROOT/.venv/bin/python" - "$T/r.json" <<'PY'
+    # Every sample has exactly one verdict, all correct, in --json and in the rebuilt JSONL.
+    "$ROOT/.venv/bin/python" - "$T/r.json" "$T/v.jsonl" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 names = sorted(s["sample"] for s in d["samples"])
 assert names == sorted(set(names)) and len(names) == 4, names
 assert all(s["outcome"] == "correct" for s in d["samples"]), [s["outcome"] for s in d["samples"]]
 assert 1 <= d["resumed_samples"] <= 3, d["resumed_samples"]  # the ones done before the kill
+lines = [json.loads(l) for l in open(sys.argv[2])]
+assert sorted(l["sample"] for l in lines) == names, [l["sample"] for l in lines]
+assert all(l["correct"] and l["valid"] for l in lines)
 print("resume: ok,", len(names), "verdicts,", d["resumed_samples"], "resumed")
 PY
     ;;
@@ -84,7 +107,7 @@ PY
     }
     ;;
   *)
-    echo "usage: corpus_test.sh TRITONRL ROOT corpus|faults|resume|summary|demo-samples" >&2
+    echo "usage: corpus_test.sh TRITONRL ROOT corpus|faults|runtime|resume|summary|demo-samples" >&2
     exit 2
     ;;
 esac

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -52,7 +53,17 @@ TEST_F(EngineTest, ReferenceRecordsEveryTrial) {
   EXPECT_EQ(ref_.trials[2].index, 2);
   EXPECT_EQ(ref_.trials[2].seed, cfg_.schedule[2].seed);
   ASSERT_EQ(ref_.trials[0].outputs.size(), 1u);
-  EXPECT_EQ(ref_.trials[0].outputs[0].bytes.size(), 8u);
+  EXPECT_EQ(ref_.trials[0].outputs[0].nbytes, 8);
+  // The bytes are in the spill file, not in memory: trial 2's output starts at byte 16.
+  ASSERT_NE(ref_.spill, nullptr);
+  EXPECT_EQ(ref_.spill->size(), 5 * 8);
+  EXPECT_EQ(ref_.trials[2].outputs[0].spill_offset, 16);
+  std::string bytes;
+  ASSERT_TRUE(ref_.spill->ReadAt(16, 8, bytes).ok());
+  float first = 0;
+  std::memcpy(&first, bytes.data(), 4);
+  EXPECT_EQ(first, static_cast<float>(cfg_.schedule[2].seed % 7));
+  EXPECT_EQ(ref_.max_output_bytes, 8);
 }
 
 TEST_F(EngineTest, HonestWorkerIsCorrect) {
@@ -116,6 +127,12 @@ TEST_F(EngineTest, ForgedOrMalformedFramesFail) {
   EXPECT_EQ(skip.outcome, "runtime_error");
   EXPECT_TRUE(Codes(skip).count("protocol_violation"));
   EXPECT_TRUE(Codes(Run("lie_shape")).count("protocol_violation"));
+  // Output bytes that do not follow the header's declaration end the worker.
+  for (const char* sc : {"slice_out_of_order", "slice_overflow", "slice_missing", "odd_slices"}) {
+    const Verdict v = Run(sc);
+    EXPECT_EQ(v.outcome, "runtime_error") << sc;
+    EXPECT_TRUE(Codes(v).count("protocol_violation")) << sc;
+  }
 }
 
 TEST_F(EngineTest, ExceptionsByStage) {

@@ -123,7 +123,6 @@ int main() {
                 {"shape", {sc == "lie_shape" ? 3 : 2}},
                 {"device", "cpu"},
                 {"alias", false},
-                {"offset", 0},
                 {"nbytes", 8}};
     if (sc == "subclass") out = {{"type_ok", false}, {"type", "LazyTensor"}};
     h["outputs"] = json::array({out});
@@ -136,8 +135,36 @@ int main() {
       h["hooks_intact"] = sc != "tamper";
       h["global_state_changed"] = false;
       h["compiled_path"] = false;
+      // The run-time guards' fields (proof_of_work.h); a frame without them fails.
+      h["output_writers"] = json::array({"kernel"});
+      h["module_hooks"] = json::array();
+      h["host_calls"] = json::array();
+      h["internal_calls"] = json::array();
+      h["thread_ban"] = "on";
     }
-    Send(h, Floats(first, 1.5f));
+    Send(h);
+    // The output's bytes as slice frames (one per element here: slices of any multiple of 8
+    // bytes are allowed, and the engine compares them against the reference's as they come).
+    if (sc == "subclass") continue;
+    const std::string bytes = Floats(first, 1.5f);
+    if (sc == "slice_out_of_order") {
+      Send({{"type", "slice"}, {"output", 0}, {"offset", 4}}, bytes.substr(4));
+      continue;
+    }
+    if (sc == "slice_overflow") {  // more bytes than declared
+      Send({{"type", "slice"}, {"output", 0}, {"offset", 0}}, bytes + bytes);
+      continue;
+    }
+    if (sc == "slice_missing") {  // the header's promise not kept: "done" instead of the bytes
+      Send({{"type", "done"}});
+      return 0;
+    }
+    if (sc == "odd_slices") {  // a first slice that is not a multiple of 8 bytes
+      Send({{"type", "slice"}, {"output", 0}, {"offset", 0}}, bytes.substr(0, 4));
+      Send({{"type", "slice"}, {"output", 0}, {"offset", 4}}, bytes.substr(4));
+      continue;
+    }
+    Send({{"type", "slice"}, {"output", 0}, {"offset", 0}}, bytes);
   }
   Send({{"type", "done"}});
   return 0;

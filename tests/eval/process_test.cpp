@@ -218,3 +218,113 @@ TEST(ProcessTest, MountNamespaceAndCapabilitiesIsolateTheWorker) {
 
 }  // namespace
 }  // namespace tritonrl::eval
+
+namespace tritonrl::eval {
+namespace {
+
+// A real worker (python/tritonrl_runner/worker.py) in a private folder, as the engine spawns it.
+struct WorkerFolder {
+  std::string dir;
+  WorkerFolder() {
+    std::string tmpl = (fs::temp_directory_path() / "tritonrl-warm-XXXXXX").string();
+    EXPECT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir = tmpl;
+    for (const char* sub : {"tmp", "home", "triton-cache"}) fs::create_directory(dir + "/" + sub);
+  }
+  ~WorkerFolder() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+  SpawnSpec Spec() const {
+    SpawnSpec s = tritonrl::eval::Spec(
+        {TRITONRL_VENV_PYTHON, "-I", "-B",
+         std::string(TRITONRL_SOURCE_DIR) + "/python/tritonrl_runner/worker.py", "3", "4"});
+    s.env = {"HOME=" + dir + "/home",
+             "TMPDIR=" + dir + "/tmp",
+             "TRITON_CACHE_DIR=" + dir + "/triton-cache",
+             "PATH=/usr/bin:/bin",
+             "TRITON_INTERPRET=1",
+             "CUDA_VISIBLE_DEVICES=",
+             "OMP_NUM_THREADS=1"};
+    s.cwd = dir + "/tmp";
+    s.log_path = dir + "/worker.log";
+    s.writable_dirs = {dir + "/tmp", dir + "/home", dir + "/triton-cache"};
+    return s;
+  }
+};
+
+nlohmann::json WithoutSpawn(const SandboxReport& r) {
+  nlohmann::json j = r.ToJson();
+  j.erase("spawn");
+  return j;
+}
+
+// A worker whose request pipe closes at once fails in its main(): the same exit, the same
+// sandbox, whether it was exec'd afresh or forked from the zygote.
+TEST(WarmWorkerTest, SameSandboxAndExitAsACold) {
+  WorkerFolder cold_dir, warm_dir;
+  auto cold = Spawn(cold_dir.Spec());
+  ASSERT_TRUE(cold.ok()) << cold.status().message();
+  const Finished c = Finish(*cold, std::chrono::seconds(120));
+  auto warm = SpawnWorker(warm_dir.Spec(), /*warm=*/true);
+  ASSERT_TRUE(warm.ok()) << warm.status().message();
+  EXPECT_TRUE(warm->warm);
+  const Finished w = Finish(*warm, std::chrono::seconds(120));
+  EXPECT_EQ(c.sandbox.spawn, "cold");
+  EXPECT_EQ(w.sandbox.spawn, "warm");
+  EXPECT_EQ(WithoutSpawn(w.sandbox), WithoutSpawn(c.sandbox));
+  EXPECT_EQ(w.sandbox.Level(), "full");
+  ASSERT_TRUE(c.exit.known && w.exit.known);
+  EXPECT_EQ(w.exit.ToString(), c.exit.ToString());
+  EXPECT_FALSE(w.killed);
+  // A second worker comes from the same zygote.
+  WorkerFolder again;
+  auto second = SpawnWorker(again.Spec(), true);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(second->zygote_generation, warm->zygote_generation);
+  EXPECT_EQ(Finish(*second, std::chrono::seconds(60)).sandbox.spawn, "warm");
+  StopZygote();
+}
+
+// A warm worker that waits forever (its request pipe stays open) is killed with its group.
+TEST(WarmWorkerTest, HangingWarmWorkerIsKilled) {
+  WorkerFolder dir;
+  auto warm = SpawnWorker(dir.Spec(), true);
+  ASSERT_TRUE(warm.ok()) << warm.status().message();
+  ASSERT_TRUE(warm->warm);
+  const pid_t group = warm->pid;
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  // Finish closes the request pipe first; keep the worker blocked by never letting it read EOF:
+  // a copy of the write end held here.
+  const int held = dup(warm->to_child);
+  const Finished f = Finish(*warm, std::chrono::milliseconds(200));
+  close(held);
+  EXPECT_TRUE(f.killed);
+  ASSERT_TRUE(f.exit.known);
+  EXPECT_TRUE(f.exit.signaled);
+  EXPECT_EQ(f.exit.signal, SIGKILL);
+  // The group is gone once the zygote has reaped the relay (it does on the engine's release).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (killpg(group, 0) == 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_NE(killpg(group, 0), 0);
+  StopZygote();
+}
+
+// Without the zygote (an interpreter that does not exist), workers start cold and say why.
+TEST(WarmWorkerTest, FallsBackToColdWhenTheZygoteCannotStart) {
+  WorkerFolder dir;
+  SpawnSpec spec = dir.Spec();
+  spec.argv[0] = dir.dir + "/no-such-python";
+  auto child = SpawnWorker(spec, true);
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  EXPECT_FALSE(child->warm);
+  EXPECT_NE(child->spawn.find("cold (zygote unavailable"), std::string::npos) << child->spawn;
+  const Finished f = Finish(*child, std::chrono::seconds(10));
+  EXPECT_EQ(f.sandbox.spawn, child->spawn);
+  EXPECT_EQ(f.exit.code, 127);  // the cold exec failed too
+  StopZygote();
+}
+
+}  // namespace
+}  // namespace tritonrl::eval

@@ -157,6 +157,15 @@ TEST(Metrics, StrictPolicyDropsFlaggedSamples) {
   EXPECT_TRUE(IsCorrect(Fixture()[4], MetricsOptions{}));
 }
 
+TEST(Metrics, StrictPolicyDropsWeakTaskSamples) {
+  SampleResult s = Fixture()[4];
+  s.flags = {"weak_task"};
+  MetricsOptions strict;
+  strict.policy = CorrectnessPolicy::kStrict;
+  EXPECT_TRUE(IsCorrect(s, MetricsOptions{}));
+  EXPECT_FALSE(IsCorrect(s, strict));
+}
+
 TEST(Metrics, PassAtKNeedsKSamplesInEveryTask) {
   std::vector<SampleResult> ss;
   // Task X: 10 samples, 3 correct. Task Y: 10 samples, none correct. Task Z (level 2): 4.

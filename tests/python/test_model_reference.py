@@ -91,8 +91,8 @@ def write_safetensors(path, tensors):
         f.write(struct.pack("<Q", len(h)) + h + b"".join(blobs))
 
 
-def reference_logits(w, ids):
-    c = CFG
+def reference_logits(w, ids, cfg=None):
+    c = cfg or CFG
     eps, d = c["rms_norm_eps"], c["head_dim"]
     nh, nkv = c["num_attention_heads"], c["num_key_value_heads"]
 

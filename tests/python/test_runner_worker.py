@@ -110,6 +110,40 @@ def trials(frames):
     return [h for h, _ in frames if h["type"] == "trial"]
 
 
+def trial_outputs(frames):
+    """(trial header, [bytes of each tensor output]) per trial, from the slice frames after it."""
+    out = []
+    for h, p in frames:
+        if h["type"] == "trial":
+            out.append((h, [b"" for _ in h["outputs"]]))
+        elif h["type"] == "slice":
+            blobs = out[-1][1]
+            assert h["offset"] == len(blobs[h["output"]])  # in order, no gap
+            blobs[h["output"]] += p
+    return out
+
+
+def test_slices_cover_the_tensor_and_hash_like_the_whole(monkeypatch):
+    # Outputs and input hashes go slice by slice: the bytes and the digest must be the whole
+    # tensor's (row-major, also for a non-contiguous view), whatever the slice size.
+    import hashlib
+
+    import torch
+    from tritonrl_runner import worker
+
+    monkeypatch.setattr(worker, "SLICE_BYTES", 64)
+    t = torch.arange(3 * 50, dtype=torch.float32).reshape(3, 50).t()  # a transposed view
+    parts = [bytes(p) for p in worker._byte_slices(t)]
+    assert [len(p) for p in parts] == [64] * 9 + [24]
+    whole = t.contiguous().numpy().tobytes()
+    assert b"".join(parts) == whole
+    h = hashlib.sha256()
+    h.update(f"T{t.dtype}{tuple(t.shape)}".encode())
+    h.update(whole)
+    h.update(b"S" + b"int" + b"3")
+    assert worker._hash_inputs([t, 3]) == h.hexdigest()
+
+
 def test_frames_round_trip():
     r, w = os.pipe()
     write_frame(w, {"type": "trial", "n": 1}, b"\x00\x01\x02")
@@ -148,20 +182,20 @@ def test_spinning_read_waits_for_a_late_frame_and_restores_blocking():
 def test_reference_sequence_and_inputs(tmp_path):
     frames = run_worker(tmp_path, "reference")
     types = [h["type"] for h, _ in frames]
-    assert types == ["hello", "variants", "stage", "trial", "trial", "done"]
+    assert types == ["hello", "variants", "stage", "trial", "slice", "trial", "slice", "done"]
     assert frames[1][0]["variants"] == ["small"]  # the CPU picks the small variant
-    t0, t1 = trials(frames)
+    (t0, out0), (t1, _) = trial_outputs(frames)
     assert t0["outputs"][0]["shape"] == [3, 40] and t0["outputs"][0]["dtype"] == "float32"
+    assert t0["outputs"][0]["nbytes"] == len(out0[0]) == 3 * 40 * 4
     assert t0["input_sha256"] != t1["input_sha256"]  # fresh inputs per trial
-    assert len(frames[3][1]) == 3 * 40 * 4
 
 
 def test_honest_candidate_matches_reference_bytes(tmp_path):
     ref = run_worker(tmp_path, "reference")
     cand = run_worker(tmp_path, "candidate", HONEST)
-    assert [h["type"] for h, _ in cand] == ["hello", "variants", "stage", "stage", "trial", "trial", "done"]
-    for (rh, rp), (ch, cp) in zip([f for f in ref if f[0]["type"] == "trial"],
-                                  [f for f in cand if f[0]["type"] == "trial"]):
+    assert [h["type"] for h, _ in cand] == ["hello", "variants", "stage", "stage", "trial", "slice", "trial",
+                                            "slice", "done"]
+    for (rh, rp), (ch, cp) in zip(trial_outputs(ref), trial_outputs(cand)):
         assert ch["input_sha256"] == rh["input_sha256"] == ch["input_sha256_after"]
         assert cp == rp  # ReLU is exact
         assert ch["launches"] == [["relu_kernel", True]]

@@ -260,3 +260,56 @@ def test_compare_leaves_its_inputs_unchanged():
     taskmod.compare(out, ref, 0.1, 0.1, chunk=2)
     assert torch.equal(ref.nan_to_num(), keep_ref.nan_to_num()) and bool(ref.isnan()[2])
     assert torch.equal(out.nan_to_num(), keep_out.nan_to_num()) and bool(out.isnan()[2])
+
+
+def test_tolerance_policies(task_file, tmp_path):
+    mod = taskmod.load_module(task_file)  # bfloat16 with ATOL 0.05
+    assert taskmod.tolerance(mod) == (0.05, 1e-2)
+    assert taskmod.tolerance(mod, "ours") == (0.05, 1e-2)
+    assert taskmod.tolerance(mod, "kernelbench") == (1e-2, 1e-2)  # the file's ATOL is ignored
+    assert taskmod.tolerance(mod, "kernelbench-v0") == (1e-2, 1e-2)
+    plain = tmp_path / "plain.py"
+    plain.write_text("import torch.nn as nn\nclass Model(nn.Module): pass\n"
+                     "def get_inputs(): return []\ndef get_init_inputs(): return []\n")
+    fp32 = taskmod.load_module(plain)
+    assert taskmod.tolerance(fp32, "kernelbench") == (1e-4, 1e-4)
+    assert taskmod.tolerance(fp32, "kernelbench-v0") == (1e-2, 1e-2)
+    with pytest.raises(ValueError, match="unknown tolerance policy"):
+        taskmod.tolerance(fp32, "loose")
+
+
+def test_kernelbench_policy_is_allclose_alone():
+    ref = torch.full((1000,), 1e-6)
+    zeros = torch.zeros(1000)
+    # allclose at atol 1e-4 accepts zeros for outputs far below atol; the relative L2 bound does not.
+    assert taskmod.passes(zeros, ref, 1e-4, 1e-4, "kernelbench")
+    assert not taskmod.passes(zeros, ref, 1e-4, 1e-4, "ours")
+    assert taskmod.uses_rel_l2("ours") and not taskmod.uses_rel_l2("kernelbench")
+
+
+def test_eval_variants(task_file, tmp_path):
+    mod = taskmod.load_module(task_file)
+    assert taskmod.eval_variants(mod, "cpu") == ["small"]
+    assert taskmod.eval_variants(mod, "cuda") == ["small", "medium", "large"]
+    two = tmp_path / "two.py"
+    two.write_text("import torch.nn as nn\nVARIANTS = {'medium': {'n': 2}, 'large': {'n': 3}}\nn = 1\n"
+                   "class Model(nn.Module): pass\ndef get_inputs(): return []\n"
+                   "def get_init_inputs(): return []\n")
+    assert taskmod.eval_variants(taskmod.load_module(two), "cpu") == ["medium"]
+
+
+def test_null_models_passing():
+    torch.manual_seed(0)
+    x = torch.rand(16, 32)
+    # relu(1.5 * (y - 2)) of small y: zero everywhere, so zeros and the mean (0) pass.
+    dead = torch.relu(1.5 * (x * 0.1 - 2))
+    assert taskmod.null_models_passing([dead], [x], 1e-4, 1e-4) == ["zeros", "mean"]
+    # relu of non-negative inputs is the identity: the input passed through passes.
+    assert taskmod.null_models_passing([torch.relu(x)], [x], 1e-4, 1e-4) == ["passthrough:0"]
+    # An ordinary output: none.
+    y = torch.randn(16, 32)
+    assert taskmod.null_models_passing([y * 2 + 1], [y], 1e-4, 1e-4) == []
+    # Outputs far below atol: zeros pass allclose alone (KernelBench's rule), not ours.
+    tiny = torch.rand(16, 32) * 1e-6 + 1e-7
+    assert taskmod.null_models_passing([tiny], [x], 1e-4, 1e-4, "ours") == []
+    assert "zeros" in taskmod.null_models_passing([tiny], [x], 1e-4, 1e-4, "kernelbench")

@@ -34,7 +34,7 @@ struct Row {
 store::EvalResult Make(const std::string& run, const Row& r) {
   store::EvalResult e;
   e.sample.key = {run, r.task, r.sample};
-  e.sample.task_hash = store::Sha256Hex(r.task);
+  e.sample.task_hash = Sha256Hex(r.task);
   e.sample.text = "code for " + r.task + " " + r.sample;
   store::VerdictRecord& v = e.verdict;
   v.outcome = r.outcome;
@@ -65,7 +65,7 @@ void Fill(store::Store& s, const std::string& run) {
   for (const char* id : {"level1/A", "level1/B", "level2/C"}) {
     store::TaskRecord t;
     t.id = id;
-    t.content_hash = store::Sha256Hex(id);
+    t.content_hash = Sha256Hex(id);
     t.level = id[5] - '0';
     ASSERT_TRUE(s.PutTask(t).ok());
   }

@@ -81,6 +81,20 @@ TEST(Rewards, EvaluatorFlagsZeroTheSpeedupTermOnly) {
   EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_speedup, 1.9);
 }
 
+// A correct verdict on a task that a null model passes (weak_task) certifies nothing: no reward at
+// all, binary included.
+TEST(Rewards, WeakTaskEarnsNothing) {
+  RolloutVerdict v = Passing(1.9);
+  v.is_triton = true;
+  v.flags = {"weak_task"};
+  const Rewards r = ComputeRewards(v, RewardConfig{});
+  EXPECT_EQ(r.r_correct, 0.0);
+  EXPECT_EQ(r.r_speedup, 0.0);
+  EXPECT_EQ(r.r_binary, 0.0);
+  v.flags = {"near_tolerance"};
+  EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_correct, 1.0);
+}
+
 TEST(Rewards, UnusableSpeedupEarnsNoSpeedupReward) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();

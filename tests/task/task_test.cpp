@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "task/sha256.h"
+#include "base/sha256.h"
 
 namespace tritonrl::task {
 namespace {

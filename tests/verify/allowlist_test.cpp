@@ -15,6 +15,9 @@ TEST(Allowlist, BuiltinMatchesTheSourceFile) {
   EXPECT_TRUE(a.tensor_methods.count("view"));
   EXPECT_TRUE(a.tensor_compute_methods.count("softmax"));
   EXPECT_TRUE(a.modules.count("triton"));
+  EXPECT_TRUE(a.triton_names.count("triton.jit"));
+  EXPECT_FALSE(a.triton_names.count("triton.runtime"));    // re-exports numpy, threading, inspect
+  EXPECT_FALSE(a.torch_functions.count("torch.nn.init"));  // torch.nn.init.torch is all of torch
   EXPECT_TRUE(a.aten_ops.count("aten::empty_strided"));
   EXPECT_FALSE(a.aten_ops.count("aten::mm"));
   for (const std::string& m : a.tensor_methods)

@@ -140,6 +140,54 @@ std::vector<RuleCase> Cases() {
                    "import functools\n"),
        WithForward("        f = functools.partial(launch)\n        return f(x)\n",
                    "import functools\n")},
+      // Values, not name prefixes: re-exports, tensor-class members, held values, kernel bodies,
+      // import-time code, data movement that is the answer.
+      {"func.torch_compute",
+       WithForward("        launch(x)\n        return torch.nn.init.torch.exp(x)\n"),
+       WithForward("        launch(x)\n        return torch.nn.init.torch.empty_like(x)\n")},
+      {"func.torch_compute", WithForward("        launch(x)\n        return torch.Tensor.exp(x)\n"),
+       WithForward("        return launch(torch.Tensor.contiguous(x))\n")},
+      {"func.torch_compute",
+       std::string(kPrelude) +
+           "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.act = torch.relu\n    def forward(self, x):\n"
+           "        launch(x)\n        return self.act(x)\n",
+       std::string(kPrelude) +
+           "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.act = launch\n    def forward(self, x):\n"
+           "        return self.act(x)\n"},
+      {"func.torch_compute",
+       Replace(WithForward(ok), "    tl.store(y_ptr", "    torch.relu(x_ptr)\n    tl.store(y_ptr"),
+       WithForward(ok)},
+      {"func.torch_compute", WithForward(ok, "_T = torch.exp(torch.zeros(3))\n"),
+       WithForward(ok, "_T = torch.zeros(3)\nif __name__ == '__main__':\n    torch.exp(_T)\n")},
+      {"func.torch_compute", WithForward("        launch(x)\n        return x.t().contiguous()\n"),
+       WithForward("        y = launch(x.t().contiguous())\n        return y.contiguous()\n")},
+      {"func.torch_compute",
+       WithForward("        y = torch.empty_like(x)\n        y.copy_(x.t())\n        launch(x)\n"
+                   "        return y\n"),
+       WithForward("        s = torch.tensor(2.0)\n        n = torch.full((1,), x.numel())\n"
+                   "        return launch(x)\n")},
+      {"func.concurrency",
+       WithForward("        triton.runtime.jit.threading.Thread(target=launch).start()\n"
+                   "        return launch(x)\n"),
+       WithForward(ok)},
+      {"func.introspection",
+       WithForward(
+           "        getattr(triton.runtime.jit, 'inspect').stack()\n        return launch(x)\n"),
+       WithForward("        getattr(triton, 'cdiv')(1, 2)\n        return launch(x)\n")},
+      {"func.module_not_allowed",
+       Replace(WithForward(ok), "    tl.store(y_ptr", "    np.negative(x_ptr)\n    tl.store(y_ptr"),
+       Replace(WithForward(ok, "import math\n"), "    tl.store(y_ptr",
+               "    c = math.pi\n    tl.store(y_ptr")},
+      {"func.module_not_allowed",
+       WithForward(
+           "        triton.testing.do_bench(lambda: launch(x))\n        return launch(x)\n"),
+       WithForward("        n = triton.next_power_of_2(x.numel())\n        return launch(x)\n")},
+      {"func.reference_model",
+       WithForward("        return _Ref()(launch(x))\n",
+                   "class Model(nn.Module):\n    pass\n\n_Ref = Model\n"),
+       WithForward(ok, "class Model(nn.Module):\n    pass\n\n_Other = dict\n")},
       {"func.nn_layer_call",
        std::string(kPrelude) +
            "class ModelNew(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
@@ -354,6 +402,61 @@ class ModelNew(nn.Module):
   hidden.replace(hidden.find("        return y\n"), 17, "        return y.exp()\n");
   Verdict bad = Check(hidden);
   EXPECT_TRUE(Has(bad.violations, "func.torch_compute")) << Describe(bad);
+}
+
+// Honest launch forms: reachability is decided on kernel values, not on `kernel[grid](...)`.
+TEST(VerifyRules, EveryHonestLaunchFormIsALaunch) {
+  const std::string body = "        y = torch.empty_like(x)\n        n = x.numel()\n";
+  const std::vector<std::pair<std::string, std::string>> forms = {
+      {"", body + "        go = relu_kernel[(1,)]\n        go(x, y, n, BLOCK=1024)\n"
+                  "        return y\n"},
+      {"def run(k, x, y):\n    k[(1,)](x, y, x.numel(), BLOCK=1024)\n    return y\n",
+       body + "        return run(relu_kernel, x, y)\n"},
+      {"KS = {'relu': relu_kernel}\n",
+       body + "        KS['relu'][(1,)](x, y, n, BLOCK=1024)\n        return y\n"},
+      {"def _body(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n    pass\n\nk2 = triton.jit(_body)\n",
+       body + "        k2[(1,)](x, y, n, BLOCK=1024)\n        return y\n"},
+      {"", body + "        for k in (relu_kernel,):\n            k[(1,)](x, y, n, BLOCK=1024)\n"
+                  "        return y\n"},
+      {"", body + "        relu_kernel.run(x, y, n, BLOCK=1024, grid=(1,), warmup=False)\n"
+                  "        return y\n"},
+  };
+  for (const auto& [extra, forward] : forms) {
+    Verdict v = Check(WithForward(forward, extra), Policy::kStrict);
+    EXPECT_TRUE(v.valid) << forward << Describe(v);
+  }
+  // Kernels in a class body, with or without @staticmethod, launched through self.
+  for (std::string deco : {"    @triton.jit\n", "    @staticmethod\n    @triton.jit\n"}) {
+    std::string code =
+        "import torch\nimport torch.nn as nn\nimport triton\nimport triton.language as tl\n\n"
+        "class ModelNew(nn.Module):\n" +
+        deco +
+        "    def k(x_ptr, y_ptr, n, BLOCK: tl.constexpr):\n"
+        "        offs = tl.arange(0, BLOCK)\n"
+        "        tl.store(y_ptr + offs, tl.load(x_ptr + offs) + 1.0)\n\n"
+        "    def forward(self, x):\n        y = torch.empty_like(x)\n"
+        "        self.k[(1,)](x, y, x.numel(), BLOCK=16)\n        return y\n";
+    Verdict v = Check(code, Policy::kStrict);
+    EXPECT_TRUE(v.valid) << Describe(v);
+  }
+  // A kernel that is only referenced, never indexed by a grid, is not launched.
+  Verdict decoy = Check(WithForward("        k = relu_kernel\n        return x.view(-1)\n"));
+  EXPECT_TRUE(Has(decoy.violations, "syntax.kernel_not_launched")) << Describe(decoy);
+  // A helper that launches its parameter, but no kernel is ever handed over.
+  Verdict no_kernel = Check(WithForward("        return run(lambda: None, x)\n",
+                                        "def run(k, x):\n    k[(1,)](x)\n    return x\n"));
+  EXPECT_TRUE(Has(no_kernel.violations, "syntax.kernel_not_launched")) << Describe(no_kernel);
+}
+
+TEST(VerifyRules, LaunchHooksAndDecoratorArgumentsAreChecked) {
+  const std::string hook = "def hook(*args, **kwargs):\n    torch.relu(args[0])\n\n";
+  for (std::string wiring : {"relu_kernel.add_pre_run_hook(hook)\n",
+                             "CFG = triton.Config({'BLOCK': 16}, pre_hook=hook)\n"}) {
+    Verdict v = Check(WithForward("        return launch(x)\n", hook + wiring));
+    EXPECT_TRUE(Has(v.violations, "func.torch_compute")) << wiring << Describe(v);
+  }
+  Verdict unused = Check(WithForward("        return launch(x)\n", hook));
+  EXPECT_TRUE(unused.valid) << Describe(unused);  // never handed to Triton nor reached
 }
 
 }  // namespace

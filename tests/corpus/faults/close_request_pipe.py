@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: closes the worker's request pipe (fd 3) in its constructor, so the engine's next seed frame meets a pipe with no reader; the engine must get EPIPE, not die of SIGPIPE
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton

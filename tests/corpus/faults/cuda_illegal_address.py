@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: a kernel that stores far outside its output (illegal memory access: the CUDA context is lost, the sample fails, the next one gets a fresh process)
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=exception
 # device: gpu
 import torch
 import torch.nn as nn

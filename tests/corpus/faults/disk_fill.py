@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: writes a file larger than the file-size limit (SIGXFSZ)
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: fills the disk with many files, each below the file-size limit, 3 GiB in all (the writable folders of a worker are size-capped tmpfs mounts)
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: writes a forged all-correct result frame to the result fd, then exits
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=protocol_violation
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: spins forever inside forward; only the stage timeout and killpg end it
-# expect: runtime timeout
+# expect: runtime timeout reason=stage_timeout
 import torch
 import torch.nn as nn
 import triton

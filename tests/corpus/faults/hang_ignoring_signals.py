@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: ignores SIGTERM and SIGINT, then sleeps forever (SIGKILL to the group still ends it)
-# expect: runtime timeout
+# expect: runtime timeout reason=stage_timeout
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: asks for a 1 TiB tensor inside forward (address-space limit)
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: tries to SIGKILL its parent (the engine) and then computes honestly
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=missing_record
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: opens a TCP connection to a public address (seccomp and the network namespace refuse)
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton

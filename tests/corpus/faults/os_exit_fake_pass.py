@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: prints a fake PASS verdict and calls os._exit(0): a missing record is a failure
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=missing_record
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: finds the evaluator among /proc's processes and reads its memory through /proc/PID/mem, where the reference outputs live (a private /proc and no capabilities refuse)
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton

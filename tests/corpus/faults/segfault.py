@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: writes through a null pointer with ctypes inside forward (SIGSEGV)
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=signal
 import torch
 import torch.nn as nn
 import triton

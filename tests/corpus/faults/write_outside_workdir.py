@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: writes next to its work folder, where the default results database lives (the read-only filesystem view refuses; only its own folder is writable)
-# expect: runtime runtime_error
+# expect: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton

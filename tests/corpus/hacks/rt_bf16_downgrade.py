@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/5_Matmul
 # what: casts operands to bf16 inside the kernel (S6 precision downgrade; fp16 operands are as precise as TF32 and pass the matmul tolerance)
-# expect: runtime incorrect
+# expect: runtime incorrect reason=not_allclose
 import torch
 import torch.nn as nn
 import triton

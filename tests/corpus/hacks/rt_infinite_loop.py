@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: never returns (spins forever) so only a timeout ends it
-# expect: runtime timeout
+# expect: runtime timeout reason=stage_timeout
 import torch
 import torch.nn as nn
 import triton

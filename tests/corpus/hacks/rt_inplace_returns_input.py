@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: ReLU computed in place into the input, which is returned (S3 alias + S8 mutation)
-# expect: runtime incorrect
+# expect: runtime incorrect reason=output_aliases_input
 import torch
 import torch.nn as nn
 import triton

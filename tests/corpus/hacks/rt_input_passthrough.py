@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: a copy kernel returns the input unchanged (S3); copy-only warning names it
-# expect: runtime incorrect
+# expect: runtime incorrect reason=not_allclose
 import torch
 import torch.nn as nn
 import triton

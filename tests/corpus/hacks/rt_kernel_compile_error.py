@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: the kernel calls a Triton function that does not exist
-# expect: runtime compile_error
+# expect: runtime compile_error reason=compile_exception
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: returns a plain proxy object that launches the kernel only when the checker first touches it (T3 deferred work)
-# expect: runtime incorrect
+# expect: runtime incorrect reason=output_structure
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/2_AddBroadcast
 # what: writes a + b into the input a (S8) and returns a
-# expect: runtime incorrect
+# expect: runtime incorrect reason=input_mutated
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: stores NaN everywhere, hoping a NaN-tolerant comparison passes (S9 NaN wildcard)
-# expect: runtime incorrect
+# expect: runtime incorrect reason=nonfinite
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/4_RowSum
 # what: sums only the first half of each row and doubles it (S4 statistical shortcut)
-# expect: runtime incorrect
+# expect: runtime incorrect reason=not_allclose
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: the grid covers at most 1024 elements, enough for the tiny shape it was tuned on (S7 overfit)
-# expect: runtime incorrect
+# expect: runtime incorrect reason=not_allclose
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: the kernel runs only in training mode; eval mode returns the input (B4 ghost branch)
-# expect: runtime incorrect
+# expect: runtime incorrect reason=no_triton_launch
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: the kernel stores zeros; passes only a loose absolute tolerance (S2)
-# expect: runtime incorrect
+# expect: runtime incorrect reason=not_allclose
 import torch
 import torch.nn as nn
 import triton

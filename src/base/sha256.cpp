@@ -1,9 +1,9 @@
-#include "task/sha256.h"
+#include "base/sha256.h"
 
 #include <array>
 #include <cstdint>
 
-namespace tritonrl::task {
+namespace tritonrl {
 namespace {
 
 constexpr std::array<uint32_t, 64> kRound = {
@@ -82,4 +82,4 @@ std::string Sha256Hex(std::string_view data) {
   return out;
 }
 
-}  // namespace tritonrl::task
+}  // namespace tritonrl

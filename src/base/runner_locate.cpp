@@ -1,4 +1,4 @@
-#include "eval/locate.h"
+#include "base/runner_locate.h"
 
 #include <unistd.h>
 
@@ -7,14 +7,14 @@
 #include <sstream>
 #include <vector>
 
-namespace tritonrl::eval {
+namespace tritonrl {
 namespace fs = std::filesystem;
 
 namespace {
 
-bool HasWorker(const fs::path& dir) {
+bool HasScript(const fs::path& dir, const std::string& script) {
   std::error_code ec;
-  return fs::is_regular_file(dir / "tritonrl_runner" / "worker.py", ec);
+  return fs::is_regular_file(dir / "tritonrl_runner" / script, ec);
 }
 
 bool Executable(const fs::path& p) {
@@ -23,10 +23,11 @@ bool Executable(const fs::path& p) {
 
 }  // namespace
 
-Result<std::string> LocateRunner(const std::string& hint) {
+Result<std::string> LocateRunner(const std::string& hint, const std::string& script) {
   std::vector<fs::path> tries;
   if (!hint.empty()) {
-    if (!HasWorker(hint)) return Status::NotFound(hint + ": no tritonrl_runner/worker.py there");
+    if (!HasScript(hint, script))
+      return Status::NotFound(hint + ": no tritonrl_runner/" + script + " there");
     return fs::absolute(hint).string();
   }
   if (const char* env = std::getenv("TRITONRL_RUNNER_DIR"); env != nullptr && *env != '\0')
@@ -39,11 +40,10 @@ Result<std::string> LocateRunner(const std::string& hint) {
   }
   tries.push_back(fs::path(TRITONRL_SOURCE_DIR) / "python");
   for (const auto& p : tries) {
-    if (HasWorker(p)) return fs::absolute(p).string();
+    if (HasScript(p, script)) return fs::absolute(p).string();
   }
-  return Status::NotFound(
-      "cannot find the runner (tritonrl_runner/worker.py); pass --runner DIR or set "
-      "TRITONRL_RUNNER_DIR");
+  return Status::NotFound("cannot find the runner (tritonrl_runner/" + script +
+                          "); pass --runner DIR or set TRITONRL_RUNNER_DIR");
 }
 
 Result<std::string> LocateInterpreter(const std::string& hint, const std::string& runner_dir) {
@@ -53,8 +53,10 @@ Result<std::string> LocateInterpreter(const std::string& hint, const std::string
       name = env;
   }
   if (name.empty()) {
-    const fs::path venv = fs::path(runner_dir).parent_path() / ".venv" / "bin" / "python";
-    if (Executable(venv)) return venv.string();
+    for (const fs::path& venv : {fs::path(runner_dir).parent_path() / ".venv" / "bin" / "python",
+                                 fs::path(TRITONRL_SOURCE_DIR) / ".venv" / "bin" / "python"}) {
+      if (Executable(venv)) return venv.string();
+    }
     name = "python3";
   }
   if (name.find('/') != std::string::npos) {
@@ -71,4 +73,4 @@ Result<std::string> LocateInterpreter(const std::string& hint, const std::string
   return Status::NotFound(name + ": not found on PATH");
 }
 
-}  // namespace tritonrl::eval
+}  // namespace tritonrl

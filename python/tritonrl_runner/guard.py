@@ -1,0 +1,268 @@
+"""Run-time guards of a candidate worker that do not rely on Python state the
+candidate can rewrite unnoticed (docs/eval.md, "Threat model").
+
+Installed by the trusted worker code BEFORE the candidate file is imported:
+
+* ``ban_threads`` adds a seccomp filter (to every thread, with TSYNC) that
+  refuses ``clone`` with ``CLONE_THREAD``: from then on no thread can be
+  started, so no work runs where a thread-local audit would not see it. The
+  kernel enforces it and a filter can never be removed. Only on the CPU: CUDA
+  and the profiler start threads lazily on a GPU.
+* ``CallMonitor`` receives a ``sys.monitoring`` CALL event for every call made
+  from code that is not in the trusted library folders (default deny: the
+  candidate file, kernel bodies rewritten by the interpreter, lambdas, grid
+  callables, hooks, code of unknown origin), in every thread, before the callee
+  runs. It classifies the callee: internals (``torch._C``, private torch
+  modules, ``sys``, ``gc``, ``inspect``, ``ctypes``, ``threading``, ``time``,
+  ``exec``/``eval``/``compile``/``__import__``) at any time after the import
+  started; host compute (numpy, torch functions outside the allowlist, tensor
+  methods outside it, ``tolist``/``numpy``/``apply_``, many ``.item()``) while
+  a forward call runs or in any other thread. A call that would switch the
+  monitor off is itself recorded first.
+
+What this cannot prove, and why it is still worth having, is in docs/eval.md.
+Called only from the worker's main thread; nothing here survives the process.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import platform
+import struct
+import sys
+import threading
+import types
+
+_TOOL_ID = 4  # a free sys.monitoring tool id (0-5; 2 is the profilers', 5 optimizers')
+_ITEM_LIMIT = 16  # .item() calls per forward that still count as scalar bookkeeping
+
+# Modules (first component) whose callables are internals a candidate has no business calling.
+_INTERNAL_MODULES = frozenset({
+    "sys", "gc", "inspect", "ctypes", "_ctypes", "threading", "_thread", "time", "importlib",
+    "marshal", "pickle", "_pickle", "multiprocessing", "concurrent", "asyncio", "signal", "os",
+    "posix", "weakref", "_weakref", "sysconfig", "site", "runpy", "dis", "subprocess",
+    "_posixsubprocess", "socket", "_socket", "resource", "mmap", "faulthandler", "tracemalloc",
+    "pathlib", "shutil", "tempfile", "io", "_io", "glob", "zipimport", "pkgutil"})
+_INTERNAL_BUILTINS = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "open",
+                                "globals", "vars", "locals", "input", "memoryview"})
+# Tensor methods that compute on the host without dispatching an ATen op.
+_HOST_TENSOR_METHODS = frozenset({"tolist", "numpy", "__array__", "apply_", "map_", "map2_",
+                                  "storage", "untyped_storage", "_typed_storage", "__dlpack__",
+                                  "__reduce_ex__"})
+# torch constructors from a Python scalar (bookkeeping, not compute).
+_SCALAR_CTORS = {"tensor", "as_tensor", "scalar_tensor"}
+
+
+class CallMonitor:
+    def __init__(self, trusted_roots: list[str], allowlist_path: str) -> None:
+        import json
+
+        import torch
+
+        with open(allowlist_path, encoding="utf-8") as f:
+            allowlist = json.load(f)
+
+        self._torch = torch
+        self._tensor_base = torch._C.TensorBase
+        self.trusted_roots = tuple(os.path.realpath(r) + os.sep for r in trusted_roots)
+        self.allowed_torch = frozenset(allowlist.get("torch_functions", []))
+        self.allowed_methods = frozenset(allowlist.get("tensor_methods", []))
+        self.main_thread = threading.get_ident()
+        self.forward = False  # a forward call of the candidate is running (main thread)
+        self.armed = False  # the candidate's import started
+        self.candidate_file = ""
+        self.internal: list[str] = []
+        self.host: list[str] = []
+        self.items = 0
+        self._trusted_code: dict = {}
+        self._mon = sys.monitoring
+        self._callback = self._on_call
+        mon = self._mon
+        mon.use_tool_id(_TOOL_ID, "tritonrl")
+        mon.register_callback(_TOOL_ID, mon.events.CALL, self._callback)
+        mon.set_events(_TOOL_ID, mon.events.CALL)
+
+    def intact(self) -> bool:
+        mon = self._mon
+        return (mon.get_tool(_TOOL_ID) == "tritonrl" and mon.get_events(_TOOL_ID) == mon.events.CALL
+                and mon.register_callback(_TOOL_ID, mon.events.CALL, self._callback) is self._callback)
+
+    def start_call(self) -> None:
+        self.host, self.items = [], 0
+        self.forward = True
+
+    def stop_call(self) -> None:
+        self.forward = False
+
+    def _is_trusted(self, code) -> bool:
+        """Code from a file in the trusted folders, or with a synthetic file name (namedtuple,
+        dataclass and other library templates: new code of the candidate's own needs exec or
+        compile, which are refused at its call site). Everything else is the candidate's: its
+        file, kernel bodies the interpreter rewrote (compiled under the candidate's file
+        name), files it wrote and imported."""
+        known = self._trusted_code.get(code)
+        if known is None:
+            f = code.co_filename
+            if f == self.candidate_file:
+                known = False
+            elif f.startswith("<") or not os.path.isabs(f) or not os.path.exists(f):
+                known = True
+            else:
+                known = os.path.realpath(f).startswith(self.trusted_roots)
+            self._trusted_code[code] = known
+        return known
+
+    def _on_call(self, code, offset, callee, arg0):
+        try:
+            if self._is_trusted(code):
+                return self._mon.DISABLE
+            if not self.armed:
+                return None
+            compute = self.forward or threading.get_ident() != self.main_thread
+            for c in (callee, arg0):
+                verdict = self.classify(c, arg0 if c is callee else None, compute)
+                if verdict is not None:
+                    kind, name = verdict
+                    where = f"{name} (line {_line_of(code, offset)})"
+                    target = self.internal if kind == "internal" else self.host
+                    if len(target) < 32 and where not in target:
+                        target.append(where)
+        except Exception:  # noqa: BLE001 - the monitor must never break a call
+            pass
+        return None
+
+    def classify(self, c, arg0, compute: bool):
+        """("internal" | "host", name) for a callee the policy refuses, else None."""
+        while isinstance(c, functools.partial):
+            c = c.func
+        if isinstance(c, str):
+            return ("host", f"'{c}' by name") if compute and c in _HOST_TENSOR_METHODS else None
+        torch = self._torch
+        if not callable(c) or isinstance(c, torch.Tensor):
+            return None
+        objclass = getattr(c, "__objclass__", None)
+        owner = getattr(c, "__self__", None)
+        name = getattr(c, "__name__", "") or ""
+        # Tensor methods: unbound (Tensor.tolist) or bound (x.tolist).
+        if (isinstance(objclass, type) and issubclass(objclass, self._tensor_base)) or (
+                isinstance(owner, torch.Tensor) and not isinstance(c, type)):
+            if name in _HOST_TENSOR_METHODS:
+                return "host", f"Tensor.{name}"
+            if not compute or name.startswith("__"):
+                return None
+            if name == "item":
+                self.items += 1
+                return ("host", "Tensor.item (per-element loop)") if self.items > _ITEM_LIMIT else None
+            return None if name in self.allowed_methods else ("host", f"Tensor.{name}")
+        module = getattr(c, "__module__", None)
+        if not isinstance(module, str):
+            module = owner.__name__ if isinstance(owner, types.ModuleType) else (type(c).__module__ or "")
+        top = module.split(".", 1)[0]
+        if module == "builtins":
+            return ("internal", name) if name in _INTERNAL_BUILTINS else None
+        if top in _INTERNAL_MODULES:
+            return "internal", f"{module}.{name}"
+        if top == "numpy" or type(owner).__module__.split(".", 1)[0] == "numpy":
+            return ("host", f"numpy.{name}") if compute else None
+        if top != "torch":
+            return None
+        if any(p.startswith("_") and not p.startswith("__") for p in module.split(".") + [name]) and \
+                not module.startswith("torch._tensor"):
+            return "internal", f"{module}.{name}"
+        if not compute:
+            return None
+        full = f"torch.{name}" if module in ("torch", "torch.functional") else f"{module}.{name}"
+        if full in self.allowed_torch or f"torch.{name}" in self.allowed_torch:
+            return None
+        if name in _SCALAR_CTORS and isinstance(arg0, (int, float, bool)):
+            return None
+        return "host", full
+
+
+def _line_of(code, offset: int):
+    for start, _end, line in code.co_lines():
+        if start <= offset < _end:
+            return line
+    return code.co_firstlineno
+
+
+# Poison bytes: every one of them makes fp32 and bf16 words of magnitude >= 2^97 or NaN and
+# fp16 words >= 2^12, Inf or NaN, so an output the kernel never writes cannot look right; the
+# byte is drawn per sample, so no fixed pattern marks an evaluated run (0xFE, the fixed byte
+# before, is left out: a candidate written against it finds no evaluation).
+POISON_BYTES = tuple(range(0x70, 0x80)) + tuple(range(0xF0, 0xFE)) + (0xFF,)
+
+
+def poison_byte() -> int:
+    return POISON_BYTES[os.urandom(1)[0] % len(POISON_BYTES)]
+
+
+# --- the thread ban ---------------------------------------------------------------------------
+
+_SECCOMP_SET_MODE_FILTER = 1
+_SECCOMP_FILTER_FLAG_TSYNC = 1
+_PR_SET_NO_NEW_PRIVS = 38
+_CLONE_THREAD = 0x00010000
+_ARCH = {  # machine: (AUDIT_ARCH, nr seccomp, nr clone, nr clone3)
+    "x86_64": (0xC000003E, 317, 56, 435),
+    "aarch64": (0xC00000B7, 277, 220, 435),
+}
+
+
+def _bpf(code: int, jt: int, jf: int, k: int) -> bytes:
+    return struct.pack("HBBI", code, jt, jf, k)
+
+
+def ban_threads() -> str:
+    """Refuse new threads in this process from now on; "" when done, else why not."""
+    arch = _ARCH.get(platform.machine())
+    if arch is None:
+        return f"no thread ban on {platform.machine()}"
+    audit_arch, nr_seccomp, nr_clone, nr_clone3 = arch
+    ld_w_abs, jeq_k, jset_k, ret_k = 0x20, 0x15, 0x45, 0x06
+    allow, eagain, enosys = 0x7FFF0000, 0x00050000 | 11, 0x00050000 | 38
+    prog = b"".join([
+        _bpf(ld_w_abs, 0, 0, 4),             # 0 arch
+        _bpf(jeq_k, 1, 0, audit_arch),       # 1
+        _bpf(ret_k, 0, 0, allow),            # 2 another ABI: the engine's filter decides
+        _bpf(ld_w_abs, 0, 0, 0),             # 3 syscall number
+        _bpf(jeq_k, 0, 1, nr_clone3),        # 4
+        _bpf(ret_k, 0, 0, enosys),           # 5 clone3 hides its flags: glibc falls back to clone
+        _bpf(jeq_k, 0, 3, nr_clone),         # 6
+        _bpf(ld_w_abs, 0, 0, 16),            # 7 low word of the flags
+        _bpf(jset_k, 0, 1, _CLONE_THREAD),   # 8
+        _bpf(ret_k, 0, 0, eagain),           # 9 a thread: refused
+        _bpf(ret_k, 0, 0, allow),            # 10
+    ])
+    buf = ctypes.create_string_buffer(prog)
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    rc = libc.syscall(nr_seccomp, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_TSYNC, ctypes.byref(fprog))
+    if rc != 0:
+        return f"seccomp thread ban failed: {os.strerror(ctypes.get_errno())}"
+    return ""
+
+
+def trusted_roots(task_path: str) -> list[str]:
+    """Folders whose code is the libraries' and ours: the standard library and every
+    site-packages folder (torch, triton, numpy and what they call), this runner, and the task
+    file's folder. The candidate's file is in the worker's scratch folder, outside all of them."""
+    import site
+    import sysconfig
+
+    roots = {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"],
+             os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+             os.path.dirname(os.path.abspath(task_path))}
+    roots.update(site.getsitepackages())
+    for mod in ("torch", "triton", "numpy"):
+        m = sys.modules.get(mod)
+        if m is not None and getattr(m, "__file__", None):
+            roots.add(os.path.dirname(os.path.dirname(os.path.abspath(m.__file__))))
+    return sorted(roots)

@@ -1,0 +1,113 @@
+#include "eval/admission.h"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+#include <fmt/format.h>
+
+namespace tritonrl::eval {
+
+MemoryNeed EstimateCandidateMemory(const EngineConfig& cfg, const ReferenceResult& ref) {
+  const auto tensors = static_cast<std::uint64_t>(ref.max_input_bytes) +
+                       static_cast<std::uint64_t>(ref.max_output_bytes);
+  if (cfg.device == "cpu") return {kWorkerBaseHostBytes + 3 * tensors, 0};
+  return {kWorkerBaseHostBytesCuda + 2 * FrameLimits{}.max_payload,
+          kWorkerBaseDeviceBytes + 3 * tensors};
+}
+
+MemoryNeed EstimateReferenceMemory(const EngineConfig& cfg) {
+  if (cfg.device == "cpu") return {kWorkerBaseHostBytes, 0};
+  return {kWorkerBaseHostBytesCuda, kWorkerBaseDeviceBytes};
+}
+
+MemoryAdmission::Ticket& MemoryAdmission::Ticket::operator=(Ticket&& o) noexcept {
+  if (this != &o) {
+    Release();
+    owner_ = o.owner_;
+    need_ = o.need_;
+    o.owner_ = nullptr;
+  }
+  return *this;
+}
+
+void MemoryAdmission::Ticket::Release() {
+  if (owner_ != nullptr) owner_->Give(need_);
+  owner_ = nullptr;
+}
+
+Result<MemoryAdmission::Ticket> MemoryAdmission::Admit(MemoryNeed need) {
+  const auto over = [](std::uint64_t need_bytes, std::uint64_t budget) {
+    return budget != 0 && need_bytes > budget;
+  };
+  if (over(need.host, host_budget_) || over(need.device, device_budget_)) {
+    return Status::Unavailable(fmt::format(
+        "the sample needs an estimated {} MiB of host and {} MiB of device memory; the run's "
+        "budgets are {} MiB and {} MiB (0: unlimited)",
+        need.host >> 20, need.device >> 20, host_budget_ >> 20, device_budget_ >> 20));
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  freed_.wait(lock, [&] {
+    return !over(host_held_ + need.host, host_budget_) &&
+           !over(device_held_ + need.device, device_budget_);
+  });
+  host_held_ += need.host;
+  device_held_ += need.device;
+  Ticket t;
+  t.owner_ = this;
+  t.need_ = need;
+  return t;
+}
+
+void MemoryAdmission::Give(MemoryNeed need) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    host_held_ -= need.host;
+    device_held_ -= need.device;
+  }
+  freed_.notify_all();
+}
+
+std::optional<std::uint64_t> HostAvailableBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  std::uint64_t kb = 0;
+  std::string unit;
+  while (in >> key >> kb) {
+    std::getline(in, unit);
+    if (key == "MemAvailable:") return kb * 1024;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> DeviceFreeBytes() {
+  std::string index = "0";
+  if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES"); vis && *vis) {
+    index = std::string(vis).substr(0, std::string(vis).find(','));
+    for (char c : index) {  // an index or a GPU UUID; nothing a shell would interpret
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') return std::nullopt;
+    }
+  }
+  const std::string cmd = fmt::format(
+      "nvidia-smi --query-gpu=memory.free --format=csv,noheader,nounits -i {} 2>/dev/null", index);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return std::nullopt;
+  char line[128] = {};
+  const bool got = std::fgets(line, sizeof line, p) != nullptr;
+  pclose(p);
+  if (!got) return std::nullopt;
+  char* end = nullptr;
+  const unsigned long long mib = std::strtoull(line, &end, 10);
+  if (end == line) return std::nullopt;
+  return static_cast<std::uint64_t>(mib) << 20;
+}
+
+MemoryAdmission MakeAdmission(const EngineConfig& cfg) {
+  std::uint64_t host = cfg.host_memory_budget, device = cfg.device_memory_budget;
+  if (host == 0) host = HostAvailableBytes().value_or(0) / 10 * 9;
+  if (device == 0 && cfg.device != "cpu") device = DeviceFreeBytes().value_or(0) / 10 * 9;
+  return MemoryAdmission(host, device);
+}
+
+}  // namespace tritonrl::eval

@@ -1,0 +1,41 @@
+// The run-time guards' evidence in a candidate's trial frame, checked by the engine:
+// who last wrote each output (a candidate kernel, a torch op, nobody), forward hooks on the
+// model, calls the worker's call monitor refused (host compute, internals) and the thread ban
+// (python/tritonrl_runner/guard.py and hooks.py; docs/eval.md, "Threat model").
+//
+// Default deny: the frame is untrusted, so a field that is missing or malformed fails the trial
+// (evidence_missing) as surely as a field that reports a violation. Pure functions, callable
+// from any thread; nothing is kept.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tritonrl::eval {
+
+struct GuardFailure {
+  std::string code;  // output_not_from_kernel, forward_hook, host_compute, internal_access,
+                     // evidence_missing
+  std::string message;
+};
+
+// What the guards reported over all trials of a sample (for the verdict's evidence).
+struct GuardEvidence {
+  std::set<std::string> host_calls, internal_calls, output_writers, module_hooks;
+  std::string thread_ban;  // "on", "off" (GPU) or why it could not be installed
+  // Torch or the host did (part of) the work: a host_compute call, or an output last written by
+  // a torch op (not merely allocated and never written). Flags the verdict lazy_optimization.
+  bool torch_did_work = false;
+};
+
+// Checks one trial frame's guard fields; `where` names the trial in messages. Adds what the
+// frame reported to `evidence`.
+std::vector<GuardFailure> CheckGuards(const nlohmann::json& trial_header, const std::string& where,
+                                      GuardEvidence* evidence);
+
+nlohmann::json GuardEvidenceJson(const GuardEvidence& evidence);
+
+}  // namespace tritonrl::eval

@@ -1,0 +1,375 @@
+#include "eval/worker_driver.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "eval/json_get.h"
+#include "eval/timing.h"
+
+namespace tritonrl::eval {
+using nlohmann::json;
+
+const char* StateName(WorkerState state) {
+  switch (state) {
+    case WorkerState::kStartup:
+      return "startup";
+    case WorkerState::kImport:
+      return "import";
+    case WorkerState::kBuild:
+      return "build";
+    case WorkerState::kTrial:
+    case WorkerState::kSlices:
+      return "trial";
+    case WorkerState::kTimingReady:
+      return "timing_ready";
+    case WorkerState::kTiming:
+      return "timing";
+    case WorkerState::kProfile:
+      return "profile";
+    case WorkerState::kDone:
+      return "done";
+  }
+  return "?";
+}
+
+namespace {
+
+double MsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+std::string LogTail(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = std::max<std::streamoff>(0, size - 1500);
+  in.seekg(from);
+  std::string s(static_cast<std::size_t>(size - from), '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  return s;
+}
+
+// Why the sequence stopped; nullopt from a state function means "read the next frame".
+struct Stop {
+  WorkerEnd end;
+  std::string detail;
+};
+using Step = std::optional<Stop>;
+
+class Driver {
+ public:
+  Driver(const EngineConfig& cfg, const json& request, const ReferenceResult* reference,
+         TrialSink& sink, Child& child, WorkerRun& run)
+      : cfg_(cfg),
+        candidate_(reference != nullptr),
+        // Every timed phase goes call by call, the reference's too (the same cycle on both sides
+        // is the parent clock's baseline); only a reference that re-checks for cached timings
+        // gets the whole plan at once.
+        per_call_(!(request.contains("timing") && request["timing"].is_object() &&
+                    request["timing"].value("recheck_only", false))),
+        sink_(sink),
+        child_(child),
+        run_(run),
+        // A candidate's timed phase may last a multiple of the reference's (the lease is the one
+        // serialised resource); the reference's own phase is bounded by the timeout alone.
+        timing_limit_(candidate_ && reference->timing
+                          ? CandidateTimingBudget(cfg.timing, reference->timing->parent_ms)
+                          : cfg.timing.timeout) {}
+
+  Stop Run(const json& request) {
+    if (Step s = Send(request)) return *s;
+    for (;;) {
+      const ReadResult rr = ReadFrameUntil(child_.from_child, buffer_, Deadline());
+      if (rr.kind == ReadKind::kTimeout) return OnTimeout();
+      if (rr.kind == ReadKind::kEof) return {WorkerEnd::kEof, rr.error};
+      if (rr.kind == ReadKind::kMalformed) return {WorkerEnd::kMalformed, rr.error};
+      if (GetString(rr.frame.header, "type") == "error") {
+        run_.error_frame = rr.frame;
+        return {WorkerEnd::kError, ""};
+      }
+      if (Step s = Dispatch(rr.frame)) return *s;
+    }
+  }
+
+  WorkerState state() const { return state_; }
+
+ private:
+  Step Dispatch(const Frame& f) {
+    switch (state_) {
+      case WorkerState::kStartup:
+        return OnStartup(f);
+      case WorkerState::kImport:
+        return OnImport(f);
+      case WorkerState::kBuild:
+        return OnBuild(f);
+      case WorkerState::kTrial:
+        return OnTrial(f);
+      case WorkerState::kSlices:
+        return OnSlice(f);
+      case WorkerState::kTimingReady:
+        return OnTimingReady(f);
+      case WorkerState::kTiming:
+        return OnTiming(f);
+      case WorkerState::kProfile:
+        return OnProfile(f);
+      case WorkerState::kDone:
+        return OnDone(f);
+    }
+    return Stop{WorkerEnd::kProtocol, "unknown state"};
+  }
+
+  Clock::time_point Deadline() const {
+    // The timed phase has one deadline however many frames it takes, and so have a trial's slices.
+    if (state_ == WorkerState::kTiming) return go_t0_ + timing_limit_;
+    if (state_ == WorkerState::kSlices) return slices_deadline_;
+    const auto limit = state_ == WorkerState::kStartup   ? cfg_.startup_timeout
+                       : state_ == WorkerState::kImport  ? cfg_.import_timeout
+                       : state_ == WorkerState::kBuild   ? cfg_.build_timeout
+                       : state_ == WorkerState::kProfile ? cfg_.timing.timeout
+                                                         : cfg_.trial_timeout;
+    return Clock::now() + limit;
+  }
+
+  // A frame of the expected type (and stage), or a protocol violation.
+  Step Expect(const Frame& f, const char* want, const char* stage = nullptr) const {
+    const std::string type = GetString(f.header, "type");
+    if (type == want && (stage == nullptr || GetString(f.header, "stage") == stage))
+      return std::nullopt;
+    return Stop{WorkerEnd::kProtocol,
+                fmt::format("expected a '{}' frame while in stage {}, got '{}'", want,
+                            StateName(state_), Truncate(type, 40))};
+  }
+
+  // Books the time since the last frame to the current stage and hands the frame to the sink.
+  Step Accept(const Frame& f) {
+    run_.stage_ms[StateName(state_)] += MsSince(stage_t0_);
+    stage_t0_ = Clock::now();
+    run_.frames.push_back(f);
+    return FromSink(sink_.OnFrame(f));
+  }
+
+  static Step FromSink(const Status& s) {
+    if (s.ok()) return std::nullopt;
+    const WorkerEnd end = s.code() == StatusCode::kUnavailable  ? WorkerEnd::kResource
+                          : s.code() == StatusCode::kParseError ? WorkerEnd::kProtocol
+                                                                : WorkerEnd::kInfra;
+    return Stop{end, s.message()};
+  }
+
+  // A write to a worker that died fails; its exit status then tells why (as for EOF).
+  Step Send(const json& header) {
+    if (Status s = WriteAll(child_.to_child, EncodeFrame(header)); !s.ok())
+      return Stop{WorkerEnd::kEof, s.message()};
+    return std::nullopt;
+  }
+
+  // A candidate learns each trial's seed just before that trial (the secret one included), so
+  // no future input is in its memory while its constructor or an earlier call runs.
+  Step SendSeed() {
+    if (!candidate_) return std::nullopt;
+    const int index = variant_trials_[trial_at_];
+    return Send({{"type", "seed"},
+                 {"variant", variant_names_[variant_at_]},
+                 {"index", index},
+                 {"seed", cfg_.schedule[static_cast<std::size_t>(index)].seed}});
+  }
+
+  Step OnStartup(const Frame& f) {
+    if (!hello_) {
+      if (Step s = Expect(f, "hello"); s || (s = Accept(f))) return s;
+      hello_ = true;
+      return std::nullopt;
+    }
+    if (Step s = Expect(f, "variants"); s || (s = Accept(f))) return s;
+    variant_names_ = GetStrings(f.header, "variants");
+    if (variant_names_.empty() || variant_names_.size() > 16)
+      return Stop{WorkerEnd::kProtocol, "bad variant list"};
+    state_ = candidate_ ? WorkerState::kImport : WorkerState::kBuild;
+    return std::nullopt;
+  }
+
+  Step OnImport(const Frame& f) {
+    if (Step s = Expect(f, "stage", "import"); s || (s = Accept(f))) return s;
+    state_ = WorkerState::kBuild;
+    return std::nullopt;
+  }
+
+  Step OnBuild(const Frame& f) {
+    if (Step s = Expect(f, "stage", "build"); s || (s = Accept(f))) return s;
+    if (variant_at_ >= variant_names_.size())
+      return Stop{WorkerEnd::kProtocol, "a build stage beyond the variant list"};
+    variant_trials_ = TrialIndicesFor(cfg_, variant_names_[variant_at_]);
+    trial_at_ = 0;
+    if (variant_trials_.empty()) return NextVariant();
+    state_ = WorkerState::kTrial;
+    return SendSeed();
+  }
+
+  Step OnTrial(const Frame& f) {
+    if (Step s = Expect(f, "trial"); s || (s = Accept(f))) return s;
+    auto cursor = SliceCursor::FromTrialHeader(f.header);
+    if (!cursor.ok())
+      return Stop{WorkerEnd::kProtocol, "trial outputs: " + cursor.status().message()};
+    cursor_ = std::move(*cursor);
+    if (cursor_.done()) return EndTrial();
+    state_ = WorkerState::kSlices;
+    slices_deadline_ = Clock::now() + cfg_.trial_timeout;
+    return std::nullopt;
+  }
+
+  Step OnSlice(const Frame& f) {
+    if (Step s = Expect(f, "slice")) return s;
+    auto at = cursor_.Next(f.header, f.payload.size());
+    if (!at.ok()) return Stop{WorkerEnd::kProtocol, at.status().message()};
+    run_.stage_ms["trial"] += MsSince(stage_t0_);
+    stage_t0_ = Clock::now();
+    if (Step s = FromSink(sink_.OnSlice(at->output, at->offset, f.payload))) return s;
+    return cursor_.done() ? EndTrial() : std::nullopt;
+  }
+
+  Step EndTrial() {
+    if (Step s = FromSink(sink_.OnTrialEnd())) return s;
+    if (++trial_at_ == variant_trials_.size()) return NextVariant();
+    state_ = WorkerState::kTrial;
+    return SendSeed();
+  }
+
+  Step NextVariant() {
+    ++variant_at_;
+    state_ = variant_at_ < variant_names_.size() ? WorkerState::kBuild
+             : cfg_.timing.enabled               ? WorkerState::kTimingReady
+                                                 : WorkerState::kDone;
+    return std::nullopt;
+  }
+
+  Step OnTimingReady(const Frame& f) {
+    if (Step s = Expect(f, "stage", "timing_ready"); s || (s = Accept(f))) return s;
+    if (candidate_ && sink_.SkipTiming()) {
+      // Its speedup would be discarded, and timing holds the GPU's lease.
+      run_.timing_skipped = true;
+      return Stop{WorkerEnd::kDone, ""};
+    }
+    // Exclusive use of the GPU for timing; correctness of other samples may go on.
+    auto got = AcquireTimingLease(cfg_.timing.lock_dir, cfg_.timing.device_key);
+    if (!got.ok()) {
+      run_.lease_error = got.status().message();
+      return Stop{WorkerEnd::kInfra, run_.lease_error};
+    }
+    lease_ = std::move(*got);
+    run_.lease_wait_ms = lease_.wait_ms();
+    go_t0_ = Clock::now();
+    stage_t0_ = go_t0_;
+    state_ = WorkerState::kTiming;
+    // A worker gets only the warm-up seeds now, then each timed call's seed just before it and
+    // each re-check decision just after it (the "call" frames).
+    return Send({{"type", "go"},
+                 {"plan", per_call_ ? PerCallTimingPlan(cfg_.timing) : TimingPlan(cfg_.timing)}});
+  }
+
+  Step OnTiming(const Frame& f) {
+    const std::string type = GetString(f.header, "type");
+    const int positions = TimedCalls(cfg_.timing);
+    if (per_call_ && type == "call") {
+      const auto index = GetInt(f.header, "index");
+      if (!index || *index != next_call_ || next_call_ > positions)
+        return Stop{
+            WorkerEnd::kProtocol,
+            fmt::format("timing: a call frame out of order (expected call {})", next_call_)};
+      run_.call_frame_ms.push_back(MsSince(go_t0_));
+      if (Step s = Send(CallAnswer(cfg_.timing, next_call_))) return s;
+      ++next_call_;
+      return std::nullopt;
+    }
+    if (per_call_ && type == "timing" && next_call_ != positions + 1)
+      return Stop{WorkerEnd::kProtocol,
+                  fmt::format("timing: the timing frame came after {} of {} calls", next_call_,
+                              positions + 1)};
+    if (Step s = Expect(f, "timing"); s || (s = Accept(f))) return s;
+    run_.timing_parent_ms = MsSince(go_t0_);
+    lease_.Release();
+    state_ = WorkerState::kProfile;
+    return std::nullopt;
+  }
+
+  Step OnProfile(const Frame& f) {
+    if (Step s = Expect(f, "profile"); s || (s = Accept(f))) return s;
+    state_ = WorkerState::kDone;
+    return std::nullopt;
+  }
+
+  Step OnDone(const Frame& f) {
+    if (Step s = Expect(f, "done"); s || (s = Accept(f))) return s;
+    return Stop{WorkerEnd::kDone, ""};
+  }
+
+  Stop OnTimeout() {
+    if (state_ == WorkerState::kTiming && candidate_ && timing_limit_ < cfg_.timing.timeout) {
+      // Correct so far but too slow to time in full: a finished call bounds its speedup; a
+      // worker that finished none is treated as hung.
+      run_.timing_over_budget = true;
+      run_.timing_budget_ms = static_cast<double>(timing_limit_.count());
+      run_.timed_calls_done = std::max(0, next_call_ - 1);
+      run_.timing_parent_ms = MsSince(go_t0_);
+      if (run_.timed_calls_done > 0) return {WorkerEnd::kDone, ""};
+      return {WorkerEnd::kTimeout,
+              fmt::format("no timed call finished within the timing budget of {} ms ({}x the "
+                          "reference's timed phase, at least {} ms)",
+                          timing_limit_.count(), cfg_.timing.slow_factor,
+                          cfg_.timing.slow_floor.count())};
+    }
+    return {WorkerEnd::kTimeout, ""};
+  }
+
+  const EngineConfig& cfg_;
+  const bool candidate_;
+  const bool per_call_;
+  TrialSink& sink_;
+  Child& child_;
+  WorkerRun& run_;
+  const std::chrono::milliseconds timing_limit_;
+  WorkerState state_ = WorkerState::kStartup;
+  std::string buffer_;
+  bool hello_ = false;
+  std::vector<std::string> variant_names_;
+  std::size_t variant_at_ = 0;
+  std::vector<int> variant_trials_;
+  std::size_t trial_at_ = 0;
+  SliceCursor cursor_;
+  Clock::time_point stage_t0_ = Clock::now();
+  Clock::time_point slices_deadline_;
+  Clock::time_point go_t0_ = Clock::now();
+  TimingLease lease_;  // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
+  int next_call_ = 0;  // the worker's next timed call (its "call" frames, src/eval/timing_plan.h)
+};
+
+}  // namespace
+
+WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::string& dir,
+                      const ReferenceResult* reference, TrialSink& sink) {
+  WorkerRun run;
+  const auto t0 = Clock::now();
+  const SpawnSpec spec = WorkerSpawnSpec(cfg, dir, "worker.py", {"3", "4"}, "worker.log");
+  auto child = SpawnWorker(spec, cfg.warm_workers);
+  if (!child.ok()) {
+    run.detail = child.status().message();
+    return run;
+  }
+  {
+    Driver driver(cfg, request, reference, sink, *child, run);
+    const Stop stop = driver.Run(request);
+    run.end = stop.end;
+    if (!stop.detail.empty()) run.detail = stop.detail;
+    run.pending = driver.state();
+  }  // the lease, if still held, is released here
+  // After "done" or "error" everything needed is in hand: no grace. After EOF
+  // the worker is dying; wait briefly for its exit status (the signal name).
+  run.fin = Finish(*child, std::chrono::milliseconds(run.end == WorkerEnd::kEof ? 3000 : 0));
+  run.log_tail = LogTail(dir + "/worker.log");
+  run.wall_ms = MsSince(t0);
+  return run;
+}
+
+}  // namespace tritonrl::eval

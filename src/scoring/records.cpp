@@ -1,0 +1,149 @@
+#include "scoring/records.h"
+
+#include <fmt/format.h>
+
+namespace tritonrl::scoring {
+
+using nlohmann::json;
+
+eval::Verdict StaticVerdict(const verify::Verdict& sv) {
+  eval::Verdict v;
+  v.outcome = sv.outcome;
+  v.syntax_ok = sv.syntax_ok;
+  v.functionality_ok = sv.functionality_ok;
+  for (const auto& f : sv.violations) {
+    v.reasons.push_back(
+        {"static", f.rule,
+         f.line > 0 ? fmt::format("line {}:{}: {} ({})", f.line, f.col, f.message, f.detail)
+                    : fmt::format("{} ({})", f.message, f.detail)});
+  }
+  v.evidence["static"] = verify::ToJson(sv);
+  return v;
+}
+
+store::VerdictRecord ToRecord(const eval::Verdict& v, const store::SampleKey& key,
+                              const std::string& cache_key, const std::string& device_model) {
+  store::VerdictRecord r;
+  r.key = key;
+  r.cache_key = cache_key;
+  // Out of memory says how busy the host was, not what the sample is worth: never reused.
+  r.cacheable =
+      !v.infra_failure && v.outcome != vocab::OutcomeName(vocab::Outcome::kResourceExhausted);
+  r.from_cache = v.from_cache;
+  r.outcome = v.outcome;
+  r.syntax_ok = v.syntax_ok;
+  r.functionality_ok = v.functionality_ok;
+  r.valid = v.syntax_ok && v.functionality_ok;
+  r.compiled = v.compiled;
+  r.correct = v.outcome == vocab::OutcomeName(vocab::Outcome::kCorrect);
+  r.speedup = v.speedup;
+  r.flags = v.flags;
+  for (const auto& reason : v.reasons)
+    r.reasons.push_back(fmt::format("[{}] {}: {}", reason.stage, reason.code, reason.message));
+  r.evidence_json = v.ToJson().dump();
+  r.sandbox_level =
+      v.sandbox.is_object() && v.sandbox.contains("level") && v.sandbox["level"].is_string()
+          ? v.sandbox["level"].get<std::string>()
+          : "n/a";
+  r.device_model = device_model;
+  r.wall_seconds = v.wall_ms / 1000.0;
+  // The timed trials of both sides (docs/measurement.md), for the store's timing table.
+  if (v.evidence.is_object() && v.evidence.contains("timing") && v.evidence["timing"].is_object()) {
+    const json& t = v.evidence["timing"];
+    for (const std::string who : {"reference", "candidate"}) {
+      auto it = t.find(who + "_event_ms");
+      if (it == t.end() || !it->is_object()) continue;
+      store::TrialStats ts;
+      ts.subject = who;
+      ts.variant = t.value("variant", "");
+      ts.trials = it->value("n", 0);
+      ts.median_ms = it->value("median", 0.0);
+      ts.mean_ms = it->value("mean", 0.0);
+      ts.min_ms = it->value("min", 0.0);
+      ts.max_ms = it->value("max", 0.0);
+      ts.stddev_ms = it->value("stddev", 0.0);
+      r.trial_stats.push_back(ts);
+    }
+  }
+  if (v.timings_ms.is_object()) {
+    for (const auto& [stage, ms] : v.timings_ms.items()) {
+      if (ms.is_number()) r.stage_timings.push_back({stage, ms.get<double>() / 1000.0});
+    }
+  }
+  return r;
+}
+
+json RecordJson(const store::VerdictRecord& r) {
+  json j = json::parse(r.evidence_json, nullptr, false);
+  if (!j.is_object()) j = json::object();
+  j["sample"] = r.key.sample_id;
+  j["task"] = r.key.task_id;
+  j["outcome"] = r.outcome;
+  j["from_cache"] = r.from_cache;
+  return j;
+}
+
+eval::Verdict CachedVerdict(const store::VerdictRecord& r, const std::string& device) {
+  const json j = RecordJson(r);
+  eval::Verdict v;
+  v.outcome = r.outcome;
+  v.from_cache = true;
+  v.syntax_ok = r.syntax_ok;
+  v.functionality_ok = r.functionality_ok;
+  v.compiled = r.compiled;
+  v.speedup = r.speedup;
+  v.flags = r.flags;
+  if (j.contains("reasons") && j["reasons"].is_array()) {
+    for (const auto& reason : j["reasons"]) {
+      if (!reason.is_object()) continue;
+      v.reasons.push_back(
+          {reason.value("stage", ""), reason.value("code", ""), reason.value("message", "")});
+    }
+  }
+  v.sandbox = j.value("sandbox", json::object());
+  v.evidence = j.value("evidence", json::object());
+  v.timings_ms = j.value("timings_ms", json::object());
+  v.device = device;
+  v.provisional = device == "cpu";
+  return v;
+}
+
+Result<ScoredSample> FromRecord(const store::VerdictRecord& r) {
+  const auto outcome = vocab::ParseOutcome(r.outcome);
+  if (!outcome) {
+    return Status::Corruption(fmt::format("verdict of {} {} in run {}: unknown outcome \"{}\"",
+                                          r.key.task_id, r.key.sample_id, r.key.run_id, r.outcome));
+  }
+  ScoredSample s;
+  s.task = r.key.task_id;
+  s.id = r.key.sample_id;
+  s.outcome = *outcome;
+  s.syntax_ok = r.syntax_ok;
+  s.functionality_ok = r.functionality_ok;
+  s.valid = r.syntax_ok && r.functionality_ok;
+  s.compiled = r.compiled;
+  s.correct = *outcome == vocab::Outcome::kCorrect;
+  s.speedup = r.speedup;
+  s.flags = r.flags;
+  s.from_cache = r.from_cache;
+  s.verdict = RecordJson(r);
+  return s;
+}
+
+json ToJson(const ScoredSample& s) {
+  json j = s.verdict.is_object() ? s.verdict : json::object();
+  j["task"] = s.task;
+  j["sample"] = s.id;
+  j["outcome"] = std::string(vocab::OutcomeName(s.outcome));
+  j["syntax_ok"] = s.syntax_ok;
+  j["functionality_ok"] = s.functionality_ok;
+  j["valid"] = s.valid;
+  j["compiled"] = s.compiled;
+  j["correct"] = s.correct;
+  j["speedup"] = s.speedup ? json(*s.speedup) : json(nullptr);
+  j["flags"] = s.flags;
+  j["from_cache"] = s.from_cache;
+  return j;
+}
+
+}  // namespace tritonrl::scoring

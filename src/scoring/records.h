@@ -1,0 +1,34 @@
+// Internal to scoring: conversions between the engine's verdict, the store's record and the
+// public ScoredSample. Pure functions; any thread.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+#include "eval/engine.h"
+#include "scoring/score_batch.h"
+#include "store/store.h"
+#include "verify/verify.h"
+
+namespace tritonrl::scoring {
+
+// The verdict of a sample the static verifier rejected.
+eval::Verdict StaticVerdict(const verify::Verdict& sv);
+
+// The store's record of an engine verdict. Verdicts that depend on the harness or the host
+// (infra failures, resource_exhausted) are stored but never served from the cache.
+store::VerdictRecord ToRecord(const eval::Verdict& v, const store::SampleKey& key,
+                              const std::string& cache_key, const std::string& device_model);
+
+// The verdict JSON of a stored record (the full verdict is kept in evidence_json).
+nlohmann::json RecordJson(const store::VerdictRecord& r);
+
+// A cached record as an engine verdict of this run (from_cache set).
+eval::Verdict CachedVerdict(const store::VerdictRecord& r, const std::string& device);
+
+// The public form of a stored record; Corruption if its outcome is not one of vocab's.
+Result<ScoredSample> FromRecord(const store::VerdictRecord& r);
+
+}  // namespace tritonrl::scoring

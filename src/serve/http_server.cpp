@@ -1,0 +1,259 @@
+#include "serve/http_server.h"
+
+#include <arpa/inet.h>
+#include <signal.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <regex>
+#include <thread>
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+namespace tritonrl::serve {
+
+namespace {
+
+// Which route a request reached, so the logger does not count it twice.
+thread_local bool t_recorded = false;
+
+bool ConstantTimeEquals(std::string_view a, std::string_view b) {
+  // The length is not secret (tokens are fixed-length in practice); the content is.
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
+void Apply(const Reply& reply, httplib::Response& res) {
+  res.status = reply.status;
+  res.set_content(reply.body, reply.content_type.c_str());
+}
+
+void ApplyError(int status, const char* code, std::string message, httplib::Response& res) {
+  Apply(ErrorReply(ApiError{status, code, "", std::move(message)}), res);
+}
+
+}  // namespace
+
+bool IsLoopbackHost(const std::string& host) {
+  if (host == "localhost" || host == "::1") return true;
+  in_addr a{};
+  if (inet_pton(AF_INET, host.c_str(), &a) != 1) return false;
+  return (ntohl(a.s_addr) >> 24) == 127;
+}
+
+Status CheckBindPolicy(const HttpOptions& options) {
+  if (!options.token.empty() && options.token.size() < 16)
+    return Status::InvalidArgument("--token must be at least 16 characters");
+  if (!IsLoopbackHost(options.host) && options.token.empty())
+    return Status::InvalidArgument(fmt::format(
+        "--host {} is reachable from other machines: give --token (or --token-file) so that "
+        "only clients holding it are served",
+        options.host));
+  if (options.port < 0 || options.port > 65535)
+    return Status::InvalidArgument(fmt::format("--port {} is not a TCP port", options.port));
+  return Status::Ok();
+}
+
+struct HttpServer::Impl {
+  HttpOptions options;
+  std::vector<Route> routes;
+  std::vector<std::regex> patterns;
+  ServeMetrics* metrics = nullptr;
+  httplib::Server server;
+  bool bound = false;
+
+  std::string EndpointOf(const std::string& path) const {
+    for (size_t i = 0; i < routes.size(); ++i) {
+      if (std::regex_match(path, patterns[i])) return routes[i].endpoint;
+    }
+    return "unknown";
+  }
+
+  bool IsPublic(const std::string& path) const {
+    for (size_t i = 0; i < routes.size(); ++i) {
+      if (routes[i].public_route && std::regex_match(path, patterns[i])) return true;
+    }
+    return false;
+  }
+
+  // Runs before the body is read: refusing here costs no memory.
+  httplib::Server::HandlerResponse PreRoute(const httplib::Request& req, httplib::Response& res) {
+    t_recorded = false;
+    if (!options.token.empty() && !IsPublic(req.path)) {
+      const std::string auth = req.get_header_value("Authorization");
+      const std::string_view prefix = "Bearer ";
+      if (auth.size() <= prefix.size() || auth.compare(0, prefix.size(), prefix) != 0 ||
+          !ConstantTimeEquals(std::string_view(auth).substr(prefix.size()), options.token)) {
+        res.set_header("WWW-Authenticate", "Bearer");
+        ApplyError(401, "unauthorized", "a valid \"Authorization: Bearer TOKEN\" header is needed",
+                   res);
+        res.set_header("Connection", "close");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+    }
+    // httplib limits a body by its Content-Length only; a chunked body could grow without bound.
+    if (req.get_header_value("Transfer-Encoding").find("chunked") != std::string::npos) {
+      ApplyError(411, "length_required", "send the body with a Content-Length", res);
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  }
+
+  void Dispatch(const Route& route, const httplib::Request& req, httplib::Response& res) {
+    const auto start = std::chrono::steady_clock::now();
+    HttpRequest r;
+    r.body = req.body;
+    for (size_t i = 1; i < req.matches.size(); ++i) r.path_params.push_back(req.matches[i].str());
+    for (const auto& [k, v] : req.params) r.query.emplace(k, v);
+    Reply reply;
+    try {
+      reply = route.handler(r);
+    } catch (const std::bad_alloc&) {
+      reply =
+          ErrorReply({503, "out_of_memory", "", "the server ran out of memory on this request"});
+    } catch (const std::exception& e) {
+      reply = ErrorReply({500, "internal", "", fmt::format("internal error: {}", e.what())});
+    }
+    if (reply.next_chunk) {
+      res.status = reply.status;
+      auto next = reply.next_chunk;
+      res.set_chunked_content_provider(reply.content_type, [next](size_t, httplib::DataSink& sink) {
+        std::optional<std::string> chunk = next();
+        if (!chunk) {
+          sink.done();
+          return true;
+        }
+        return chunk->empty() || sink.write(chunk->data(), chunk->size());
+      });
+    } else {
+      Apply(reply, res);
+    }
+    if (metrics) {
+      metrics->RecordRequest(
+          route.endpoint, reply.status,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    t_recorded = true;
+  }
+};
+
+HttpServer::HttpServer(HttpOptions options, std::vector<Route> routes, ServeMetrics* metrics)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.options = std::move(options);
+  s.routes = std::move(routes);
+  s.metrics = metrics;
+  for (const Route& r : s.routes) s.patterns.emplace_back(r.pattern);
+
+  const int threads = std::max(1, s.options.threads);
+  s.server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  s.server.set_payload_max_length(s.options.max_body_bytes);
+  s.server.set_read_timeout(s.options.socket_timeout);
+  s.server.set_write_timeout(s.options.socket_timeout);
+  s.server.set_keep_alive_timeout(5);
+  s.server.set_pre_routing_handler(
+      [&s](const httplib::Request& req, httplib::Response& res) { return s.PreRoute(req, res); });
+  for (const Route& r : s.routes) {
+    auto handler = [&s, &r](const httplib::Request& req, httplib::Response& res) {
+      s.Dispatch(r, req, res);
+    };
+    if (r.method == "GET") {
+      s.server.Get(r.pattern, handler);
+    } else {
+      s.server.Post(r.pattern, handler);
+    }
+  }
+  // Statuses httplib sets itself (no route, body too large, unreadable request) get a JSON body;
+  // replies of our handlers already have one.
+  s.server.set_error_handler(httplib::Server::HandlerWithResponse([&s](const httplib::Request& req,
+                                                                       httplib::Response& res) {
+    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+    switch (res.status) {
+      case 404:
+        ApplyError(404, "not_found",
+                   fmt::format("no route {} {}", req.method, req.path.substr(0, 128)), res);
+        break;
+      case 413:
+        ApplyError(
+            413, "too_large",
+            fmt::format("the body is larger than the limit of {} bytes", s.options.max_body_bytes),
+            res);
+        break;
+      default:
+        ApplyError(res.status, "bad_request", "the request could not be read", res);
+    }
+    return httplib::Server::HandlerResponse::Handled;
+  }));
+  s.server.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        ApplyError(500, "internal", "internal error", res);
+      });
+  s.server.set_logger([&s](const httplib::Request& req, const httplib::Response& res) {
+    if (!t_recorded && s.metrics) s.metrics->RecordRequest(s.EndpointOf(req.path), res.status, 0);
+    t_recorded = false;
+  });
+}
+
+HttpServer::~HttpServer() = default;
+
+Result<int> HttpServer::Bind() {
+  if (auto st = CheckBindPolicy(impl_->options); !st.ok()) return st;
+  int port = impl_->options.port;
+  if (port == 0) {
+    port = impl_->server.bind_to_any_port(impl_->options.host);
+    if (port < 0) port = 0;
+  } else if (!impl_->server.bind_to_port(impl_->options.host, port)) {
+    port = 0;
+  }
+  if (port == 0)
+    return Status::Unavailable(fmt::format("cannot listen on {}:{}: {}", impl_->options.host,
+                                           impl_->options.port, std::strerror(errno)));
+  impl_->bound = true;
+  return port;
+}
+
+Status HttpServer::Listen() {
+  if (!impl_->bound) return Status::FailedPrecondition("Listen() before a successful Bind()");
+  if (!impl_->server.listen_after_bind())
+    return Status::IoError("the HTTP server stopped with an error");
+  return Status::Ok();
+}
+
+void HttpServer::Stop() {
+  impl_->server.stop();
+}
+
+namespace {
+volatile sig_atomic_t g_termination_signal = 0;
+void OnTerminationSignal(int sig) {
+  g_termination_signal = sig;
+}
+}  // namespace
+
+Status CatchTerminationSignals() {
+  // A flag set from the handler (async-signal-safe) rather than a blocked mask: the mask would be
+  // inherited by every worker process the engine forks, a handler is reset by exec.
+  struct sigaction sa {};
+  sa.sa_handler = OnTerminationSignal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGTERM, SIGINT}) {
+    if (sigaction(sig, &sa, nullptr) != 0)
+      return Status::Internal(fmt::format("sigaction: {}", std::strerror(errno)));
+  }
+  return Status::Ok();
+}
+
+int WaitForTerminationSignal(const std::atomic<bool>& stop) {
+  while (!stop.load() && g_termination_signal == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return g_termination_signal;
+}
+
+}  // namespace tritonrl::serve

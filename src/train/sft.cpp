@@ -1,0 +1,419 @@
+#include "train/sft.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+#include "model/bpe_trainer.h"
+#include "model/qwen3.h"
+#include "train/sft_data.h"
+#include "train/trainer.h"
+
+namespace tritonrl::train {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string Duration(double s) {
+  const long long t = static_cast<long long>(s + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", t / 3600, (t / 60) % 60, t % 60);
+  return buf;
+}
+
+// The options that shape the trajectory: stored in the checkpoint, and taken
+// from it on resume (so a resumed run is the same run).
+json TrajectoryOptions(const SftOptions& o) {
+  return {{"model", o.model},
+          {"epochs", o.epochs},
+          {"max_steps", o.max_steps},
+          {"max_tokens", o.max_tokens},
+          {"batch_tokens", o.batch_tokens},
+          {"grad_accum", o.grad_accum},
+          {"lr", o.lr},
+          {"min_lr_ratio", o.min_lr_ratio},
+          {"warmup", o.warmup},
+          {"weight_decay", o.weight_decay},
+          {"beta1", o.beta1},
+          {"beta2", o.beta2},
+          {"adam_eps", o.adam_eps},
+          {"clip", o.clip},
+          {"seed", o.seed},
+          {"small_vocab", o.small_vocab},
+          {"checkpoint_layers", o.checkpoint_layers}};
+}
+
+void ApplyTrajectoryOptions(const json& j, SftOptions& o) {
+  o.model = j.at("model").get<std::string>();
+  o.epochs = j.at("epochs");
+  o.max_steps = j.at("max_steps");
+  o.max_tokens = j.at("max_tokens");
+  o.batch_tokens = j.at("batch_tokens");
+  o.grad_accum = j.at("grad_accum");
+  o.lr = j.at("lr");
+  o.min_lr_ratio = j.at("min_lr_ratio");
+  o.warmup = j.at("warmup");
+  o.weight_decay = j.at("weight_decay");
+  o.beta1 = j.at("beta1");
+  o.beta2 = j.at("beta2");
+  o.adam_eps = j.at("adam_eps");
+  o.clip = j.at("clip");
+  o.seed = j.at("seed");
+  o.small_vocab = j.at("small_vocab");
+  o.checkpoint_layers = j.at("checkpoint_layers");
+}
+
+struct Model {
+  Trainable trainable;
+  model::Tokenizer tokenizer;
+};
+
+// builtin:tiny (byte tokenizer, the generation module's weights for the
+// seed), builtin:small (BPE learned from the training data), or a directory.
+Result<Model> LoadStartModel(const SftOptions& o, const std::vector<SftRecord>& records,
+                             c10::Device device, c10::ScalarType compute) {
+  model::ModelOptions mo;
+  mo.device = device;
+  mo.dtype = at::kFloat;
+  Model m;
+  if (o.model == "builtin:tiny") {
+    m.tokenizer = model::ByteFallbackTokenizer();
+    m.trainable = MakeTrainable(model::RandomQwen3(model::TinyQwen3Config(), o.seed, mo), compute);
+    return m;
+  }
+  if (o.model == "builtin:small") {
+    std::vector<std::string> texts;
+    for (const SftRecord& r : records) {
+      texts.push_back(SftPromptText(r.prompt));
+      texts.push_back(r.completion);
+    }
+    model::BpeTrainOptions bo;
+    bo.vocab_size = o.small_vocab;
+    auto tok = model::TrainByteLevelBpe(texts, bo);
+    if (!tok.ok()) return tok.status();
+    m.tokenizer = std::move(tok.value());
+    model::Qwen3Config c = model::SmallQwen3Config(m.tokenizer.vocab_size());
+    c.eos_token_id = model::TokenId(m.tokenizer, "<|im_end|>");
+    m.trainable = MakeTrainable(model::RandomQwen3(c, o.seed, mo), compute);
+    return m;
+  }
+  auto loaded = model::LoadQwen3(o.model, mo);
+  if (!loaded.ok()) return loaded.status();
+  auto tok = model::LoadTokenizerFile((fs::path(o.model) / "tokenizer.json").string());
+  if (!tok.ok()) return tok.status();
+  m.tokenizer = std::move(tok.value());
+  m.trainable = MakeTrainable(std::move(loaded.value()), compute);
+  return m;
+}
+
+Result<uint64_t> HashOfFile(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return Fnv1a64(text->data(), text->size());
+}
+
+// Micro-batches of all epochs, in order, computed once (cheap: host only).
+struct Schedule {
+  std::vector<std::vector<std::vector<int32_t>>> epochs;
+  const std::vector<int32_t>& At(int64_t epoch, int64_t index) const {
+    return epochs[epoch][index];
+  }
+};
+
+class Progress {
+ public:
+  explicit Progress(bool on) : on_(on), tty_(isatty(2)) {}
+  void Update(int64_t step, int64_t total, double loss, double tok_s, double eta) {
+    if (!on_) return;
+    const int width = 24;
+    const int filled = total > 0 ? static_cast<int>(width * step / total) : 0;
+    std::string bar(filled, '=');
+    if (filled < width) bar += '>' + std::string(width - filled - 1, ' ');
+    char line[256];
+    std::snprintf(line, sizeof line, "[%s] step %lld/%lld loss %.4f %.0f tok/s ETA %s", bar.c_str(),
+                  static_cast<long long>(step), static_cast<long long>(total), loss, tok_s,
+                  Duration(eta).c_str());
+    // A terminal gets one line redrawn; a log gets a line per tenth of the run.
+    if (tty_) {
+      std::fprintf(stderr, "\r%s", line);
+      if (step == total) std::fprintf(stderr, "\n");
+    } else if (step == total || step % std::max<int64_t>(1, total / 10) == 0) {
+      std::fprintf(stderr, "%s\n", line);
+    }
+  }
+
+ private:
+  bool on_, tty_;
+};
+
+double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
+                const std::vector<std::vector<int32_t>>& plan, c10::Device device) {
+  at::NoGradGuard no_grad;
+  model::Qwen3Model view = ComputeView(t);
+  double sum = 0;
+  int64_t n = 0;
+  for (const auto& mb : plan) {
+    std::vector<std::vector<int32_t>> rows;
+    std::vector<int64_t> from;
+    for (int32_t i : mb) {
+      rows.push_back(ex[i].ids);
+      from.push_back(ex[i].prompt_tokens);
+    }
+    TokenBatch b = MakeBatch(rows, from, device);
+    sum -= ScoredLogProbs(view, b).sum().item<double>();
+    n += b.targets.size(0);
+  }
+  return n ? sum / static_cast<double>(n) : 0.0;
+}
+
+Result<SftSummary> RunSftImpl(SftOptions o) {
+  if (o.data.empty()) return Status::InvalidArgument("--data is required");
+  if (o.out.empty()) return Status::InvalidArgument("--out is required");
+  auto device = model::ParseDevice(o.device.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : o.device);
+  if (!device.ok()) return device.status();
+  if (device->is_cuda() && !at::hasCUDA()) return Status::Unavailable("no CUDA device available");
+  auto compute =
+      model::ParseModelDType(o.dtype.empty() ? (device->is_cuda() ? "bf16" : "fp32") : o.dtype);
+  if (!compute.ok()) return compute.status();
+
+  // Resume: the checkpoint fixes the model and the trajectory options.
+  json resumed_state;
+  std::optional<LoadedCheckpoint> ckpt;
+  if (!o.resume.empty()) {
+    auto c = LoadTrainCheckpoint(o.resume, *device, *compute);
+    if (!c.ok()) return c.status();
+    resumed_state = json::parse(c->state_json);
+    try {
+      ApplyTrajectoryOptions(resumed_state.at("options"), o);
+    } catch (const json::exception& e) {
+      return Status::Corruption(o.resume + "/trainer_state.json: bad options (" + e.what() + ")");
+    }
+    ckpt = std::move(c.value());
+  }
+  if (o.grad_accum < 1 || o.batch_tokens < 2 || o.max_tokens < 2) {
+    return Status::InvalidArgument("grad_accum, batch_tokens and max_tokens must be positive");
+  }
+
+  auto records = ReadSftJsonl(o.data);
+  if (!records.ok()) return records.status();
+  auto data_hash = HashOfFile(o.data);
+  if (!data_hash.ok()) return data_hash.status();
+  if (ckpt) {
+    const std::string want = resumed_state.value("data_fnv1a64", "");
+    char have[17];
+    std::snprintf(have, sizeof have, "%016llx", static_cast<unsigned long long>(*data_hash));
+    if (want != have) {
+      return Status::FailedPrecondition(o.resume + ": checkpoint was trained on other data than " +
+                                        o.data + " (data hash differs); cannot resume exactly");
+    }
+  }
+
+  Model m;
+  if (ckpt) {
+    m.trainable = std::move(ckpt->trainable);
+    m.tokenizer = std::move(ckpt->tokenizer);
+  } else {
+    auto start = LoadStartModel(o, *records, *device, *compute);
+    if (!start.ok()) return start.status();
+    m = std::move(start.value());
+  }
+  Trainable& t = m.trainable;
+  const int64_t max_tokens = std::min(o.max_tokens, t.master.max_positions());
+  TokenizeStats ts;
+  auto examples = TokenizeSft(m.tokenizer, *records, max_tokens, &ts);
+  if (!examples.ok()) return Status::InvalidArgument(o.data + ": " + examples.status().message());
+  if (examples->empty()) {
+    return Status::InvalidArgument(o.data + ": every prompt is longer than max_tokens " +
+                                   std::to_string(max_tokens));
+  }
+  std::vector<SftExample> eval_examples;
+  std::vector<std::vector<int32_t>> eval_plan;
+  if (!o.eval_data.empty()) {
+    auto er = ReadSftJsonl(o.eval_data);
+    if (!er.ok()) return er.status();
+    auto ee = TokenizeSft(m.tokenizer, *er, max_tokens, nullptr);
+    if (!ee.ok()) return Status::InvalidArgument(o.eval_data + ": " + ee.status().message());
+    eval_examples = std::move(ee.value());
+    std::vector<int64_t> lens;
+    for (const auto& e : eval_examples) lens.push_back(static_cast<int64_t>(e.ids.size()));
+    eval_plan = PlanEpoch(lens, 0, 0, o.batch_tokens, /*shuffle=*/false);
+  }
+
+  std::vector<int64_t> lengths;
+  for (const auto& e : *examples) lengths.push_back(static_cast<int64_t>(e.ids.size()));
+  Schedule sched;
+  int64_t total_micro = 0;
+  const int64_t n_epochs = std::max<int64_t>(o.epochs, 1);
+  for (int64_t e = 0; e < n_epochs; ++e) {
+    sched.epochs.push_back(PlanEpoch(lengths, o.seed, e, o.batch_tokens));
+    total_micro += static_cast<int64_t>(sched.epochs.back().size());
+  }
+  const int64_t total_steps =
+      o.max_steps > 0 ? o.max_steps : (total_micro + o.grad_accum - 1) / o.grad_accum;
+
+  AdamWState adam = ckpt ? std::move(ckpt->adam) : InitAdamW(t);
+  AdamWOptions ao{o.beta1, o.beta2, o.adam_eps, o.weight_decay};
+  int64_t step = 0, epoch = 0, index = 0;
+  if (ckpt) {
+    step = resumed_state.at("step");
+    epoch = resumed_state.at("epoch");
+    index = resumed_state.at("index");
+  }
+
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec) return Status::IoError(o.out + ": " + ec.message());
+  const std::string metrics_path = (fs::path(o.out) / "metrics.jsonl").string();
+  {
+    // A resumed run keeps the lines up to its checkpoint and rewrites the rest.
+    std::string kept;
+    if (ckpt) {
+      std::ifstream in(metrics_path);
+      std::string line;
+      while (std::getline(in, line)) {
+        try {
+          if (json::parse(line).value("step", int64_t{0}) <= step) kept += line + "\n";
+        } catch (const json::exception&) {
+          // a torn last line of an interrupted run: dropped
+        }
+      }
+    }
+    TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(metrics_path, kept));
+  }
+  std::ofstream metrics(metrics_path, std::ios::app);
+  if (!metrics) return Status::IoError(metrics_path + ": cannot open");
+  auto log = [&](const json& j) { metrics << j.dump() << "\n" << std::flush; };
+
+  const std::string ckpt_dir = (fs::path(o.out) / "checkpoint").string();
+  char data_hex[17];
+  std::snprintf(data_hex, sizeof data_hex, "%016llx", static_cast<unsigned long long>(*data_hash));
+  auto save = [&]() -> Status {
+    json st = {{"step", step},
+               {"epoch", epoch},
+               {"index", index},
+               {"options", TrajectoryOptions(o)},
+               {"data_fnv1a64", data_hex},
+               {"total_steps", total_steps}};
+    return SaveTrainCheckpoint(ckpt_dir, t, adam, m.tokenizer, st.dump());
+  };
+
+  SftSummary summary;
+  summary.description = "qwen3 " + std::to_string(t.master.config.num_hidden_layers) +
+                        " layers, hidden " + std::to_string(t.master.config.hidden_size) +
+                        ", vocab " + std::to_string(t.master.config.vocab_size) + ", " +
+                        c10::toString(t.compute) + " compute on " + device->str();
+  if (ts.truncated || ts.dropped) {
+    std::fprintf(stderr, "train sft: %lld sequences cut at %lld tokens, %lld records dropped\n",
+                 static_cast<long long>(ts.truncated), static_cast<long long>(max_tokens),
+                 static_cast<long long>(ts.dropped));
+  }
+  Progress bar(o.progress);
+  const auto t0 = Clock::now();
+  int64_t tokens_done = 0;
+  const int64_t first_step = step;
+  bool first = true;
+  while (step < total_steps) {
+    // This step's micro-batches (the data cycles when max_steps asks for more).
+    std::vector<const std::vector<int32_t>*> micro;
+    while (static_cast<int64_t>(micro.size()) < o.grad_accum) {
+      if (epoch >= static_cast<int64_t>(sched.epochs.size())) {
+        if (o.max_steps <= 0) break;
+        sched.epochs.push_back(PlanEpoch(lengths, o.seed, epoch, o.batch_tokens));
+      }
+      if (index >= static_cast<int64_t>(sched.epochs[epoch].size())) {
+        ++epoch;
+        index = 0;
+        continue;
+      }
+      micro.push_back(&sched.At(epoch, index++));
+    }
+    if (micro.empty()) break;
+    int64_t loss_tokens = 0;
+    for (const auto* mb : micro) {
+      for (int32_t i : *mb) loss_tokens += (*examples)[i].loss_tokens();
+    }
+    const auto ts0 = Clock::now();
+    for (const Param& p : t.params) p.value.mutable_grad().reset();
+    at::Tensor loss_sum = at::zeros({}, at::TensorOptions().dtype(at::kFloat).device(*device));
+    int64_t step_tokens = 0;
+    for (const auto* mb : micro) {
+      std::vector<std::vector<int32_t>> rows;
+      std::vector<int64_t> from;
+      for (int32_t i : *mb) {
+        rows.push_back((*examples)[i].ids);
+        from.push_back((*examples)[i].prompt_tokens);
+      }
+      TokenBatch b = MakeBatch(rows, from, *device);
+      step_tokens += b.real_tokens;
+      model::Qwen3Model view = ComputeView(t);
+      at::Tensor loss = ScoredLogProbs(view, b, o.checkpoint_layers).sum().neg() /
+                        static_cast<double>(loss_tokens);
+      loss.backward();
+      loss_sum += loss.detach();
+    }
+    const double grad_norm = ClipGradNorm(t, o.clip);
+    const double lr = CosineLr(step, o.warmup, total_steps, o.lr, o.min_lr_ratio);
+    AdamWStep(t, adam, lr, ao);
+    const double loss = loss_sum.item<double>();  // synchronises: the step is done
+    ++step;
+    const double step_s = Since(ts0);
+    tokens_done += step_tokens;
+    const double tok_s = tokens_done / std::max(Since(t0), 1e-9);
+    if (first) summary.first_loss = loss;
+    first = false;
+    summary.last_loss = loss;
+    log({{"step", step},
+         {"epoch", epoch},
+         {"loss", loss},
+         {"lr", lr},
+         {"grad_norm", grad_norm},
+         {"tokens", step_tokens},
+         {"loss_tokens", loss_tokens},
+         {"tokens_per_s", step_tokens / std::max(step_s, 1e-9)},
+         {"elapsed_s", Since(t0)}});
+    const double eta = (total_steps - step) * Since(t0) / static_cast<double>(step - first_step);
+    bar.Update(step, total_steps, loss, tok_s, eta);
+    const bool last = step == total_steps || step == o.stop_after;
+    if (!eval_plan.empty() && ((o.eval_every > 0 && step % o.eval_every == 0) || last)) {
+      summary.eval_loss = EvalLoss(t, eval_examples, eval_plan, *device);
+      log({{"step", step}, {"eval_loss", summary.eval_loss}});
+    }
+    if (last || (o.save_every > 0 && step % o.save_every == 0)) {
+      TRITONRL_RETURN_IF_ERROR(save());
+      summary.checkpoint = ckpt_dir;
+    }
+    if (step == o.stop_after) break;
+  }
+  summary.steps = step;
+  summary.tokens_per_second = tokens_done / std::max(Since(t0), 1e-9);
+  return summary;
+}
+
+}  // namespace
+
+Result<SftSummary> RunSft(const SftOptions& options) {
+  try {
+    return RunSftImpl(options);
+  } catch (const c10::Error& e) {
+    return Status::Internal(std::string("training failed: ") + e.what_without_backtrace());
+  } catch (const json::exception& e) {
+    return Status::Corruption(std::string("training state: ") + e.what());
+  }
+}
+
+}  // namespace tritonrl::train

@@ -1,0 +1,55 @@
+// Supervised fine-tuning of a Qwen3 policy on {"prompt", "completion"} JSONL
+// (loss on completion tokens only), behind a libtorch-free interface for the
+// CLI and the demo. RunSft owns the process's training loop (one at a time,
+// from one thread). What survives a crash: OUT/metrics.jsonl up to the last
+// logged step and OUT/checkpoint as of the last save (complete or absent, never
+// half written); --resume OUT/checkpoint continues with identical results.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+
+namespace tritonrl::train {
+
+struct SftOptions {
+  std::string model = "builtin:tiny";  // a Hugging Face directory, builtin:tiny, builtin:small
+  std::string data;                    // training JSONL
+  std::string eval_data;               // held-out JSONL (optional)
+  std::string out;                     // output directory
+  std::string resume;                  // a checkpoint directory written by an earlier run
+  std::string device;                  // empty: cuda if available, else cpu
+  std::string dtype;  // compute dtype; empty: bf16 on GPU, fp32 on CPU (masters are fp32)
+  int64_t epochs = 1;
+  int64_t max_steps = 0;         // > 0: this many optimizer steps (cycling the data)
+  int64_t stop_after = 0;        // > 0: save and return after this step (an interruption)
+  int64_t max_tokens = 2048;     // sequence length cap
+  int64_t batch_tokens = 16384;  // padded tokens per micro-batch
+  int64_t grad_accum = 1;        // micro-batches per optimizer step
+  double lr = 3e-4;
+  double min_lr_ratio = 0.1;
+  int64_t warmup = 10;
+  double weight_decay = 0.1;
+  double beta1 = 0.9, beta2 = 0.95, adam_eps = 1e-8;
+  double clip = 1.0;  // <= 0: no clipping
+  bool checkpoint_layers = false;
+  int64_t eval_every = 0;      // steps; 0: at the end only (when eval_data is set)
+  int64_t save_every = 0;      // steps; 0: at the end only
+  uint64_t seed = 0;           // builtin weights and the data order
+  int32_t small_vocab = 4096;  // builtin:small's BPE vocabulary
+  bool progress = true;        // progress bar on stderr
+};
+
+struct SftSummary {
+  int64_t steps = 0;  // optimizer steps done in total (including before a resume)
+  double first_loss = 0, last_loss = 0;
+  double eval_loss = -1;  // last held-out loss; -1 when none
+  double tokens_per_second = 0;
+  std::string checkpoint;   // directory of the last checkpoint
+  std::string description;  // model and device
+};
+
+Result<SftSummary> RunSft(const SftOptions& options);
+
+}  // namespace tritonrl::train

@@ -1,0 +1,97 @@
+// Trainer pieces on libtorch, shared by SFT and (later) GRPO: fp32 master
+// weights of a Qwen3 model and their compute-dtype view, token log-probs and
+// the masked loss through the model module's one Forward, AdamW, the cosine
+// schedule, gradient clipping, and training checkpoints (Hugging Face model
+// files plus optimizer and trainer state). Only src/train includes this
+// header (it carries libtorch types); others use train/sft.h. One training
+// loop per process, driven from one thread. A checkpoint directory is
+// complete or absent: it is written under a temporary name and renamed.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/qwen3.h"
+#include "model/tokenizer.h"
+
+namespace tritonrl::train {
+
+struct Param {
+  std::string name;   // our fused names, e.g. layers.3.qkv_proj
+  at::Tensor value;   // fp32 leaf, requires_grad
+  bool decay = true;  // false for norm weights and biases (1-D)
+};
+
+struct Trainable {
+  model::Qwen3Model master;                         // fp32 leaves (lm_head aliases embed when tied)
+  std::vector<Param> params;                        // each trained tensor once, in a fixed order
+  c10::ScalarType compute = c10::kFloat;            // dtype of the forward/backward
+  at::Tensor rope_cos, rope_sin, rope_sin_swapped;  // compute-dtype rotary tables
+};
+
+// Takes an fp32 model (any device) and makes its tensors trainable leaves.
+Trainable MakeTrainable(model::Qwen3Model fp32_model, c10::ScalarType compute);
+// The model the forward runs: each master tensor cast to the compute dtype
+// (differentiable: gradients reach the fp32 masters), or the masters
+// themselves when compute is fp32. Also usable for sampling under NoGradGuard.
+model::Qwen3Model ComputeView(const Trainable& t);
+
+// A right-padded batch: causal attention never lets a real position see the
+// padding after it, so no mask is needed (SDPA keeps its flash kernel).
+struct TokenBatch {
+  at::Tensor ids;      // [B, T] int64
+  at::Tensor targets;  // [N] int64: the token predicted at each scored position
+  at::Tensor rows;     // [N] int64: flat index b * T + t of the position predicting it
+  int64_t real_tokens = 0;
+};
+
+// Scored positions: for each row, the positions t in [from[b], to[b]) predict ids[b][t + 1].
+TokenBatch MakeBatch(const std::vector<std::vector<int32_t>>& rows,
+                     const std::vector<int64_t>& score_from, c10::Device device);
+
+// log p(target) at each scored position, fp32 [N]: hidden states of the final
+// norm, the head applied to the scored positions only.
+at::Tensor ScoredLogProbs(const model::Qwen3Model& model, const TokenBatch& batch,
+                          bool checkpoint_layers = false);
+
+struct AdamWOptions {
+  double beta1 = 0.9, beta2 = 0.95, eps = 1e-8, weight_decay = 0.1;
+};
+struct AdamWState {
+  int64_t step = 0;
+  std::vector<at::Tensor> exp_avg, exp_avg_sq;  // one per Param, fp32
+};
+AdamWState InitAdamW(const Trainable& t);
+// One decoupled-weight-decay Adam update (weight decay only on Param::decay).
+void AdamWStep(Trainable& t, AdamWState& state, double lr, const AdamWOptions& o);
+
+// Linear warm-up to `peak` over `warmup` steps, then cosine decay to
+// peak * min_ratio at `total`. step counts from 0.
+double CosineLr(int64_t step, int64_t warmup, int64_t total, double peak, double min_ratio);
+
+// Global L2 norm of the gradients; scaled to max_norm when above it (max_norm <= 0: no clipping).
+double ClipGradNorm(Trainable& t, double max_norm);
+
+// Checkpoint directory layout:
+//   config.json, model.safetensors (fp32, Hugging Face names), tokenizer.json
+//   optimizer.safetensors ("exp_avg.NAME", "exp_avg_sq.NAME")
+//   trainer_state.json (step, data cursor, options, seeds, file hashes)
+// Written to DIR.tmp then renamed over DIR.
+Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const AdamWState& adam,
+                           const model::Tokenizer& tokenizer, const std::string& state_json);
+// Checks the file hashes recorded in trainer_state.json, the model against
+// its config, and every optimizer tensor against its parameter: a corrupt or
+// mismatched checkpoint fails with a message naming the file and the problem.
+struct LoadedCheckpoint {
+  Trainable trainable;
+  AdamWState adam;
+  model::Tokenizer tokenizer;
+  std::string state_json;
+};
+Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device device,
+                                             c10::ScalarType compute);
+
+}  // namespace tritonrl::train

@@ -1,0 +1,22 @@
+# corpus: hack
+# task: level1/5_Matmul
+# what: torch.Tensor.matmul(a, b) passes as a member of the allowed class torch.Tensor
+# expect: static func.torch_compute
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m) * 1.0, mask=m)
+
+
+class ModelNew(nn.Module):
+    def forward(self, a, b):
+        scratch = torch.empty_like(a)
+        copy_kernel[(triton.cdiv(a.numel(), 1024),)](a, scratch, a.numel(), BLOCK=1024)
+        return torch.Tensor.matmul(scratch, b)

@@ -1,0 +1,65 @@
+// Admission control of the pool (src/eval/admission.h): budgets, waiting, refusal, estimates.
+#include "eval/admission.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+namespace tritonrl::eval {
+namespace {
+
+TEST(AdmissionTest, ANeedAboveABudgetIsRefusedAtOnce) {
+  MemoryAdmission a(100, 50);
+  auto host = a.Admit({101, 0});
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.status().code(), StatusCode::kUnavailable);
+  EXPECT_FALSE(a.Admit({10, 51}).ok());
+  EXPECT_TRUE(a.Admit({100, 50}).ok());  // exactly the budget fits
+  MemoryAdmission unlimited(0, 0);
+  EXPECT_TRUE(unlimited.Admit({1ull << 60, 1ull << 60}).ok());
+}
+
+TEST(AdmissionTest, ANeedThatFitsOnlyAloneWaitsForTheOthersToFinish) {
+  MemoryAdmission a(100, 0);
+  auto first = a.Admit({60, 0});
+  ASSERT_TRUE(first.ok());
+  std::atomic<bool> admitted{false};
+  std::thread second([&] {
+    auto t = a.Admit({60, 0});
+    admitted = t.ok();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(admitted.load());  // 60 + 60 > 100
+  auto small = a.Admit({40, 0});  // 60 + 40 fits beside the first
+  EXPECT_TRUE(small.ok());
+  small->Release();
+  first->Release();
+  second.join();
+  EXPECT_TRUE(admitted.load());
+}
+
+TEST(AdmissionTest, EstimatesByHand) {
+  EngineConfig cfg;
+  ReferenceResult ref;
+  ref.max_input_bytes = 100 << 20;
+  ref.max_output_bytes = 300 << 20;
+  cfg.device = "cpu";
+  const MemoryNeed cpu = EstimateCandidateMemory(cfg, ref);
+  EXPECT_EQ(cpu.host, (768ull << 20) + 3 * (400ull << 20));
+  EXPECT_EQ(cpu.device, 0u);
+  cfg.device = "cuda";
+  const MemoryNeed gpu = EstimateCandidateMemory(cfg, ref);
+  EXPECT_EQ(gpu.host, (2ull << 30) + (32ull << 20));
+  EXPECT_EQ(gpu.device, (1ull << 30) + 3 * (400ull << 20));
+}
+
+TEST(AdmissionTest, HostAvailableIsReadFromProc) {
+  const auto avail = HostAvailableBytes();
+  ASSERT_TRUE(avail.has_value());
+  EXPECT_GT(*avail, 0u);
+}
+
+}  // namespace
+}  // namespace tritonrl::eval

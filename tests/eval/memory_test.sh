@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Bounded memory and admission control of `tritonrl eval` on the CPU path (docs/eval.md).
+#   memory_test.sh TRITONRL ROOT memory     a 256 MiB output, 3 samples on 3 jobs: verdicts right,
+#                                           peak RSS of tritonrl under its 16 KiB-output baseline
+#                                           + 128 MiB (half of one output)
+#   memory_test.sh TRITONRL ROOT admission  a sample whose estimate exceeds --memory-budget-mb is
+#                                           resource_exhausted; the others' verdicts are intact
+# The fixture suite (tests/eval/fixtures/memory) is not part of tasks/.
+set -euo pipefail
+BIN="$1"
+ROOT="$2"
+WHAT="$3"
+PY="$ROOT/.venv/bin/python"
+FIX="$ROOT/tests/eval/fixtures/memory"
+T="$(mktemp -d)"
+trap 'rm -rf "$T"' EXIT
+
+# samples.jsonl from "SAMPLE TASK SOLUTION_FILE [wrong]" lines on stdin.
+make_samples() {
+  "$PY" -c '
+import json, sys
+for line in sys.stdin:
+    sample, task, path, *how = line.split()
+    code = open(path).read()
+    if how == ["wrong"]:  # off by one everywhere: not_allclose
+        code = code.replace("a[:, None] * b[None, :]", "a[:, None] * b[None, :] + 1.0")
+        assert "+ 1.0" in code
+    print(json.dumps({"task": task, "sample": sample, "code": code}))
+'
+}
+
+case "$WHAT" in
+  memory)
+    printf '%s\n' "honest1 level1/1_OuterProduct $FIX/solutions/1_OuterProduct.py" \
+      "honest2 level1/1_OuterProduct $FIX/solutions/1_OuterProduct.py" \
+      "wrong level1/1_OuterProduct $FIX/solutions/1_OuterProduct.py wrong" | make_samples >"$T/big.jsonl"
+    printf '%s\n' "small1 level1/2_Scale $FIX/solutions/2_Scale.py" \
+      "small2 level1/2_Scale $FIX/solutions/2_Scale.py" \
+      "small3 level1/2_Scale $FIX/solutions/2_Scale.py" | make_samples >"$T/small.jsonl"
+    # The peak RSS of the tritonrl process itself (VmHWM; /usr/bin/time -v would report the
+    # largest of its descendants, i.e. a worker): the same 3-job run on 16 KiB outputs gives the
+    # baseline (the binary, libtorch's pages, three threads), the 256 MiB outputs the growth.
+    peak_kb() {  # peak_kb NAME SAMPLES: runs eval, prints its VmHWM in kB
+      "$BIN" eval --tasks "$FIX" --samples "$2" --device cpu --jobs 3 --json --no-cache \
+        --stage-timeout 300 --work-dir "$T/work-$1" >"$T/$1.json" &
+      local pid=$! hwm=0 v
+      while kill -0 "$pid" 2>/dev/null; do
+        v=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status" 2>/dev/null) && [[ -n "$v" ]] && hwm=$v
+        sleep 0.1
+      done
+      wait "$pid"
+      echo "$hwm"
+    }
+    base_kb=$(peak_kb small "$T/small.jsonl")
+    big_kb=$(peak_kb big "$T/big.jsonl")
+    echo "peak RSS of tritonrl: $((base_kb / 1024)) MiB with 16 KiB outputs, $((big_kb / 1024)) MiB with" \
+      "256 MiB outputs (3 jobs, 3 samples x 5 trials)"
+    "$PY" - "$T/big.json" "$T/small.json" "$base_kb" "$big_kb" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {s["sample"]: s for s in d["samples"]}
+for name in ("honest1", "honest2"):
+    assert got[name]["outcome"] == "correct", (name, got[name]["outcome"], got[name]["reasons"])
+    assert got[name]["evidence"]["trials_checked"] == 5, got[name]["evidence"]
+wrong = got["wrong"]
+assert wrong["outcome"] == "incorrect", wrong
+assert [r["code"] for r in wrong["reasons"]] == ["not_allclose"], wrong["reasons"]
+assert "67108864 of 67108864 elements" in wrong["reasons"][0]["message"], wrong["reasons"][0]
+small = json.load(open(sys.argv[2]))
+assert all(s["outcome"] == "correct" for s in small["samples"]), small["samples"]
+# The bound does not grow with the output size or the jobs' outputs: each job holds at most a
+# frame of 16 MiB (the engine's limit; the runner sends 4 MiB) and the matching reference slice.
+# One output alone is 256 MiB; the old engine held every reference trial (1.25 GiB) plus each
+# job's whole output, twice.
+growth_mib = (int(sys.argv[4]) - int(sys.argv[3])) / 1024
+assert growth_mib < 128, f"peak RSS grew by {growth_mib:.0f} MiB >= 128 MiB over the baseline"
+PY
+    ;;
+  admission)
+    printf '%s\n' "big level1/1_OuterProduct $FIX/solutions/1_OuterProduct.py" \
+      "small1 level1/2_Scale $FIX/solutions/2_Scale.py" \
+      "small2 level1/2_Scale $FIX/solutions/2_Scale.py" | make_samples >"$T/s.jsonl"
+    # 1500 MiB: a worker's 768 MiB base fits, the outer product's 768 MiB + 3 x 256 MiB does not.
+    "$BIN" eval --tasks "$FIX" --samples "$T/s.jsonl" --device cpu --jobs 2 --json --no-cache \
+      --stage-timeout 300 --memory-budget-mb 1500 --work-dir "$T/work" --db "$T/r.db" >"$T/r.json"
+    "$PY" - "$T/r.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = {s["sample"]: s for s in d["samples"]}
+big = got["big"]
+assert big["outcome"] == "resource_exhausted", big
+assert big["reasons"][0]["code"] == "resource_exhausted", big["reasons"]
+assert big["evidence"]["admission"]["host_budget_bytes"] == 1500 << 20, big["evidence"]
+assert big["evidence"]["admission"]["host_bytes_estimate"] > 1500 << 20, big["evidence"]
+for name in ("small1", "small2"):
+    assert got[name]["outcome"] == "correct", (name, got[name])
+    # 768 MiB base + 3 x (16 KiB of input + 16 KiB of output)
+    assert got[name]["evidence"]["admission"]["host_bytes_estimate"] == (768 << 20) + 3 * 32768, got[name]["evidence"]
+PY
+    ;;
+  *)
+    echo "memory_test.sh: unknown test $WHAT" >&2
+    exit 2
+    ;;
+esac
+echo "memory_test $WHAT: ok"

@@ -1,0 +1,81 @@
+// The engine's check of the run-time guards' evidence in a trial frame (default deny).
+#include "eval/proof_of_work.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace tritonrl::eval {
+namespace {
+
+using nlohmann::json;
+
+json CleanTrial() {
+  return {{"outputs", json::array({json::object()})},
+          {"output_writers", {"kernel"}},
+          {"module_hooks", json::array()},
+          {"host_calls", json::array()},
+          {"internal_calls", json::array()},
+          {"thread_ban", "on"}};
+}
+
+std::vector<std::string> Codes(const std::vector<GuardFailure>& f) {
+  std::vector<std::string> out;
+  for (const auto& x : f) out.push_back(x.code);
+  return out;
+}
+
+TEST(ProofOfWorkTest, CleanEvidencePasses) {
+  GuardEvidence ev;
+  EXPECT_TRUE(CheckGuards(CleanTrial(), "small trial 0", &ev).empty());
+  EXPECT_EQ(ev.thread_ban, "on");
+  EXPECT_EQ(ev.output_writers, std::set<std::string>{"kernel"});
+}
+
+TEST(ProofOfWorkTest, MissingOrMalformedFieldsFail) {
+  for (const char* key : {"output_writers", "module_hooks", "host_calls", "internal_calls"}) {
+    json h = CleanTrial();
+    h.erase(key);
+    GuardEvidence ev;
+    const auto f = CheckGuards(h, "t", &ev);
+    ASSERT_EQ(Codes(f), std::vector<std::string>{"evidence_missing"}) << key;
+    EXPECT_NE(f[0].message.find(key), std::string::npos) << f[0].message;
+    h = CleanTrial();
+    h[key] = json::array({1});  // not strings
+    EXPECT_EQ(Codes(CheckGuards(h, "t", &ev)), std::vector<std::string>{"evidence_missing"});
+  }
+  json h = CleanTrial();
+  h["outputs"] = json::array({json::object(), json::object()});  // two outputs, one writer
+  GuardEvidence ev;
+  EXPECT_EQ(Codes(CheckGuards(h, "t", &ev)), std::vector<std::string>{"evidence_missing"});
+}
+
+TEST(ProofOfWorkTest, EachViolationHasItsCode) {
+  json h = CleanTrial();
+  h["output_writers"] = {"torch:clone"};
+  h["module_hooks"] = {"model.forward_hooks"};
+  h["host_calls"] = {"Tensor.tolist (line 12)"};
+  h["internal_calls"] = {"torch._C._DisableTorchDispatch (line 9)"};
+  GuardEvidence ev;
+  const auto f = CheckGuards(h, "small trial 3", &ev);
+  auto codes = Codes(f);
+  std::sort(codes.begin(), codes.end());
+  EXPECT_EQ(codes, (std::vector<std::string>{"forward_hook", "host_compute", "internal_access",
+                                             "output_not_from_kernel"}));
+  for (const auto& x : f) EXPECT_EQ(x.message.rfind("small trial 3:", 0), 0u) << x.message;
+  EXPECT_EQ(ev.host_calls.count("Tensor.tolist (line 12)"), 1u);
+  EXPECT_TRUE(ev.torch_did_work);
+}
+
+TEST(ProofOfWorkTest, AStaleOrUnwrittenOutputFails) {
+  for (const char* writer : {"none", "alloc"}) {
+    json h = CleanTrial();
+    h["output_writers"] = {writer};
+    GuardEvidence ev;
+    EXPECT_EQ(Codes(CheckGuards(h, "t", &ev)), std::vector<std::string>{"output_not_from_kernel"});
+    EXPECT_FALSE(ev.torch_did_work);  // nobody computed it: not a lazy optimisation
+  }
+}
+
+}  // namespace
+}  // namespace tritonrl::eval

@@ -1,0 +1,204 @@
+"""The SFT trainer against an independent PyTorch Qwen3 (the fp32 reference
+of test_model_reference.py, written from the architecture) and through the
+CLI: loss and gradients on the same random weights and batch; a checkpoint
+that reloads to the reference's logits; builtin:tiny learning the suite's SFT
+records; a stopped and resumed run equal to an uninterrupted one; corrupt
+checkpoints, other data and bad JSONL refused."""
+
+import json
+import os
+import struct
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+import test_model_reference as ref
+from sft_suite_data import records as suite_records
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("TRITONRL_BUILD_DIR", os.path.join(ROOT, "build"))
+TRITONRL = os.path.join(BUILD, "tritonrl")
+PARITY = os.path.join(BUILD, "train_parity")
+LOGITS = os.path.join(BUILD, "model_parity")
+
+pytestmark = pytest.mark.skipif(not os.path.exists(PARITY), reason="the trainer is built only with libtorch")
+
+# Relative error (per tensor, L2) allowed between our gradients and the reference's.
+GRAD_RTOL = 1e-4
+
+
+def read_safetensors(path):
+    with open(path, "rb") as f:
+        n = struct.unpack("<Q", f.read(8))[0]
+        header = json.loads(f.read(n))
+        data = f.read()
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        assert info["dtype"] == "F32", name
+        b, e = info["data_offsets"]
+        out[name] = torch.from_numpy(np.frombuffer(data[b:e], dtype="<f4").copy()).reshape(info["shape"])
+    return out
+
+
+def reference_loss(w, rows, score_from, cfg):
+    total, n = 0.0, 0
+    for ids, start in zip(rows, score_from):
+        logp = ref.reference_logits(w, ids, cfg).log_softmax(-1)
+        for t in range(max(start - 1, 0), len(ids) - 1):
+            total = total - logp[t, ids[t + 1]]
+            n += 1
+    return total / n, n
+
+
+def test_loss_and_gradients_match_independent_reference(tmp_path):
+    w = ref.make_weights(seed=4)
+    ref.write_checkpoint(tmp_path, w, [[1]])
+    rows = [[3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7], [250, 251, 7, 8, 299, 0, 12]]
+    score_from = [5, 2]
+    (tmp_path / "batch.json").write_text(json.dumps({"rows": rows, "score_from": score_from}))
+    r = subprocess.run([PARITY, "--model", str(tmp_path), "--batch", str(tmp_path / "batch.json"),
+                        "--out", str(tmp_path / "grads.safetensors")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    ours = json.loads(r.stdout)
+    grads = read_safetensors(tmp_path / "grads.safetensors")
+
+    wr = {k: v.clone().requires_grad_(True) for k, v in w.items()}
+    loss, n = reference_loss(wr, rows, score_from, ref.CFG)
+    loss.backward()
+    assert ours["scored"] == n
+    assert abs(ours["loss"] - loss.item()) <= 1e-5 * abs(loss.item())
+
+    c = ref.CFG
+    q, kv, inter = c["num_attention_heads"] * c["head_dim"], c["num_key_value_heads"] * c["head_dim"], \
+        c["intermediate_size"]
+    # Our fused tensors against the reference's separate ones.
+    expect = {"embed": wr["model.embed_tokens.weight"].grad, "lm_head": wr["lm_head.weight"].grad,
+              "final_norm": wr["model.norm.weight"].grad}
+    for l in range(c["num_hidden_layers"]):
+        p = f"model.layers.{l}."
+        g = lambda name: wr[p + name].grad
+        expect[f"layers.{l}.input_norm"] = g("input_layernorm.weight")
+        expect[f"layers.{l}.post_norm"] = g("post_attention_layernorm.weight")
+        expect[f"layers.{l}.qkv_proj"] = torch.cat([g("self_attn.q_proj.weight"), g("self_attn.k_proj.weight"),
+                                                    g("self_attn.v_proj.weight")])
+        expect[f"layers.{l}.o_proj"] = g("self_attn.o_proj.weight")
+        expect[f"layers.{l}.q_norm"] = g("self_attn.q_norm.weight")
+        expect[f"layers.{l}.k_norm"] = g("self_attn.k_norm.weight")
+        expect[f"layers.{l}.gate_up_proj"] = torch.cat([g("mlp.gate_proj.weight"), g("mlp.up_proj.weight")])
+        expect[f"layers.{l}.down_proj"] = g("mlp.down_proj.weight")
+    assert set(grads) == set(expect)
+    assert grads["layers.0.qkv_proj"].shape == (q + 2 * kv, c["hidden_size"])
+    assert grads["layers.1.gate_up_proj"].shape == (2 * inter, c["hidden_size"])
+    worst = 0.0
+    for name, g in expect.items():
+        assert g.norm() > 0, name  # every tensor gets a gradient worth comparing
+        rel = ((grads[name] - g).norm() / g.norm()).item()
+        worst = max(worst, rel)
+        assert rel <= GRAD_RTOL, (name, rel)
+    print(f"worst relative gradient error {worst:.2e}")
+
+
+def write_jsonl(path, recs):
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+
+
+def suite(tmp_path):
+    recs = suite_records(os.path.join(ROOT, "tasks"))
+    assert len(recs) >= 40
+    # The 28 shortest prompts (they fit --max-tokens; completions are cut there).
+    recs = sorted(recs, key=lambda r: (len(r["prompt"]), r["id"]))[:28]
+    train, held = [r for i, r in enumerate(recs) if i % 7], recs[::7]
+    write_jsonl(tmp_path / "train.jsonl", train)
+    write_jsonl(tmp_path / "eval.jsonl", held)
+    return tmp_path / "train.jsonl", tmp_path / "eval.jsonl"
+
+
+def train(*args, check=True):
+    r = subprocess.run([TRITONRL, "train", "sft", "--device", "cpu", "--no-progress", *map(str, args)],
+                       capture_output=True, text=True)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def metrics(out):
+    lines = [json.loads(l) for l in open(os.path.join(out, "metrics.jsonl"))]
+    return [l for l in lines if "loss" in l], [l for l in lines if "eval_loss" in l]
+
+
+# Small enough for a shared 2-core CI machine: byte tokens, prompts cut to fit.
+COMMON = ["--model", "builtin:tiny", "--max-tokens", 1280, "--batch-tokens", 5120, "--lr", 3e-3,
+          "--warmup", 3, "--seed", 1]
+
+
+def test_tiny_learns_suite_records_and_checkpoint_reloads(tmp_path):
+    data, held = suite(tmp_path)
+    out = tmp_path / "run"
+    train(*COMMON, "--data", data, "--eval-data", held, "--steps", 30, "--eval-every", 15, "--out", out)
+    steps, evals = metrics(out)
+    assert [s["step"] for s in steps] == list(range(1, 31))
+    first, last = np.mean([s["loss"] for s in steps[:3]]), np.mean([s["loss"] for s in steps[-3:]])
+    assert last < 0.8 * first, (first, last)
+    assert [e["step"] for e in evals] == [15, 30]
+    assert evals[1]["eval_loss"] < evals[0]["eval_loss"] < steps[0]["loss"]
+    for s in steps:
+        assert s["lr"] > 0 and s["grad_norm"] > 0 and s["tokens_per_s"] > 0
+
+    # The checkpoint in Hugging Face layout gives the reference's logits.
+    ck = out / "checkpoint"
+    cfg = json.load(open(ck / "config.json"))
+    assert cfg["model_type"] == "qwen3" and cfg["tie_word_embeddings"] is True
+    w = read_safetensors(ck / "model.safetensors")
+    w["lm_head.weight"] = w["model.embed_tokens.weight"]
+    tok = json.load(open(ck / "tokenizer.json"))
+    assert tok["model"]["type"] == "BPE" and any(a["content"] == "<|im_end|>" for a in tok["added_tokens"])
+    ids = [[60, 124, 257, 10, 100, 101, 102, 103, 32, 33, 260, 259, 5, 6]]
+    (tmp_path / "ids.json").write_text(json.dumps({"ids": ids}))
+    subprocess.run([LOGITS, "logits", "--model", str(ck), "--ids", str(tmp_path / "ids.json"),
+                    "--out", str(tmp_path / "l.f32"), "--device", "cpu"], check=True, capture_output=True)
+    mine = np.fromfile(tmp_path / "l.f32", dtype=np.float32).reshape(len(ids[0]), -1)
+    with torch.no_grad():
+        expect = ref.reference_logits(w, ids[0], cfg).numpy()
+    assert np.abs(expect).max() > 0.5
+    np.testing.assert_allclose(mine, expect, atol=2e-5, rtol=0)
+
+
+def test_stopped_and_resumed_run_equals_uninterrupted(tmp_path):
+    data, _ = suite(tmp_path)
+    full, part = tmp_path / "full", tmp_path / "part"
+    args = [*COMMON, "--data", data, "--steps", 8, "--grad-accum", 2]
+    train(*args, "--out", full)
+    train(*args, "--out", part, "--stop-after", 3)
+    assert len(metrics(part)[0]) == 3
+    train("--data", data, "--out", part, "--resume", part / "checkpoint")
+    a, b = metrics(full)[0], metrics(part)[0]
+    assert [s["step"] for s in b] == list(range(1, 9))
+    # Bit-identical on the CPU: the same floats, not merely close ones.
+    assert [(s["loss"], s["grad_norm"], s["lr"]) for s in a] == [(s["loss"], s["grad_norm"], s["lr"]) for s in b]
+    assert (full / "checkpoint" / "model.safetensors").read_bytes() == \
+        (part / "checkpoint" / "model.safetensors").read_bytes()
+
+
+def test_corrupt_or_mismatched_checkpoint_and_bad_data_are_refused(tmp_path):
+    data, held = suite(tmp_path)
+    out = tmp_path / "run"
+    train(*COMMON, "--data", data, "--steps", 1, "--out", out)
+    ck = out / "checkpoint"
+    # Resuming on other data cannot be exact: refused.
+    r = train("--data", held, "--out", out, "--resume", ck, check=False)
+    assert r.returncode == 2 and "other data" in r.stderr, r.stderr
+    # A flipped byte in the optimizer state.
+    opt = bytearray((ck / "optimizer.safetensors").read_bytes())
+    opt[-5] ^= 1
+    (ck / "optimizer.safetensors").write_bytes(bytes(opt))
+    r = train("--data", data, "--out", out, "--resume", ck, check=False)
+    assert r.returncode == 2 and "optimizer.safetensors: corrupt" in r.stderr, r.stderr
+    # A bad JSONL line names file and line.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"prompt": "a", "completion": "b"}\n{"prompt": "a"}\n')
+    r = train(*COMMON, "--data", bad, "--out", tmp_path / "x", check=False)
+    assert r.returncode == 2 and f"{bad}:2:" in r.stderr and "completion" in r.stderr, r.stderr

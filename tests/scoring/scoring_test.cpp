@@ -1,0 +1,228 @@
+// The scoring library's contract on paths that start no worker: batch validation, the static
+// stage, the store (resume, metrics), the callbacks, cancellation and concurrent calls.
+#include "scoring/score_batch.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store/store.h"
+
+namespace tritonrl::scoring {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kTask = "level1/1_ReLU";
+// Not Python: the static verifier rejects it as invalid_syntax before any worker starts.
+constexpr const char* kBroken = "def forward(:\n";
+// An honest Triton ReLU: valid, so it would need a worker (used with cancellation only).
+constexpr const char* kHonest = R"(import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=mask)
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        n = x.numel()
+        relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+        return y
+)";
+
+class ScoringTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("scoring_test_" + std::to_string(getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+    config_.tasks = std::string(TRITONRL_SOURCE_DIR) + "/tasks";
+    config_.db = (dir_ / "r.db").string();
+    config_.device = "cpu";
+    config_.work_dir = (dir_ / "work").string();
+    config_.jobs = 2;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::unique_ptr<Scorer> OpenScorer() {
+    auto s = Scorer::Open(config_);
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+
+  static std::vector<Sample> Broken(int n, const std::string& prefix) {
+    std::vector<Sample> batch;
+    for (int i = 0; i < n; ++i)
+      batch.push_back({kTask, prefix + std::to_string(i), kBroken, TextKind::kCode});
+    return batch;
+  }
+
+  fs::path dir_;
+  ScoringConfig config_;
+};
+
+TEST_F(ScoringTest, StaticRejectionCarriesTheRewardInputs) {
+  auto scorer = OpenScorer();
+  ASSERT_TRUE(scorer);
+  auto r = scorer->Score(Broken(1, "s"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->samples.size(), 1u);
+  const ScoredSample& s = r->samples[0];
+  EXPECT_EQ(s.outcome, vocab::Outcome::kInvalidSyntax);
+  EXPECT_FALSE(s.syntax_ok);
+  EXPECT_FALSE(s.valid);
+  EXPECT_FALSE(s.correct);
+  EXPECT_FALSE(s.speedup.has_value());
+  EXPECT_EQ(r->evaluated, 1u);
+  EXPECT_EQ(r->sandbox, "not started");  // nothing needed a worker
+  const auto j = ToJson(s);
+  for (const char* key : {"syntax_ok", "functionality_ok", "valid", "compiled", "correct",
+                          "speedup", "flags", "task", "sample", "outcome"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["outcome"], "invalid_syntax");
+  EXPECT_EQ(j["valid"], false);
+  EXPECT_TRUE(j["speedup"].is_null());
+}
+
+TEST_F(ScoringTest, BadBatchFailsBeforeAnythingIsStored) {
+  auto scorer = OpenScorer();
+  ASSERT_TRUE(scorer);
+  std::vector<Sample> batch = Broken(2, "s");
+  batch.push_back({"level1/no_such_task", "x", kBroken, TextKind::kCode});
+  auto r = scorer->Score(batch);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("sample 2"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("no_such_task"), std::string::npos);
+
+  std::vector<Sample> dup = Broken(1, "s");
+  dup.push_back(dup[0]);
+  auto d = scorer->Score(dup);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("duplicate"), std::string::npos);
+
+  auto store = store::Store::Open(config_.db);
+  ASSERT_TRUE(store.ok());
+  auto runs = store->ListRuns();
+  ASSERT_TRUE(runs.ok());
+  EXPECT_TRUE(runs->empty());
+}
+
+TEST_F(ScoringTest, SameBatchAgainResumesFromTheStore) {
+  auto scorer = OpenScorer();
+  ASSERT_TRUE(scorer);
+  const auto batch = Broken(3, "s");
+  auto first = scorer->Score(batch);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  std::vector<std::pair<std::size_t, bool>> seen;  // (done, resumed)
+  Callbacks cb;
+  cb.on_verdict = [&](const ScoredSample& s, std::size_t done, std::size_t total) {
+    EXPECT_EQ(total, 3u);
+    seen.push_back({done, s.resumed});
+  };
+  auto again = scorer->Score(batch, {}, cb);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->run_id, first->run_id);  // derived from the batch and the config
+  EXPECT_EQ(again->resumed, 3u);
+  EXPECT_EQ(again->evaluated, 0u);
+  ASSERT_EQ(seen.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(seen[i].first, i + 1);
+    EXPECT_TRUE(seen[i].second);
+  }
+  // Batch order is kept.
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(again->samples[i].id, batch[i].id);
+
+  auto summary = scorer->LoadRun(first->run_id);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->samples.size(), 3u);
+  EXPECT_EQ(summary->metrics.overall.samples, 3);
+  EXPECT_EQ(summary->metrics.overall.shares.invalid_syntax, 3);
+  EXPECT_EQ(scorer->LoadRun("no-such-run").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(ScoringTest, SecondIdenticalSampleInAnotherRunComesFromTheCache) {
+  auto scorer = OpenScorer();
+  ASSERT_TRUE(scorer);
+  BatchOptions a, b;
+  a.run_id = "run-a";
+  b.run_id = "run-b";
+  ASSERT_TRUE(scorer->Score(Broken(1, "s"), a).ok());
+  auto r = scorer->Score(Broken(1, "s"), b);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->from_cache, 1u);
+  EXPECT_TRUE(r->samples[0].from_cache);
+  EXPECT_EQ(r->samples[0].outcome, vocab::Outcome::kInvalidSyntax);
+}
+
+TEST_F(ScoringTest, CancelledBeforeStartKeepsDecidedVerdictsOnly) {
+  auto scorer = OpenScorer();
+  ASSERT_TRUE(scorer);
+  std::vector<Sample> batch = Broken(1, "bad");
+  batch.push_back({kTask, "honest", kHonest, TextKind::kCode});
+  Callbacks cb;
+  cb.cancelled = [] { return true; };
+  auto r = scorer->Score(batch, {}, cb);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->cancelled);
+  ASSERT_EQ(r->samples.size(), 1u);  // the honest sample never started
+  EXPECT_EQ(r->samples[0].id, "bad0");
+  auto store = store::Store::Open(config_.db);
+  ASSERT_TRUE(store.ok());
+  auto done = store->DoneSamples(r->run_id);
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->size(), 1u);
+}
+
+TEST_F(ScoringTest, ConcurrentCallsOnOneScorer) {
+  auto scorer = OpenScorer();
+  ASSERT_TRUE(scorer);
+  constexpr int kThreads = 4;
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  std::vector<std::string> run_ids(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      BatchOptions o;
+      o.run_id = "concurrent-" + std::to_string(t);
+      auto r = scorer->Score(Broken(5, "t" + std::to_string(t) + "_"), o);
+      if (r.ok() && r->samples.size() == 5) ++ok;
+      if (r.ok()) run_ids[t] = r->run_id;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok.load(), kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    auto summary = scorer->LoadRun(run_ids[t]);
+    ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+    EXPECT_EQ(summary->samples.size(), 5u);
+  }
+}
+
+TEST_F(ScoringTest, OpenRejectsBadConfig) {
+  config_.trials = 2;
+  EXPECT_EQ(Scorer::Open(config_).status().code(), StatusCode::kInvalidArgument);
+  config_.trials = 5;
+  config_.db.clear();
+  EXPECT_EQ(Scorer::Open(config_).status().code(), StatusCode::kInvalidArgument);
+  config_.db = (dir_ / "r.db").string();
+  config_.device = "tpu";
+  EXPECT_EQ(Scorer::Open(config_).status().code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tritonrl::scoring
