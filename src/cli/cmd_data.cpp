@@ -71,16 +71,19 @@ struct EvalSample {
 // Runs our evaluator (a child `tritonrl eval`, static + runtime) on samples; returns sample id ->
 // (outcome, first reason as "stage.code"). `db` keeps the verdicts, so a rerun skips the samples
 // it already judged. An empty map with samples given means the evaluator failed.
-std::map<std::string, std::pair<std::string, std::string>> Evaluate(
-    const std::string& tasks_dir, const std::vector<EvalSample>& samples, const std::string& work,
-    const std::string& db, const std::string& device, int jobs, const std::string& python) {
+// Sample id -> (outcome, first reason as "stage.code").
+using Verdicts = std::map<std::string, std::pair<std::string, std::string>>;
+
+Verdicts Evaluate(const std::string& tasks_dir, const std::vector<EvalSample>& samples,
+                  const std::string& work, const std::string& db, const std::string& device,
+                  int jobs, const std::string& python) {
   std::string lines;
   for (const auto& s : samples) {
     lines += json{{"task", s.task}, {"sample", s.sample}, {s.field, s.text}}.dump() + "\n";
   }
   const std::string samples_path = work + "/samples.jsonl";
   const std::string result_path = work + "/eval.json";
-  std::map<std::string, std::pair<std::string, std::string>> verdicts;
+  Verdicts verdicts;
   if (WriteOrFail(samples_path, lines) != 0) return verdicts;
   std::string cmd = ShellQuote(SelfExe()) + " eval --tasks " + ShellQuote(tasks_dir) +
                     " --samples " + ShellQuote(samples_path) + " --db " + ShellQuote(db) +
@@ -104,7 +107,14 @@ std::map<std::string, std::pair<std::string, std::string>> Evaluate(
       const auto& r = s["reasons"][0];
       reason = r.value("stage", "") + "." + r.value("code", "");
     }
-    verdicts[s.value("sample", "")] = {s.value("outcome", ""), reason};
+    std::string outcome = s.value("outcome", "");
+    // A task whose reference a null model matches earns nothing (the scoring flag weak_task).
+    if (s.contains("flags") && s["flags"].is_array()) {
+      for (const auto& f : s["flags"]) {
+        if (f == "weak_task") outcome = "weak_task";
+      }
+    }
+    verdicts[s.value("sample", "")] = {outcome, reason};
   }
   return verdicts;
 }
@@ -360,9 +370,9 @@ int RunDistillCommand(DistillCli o) {
   std::error_code ec;
   const std::string work = o.out + ".work";
   fs::create_directories(work, ec);
-  auto verdicts = samples.empty() ? decltype(Evaluate("", {}, "", "", "", 1, "")){}
-                                  : Evaluate(suite_dir, samples, work, o.out + ".eval.db", o.device,
-                                             o.jobs, o.python);
+  Verdicts verdicts = samples.empty() ? Verdicts{}
+                                      : Evaluate(suite_dir, samples, work, o.out + ".eval.db",
+                                                 o.device, o.jobs, o.python);
   if (!samples.empty() && verdicts.empty()) return 2;
   std::map<std::string, int> dropped;
   std::string records;
