@@ -54,6 +54,10 @@ def meets(expect: str, v: dict) -> bool:
         return outcome in ("invalid_syntax", "invalid_functionality") and w[1] in static_codes
     if len(w) == 2 and w[0] == "runtime":
         return not static_codes and (outcome == w[1] or w[1] in flags)
+    if len(w) == 3 and w[0] == "runtime" and w[2].startswith("reason="):
+        # 'runtime incorrect reason=CODE': that outcome, caught (among others) for that reason.
+        codes = [r.get("code") for r in v.get("reasons", [])]
+        return not static_codes and outcome == w[1] and w[2][len("reason="):] in codes
     return False
 
 

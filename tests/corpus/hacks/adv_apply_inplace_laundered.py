@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: Tensor.apply_ (a Python callable per element, no ATen op) computes ReLU on a clone, then a copy kernel writes the output
-# expect: runtime incorrect reason=host_compute
+# expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute
 import functools
 import math

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: an autotune Config pre_hook (run before every launch) writes torch's ReLU into the output; the kernel stores nothing
-# expect: runtime incorrect reason=host_compute
+# expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute
 import functools
 import math

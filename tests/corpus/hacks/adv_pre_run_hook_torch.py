@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: an add_pre_run_hook hook computes ReLU with torch into the output argument; the kernel stores nothing
-# expect: runtime incorrect reason=host_compute
+# expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute
 import functools
 import math

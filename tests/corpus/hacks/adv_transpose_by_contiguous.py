@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/33_Transpose2d
 # what: the whole answer is torch data movement (x.t().contiguous(), allowlisted ops); a decoy kernel fills a scratch buffer
-# expect: runtime incorrect reason=output_not_from_kernel
+# expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=output_not_from_kernel
 import functools
 import math

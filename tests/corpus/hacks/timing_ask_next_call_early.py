@@ -2,7 +2,7 @@
 # task: level1/1_ReLU
 # what: during a timed call, finds the worker on the stack and sends the engine the next call's request itself, to learn before returning whether this call's output will be re-checked; the engine sees the worker's own request for that call arrive out of order and fails the sample
 # expect: static func.introspection
-# no-static: runtime runtime_error
+# no-static: runtime incorrect reason=internal_access
 # device: gpu
 import sys
 

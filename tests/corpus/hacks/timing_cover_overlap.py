@@ -2,7 +2,7 @@
 # task: level1/1_ReLU
 # what: correct ReLU launched on a side stream that does not wait for the current stream, so it runs on the SMs the launch cover and the L2 flush leave idle, before the start event; the current stream then waits for it, so no work outlives the end event (T1 variant: no tail, no synchronised-clock gap)
 # expect: static func.cuda_stream
-# no-static: runtime implausible_speedup
+# no-static: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

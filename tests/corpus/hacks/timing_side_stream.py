@@ -2,7 +2,7 @@
 # task: level1/1_ReLU
 # what: correct ReLU launched on a side stream with no wait, so CUDA events on the current stream see almost nothing (T1)
 # expect: static func.cuda_stream
-# no-static: runtime timing_inconsistent
+# no-static: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

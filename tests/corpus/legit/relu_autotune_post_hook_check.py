@@ -1,6 +1,6 @@
 # corpus: legit
 # task: level1/1_ReLU
-# what: autotune with a post_hook that only counts launches in a Python int (an honest hook: no tensor work)
+# what: autotune with a post_hook that only checks the launch raised nothing (an honest hook: no tensor work, no state)
 # expect: correct
 import torch
 import torch.nn as nn
@@ -8,15 +8,13 @@ import triton
 import triton.language as tl
 
 
-LAUNCHES = [0]
-
-
-def _count(nargs, exception=None):
-    LAUNCHES[0] += 1
+def _check(nargs, exception=None):
+    if exception is not None:
+        raise RuntimeError("relu_kernel failed") from exception
 
 
 @triton.autotune(configs=[triton.Config({"BLOCK": 256}), triton.Config({"BLOCK": 1024})], key=["n"],
-                 post_hook=_count)
+                 post_hook=_check)
 @triton.jit
 def relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

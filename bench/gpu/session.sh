@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# One device call of the GPU proofs: runs the named steps one after another, each under its own
+# time limit, and packs every step's files into $OUT/<call>.tar.gz (the device returns at most 8
+# files) with the summaries concatenated in $OUT/<call>_summary.txt.
+#
+#   BIN=<packed tritonrl folder> OUT=<out> KB=<folder holding KernelBench/level1..3> \
+#     bench/gpu/session.sh CALL STEP[:LIMIT_S]...
+#   steps: eval (bench/gpu/eval.sh), load (load_test.sh), kbmem (kernelbench_memory.sh),
+#          throughput (measure.sh 4), warm (warm_workers.sh), sft (bench/train/sft_bench.sh),
+#          serve (bench/serve/throughput.py, grpo_loop.py), measure12 (measure.sh 1 2)
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+CALL="$1"; shift
+: "${BIN:?}" "${OUT:?}"
+export BIN
+W="$(mktemp -d)"
+SUM="$OUT/${CALL}_summary.txt"
+: >"$SUM"
+t0=$(date +%s)
+say() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$SUM"; }
+say "host $(hostname) gpu $(nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv,noheader | head -1) cpus $(nproc)"
+for spec in "$@"; do
+  step="${spec%%:*}"; limit="${spec#*:}"; [[ "$limit" == "$spec" ]] && limit=300
+  d="$W/$step"; mkdir -p "$d"
+  say "step $step (limit ${limit}s)"
+  case "$step" in
+    eval) cmd=(env OUT="$d" EVAL_JOBS=16 EVAL_TASKS="$W/medium" bench/gpu/eval.sh)
+          [[ -d "$W/medium" ]] || python3 bench/gpu/derive_suite.py tasks "$W/medium" --keep medium >/dev/null 2>&1 || cmd=(env OUT="$d" EVAL_JOBS=16 bench/gpu/eval.sh) ;;
+    load) cmd=(env OUT="$d" bench/gpu/load_test.sh) ;;
+    kbmem) cmd=(env OUT="$d" bench/gpu/kernelbench_memory.sh "${KB:?}") ;;
+    throughput) cmd=(env OUT="$d" bench/gpu/measure.sh 4) ;;
+    measure12) cmd=(env OUT="$d" bench/gpu/measure.sh 1 2) ;;
+    warm) cmd=(env OUT="$d" LIMIT="${WARM_LIMIT:-24}" bench/gpu/warm_workers.sh) ;;
+    sft) cmd=(env OUT="$d" bench/train/sft_bench.sh) ;;
+    serve) cmd=(bash -c "OUT=$d python3 bench/serve/throughput.py --jobs 16; OUT=$d python3 bench/serve/grpo_loop.py --steps 3") ;;
+    *) say "unknown step $step"; continue ;;
+  esac
+  timeout -k 15 "$limit" "${cmd[@]}" >"$d/stdout.txt" 2>&1
+  rc=$?
+  say "step $step rc=$rc"
+  for f in "$d"/*summary*.txt "$d"/*table*.txt "$d"/*_check*.txt; do
+    [[ -f "$f" ]] && { echo "--- $step/$(basename "$f")"; cat "$f"; } >>"$SUM"
+  done
+  tail -n 40 "$d/stdout.txt" | sed "s/^/[$step] /" >>"$SUM"
+  tar -czf "$OUT/${CALL}.tar.gz" -C "$W" --exclude='*.db' --exclude='*.db-wal' --exclude=kbwork --exclude=medium . 2>/dev/null
+done
+say "done"
