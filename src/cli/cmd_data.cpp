@@ -1,0 +1,486 @@
+// `tritonrl data synth|sft|import kernelbook`: training data (docs/data.md).
+// synth writes candidate tasks and solutions, checks every solution with our own
+// evaluator (a child `tritonrl eval`, static + runtime) and every reference with the
+// null-model audit, and keeps only tasks that pass both; the manifest, splits and
+// statistics are rewritten atomically at the end, so a killed run leaves no
+// half-written manifest (rerun it: generation is deterministic).
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+#include "cli/command.h"
+#include "data/distill.h"
+#include "data/sft.h"
+#include "data/synth.h"
+#include "task/audit.h"
+#include "task/task.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+namespace data = tritonrl::data;
+
+struct SynthOptions {
+  int n = 0;
+  std::uint64_t seed = 0;
+  std::string out;
+  std::string device = "cpu";
+  int jobs = 1;
+  bool no_verify = false;
+  bool keep_work = false;
+  std::string python;
+};
+
+std::string ShellQuote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string SelfExe() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("tritonrl") : exe.string();
+}
+
+int WriteOrFail(const std::string& path, const std::string& text) {
+  if (auto s = tritonrl::WriteFileAtomic(path, text); !s.ok()) {
+    std::fprintf(stderr, "tritonrl data: %s\n", s.message().c_str());
+    return 2;
+  }
+  return 0;
+}
+
+struct EvalSample {
+  std::string task, sample, field, text;  // field: "code" (bare code) or "output" (model output)
+};
+
+// Runs our evaluator (a child `tritonrl eval`, static + runtime) on samples; returns sample id ->
+// (outcome, first reason as "stage.code"). `db` keeps the verdicts, so a rerun skips the samples
+// it already judged. An empty map with samples given means the evaluator failed.
+// Sample id -> (outcome, first reason as "stage.code").
+using Verdicts = std::map<std::string, std::pair<std::string, std::string>>;
+
+Verdicts Evaluate(const std::string& tasks_dir, const std::vector<EvalSample>& samples,
+                  const std::string& work, const std::string& db, const std::string& device,
+                  int jobs, const std::string& python) {
+  std::string lines;
+  for (const auto& s : samples) {
+    lines += json{{"task", s.task}, {"sample", s.sample}, {s.field, s.text}}.dump() + "\n";
+  }
+  const std::string samples_path = work + "/samples.jsonl";
+  const std::string result_path = work + "/eval.json";
+  Verdicts verdicts;
+  if (WriteOrFail(samples_path, lines) != 0) return verdicts;
+  std::string cmd = ShellQuote(SelfExe()) + " eval --tasks " + ShellQuote(tasks_dir) +
+                    " --samples " + ShellQuote(samples_path) + " --db " + ShellQuote(db) +
+                    " --device " + ShellQuote(device) + " --jobs " + std::to_string(jobs) +
+                    " --no-timing --json";
+  if (!python.empty()) cmd += " --python " + ShellQuote(python);
+  cmd += " > " + ShellQuote(result_path);
+  std::fprintf(stderr, "tritonrl data: evaluating %zu samples on %s\n", samples.size(),
+               device.c_str());
+  const int rc = std::system(cmd.c_str());
+  auto text = tritonrl::ReadFile(result_path);
+  json doc = text.ok() ? json::parse(*text, nullptr, false) : json();
+  if (!doc.is_object() || !doc.contains("samples")) {
+    std::fprintf(stderr, "tritonrl data: the evaluator failed (exit %d), no verdicts\n",
+                 WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
+    return verdicts;
+  }
+  for (const auto& s : doc["samples"]) {
+    std::string reason;
+    if (s.contains("reasons") && s["reasons"].is_array() && !s["reasons"].empty()) {
+      const auto& r = s["reasons"][0];
+      reason = r.value("stage", "") + "." + r.value("code", "");
+    }
+    std::string outcome = s.value("outcome", "");
+    // A task whose reference a null model matches earns nothing (the scoring flag weak_task).
+    if (s.contains("flags") && s["flags"].is_array()) {
+      for (const auto& f : s["flags"]) {
+        if (f == "weak_task") outcome = "weak_task";
+      }
+    }
+    verdicts[s.value("sample", "")] = {outcome, reason};
+  }
+  return verdicts;
+}
+
+json Counts(const std::map<std::string, int>& m) {
+  return json(m);
+}
+
+int RunSynth(const SynthOptions& o) {
+  if (o.n < 1) {
+    std::fprintf(stderr, "tritonrl data synth: --n must be at least 1\n");
+    return 2;
+  }
+  const auto tasks = data::GenerateTasks(o.n, o.seed);
+  std::error_code ec;
+  for (const char* sub : {"tasks", "solutions"}) {
+    fs::remove_all(fs::path(o.out) / sub, ec);
+    fs::create_directories(fs::path(o.out) / sub, ec);
+    if (ec) {
+      std::fprintf(stderr, "tritonrl data synth: cannot create %s/%s: %s\n", o.out.c_str(), sub,
+                   ec.message().c_str());
+      return 2;
+    }
+  }
+  for (const auto& t : tasks) {
+    if (int rc = WriteOrFail(o.out + "/tasks/" + t.id + ".py", t.reference); rc) return rc;
+    if (int rc = WriteOrFail(o.out + "/solutions/" + t.id + ".py", t.solution); rc) return rc;
+  }
+
+  // task id -> why it was rejected ("stage.code"); absent: kept.
+  std::map<std::string, std::string> rejected;
+  if (!o.no_verify) {
+    const std::string work = o.out + "/.verify";
+    fs::remove_all(work, ec);
+    fs::create_directories(work, ec);
+    std::vector<EvalSample> samples;
+    for (const auto& t : tasks) samples.push_back({t.id, t.id, "code", t.solution});
+    auto verdicts =
+        Evaluate(o.out + "/tasks", samples, work, work + "/verify.db", o.device, o.jobs, o.python);
+    for (const auto& t : tasks) {
+      auto it = verdicts.find(t.id);
+      if (it == verdicts.end()) {
+        rejected[t.id] = "eval.no_verdict";
+      } else if (it->second.first != "correct") {
+        rejected[t.id] =
+            it->second.first + (it->second.second.empty() ? "" : ":" + it->second.second);
+      }
+    }
+    // The null-model audit of the references (zeros, mean, unchanged input must all fail).
+    auto suite = tritonrl::task::LoadSuite(o.out + "/tasks");
+    if (!suite.ok()) {
+      std::fprintf(stderr, "tritonrl data synth: %s\n", suite.status().message().c_str());
+      return 2;
+    }
+    for (const auto& e : suite->errors) {
+      std::fprintf(stderr, "%s\n", e.ToString().c_str());
+      rejected[fs::path(e.file).stem().string()] = "task.malformed";
+    }
+    tritonrl::task::AuditOptions audit;
+    audit.device = o.device;
+    audit.python = o.python;
+    audit.jobs = o.jobs;
+    if (o.device == "cpu") audit.variants = {"small"};
+    std::fprintf(stderr, "tritonrl data synth: null-model audit of %zu references\n",
+                 suite->tasks.size());
+    auto results = tritonrl::task::RunAudit(suite->tasks, audit, [](const auto&) {});
+    if (!results.ok()) {
+      std::fprintf(stderr, "tritonrl data synth: audit: %s\n", results.status().message().c_str());
+      return 2;
+    }
+    for (const auto& r : *results) {
+      if (r.status == "ok" || r.status == "skipped") continue;
+      std::string why = "audit." + r.status;
+      const auto passed = tritonrl::task::PassedNullModels(r);
+      if (!passed.empty()) why += ":" + passed.front();
+      rejected.emplace(r.task, why);
+    }
+    if (!o.keep_work) fs::remove_all(work, ec);
+  }
+
+  std::string manifest;
+  json splits = {{"train", json::array()},
+                 {"heldout_pattern", json::array()},
+                 {"heldout_shape", json::array()}};
+  std::map<std::string, int> per_pattern, per_family, per_dtype, per_split, per_reason;
+  json rejected_list = json::array();
+  std::set<std::string> train_patterns, heldout_patterns;
+  for (const auto& t : tasks) {
+    auto it = rejected.find(t.id);
+    if (it != rejected.end()) {
+      fs::remove(fs::path(o.out) / "tasks" / (t.id + ".py"), ec);
+      fs::remove(fs::path(o.out) / "solutions" / (t.id + ".py"), ec);
+      rejected_list.push_back({{"task", t.id}, {"pattern", t.pattern}, {"reason", it->second}});
+      ++per_reason[it->second.substr(0, it->second.find(':'))];
+      continue;
+    }
+    manifest += json{{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
+                     {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
+                     {"split", t.split}, {"plan", t.plan},     {"verified", !o.no_verify}}
+                    .dump() +
+                "\n";
+    splits[t.split].push_back(t.id);
+    ++per_pattern[t.pattern];
+    ++per_family[t.family];
+    ++per_dtype[t.dtype];
+    ++per_split[t.split];
+    (t.split == "heldout_pattern" ? heldout_patterns : train_patterns).insert(t.pattern);
+  }
+  json stats = {{"n", o.n},
+                {"seed", o.seed},
+                {"verified", !o.no_verify},
+                {"device", o.no_verify ? "" : o.device},
+                {"generated", tasks.size()},
+                {"kept", tasks.size() - rejected.size()},
+                {"rejected", rejected.size()},
+                {"per_family", Counts(per_family)},
+                {"per_pattern", Counts(per_pattern)},
+                {"per_dtype", Counts(per_dtype)},
+                {"per_split", Counts(per_split)},
+                {"rejected_by_reason", Counts(per_reason)},
+                {"rejected_tasks", rejected_list}};
+  if (int rc = WriteOrFail(o.out + "/manifest.jsonl", manifest); rc) return rc;
+  if (int rc = WriteOrFail(o.out + "/splits.json", splits.dump(2) + "\n"); rc) return rc;
+  if (int rc = WriteOrFail(o.out + "/stats.json", stats.dump(2) + "\n"); rc) return rc;
+
+  fmt::print("generated {}  kept {}  rejected {}{}\n", tasks.size(), tasks.size() - rejected.size(),
+             rejected.size(), o.no_verify ? "  (not verified: --no-verify)" : "");
+  auto table = [](const char* title, const std::map<std::string, int>& m) {
+    fmt::print("\n{:<40} {:>6}\n", title, "tasks");
+    for (const auto& [k, v] : m) fmt::print("{:<40} {:>6}\n", k, v);
+  };
+  table("family", per_family);
+  table("dtype", per_dtype);
+  table("split", per_split);
+  table("pattern", per_pattern);
+  if (!per_reason.empty()) table("rejected because", per_reason);
+  for (const auto& r : rejected_list) {
+    fmt::print("rejected {} ({}): {}\n", r["task"].get<std::string>(),
+               r["pattern"].get<std::string>(), r["reason"].get<std::string>());
+  }
+  return 0;
+}
+
+int WriteRecords(const std::vector<data::SftRecord>& records, const std::string& out) {
+  std::string text;
+  for (const auto& r : records) text += r.ToJson().dump() + "\n";
+  return WriteOrFail(out, text);
+}
+
+int RunSft(const std::string& tasks, const std::string& out) {
+  int skipped = 0;
+  auto records = data::RecordsFromFolder(tasks, &skipped);
+  if (!records.ok()) {
+    std::fprintf(stderr, "tritonrl data sft: %s\n", records.status().message().c_str());
+    return 1;
+  }
+  if (int rc = WriteRecords(*records, out); rc) return rc;
+  fmt::print("{} records written to {} ({} tasks without a solution skipped)\n", records->size(),
+             out, skipped);
+  return 0;
+}
+
+int RunImportKernelBook(const std::string& file, const std::string& out) {
+  if (file.size() >= 8 && file.substr(file.size() - 8) == ".parquet") {
+    std::fprintf(stderr,
+                 "tritonrl data import kernelbook: %s: parquet is not supported in this build "
+                 "(no Arrow/Parquet library); convert it to JSONL first, e.g. with "
+                 "python3 -c \"import pandas as p; p.read_parquet('%s').to_json('rows.jsonl', "
+                 "orient='records', lines=True)\"\n",
+                 file.c_str(), file.c_str());
+    return 2;
+  }
+  std::ifstream in(file);
+  if (!in) {
+    std::fprintf(stderr, "tritonrl data import kernelbook: cannot read %s\n", file.c_str());
+    return 2;
+  }
+  data::ImportStats stats;
+  std::vector<data::SftRecord> records;
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto row = data::ParseKernelBookLine(line, file, no);
+    if (!row.ok()) {
+      std::fprintf(stderr, "tritonrl data import kernelbook: %s\n", row.status().message().c_str());
+      return 1;
+    }
+    ++stats.rows;
+    std::string reject;
+    auto rec = data::KernelBookRecord(*row, &reject);
+    if (!rec.ok()) {
+      ++stats.rejected[reject];
+      continue;
+    }
+    ++stats.kept;
+    records.push_back(*rec);
+  }
+  if (int rc = WriteRecords(records, out); rc) return rc;
+  fmt::print("rows {}  kept {}  rejected {}\n", stats.rows, stats.kept, stats.rows - stats.kept);
+  for (const auto& [reason, n] : stats.rejected) fmt::print("rejected {:<36} {:>6}\n", reason, n);
+  return 0;
+}
+
+struct DistillCli {
+  data::DistillOptions d;
+  std::string tasks, out, api_key_env = "OPENAI_API_KEY", device = "cpu", python;
+  int k = 4, jobs = 1;
+};
+
+int RunDistillCommand(DistillCli o) {
+  // A data synth folder holds its suite in tasks/.
+  std::string suite_dir = o.tasks;
+  if (fs::exists(fs::path(o.tasks) / "manifest.jsonl")) suite_dir = o.tasks + "/tasks";
+  auto suite = tritonrl::task::LoadSuite(suite_dir);
+  if (!suite.ok()) {
+    std::fprintf(stderr, "tritonrl data distill: %s\n", suite.status().message().c_str());
+    return 2;
+  }
+  if (const char* key = std::getenv(o.api_key_env.c_str())) o.d.api_key = key;
+  std::vector<data::DistillRequest> requests;
+  std::map<std::string, std::string> prompts;
+  for (const auto& t : suite->tasks) {
+    auto ref = tritonrl::ReadFile(t.path);
+    if (!ref.ok()) {
+      std::fprintf(stderr, "tritonrl data distill: %s\n", ref.status().message().c_str());
+      return 2;
+    }
+    prompts[t.id] = data::PromptFor(*ref);
+    for (int i = 0; i < o.k; ++i) requests.push_back({t.id, i, prompts[t.id]});
+  }
+  o.d.ledger_path = o.out + ".ledger.jsonl";
+  int fresh = 0;
+  auto entries = data::RunDistill(requests, o.d, [&](const data::LedgerEntry& e) {
+    ++fresh;
+    std::fprintf(stderr, "  %s #%d: %s\n", e.task.c_str(), e.index,
+                 e.ok ? "answered" : e.error.c_str());
+  });
+  if (!entries.ok()) {
+    std::fprintf(stderr, "tritonrl data distill: %s\n", entries.status().message().c_str());
+    return 2;
+  }
+  std::vector<data::LedgerEntry> wanted;
+  std::set<std::string> want_keys;
+  for (const auto& r : requests) want_keys.insert(r.task + "#" + std::to_string(r.index));
+  for (const auto& e : *entries) {
+    if (want_keys.count(e.task + "#" + std::to_string(e.index))) wanted.push_back(e);
+  }
+  std::vector<EvalSample> samples;
+  for (const auto& e : wanted) {
+    if (e.ok)
+      samples.push_back({e.task, e.task + "#" + std::to_string(e.index), "output", e.output});
+  }
+  std::error_code ec;
+  const std::string work = o.out + ".work";
+  fs::create_directories(work, ec);
+  Verdicts verdicts = samples.empty() ? Verdicts{}
+                                      : Evaluate(suite_dir, samples, work, o.out + ".eval.db",
+                                                 o.device, o.jobs, o.python);
+  if (!samples.empty() && verdicts.empty()) return 2;
+  std::map<std::string, int> dropped;
+  std::string records;
+  json drops = json::array();
+  int accepted = 0;
+  for (const auto& e : wanted) {
+    const std::string id = e.task + "#" + std::to_string(e.index);
+    std::string why;
+    if (!e.ok) {
+      why = "request_failed";
+    } else {
+      auto it = verdicts.find(id);
+      if (it == verdicts.end()) {
+        why = "no_verdict";
+      } else if (it->second.first != "correct") {
+        why = it->second.first + (it->second.second.empty() ? "" : ":" + it->second.second);
+      }
+    }
+    if (why.empty()) {
+      ++accepted;
+      records += data::SftRecord{prompts[e.task], e.output, e.task}.ToJson().dump() + "\n";
+    } else {
+      ++dropped[why];
+      drops.push_back({{"sample", id}, {"reason", why}, {"error", e.error}});
+    }
+  }
+  const int missing = static_cast<int>(requests.size() - wanted.size());
+  json stats = {{"requests", requests.size()},  {"finished", wanted.size()},
+                {"not_yet_requested", missing}, {"new_requests_this_run", fresh},
+                {"accepted", accepted},         {"dropped", Counts(dropped)},
+                {"dropped_samples", drops}};
+  if (int rc = WriteOrFail(o.out, records); rc) return rc;
+  if (int rc = WriteOrFail(o.out + ".stats.json", stats.dump(2) + "\n"); rc) return rc;
+  fs::remove_all(work, ec);
+  fmt::print("requests {}  finished {}  new {}  accepted {}  dropped {}\n", requests.size(),
+             wanted.size(), fresh, accepted, wanted.size() - static_cast<size_t>(accepted));
+  for (const auto& [why, n] : dropped) fmt::print("dropped {:<48} {:>6}\n", why, n);
+  if (missing > 0)
+    fmt::print("{} requests not sent yet (--max-requests); rerun to continue\n", missing);
+  return 0;
+}
+
+const bool registered = tritonrl::cli::RegisterCommand(
+    {"data", "training data: synthetic tasks, SFT records, KernelBook import",
+     [](CLI::App& sub) -> tritonrl::cli::CommandAction {
+       sub.require_subcommand(1);
+       auto synth = std::make_shared<SynthOptions>();
+       auto* s =
+           sub.add_subcommand("synth", "compose operators into verified tasks with solutions");
+       s->add_option("--n", synth->n, "tasks to generate")->required();
+       s->add_option("--seed", synth->seed, "seed; the same seed gives the same files");
+       s->add_option("--out", synth->out, "output folder")->required();
+       s->add_option("--device", synth->device, "cpu (interpreter, small) or cuda (every variant)");
+       s->add_option("--jobs", synth->jobs, "evaluations in parallel");
+       s->add_option("--python", synth->python, "the runner's interpreter");
+       s->add_flag("--no-verify", synth->no_verify, "write the candidates without checking them");
+       s->add_flag("--keep-work", synth->keep_work, "keep the evaluator's samples and database");
+
+       auto sft_tasks = std::make_shared<std::string>();
+       auto sft_out = std::make_shared<std::string>();
+       auto* f =
+           sub.add_subcommand("sft", "SFT records (prompt, completion, task) of a task folder");
+       f->add_option("--tasks", *sft_tasks, "a data synth output or a suite with solutions/")
+           ->required();
+       f->add_option("--out", *sft_out, "JSONL output")->required();
+
+       auto imp = sub.add_subcommand("import", "convert a public dataset to SFT records");
+       imp->require_subcommand(1);
+       auto kb_file = std::make_shared<std::string>();
+       auto kb_out = std::make_shared<std::string>();
+       auto* kb = imp->add_subcommand("kernelbook", "GPUMODE/KernelBook rows (JSONL)");
+       kb->add_option("file", *kb_file, "rows: .jsonl (a .parquet file gets a conversion hint)")
+           ->required();
+       kb->add_option("--out", *kb_out, "JSONL output")->required();
+
+       auto dc = std::make_shared<DistillCli>();
+       auto* d = sub.add_subcommand(
+           "distill", "rejection-sample a teacher behind an OpenAI-compatible endpoint");
+       d->add_option("--endpoint", dc->d.endpoint, "http://host:port (or .../v1)")->required();
+       d->add_option("--model", dc->d.model, "model name sent to the endpoint")->required();
+       d->add_option("--tasks", dc->tasks, "a suite folder or a data synth output")->required();
+       d->add_option("--out", dc->out,
+                     "accepted SFT records (JSONL); FILE.ledger.jsonl, "
+                     "FILE.eval.db and FILE.stats.json beside it")
+           ->required();
+       d->add_option("--k", dc->k, "samples per task");
+       d->add_option("--concurrency", dc->d.concurrency, "requests in flight");
+       d->add_option("--rps", dc->d.requests_per_second, "request starts per second (0: no limit)");
+       d->add_option("--retries", dc->d.max_retries,
+                     "retries per request (connection, 408, 429, 5xx)");
+       d->add_option("--backoff", dc->d.backoff_s,
+                     "first retry wait in seconds, doubled each time");
+       d->add_option("--timeout", dc->d.timeout_s, "seconds per request");
+       d->add_option("--temperature", dc->d.temperature, "sampling temperature");
+       d->add_option("--max-tokens", dc->d.max_tokens, "completion token limit");
+       d->add_option("--max-requests", dc->d.max_requests, "stop after this many new requests");
+       d->add_option("--api-key-env", dc->api_key_env, "environment variable holding the API key");
+       d->add_option("--device", dc->device, "evaluator device");
+       d->add_option("--jobs", dc->jobs, "evaluations in parallel");
+       d->add_option("--python", dc->python, "the runner's interpreter");
+
+       return [s, f, kb, d, dc, synth, sft_tasks, sft_out, kb_file, kb_out]() -> int {
+         if (s->parsed()) return RunSynth(*synth);
+         if (d->parsed()) return RunDistillCommand(*dc);
+         if (f->parsed()) return RunSft(*sft_tasks, *sft_out);
+         if (kb->parsed()) return RunImportKernelBook(*kb_file, *kb_out);
+         return 2;
+       };
+     }});
+
+}  // namespace

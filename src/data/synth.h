@@ -1,0 +1,41 @@
+// Synthetic training tasks: composes operators (pointwise chains with broadcasting,
+// row/column reductions, softmax-like rows, layer/RMS norms, matmul with fused
+// epilogues, row gathers) into task files in KernelBench layout with our metadata,
+// each with a Triton solution drawn from several template styles and a short plan.
+// Generation is pure and deterministic for a seed (no I/O); verification of the
+// solutions and the null-model audit are done by the caller (src/cli/cmd_data.cpp).
+// Callable from any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tritonrl::data {
+
+struct SynthTask {
+  std::string id;           // file stem, "s0007_row_reduce_sum_tanh"
+  std::string family;       // pointwise, row_reduce, col_reduce, softmax, norm, matmul, gather
+  std::string pattern;      // the composition, e.g. "row_reduce/sum(tanh)"; the held-out unit
+  std::string shape_class;  // "pow2" or "odd" (medium columns not a multiple of 128)
+  std::string dtype;        // float32, float16, bfloat16
+  std::string style;        // the solution template's style, e.g. "loop/BLOCK=512"
+  std::string split;        // train, heldout_pattern, heldout_shape
+  std::string plan;         // plain-words plan of the solution
+  std::string reference;    // task file text (Model, get_inputs, get_init_inputs, metadata)
+  std::string solution;     // ModelNew in Triton
+};
+
+// The split of a pattern and shape class. Held-out patterns are a fixed ~1/5 of the
+// compositions chosen by a hash of the pattern text, independent of the seed, so a
+// pattern is never in training for one seed and held out for another.
+std::string SplitFor(const std::string& pattern, const std::string& shape_class);
+
+// N tasks from `seed`; the same (n, seed) always gives the same tasks, byte for byte.
+// Families are drawn in turn, so any n >= 7 covers every family.
+std::vector<SynthTask> GenerateTasks(int n, std::uint64_t seed);
+
+// Every family name, in the order GenerateTasks cycles through them.
+const std::vector<std::string>& Families();
+
+}  // namespace tritonrl::data
