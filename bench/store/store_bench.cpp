@@ -23,7 +23,7 @@ EvalResult MakeResult(int i) {
   r.sample.text = std::string(4000, 'x') + std::to_string(i);  // a typical model output size
   r.sample.code = std::string(1500, 'c') + std::to_string(i);
   VerdictRecord& v = r.verdict;
-  v.cache_key = Sha256Hex(std::to_string(i));
+  v.cache_key = tritonrl::Sha256Hex(std::to_string(i));
   v.outcome = "correct";
   v.valid = v.syntax_ok = v.functionality_ok = v.compiled = v.correct = true;
   v.speedup = 1.25;
@@ -110,7 +110,8 @@ int main(int argc, char** argv) {
   if (!s.ok()) Fail(s.status());
   auto t0 = Clock::now();
   int hits = 0;
-  for (int i = 0; i < n; ++i) hits += (*s->Lookup(Sha256Hex(std::to_string(i)))).has_value();
+  for (int i = 0; i < n; ++i)
+    hits += (*s->Lookup(tritonrl::Sha256Hex(std::to_string(i)))).has_value();
   std::printf("| Lookup (cache hit) | %.0f |\n", n / Seconds(t0));
   t0 = Clock::now();
   auto done = s->DoneSamples("bench");

@@ -3,6 +3,7 @@
 # what: Tensor.apply_ (a Python callable per element, no ATen op) computes ReLU on a clone, then a copy kernel writes the output
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute
+# expect-runtime-gpu: runtime runtime_error reason=exception
 import functools
 import math
 

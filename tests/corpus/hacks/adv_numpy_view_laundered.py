@@ -3,6 +3,7 @@
 # what: numpy view of the input (x.numpy()) sums the rows; torch.from_numpy and a Triton copy kernel move the result into the output
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute
+# expect-runtime-gpu: runtime runtime_error reason=exception
 import functools
 import math
 

@@ -3,6 +3,7 @@
 # what: an add_pre_run_hook hook computes ReLU with torch into the output argument; the kernel stores nothing
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute
+# expect-runtime-gpu: runtime runtime_error reason=exception
 import functools
 import math
 
