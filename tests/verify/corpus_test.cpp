@@ -74,19 +74,29 @@ const std::set<std::string> kAnchorTasks = {"level1/1_ReLU",    "level1/2_AddBro
 // Data movement that is the whole answer needs a layout task (static hacks only).
 const std::set<std::string> kLayoutTasks = {"level1/33_Transpose2d", "level1/34_PermuteNCHWToNHWC"};
 
+// Run-time corpus files (and honest kernels for scans, atomics, pipelines) may use any task of
+// the built-in suite: the eval corpus test runs them against tasks/.
+bool SuiteHasTask(const std::string& task) {
+  return fs::exists(fs::path(TRITONRL_SOURCE_DIR) / "tasks" / (task + ".py"));
+}
+
 TEST(Corpus, LegitKernelsAreValidInBothPolicies) {
   std::vector<CorpusFile> files = Load("legit");
   EXPECT_GE(files.size(), 40u);
   for (const CorpusFile& f : files) {
     EXPECT_EQ(f.header.at("corpus"), "legit") << f.name;
-    EXPECT_TRUE(kAnchorTasks.count(f.header.at("task"))) << f.name;
+    EXPECT_TRUE(SuiteHasTask(f.header.at("task"))) << f.name;
     EXPECT_EQ(f.header.at("expect"), "correct") << f.name;
     for (Policy p : {Policy::kStandard, Policy::kStrict}) {
       VerifyOptions options;
       options.policy = p;
       Verdict v = VerifyCode(f.code, options);
       EXPECT_TRUE(v.valid) << f.name << " (" << PolicyName(p) << "): " << Describe(v);
-      EXPECT_TRUE(v.warnings.empty()) << f.name << ": " << Describe(v);
+      // A layout task's honest kernel only moves data: the copy-only warning is its nature.
+      const bool layout = kLayoutTasks.count(f.header.at("task")) > 0;
+      EXPECT_TRUE(v.warnings.empty() || (layout && v.warnings.size() == 1 &&
+                                         v.warnings[0].rule == "func.copy_only_kernel"))
+          << f.name << ": " << Describe(v);
     }
   }
 }
@@ -100,8 +110,7 @@ TEST(Corpus, StaticHacksAreCaughtByTheirRule) {
   for (const CorpusFile& f : files) {
     EXPECT_EQ(f.header.at("corpus"), "hack") << f.name;
     const std::string& task = f.header.at("task");
-    EXPECT_TRUE(kAnchorTasks.count(task) ||
-                (kLayoutTasks.count(task) && f.header.at("expect").rfind("static ", 0) == 0))
+    EXPECT_TRUE(kAnchorTasks.count(task) || kLayoutTasks.count(task) || SuiteHasTask(task))
         << f.name;
     EXPECT_TRUE(whats.insert(f.header.at("what")).second) << "duplicate trick: " << f.name;
     const std::string& expect = f.header.at("expect");
