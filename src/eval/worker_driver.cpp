@@ -159,11 +159,23 @@ class Driver {
     return Stop{end, s.message()};
   }
 
-  // A write to a worker that died fails; its exit status then tells why (as for EOF).
+  // A write to a worker that died or closed its request pipe fails. A worker that closed it
+  // usually said why on its result pipe first; reading that (briefly, frames in flight only)
+  // makes the verdict the same whichever side noticed first. Otherwise its exit status tells
+  // why, as for EOF.
   Step Send(const json& header) {
-    if (Status s = WriteAll(child_.to_child, EncodeFrame(header)); !s.ok())
-      return Stop{WorkerEnd::kEof, s.message()};
-    return std::nullopt;
+    Status s = WriteAll(child_.to_child, EncodeFrame(header));
+    if (s.ok()) return std::nullopt;
+    const auto until = Clock::now() + std::chrono::seconds(2);
+    for (;;) {
+      const ReadResult rr = ReadFrameUntil(child_.from_child, buffer_, until);
+      if (rr.kind != ReadKind::kFrame) break;
+      if (GetString(rr.frame.header, "type") == "error") {
+        run_.error_frame = rr.frame;
+        return Stop{WorkerEnd::kError, ""};
+      }
+    }
+    return Stop{WorkerEnd::kEof, s.message()};
   }
 
   // A candidate learns each trial's seed just before that trial (the secret one included), so

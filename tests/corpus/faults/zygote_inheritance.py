@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
-# what: looks for anything a warm worker could inherit from the zygote that forked it (an open socket or any fd but its two pipes and standard streams, the sandbox report fd, the zygote's environment or home; the sandbox features themselves are in every verdict's report) and breaks its output if it finds one; computes honestly otherwise
-# expect: correct
+# what: looks for anything a warm worker could inherit from the zygote that forked it (an open socket or any fd but its two pipes and standard streams, the sandbox report fd, the zygote's environment or home) and breaks its output if it finds one; since the run-time call monitor, candidate code cannot even look (os and posix calls are internals at any time after its import started), so the probe itself fails the sample
+# expect: runtime incorrect reason=internal_access
 import torch
 import torch.nn as nn
 import triton
