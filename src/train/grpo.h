@@ -1,0 +1,80 @@
+// GRPO with TritonRL's Hierarchical Reward Decomposition (docs/train.md):
+// each step draws tasks from the difficulty-aware sampler, samples G rollouts
+// per task with the KV-cache sampler (behaviour log-probabilities kept), scores
+// them through the scoring library (static verifier, then the sandboxed
+// engine), turns verdicts into per-token advantages (rl/advantages.h) and
+// applies the clipped surrogate. A libtorch-free interface for the CLI and the
+// demo. RunGrpo owns the process's training loop (one at a time, from one
+// thread; scoring runs on its own threads). What survives a crash:
+// OUT/metrics.jsonl and OUT/rollouts.jsonl up to the last finished step, and
+// OUT/checkpoint as of the last save (complete or absent); --resume continues
+// with identical results on the CPU.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "base/status.h"
+
+namespace tritonrl::train {
+
+struct GrpoOptions {
+  std::string model = "builtin:tiny";  // a Hugging Face directory (an SFT checkpoint), builtin:*
+  std::string tasks;                   // a task folder (built-in suite or `data synth` output)
+  std::string out;                     // output directory
+  std::string resume;                  // a checkpoint directory written by an earlier run
+  std::string device;                  // policy device; empty: cuda if available, else cpu
+  std::string dtype;                   // compute dtype; empty: bf16 on GPU, fp32 on CPU
+  std::string eval_device;  // scoring device ("cpu" runs Triton's interpreter); empty: = device
+  std::map<int, double> levels = {{1, 1.0}};  // --levels 1:1,2:0
+  int64_t steps = 10;
+  int64_t stop_after = 0;  // > 0: save and return after this step (an interruption)
+  int64_t group = 8;       // G rollouts per task
+  int64_t tasks_per_step = 4;
+  std::string mode = "hrd";            // hrd | uniform | binary
+  double alpha = 0.1;                  // HRD: plan tokens' weight of the speedup advantage
+  double beta = 0.3;                   // uniform: weight of R_correct
+  bool dr_grpo = false;                // mean-centred advantages, no std division
+  bool filter_constant_groups = true;  // DAPO dynamic sampling
+  double clip_low = 0.2, clip_high = 0.28;
+  double kl = 0;  // > 0: k3 KL penalty to the frozen initial policy
+  double lr = 1e-6;
+  double weight_decay = 0.0;
+  double grad_clip = 1.0;
+  int64_t max_new_tokens = 1024;
+  double temperature = 1.0;
+  double top_p = 1.0;
+  bool off_policy = false;             // score step N while generating step N+1 (importance ratio)
+  std::string truncated = "penalize";  // penalize | exclude: responses that hit max_new_tokens
+  int jobs = 0;                        // scoring jobs; 0: the scoring library's default
+  int64_t save_every = 0;              // steps; 0: at the end only
+  uint64_t seed = 0;
+  bool progress = true;
+};
+
+struct GrpoStepMetrics {
+  int64_t step = 0;
+  double reward_correct = 0, reward_speedup = 0;  // means over the step's rollouts
+  double valid_rate = 0, compiled_rate = 0, correct_rate = 0, fast1_rate = 0;
+  double mean_speedup = 0;  // over correct rollouts with a trusted speedup; 0 when none
+  double response_tokens = 0, entropy = 0, clip_fraction = 0, kl = 0;
+  double gen_tokens_per_second = 0;
+  double gen_seconds = 0, score_seconds = 0, update_seconds = 0;
+  int64_t truncated = 0, filtered_groups = 0;
+};
+
+struct GrpoSummary {
+  int64_t steps = 0;  // steps done in total (including before a resume)
+  GrpoStepMetrics first, last;
+  std::string checkpoint;   // directory of the last checkpoint (Hugging Face layout)
+  std::string description;  // model, device and scoring device
+};
+
+// Called after each finished step (from RunGrpo's thread).
+using GrpoStepCallback = std::function<void(const GrpoStepMetrics&)>;
+
+Result<GrpoSummary> RunGrpo(const GrpoOptions& options, const GrpoStepCallback& on_step = {});
+
+}  // namespace tritonrl::train
