@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "report/style.h"
 #include "report/svg.h"
 
 namespace tritonrl::report {
@@ -95,6 +96,14 @@ pre{background:#f7f7f7;padding:8px;overflow:auto;max-height:300px;white-space:pr
 .o-correct{color:#2e7d32}.o-invalid_syntax,.o-invalid_functionality{color:#c62828}
 .warn{color:#b45309}
 )css";
+
+}  // namespace
+
+const char* ReportStyle() {
+  return kStyle;
+}
+
+namespace {
 
 const std::vector<svg::Category>& ShareCategories() {
   static const std::vector<svg::Category> kCats = {

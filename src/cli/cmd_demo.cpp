@@ -1,0 +1,172 @@
+// `tritonrl demo`: the README's main job (src/demo, docs/demo.md): synthetic
+// tasks -> SFT -> GRPO with HRD, each policy evaluated before and after on
+// held-out synthetic tasks and level 1, and an HTML report. Sizes: the default
+// (2-core CPU, Triton interpreter, at most 15 minutes), --quick (the CI test)
+// and --gpu (the H200 setting). Built only with the trainer (libtorch).
+#ifdef TRITONRL_HAVE_DEMO
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "cli/command.h"
+#include "demo/pipeline.h"
+
+namespace {
+
+namespace d = tritonrl::demo;
+
+struct DemoCli {
+  bool gpu = false, quick = false, verify = false, no_verify = false, timing = false;
+  std::string out = "build/demo", suite = "tasks";
+  std::optional<std::string> model, device, eval_device, mode;
+  std::optional<uint64_t> seed;
+  std::optional<int> train_tasks, heldout_tasks, level1_tasks, k, jobs;
+  std::optional<int64_t> max_new_tokens, sft_steps, grpo_steps, group, tasks_per_step;
+  std::optional<double> sft_lr, grpo_lr;
+};
+
+// The sizes (docs/demo.md explains each choice).
+d::DemoOptions Preset(const DemoCli& c) {
+  d::DemoOptions o;  // the CPU default: pipeline.h's values
+  o.device = "cpu";
+  o.eval_device = "cpu";
+  if (c.quick) {  // the CI test: every stage runs, as small as it can be
+    o.train_tasks = 3;
+    o.heldout_tasks = 2;
+    o.level1_tasks = 2;
+    o.k = 2;
+    o.max_new_tokens = 32;
+    o.sft_steps = 3;
+    o.sft_batch_tokens = 4096;
+    o.grpo_steps = 2;
+    o.grpo_group = 2;
+    o.grpo_tasks_per_step = 1;
+    o.grpo_max_new_tokens = 32;
+  }
+  if (c.gpu) {  // the H200: builtin:small, compiled kernels, timing, larger everything
+    o.model = "builtin:small";
+    o.device = "cuda";
+    o.eval_device = "cuda";
+    o.timing = true;
+    o.verify_synth = true;
+    o.jobs = 12;
+    o.train_tasks = 128;
+    o.heldout_tasks = 16;
+    o.level1_tasks = 0;
+    o.k = 4;
+    o.max_new_tokens = 1024;
+    o.prompts_per_batch = 32;
+    o.sft_steps = 300;
+    o.sft_lr = 1e-3;
+    o.sft_warmup = 20;
+    o.sft_max_tokens = 2048;
+    o.sft_batch_tokens = 32768;
+    o.grpo_steps = 5;
+    o.grpo_group = 8;
+    o.grpo_tasks_per_step = 4;
+    o.grpo_lr = 1e-5;
+    o.grpo_max_new_tokens = 1024;
+  }
+  return o;
+}
+
+int RunDemoCommand(const DemoCli& c) {
+  d::DemoOptions o = Preset(c);
+  o.out = c.out;
+  o.suite = c.suite;
+  if (c.verify) o.verify_synth = true;
+  if (c.no_verify) o.verify_synth = false;
+  o.timing = o.timing || c.timing;
+  if (c.model) o.model = *c.model;
+  if (c.device) o.device = *c.device;
+  if (c.eval_device) o.eval_device = *c.eval_device;
+  if (c.mode) o.grpo_mode = *c.mode;
+  if (c.seed) o.seed = *c.seed;
+  if (c.train_tasks) o.train_tasks = *c.train_tasks;
+  if (c.heldout_tasks) o.heldout_tasks = *c.heldout_tasks;
+  if (c.level1_tasks) o.level1_tasks = *c.level1_tasks;
+  if (c.k) o.k = *c.k;
+  if (c.jobs) o.jobs = *c.jobs;
+  if (c.max_new_tokens) o.max_new_tokens = o.grpo_max_new_tokens = *c.max_new_tokens;
+  if (c.sft_steps) o.sft_steps = *c.sft_steps;
+  if (c.grpo_steps) o.grpo_steps = *c.grpo_steps;
+  if (c.group) o.grpo_group = *c.group;
+  if (c.tasks_per_step) o.grpo_tasks_per_step = *c.tasks_per_step;
+  if (c.sft_lr) o.sft_lr = *c.sft_lr;
+  if (c.grpo_lr) o.grpo_lr = *c.grpo_lr;
+
+  auto r = d::RunDemo(o, [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());
+    std::fflush(stderr);
+  });
+  if (!r.ok()) {
+    std::fprintf(stderr, "tritonrl demo: %s\n(the outputs of the finished stages are kept in %s)\n",
+                 r.status().message().c_str(), o.out.c_str());
+    return 2;
+  }
+  fmt::print("\n{:<10} {:<8} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8}\n", "task set",
+             "policy", "pass@1", fmt::format("pass@{}", o.k), "valid", "correct", "inv.syn",
+             "inv.func", "incorr.", "correct");
+  for (const auto& e : r->evals) {
+    const auto& s = e.summary;
+    fmt::print(
+        "{:<10} {:<8} {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f} {:>8.3f} {:>8.3f} {:>8.3f} "
+        "{:>8.3f}\n",
+        e.suite, e.stage, s.pass_at_1, s.pass_at_k, s.valid_rate, s.correct_rate,
+        s.shares.invalid_syntax_share, s.shares.invalid_functionality_share, s.shares.other_share,
+        s.shares.correct_share);
+  }
+  double total = 0;
+  for (const auto& [name, s] : r->stage_seconds) total += s;
+  fmt::print("\ndemo: finished in {:.0f} s; report at {}\n", total, r->report);
+  return 0;
+}
+
+const bool kRegistered = tritonrl::cli::RegisterCommand(
+    {"demo",
+     "Synthetic tasks -> SFT -> GRPO (HRD), evaluated before and after each stage; HTML report",
+     [](CLI::App& sub) -> tritonrl::cli::CommandAction {
+       auto c = std::make_shared<DemoCli>();
+       auto* gpu = sub.add_flag("--gpu", c->gpu,
+                                "The H200 size: builtin:small on cuda, compiled kernels, timing");
+       sub.add_flag("--quick", c->quick, "The CI test size (every stage, minimal work)")
+           ->excludes(gpu);
+       sub.add_option("--out", c->out, "Output folder")->capture_default_str();
+       sub.add_option("--suite", c->suite, "Built-in suite (its level1/ is evaluated)")
+           ->capture_default_str();
+       sub.add_option("--model", c->model, "builtin:tiny (default), builtin:small or a directory");
+       sub.add_option("--device", c->device, "Policy device (default cpu; --gpu: cuda)");
+       sub.add_option("--eval-device", c->eval_device,
+                      "Scoring device: cpu (Triton interpreter) or cuda");
+       sub.add_option("--seed", c->seed, "Tasks, weights, data order and sampling");
+       sub.add_option("--train-tasks", c->train_tasks, "Synthetic training tasks");
+       sub.add_option("--heldout-tasks", c->heldout_tasks, "Synthetic held-out tasks");
+       sub.add_option("--level1-tasks", c->level1_tasks, "Level-1 tasks evaluated (0: all)");
+       sub.add_option("--k", c->k, "Samples per task in each evaluation");
+       sub.add_option("--max-new-tokens", c->max_new_tokens,
+                      "Response length cap (evaluation and GRPO)");
+       sub.add_option("--sft-steps", c->sft_steps, "SFT optimizer steps");
+       sub.add_option("--sft-lr", c->sft_lr, "SFT peak learning rate");
+       sub.add_option("--grpo-steps", c->grpo_steps, "GRPO steps");
+       sub.add_option("--group", c->group, "GRPO rollouts per task");
+       sub.add_option("--tasks-per-step", c->tasks_per_step, "GRPO tasks per step");
+       sub.add_option("--grpo-lr", c->grpo_lr, "GRPO learning rate");
+       sub.add_option("--mode", c->mode, "GRPO advantages: hrd (default), uniform or binary");
+       sub.add_option("--jobs", c->jobs, "Scoring worker processes");
+       sub.add_flag("--timing", c->timing, "Time correct samples (GPU scoring only)");
+       auto* verify = sub.add_flag("--verify-synth", c->verify,
+                                   "Check each synthetic solution with our evaluator first "
+                                   "(default with --gpu)");
+       sub.add_flag("--no-verify-synth", c->no_verify,
+                    "Keep synthetic tasks without checking their solutions")
+           ->excludes(verify);
+       return [c]() { return RunDemoCommand(*c); };
+     }});
+
+}  // namespace
+
+#endif  // TRITONRL_HAVE_DEMO

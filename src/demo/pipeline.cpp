@@ -1,0 +1,517 @@
+#include "demo/pipeline.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+#include "data/sft.h"
+#include "data/synth.h"
+#include "demo/context.h"
+#include "report/demo_report.h"
+#include "task/task.h"
+#include "train/grpo.h"
+#include "train/sft.h"
+
+namespace tritonrl::demo {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+Status InStage(const std::string& stage, const Status& s) {
+  return WithContext("stage " + stage, s);
+}
+
+Status MakeDirs(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Status::IoError(dir.string() + ": cannot create: " + ec.message());
+  return Status::Ok();
+}
+
+// The first `train` training-split and `heldout` held-out tasks of the smallest draw that has
+// them (generation is cheap and deterministic; a larger draw extends a smaller one).
+Result<std::pair<std::vector<data::SynthTask>, std::vector<data::SynthTask>>> DrawTasks(
+    int train, int heldout, uint64_t seed) {
+  for (int n = 8 * (train + heldout); n <= 8192; n *= 2) {
+    std::vector<data::SynthTask> tr, ho;
+    for (auto& t : data::GenerateTasks(n, seed)) {
+      auto& to = t.split == "train" ? tr : ho;
+      const int want = t.split == "train" ? train : heldout;
+      if (static_cast<int>(to.size()) < want) to.push_back(std::move(t));
+    }
+    if (static_cast<int>(tr.size()) == train && static_cast<int>(ho.size()) == heldout) {
+      return std::make_pair(std::move(tr), std::move(ho));
+    }
+  }
+  return Status::InvalidArgument(
+      fmt::format("cannot draw {} training and {} held-out synthetic tasks", train, heldout));
+}
+
+// A `data synth`-layout folder (tasks/, solutions/, manifest.jsonl) of `tasks`.
+Status WriteSynthFolder(const std::string& dir, const std::vector<data::SynthTask>& tasks,
+                        bool verified) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  TRITONRL_RETURN_IF_ERROR(MakeDirs(fs::path(dir) / "tasks"));
+  TRITONRL_RETURN_IF_ERROR(MakeDirs(fs::path(dir) / "solutions"));
+  std::string manifest;
+  for (const auto& t : tasks) {
+    TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(dir + "/tasks/" + t.id + ".py", t.reference));
+    TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(dir + "/solutions/" + t.id + ".py", t.solution));
+    manifest += json{{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
+                     {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
+                     {"split", t.split}, {"plan", t.plan},     {"verified", verified}}
+                    .dump() +
+                "\n";
+  }
+  return WriteFileAtomic(dir + "/manifest.jsonl", manifest);
+}
+
+scoring::ScoringConfig ScorerConfig(const DemoOptions& o, const std::string& tasks,
+                                    const std::string& db) {
+  scoring::ScoringConfig c;
+  c.tasks = tasks;
+  c.db = db;
+  c.device = o.eval_device;
+  c.jobs = o.jobs;
+  c.no_timing = !o.timing;
+  return c;
+}
+
+Result<std::unique_ptr<scoring::Scorer>> OpenScorer(const DemoOptions& o, const std::string& tasks,
+                                                    const std::string& db) {
+  return scoring::Scorer::Open(ScorerConfig(o, tasks, db));
+}
+
+// Scores each task's own solution; returns the ids whose solution is not correct (or whose task
+// the evaluator flags weak: a null model would pass it).
+Result<std::set<std::string>> FailedSolutions(scoring::Scorer& scorer,
+                                              const std::vector<data::SynthTask>& tasks) {
+  std::vector<scoring::Sample> batch;
+  for (const auto& t : tasks)
+    batch.push_back({t.id, "solution", t.solution, scoring::TextKind::kCode});
+  auto r = scorer.Score(batch);
+  if (!r.ok()) return r.status();
+  std::set<std::string> failed;
+  for (const auto& s : r->samples) {
+    bool weak = false;
+    for (const auto& f : s.flags) weak = weak || f == "weak_task";
+    if (!s.correct || weak) failed.insert(s.task);
+  }
+  if (r->samples.size() != tasks.size()) return Status::Internal("verification incomplete");
+  return failed;
+}
+
+Status WriteRecords(const std::string& folder, const std::string& out, size_t* count) {
+  int skipped = 0;
+  auto records = data::RecordsFromFolder(folder, &skipped);
+  if (!records.ok()) return records.status();
+  std::string text;
+  for (const auto& r : *records) text += r.ToJson().dump() + "\n";
+  *count = records->size();
+  return WriteFileAtomic(out, text);
+}
+
+json StageEvalJson(const StageEval& e) {
+  json j = SummaryJson(e.summary);
+  j["stage"] = e.stage;
+  j["suite"] = e.suite;
+  j["jsonl"] = e.jsonl;
+  j["run_id"] = e.run_id;
+  j["policy"] = e.policy;
+  j["generate_seconds"] = e.generate_seconds;
+  j["score_seconds"] = e.score_seconds;
+  return j;
+}
+
+report::DemoEvalRow ReportRow(const StageEval& e) {
+  const EvalSummary& s = e.summary;
+  report::DemoEvalRow r;
+  r.stage = e.stage;
+  r.suite = e.suite;
+  r.tasks = s.tasks;
+  r.samples = s.samples;
+  r.k = s.k;
+  r.pass_at_1 = s.pass_at_1;
+  r.pass_at_k = s.pass_at_k;
+  r.valid_rate = s.valid_rate;
+  r.compiled_rate = s.compiled_rate;
+  r.correct_rate = s.correct_rate;
+  r.fast1_rate = s.fast1_rate;
+  r.invalid_syntax = s.shares.invalid_syntax_share;
+  r.invalid_functionality = s.shares.invalid_functionality_share;
+  r.incorrect = s.shares.other_share;
+  r.correct = s.shares.correct_share;
+  r.truncated = s.truncated;
+  r.run_id = e.run_id;
+  return r;
+}
+
+json StepJson(const train::GrpoStepMetrics& m) {
+  return {{"step", m.step},
+          {"reward_correct", m.reward_correct},
+          {"reward_speedup", m.reward_speedup},
+          {"valid_rate", m.valid_rate},
+          {"compiled_rate", m.compiled_rate},
+          {"correct_rate", m.correct_rate},
+          {"fast1_rate", m.fast1_rate},
+          {"mean_speedup", m.mean_speedup},
+          {"response_tokens", m.response_tokens},
+          {"entropy", m.entropy},
+          {"clip_fraction", m.clip_fraction},
+          {"kl", m.kl},
+          {"gen_tokens_per_second", m.gen_tokens_per_second},
+          {"gen_seconds", m.gen_seconds},
+          {"score_seconds", m.score_seconds},
+          {"update_seconds", m.update_seconds},
+          {"truncated", m.truncated},
+          {"filtered_groups", m.filtered_groups}};
+}
+
+// What the numbers say, in words; never more than they show.
+std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
+                               const train::SftSummary& sft, const train::GrpoSummary& grpo) {
+  std::vector<std::string> notes;
+  for (const char* suite : {"heldout", "level1"}) {
+    std::string line = std::string(suite == std::string("heldout") ? "Held-out synthetic tasks"
+                                                                   : "Built-in level 1") +
+                       ": pass@1";
+    int64_t correct = 0, samples = 0, truncated = 0;
+    double invalid_first = -1, invalid_last = -1;
+    for (const auto& e : r.evals) {
+      if (e.suite != suite) continue;
+      line += fmt::format(" {} {:.3f}", e.stage, e.summary.pass_at_1);
+      correct += static_cast<int64_t>(e.summary.shares.correct);
+      samples += e.summary.samples;
+      truncated += e.summary.truncated;
+      const double invalid =
+          e.summary.shares.invalid_syntax_share + e.summary.shares.invalid_functionality_share;
+      if (invalid_first < 0) invalid_first = invalid;
+      invalid_last = invalid;
+    }
+    line += fmt::format("; invalid outputs (syntax + functionality) {:.3f} before, {:.3f} after.",
+                        invalid_first, invalid_last);
+    if (correct == 0) line += " No sample of any policy was correct.";
+    if (truncated > 0) {
+      line += fmt::format(" {} of {} responses hit the {}-token limit.", truncated, samples,
+                          o.max_new_tokens);
+    }
+    notes.push_back(line);
+  }
+  notes.push_back(fmt::format(
+      "SFT: {} steps on {} training tasks, training loss {:.3f} -> {:.3f}{}.", sft.steps,
+      r.train_ids.size(), sft.first_loss, sft.last_loss,
+      sft.eval_loss >= 0 ? fmt::format(", held-out loss {:.3f}", sft.eval_loss) : std::string()));
+  notes.push_back(fmt::format(
+      "GRPO ({}): {} steps of {} tasks x {} rollouts; rollouts correct {:.3f} at the first step, "
+      "{:.3f} at the last; mean R_correct {:.3f} -> {:.3f}.",
+      o.grpo_mode, grpo.steps, o.grpo_tasks_per_step, o.grpo_group, grpo.first.correct_rate,
+      grpo.last.correct_rate, grpo.first.reward_correct, grpo.last.reward_correct));
+  notes.push_back(
+      "A small model trained for minutes learns little: a flat or zero line here is the honest "
+      "result at this size, not a failure of the pipeline (docs/demo.md says what to expect).");
+  return notes;
+}
+
+}  // namespace
+
+Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in) {
+  const DemoProgress progress = progress_in ? progress_in : [](const std::string&) {};
+  if (o.train_tasks < 1 || o.heldout_tasks < 1 || o.k < 1) {
+    return Status::InvalidArgument("train_tasks, heldout_tasks and k must be at least 1");
+  }
+  DemoResult r;
+  const fs::path out(o.out);
+  const std::string synth_dir = (out / "synth").string();
+  const std::string train_dir = synth_dir + "/train", heldout_dir = synth_dir + "/heldout";
+  const std::string eval_dir = (out / "eval").string();
+  r.summary = eval_dir + "/summary.json";
+  r.report = (out / "report.html").string();
+  TRITONRL_RETURN_IF_ERROR(MakeDirs(eval_dir));
+
+  json summary = {{"evals", json::array()}, {"stage_seconds", json::object()}};
+  auto save_summary = [&]() { return WriteFileAtomic(r.summary, summary.dump(2) + "\n"); };
+  Clock::time_point t0;
+  auto begin = [&](const std::string& name, const std::string& what) {
+    progress(fmt::format("demo: stage {}: {}", name, what));
+    t0 = Clock::now();
+  };
+  auto end = [&](const std::string& name, const std::string& what) {
+    const double s = Since(t0);
+    r.stage_seconds.push_back({name, s});
+    summary["stage_seconds"][name] = s;
+    progress(fmt::format("demo: stage {} done in {:.1f} s: {}", name, s, what));
+    return save_summary();
+  };
+
+  // ---- synthetic tasks, split; solutions checked by our evaluator
+  begin("synth", fmt::format("{} training and {} held-out synthetic tasks (seed {})", o.train_tasks,
+                             o.heldout_tasks, o.seed));
+  auto drawn = DrawTasks(o.train_tasks, o.heldout_tasks, o.seed);
+  if (!drawn.ok()) return InStage("synth", drawn.status());
+  auto& [train_tasks, heldout_tasks] = *drawn;
+  using TaskList = std::vector<data::SynthTask>;
+  const std::vector<std::pair<std::string, TaskList*>> folders = {{train_dir, &train_tasks},
+                                                                  {heldout_dir, &heldout_tasks}};
+  for (const auto& [dir, tasks] : folders) {
+    if (auto s = WriteSynthFolder(dir, *tasks, false); !s.ok()) return InStage("synth", s);
+  }
+  auto heldout_scorer = OpenScorer(o, heldout_dir + "/tasks", eval_dir + "/heldout.db");
+  if (!heldout_scorer.ok()) return InStage("synth", heldout_scorer.status());
+  if (o.verify_synth) {
+    auto train_scorer = OpenScorer(o, train_dir + "/tasks", synth_dir + "/verify_train.db");
+    if (!train_scorer.ok()) return InStage("synth", train_scorer.status());
+    const std::vector<scoring::Scorer*> scorers = {train_scorer->get(), heldout_scorer->get()};
+    for (size_t i = 0; i < folders.size(); ++i) {
+      const auto& [dir, tasks] = folders[i];
+      auto failed = FailedSolutions(*scorers[i], *tasks);
+      if (!failed.ok()) return InStage("synth", failed.status());
+      std::erase_if(*tasks, [&](const auto& t) { return failed->count(t.id) > 0; });
+      for (const auto& id : *failed) progress("demo: synth: dropped " + id + " (solution failed)");
+      if (tasks->empty()) {
+        return InStage("synth", Status::FailedPrecondition(dir + ": every solution failed"));
+      }
+      if (auto s = WriteSynthFolder(dir, *tasks, true); !s.ok()) return InStage("synth", s);
+    }
+  }
+  for (const auto& t : train_tasks) r.train_ids.push_back(t.id);
+  for (const auto& t : heldout_tasks) r.heldout_ids.push_back(t.id);
+  summary["train_tasks"] = r.train_ids;
+  summary["heldout_tasks"] = r.heldout_ids;
+  auto suite = task::LoadSuite(o.suite);
+  if (!suite.ok()) return InStage("synth", suite.status());
+  for (const auto& t : suite->tasks) {
+    if (t.level != 1) continue;
+    if (o.level1_tasks > 0 && static_cast<int>(r.level1_ids.size()) >= o.level1_tasks) break;
+    r.level1_ids.push_back(t.id);
+  }
+  if (r.level1_ids.empty()) {
+    return InStage("synth", Status::NotFound(o.suite + ": no level 1 task"));
+  }
+  summary["level1_tasks"] = r.level1_ids;
+  auto level1_scorer = OpenScorer(o, o.suite, eval_dir + "/level1.db");
+  if (!level1_scorer.ok()) return InStage("synth", level1_scorer.status());
+  if (auto s =
+          end("synth", fmt::format("{} training, {} held-out, {} level-1 tasks", r.train_ids.size(),
+                                   r.heldout_ids.size(), r.level1_ids.size()));
+      !s.ok()) {
+    return InStage("synth", s);
+  }
+
+  // ---- SFT records
+  begin("records", "SFT records (prompt template + <think>plan</think> + code)");
+  const std::string train_jsonl = synth_dir + "/sft_train.jsonl";
+  const std::string heldout_jsonl = synth_dir + "/sft_heldout.jsonl";
+  size_t n_train = 0, n_heldout = 0;
+  if (auto s = WriteRecords(train_dir, train_jsonl, &n_train); !s.ok())
+    return InStage("records", s);
+  if (auto s = WriteRecords(heldout_dir, heldout_jsonl, &n_heldout); !s.ok()) {
+    return InStage("records", s);
+  }
+  if (auto s = end("records", fmt::format("{} training, {} held-out records", n_train, n_heldout));
+      !s.ok()) {
+    return InStage("records", s);
+  }
+
+  auto heldout_eval = LoadEvalTasks(heldout_dir + "/tasks", r.heldout_ids);
+  if (!heldout_eval.ok()) return InStage("records", heldout_eval.status());
+  auto level1_eval = LoadEvalTasks(o.suite, r.level1_ids);
+  if (!level1_eval.ok()) return InStage("records", level1_eval.status());
+
+  auto evaluate = [&](const std::string& stage, const std::string& model) -> Status {
+    begin(stage + "-eval", "k=" + std::to_string(o.k) + " samples per task from " + model);
+    struct Set {
+      std::string name;
+      const std::vector<EvalTask>* tasks;
+      scoring::Scorer* scorer;
+    };
+    for (const Set& set : {Set{"heldout", &*heldout_eval, heldout_scorer->get()},
+                           Set{"level1", &*level1_eval, level1_scorer->get()}}) {
+      const std::string& suite_name = set.name;
+      PolicyEvalOptions po;
+      po.model = model;
+      po.builtin_seed = o.seed;
+      po.device = o.device;
+      po.k = o.k;
+      po.max_new_tokens = o.max_new_tokens;
+      po.temperature = o.temperature;
+      po.seed = o.seed;
+      po.prompts_per_batch = o.prompts_per_batch;
+      auto ev = EvaluatePolicy(po, *set.tasks, *set.scorer);
+      if (!ev.ok()) return InStage(stage + "-eval", ev.status());
+      StageEval e;
+      e.stage = stage;
+      e.suite = suite_name;
+      e.jsonl = eval_dir + "/" + stage + "_" + suite_name + ".jsonl";
+      e.run_id = ev->run_id;
+      e.policy = ev->policy;
+      e.summary = ev->summary;
+      e.generate_seconds = ev->generate_seconds;
+      e.score_seconds = ev->score_seconds;
+      std::string lines;
+      for (size_t i = 0; i < ev->verdicts.size(); ++i) {
+        json j = scoring::ToJson(ev->verdicts[i]);
+        j["stage"] = stage;
+        j["suite"] = suite_name;
+        j["output"] = ev->generated[i].text;
+        j["finish_reason"] = ev->generated[i].finish_reason;
+        j["tokens"] = ev->generated[i].tokens;
+        lines += j.dump() + "\n";
+      }
+      if (auto s = WriteFileAtomic(e.jsonl, lines); !s.ok()) return InStage(stage + "-eval", s);
+      progress(fmt::format(
+          "demo: {} on {}: pass@1 {:.3f} pass@{} {:.3f} valid {:.3f} correct "
+          "{:.3f} (generate {:.1f} s, score {:.1f} s)",
+          stage, suite_name, e.summary.pass_at_1, o.k, e.summary.pass_at_k, e.summary.valid_rate,
+          e.summary.correct_rate, e.generate_seconds, e.score_seconds));
+      summary["evals"].push_back(StageEvalJson(e));
+      r.evals.push_back(std::move(e));
+    }
+    if (auto s = end(stage + "-eval", "written to " + eval_dir); !s.ok()) {
+      return InStage(stage + "-eval", s);
+    }
+    return Status::Ok();
+  };
+
+  // ---- base model (builtin:small's tokenizer is learnt from the SFT data: a zero-lr step
+  // writes the untrained weights with it)
+  std::string base_model = o.model;
+  if (o.model == "builtin:small") {
+    begin("base", "builtin:small's initial weights and tokenizer (one step at lr 0)");
+    train::SftOptions so;
+    so.model = o.model;
+    so.data = train_jsonl;
+    so.out = (out / "base").string();
+    so.device = o.device;
+    so.max_steps = 1;
+    so.lr = 0;
+    so.warmup = 0;
+    so.max_tokens = o.sft_max_tokens;
+    so.batch_tokens = o.sft_batch_tokens;
+    so.seed = o.seed;
+    so.progress = false;
+    auto b = train::RunSft(so);
+    if (!b.ok()) return InStage("base", b.status());
+    base_model = b->checkpoint;
+    if (auto s = end("base", base_model); !s.ok()) return InStage("base", s);
+  }
+  TRITONRL_RETURN_IF_ERROR(evaluate("base", base_model));
+
+  // ---- SFT
+  begin("sft", fmt::format("{} steps of {} at lr {:g}", o.sft_steps, o.model, o.sft_lr));
+  train::SftOptions so;
+  so.model = o.model;
+  so.data = train_jsonl;
+  so.eval_data = heldout_jsonl;
+  so.out = (out / "sft").string();
+  so.device = o.device;
+  so.max_steps = o.sft_steps;
+  so.lr = o.sft_lr;
+  so.warmup = o.sft_warmup;
+  so.max_tokens = o.sft_max_tokens;
+  so.batch_tokens = o.sft_batch_tokens;
+  so.seed = o.seed;
+  auto sft = train::RunSft(so);
+  if (!sft.ok()) return InStage("sft", sft.status());
+  summary["sft"] = {{"steps", sft->steps},           {"first_loss", sft->first_loss},
+                    {"last_loss", sft->last_loss},   {"eval_loss", sft->eval_loss},
+                    {"checkpoint", sft->checkpoint}, {"metrics", so.out + "/metrics.jsonl"}};
+  if (auto s = end("sft", fmt::format("loss {:.4f} -> {:.4f}, held-out loss {:.4f}",
+                                      sft->first_loss, sft->last_loss, sft->eval_loss));
+      !s.ok()) {
+    return InStage("sft", s);
+  }
+  TRITONRL_RETURN_IF_ERROR(evaluate("sft", sft->checkpoint));
+
+  // ---- GRPO with HRD on the training tasks
+  begin("grpo", fmt::format("{} steps, {} tasks x {} rollouts, mode {}", o.grpo_steps,
+                            o.grpo_tasks_per_step, o.grpo_group, o.grpo_mode));
+  train::GrpoOptions go;
+  go.model = sft->checkpoint;
+  go.tasks = train_dir;
+  go.out = (out / "grpo").string();
+  go.device = o.device;
+  go.eval_device = o.eval_device;
+  go.steps = o.grpo_steps;
+  go.group = o.grpo_group;
+  go.tasks_per_step = o.grpo_tasks_per_step;
+  go.mode = o.grpo_mode;
+  go.lr = o.grpo_lr;
+  go.max_new_tokens = o.grpo_max_new_tokens;
+  go.temperature = o.temperature;
+  go.jobs = o.jobs;
+  go.seed = o.seed;
+  const std::string steps_path = (out / "grpo_steps.jsonl").string();
+  std::ofstream steps_log(steps_path, std::ios::trunc);
+  if (!steps_log) return InStage("grpo", Status::IoError(steps_path + ": cannot open"));
+  auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
+    steps_log << StepJson(m).dump() << "\n" << std::flush;
+    progress(
+        fmt::format("demo: grpo step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} "
+                    "(generate {:.1f} s, score {:.1f} s, update {:.1f} s)",
+                    m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.gen_seconds,
+                    m.score_seconds, m.update_seconds));
+  });
+  steps_log.close();
+  if (!grpo.ok()) return InStage("grpo", grpo.status());
+  summary["grpo"] = {{"steps", grpo->steps},
+                     {"checkpoint", grpo->checkpoint},
+                     {"metrics", go.out + "/metrics.jsonl"},
+                     {"steps_log", steps_path},
+                     {"first", StepJson(grpo->first)},
+                     {"last", StepJson(grpo->last)}};
+  if (auto s = end("grpo", fmt::format("{} steps; checkpoint {}", grpo->steps, grpo->checkpoint));
+      !s.ok()) {
+    return InStage("grpo", s);
+  }
+  TRITONRL_RETURN_IF_ERROR(evaluate("grpo", grpo->checkpoint));
+
+  // ---- report
+  begin("report", r.report);
+  report::DemoReportInput in;
+  in.title = "tritonrl demo: synthetic tasks -> SFT -> GRPO (HRD)";
+  for (const auto& e : r.evals) in.rows.push_back(ReportRow(e));
+  in.sft_metrics = so.out + "/metrics.jsonl";
+  in.grpo_metrics = steps_path;
+  in.notes = Notes(o, r, *sft, *grpo);
+  in.settings = {
+      {"model", o.model},
+      {"policy device", o.device.empty() ? "auto" : o.device},
+      {"scoring device", o.eval_device},
+      {"seed", std::to_string(o.seed)},
+      {"tasks", fmt::format("{} training, {} held-out synthetic, {} of level 1", r.train_ids.size(),
+                            r.heldout_ids.size(), r.level1_ids.size())},
+      {"evaluation", fmt::format("k={}, max_new_tokens={}, temperature {:g}", o.k, o.max_new_tokens,
+                                 o.temperature)},
+      {"SFT",
+       fmt::format("{} steps, lr {:g}, max_tokens {}", o.sft_steps, o.sft_lr, o.sft_max_tokens)},
+      {"GRPO", fmt::format("{} steps, {} tasks x {} rollouts, mode {}, lr {:g}, max_new_tokens {}",
+                           o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group, o.grpo_mode,
+                           o.grpo_lr, o.grpo_max_new_tokens)},
+      {"outputs", o.out + " (synth/, sft/, grpo/, eval/*.jsonl, eval/summary.json)"},
+  };
+  for (const auto& [name, s] : r.stage_seconds) {
+    in.settings.push_back({"stage " + name, fmt::format("{:.1f} s", s)});
+  }
+  auto html = report::RenderDemoReport(in);
+  if (!html.ok()) return InStage("report", html.status());
+  if (auto s = WriteFileAtomic(r.report, *html); !s.ok()) return InStage("report", s);
+  if (auto s = end("report", r.report); !s.ok()) return InStage("report", s);
+  return r;
+}
+
+}  // namespace tritonrl::demo

@@ -1,0 +1,84 @@
+// `tritonrl demo`, the README's main job, as a library: synthetic tasks (split
+// into training and held-out tasks) -> SFT records -> SFT of a small built-in
+// model -> GRPO with HRD -> evaluation of the base, SFT and GRPO policies on
+// the held-out synthetic tasks and on the built-in suite's level 1 -> an HTML
+// report (docs/demo.md). libtorch-free interface; RunDemo owns the process's
+// training loops (one at a time, from one thread). What survives a crash or a
+// failed stage: every earlier stage's outputs under OUT (synth/, sft/, grpo/,
+// eval/*.jsonl, eval/summary.json as of the last finished evaluation).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "demo/policy_eval.h"
+
+namespace tritonrl::demo {
+
+struct DemoOptions {
+  std::string out = "build/demo";
+  std::string suite = "tasks";         // the built-in suite (its level1/ tasks are evaluated)
+  std::string model = "builtin:tiny";  // builtin:tiny, builtin:small or a Hugging Face directory
+  std::string device;                  // policy device; empty: cuda if available, else cpu
+  std::string eval_device = "cpu";     // scoring device (cpu: Triton's interpreter)
+  uint64_t seed = 0;                   // synthetic tasks, weights, data order, sampling
+  int train_tasks = 12;                // synthetic training tasks (SFT records and GRPO tasks)
+  int heldout_tasks = 4;  // synthetic held-out tasks (patterns or shapes never trained)
+  int level1_tasks = 6;   // tasks of level 1 evaluated (suite order); 0: all
+  // Check each synthetic solution with our evaluator and drop the tasks whose solution fails
+  // (as `data synth` does). Off by default: on the CPU interpreter it costs ~10-30 s a task,
+  // and the generator's templates are verified in CI (tests/data); --gpu turns it on.
+  bool verify_synth = false;
+  // Evaluation.
+  int k = 4;
+  int64_t max_new_tokens = 128;
+  double temperature = 1.0;
+  int64_t prompts_per_batch = 8;
+  // SFT.
+  int64_t sft_steps = 16;
+  double sft_lr = 3e-3;
+  int64_t sft_warmup = 2;
+  int64_t sft_max_tokens = 2048;
+  int64_t sft_batch_tokens = 8192;
+  // GRPO.
+  int64_t grpo_steps = 2;
+  int64_t grpo_group = 4;
+  int64_t grpo_tasks_per_step = 2;
+  double grpo_lr = 1e-5;
+  std::string grpo_mode = "hrd";
+  int64_t grpo_max_new_tokens = 128;
+  // Scoring.
+  int jobs = 2;
+  bool timing = false;  // time correct samples (fast1, speedup rewards); GPU scoring only
+};
+
+// One evaluation of one policy on one task set.
+struct StageEval {
+  std::string stage;  // base, sft, grpo
+  std::string suite;  // heldout (synthetic held-out tasks) or level1
+  std::string jsonl;  // OUT/eval/<stage>_<suite>.jsonl: one line per sample (output and verdict)
+  std::string run_id;
+  std::string policy;
+  EvalSummary summary;
+  double generate_seconds = 0, score_seconds = 0;
+};
+
+struct DemoResult {
+  std::vector<StageEval> evals;
+  std::vector<std::string> heldout_ids, train_ids, level1_ids;
+  std::string report;   // OUT/report.html
+  std::string summary;  // OUT/eval/summary.json
+  std::vector<std::pair<std::string, double>> stage_seconds;
+};
+
+// Progress lines (one per stage start and end, and the trainers' steps).
+using DemoProgress = std::function<void(const std::string& line)>;
+
+// Runs every stage in order. A failing stage stops the demo: the error names the stage
+// ("stage sft: ..."), and the outputs of the stages before it stay on disk.
+Result<DemoResult> RunDemo(const DemoOptions& options, const DemoProgress& progress = {});
+
+}  // namespace tritonrl::demo

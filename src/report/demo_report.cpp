@@ -1,0 +1,163 @@
+#include "report/demo_report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <map>
+
+#include "report/report.h"
+#include "report/style.h"
+#include "report/svg.h"
+
+namespace tritonrl::report {
+
+namespace {
+
+using Curves = std::map<std::string, svg::Curve>;
+
+// Every numeric field of every line, as a curve over "step". A line that is not a
+// JSON object with a numeric "step" fails with FILE:LINE.
+Result<Curves> ReadCurves(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::IoError(path + ": cannot open");
+  Curves curves;
+  std::string line;
+  for (int64_t n = 1; std::getline(in, line); ++n) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j.contains("step") || !j["step"].is_number()) {
+      return Status::ParseError(path + ":" + std::to_string(n) +
+                                ": not a metrics line (a JSON object with \"step\")");
+    }
+    const double step = j["step"].get<double>();
+    for (const auto& [key, value] : j.items()) {
+      if (key == "step" || !value.is_number()) continue;
+      curves[key].x.push_back(step);
+      curves[key].y.push_back(value.get<double>());
+    }
+  }
+  return curves;
+}
+
+svg::Curve Pick(const Curves& c, const std::string& key, const std::string& name,
+                const std::string& color) {
+  svg::Curve v;
+  if (auto it = c.find(key); it != c.end()) v = it->second;
+  v.name = name;
+  v.color = color;
+  return v;
+}
+
+std::string Num(double v) {
+  return fmt::format("{:.3f}", v);
+}
+
+std::string Cell(const std::string& text) {
+  return "<td class=\"num\">" + text + "</td>";
+}
+
+std::string StageName(const std::string& stage) {
+  if (stage == "base") return "base model";
+  if (stage == "sft") return "after SFT";
+  if (stage == "grpo") return "after GRPO";
+  return stage;
+}
+
+std::string SuiteName(const std::string& suite) {
+  if (suite == "heldout") return "held-out synthetic";
+  if (suite == "level1") return "built-in level 1";
+  return suite;
+}
+
+std::string BeforeAfterTable(const std::vector<DemoEvalRow>& rows) {
+  std::string h =
+      "<table id=\"before-after\"><tr><th>task set</th><th>policy</th><th>tasks</th>"
+      "<th>samples</th><th>k</th><th>pass@1</th><th>pass@k</th><th>valid</th><th>compiled</th>"
+      "<th>correct</th><th>fast1</th><th>invalid syntax</th><th>invalid functionality</th>"
+      "<th>incorrect</th><th>correct share</th><th>truncated</th></tr>\n";
+  for (const auto& r : rows) {
+    h += fmt::format("<tr data-stage=\"{}\" data-suite=\"{}\">", HtmlEscape(r.stage),
+                     HtmlEscape(r.suite));
+    h += "<td>" + HtmlEscape(SuiteName(r.suite)) + "</td><td>" + HtmlEscape(StageName(r.stage)) +
+         "</td>";
+    h +=
+        Cell(std::to_string(r.tasks)) + Cell(std::to_string(r.samples)) + Cell(std::to_string(r.k));
+    h += Cell(Num(r.pass_at_1)) + Cell(Num(r.pass_at_k)) + Cell(Num(r.valid_rate)) +
+         Cell(Num(r.compiled_rate)) + Cell(Num(r.correct_rate)) +
+         Cell(r.fast1_rate ? Num(*r.fast1_rate) : "n/a") + Cell(Num(r.invalid_syntax)) +
+         Cell(Num(r.invalid_functionality)) + Cell(Num(r.incorrect)) + Cell(Num(r.correct)) +
+         Cell(std::to_string(r.truncated));
+    h += "</tr>\n";
+  }
+  return h + "</table>\n";
+}
+
+}  // namespace
+
+Result<std::string> RenderDemoReport(const DemoReportInput& in) {
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  h += "<title>" + HtmlEscape(in.title) + "</title><style>" + ReportStyle() +
+       "</style></head><body>\n";
+  h += "<h1>" + HtmlEscape(in.title) + "</h1>\n";
+
+  h += "<h2>What happened</h2>\n<ul id=\"notes\">\n";
+  for (const auto& n : in.notes) h += "<li>" + HtmlEscape(n) + "</li>\n";
+  h += "</ul>\n";
+
+  h += "<h2>Before and after each stage</h2>\n" + BeforeAfterTable(in.rows);
+  h += "<p class=\"note\">Each policy writes k samples per task (same prompt and chat template as "
+       "SFT), scored by the static verifier and the sandboxed evaluator. pass@k is the unbiased "
+       "estimator averaged over tasks; rates and shares are over all samples. Shares follow "
+       "TritonRL's Figure 5: invalid syntax (no parsable code block), invalid functionality "
+       "(rejected by the static verifier: not real Triton, or a cheat), incorrect (valid but "
+       "wrong, crashed or timed out), correct. fast1 needs GPU timing (n/a otherwise). "
+       "truncated: responses cut at the token limit.</p>\n";
+
+  h += "<h2>Outcome shares per stage</h2>\n";
+  std::vector<svg::StackedRow> share_rows;
+  for (const auto& r : in.rows) {
+    share_rows.push_back({SuiteName(r.suite) + ", " + StageName(r.stage),
+                          {r.invalid_syntax, r.invalid_functionality, r.incorrect, r.correct},
+                          static_cast<long long>(r.samples)});
+  }
+  h += svg::StackedBars("demo-shares",
+                        {{"invalid syntax", "#e15759"},
+                         {"invalid functionality", "#f28e2b"},
+                         {"incorrect", "#bab0ac"},
+                         {"correct", "#59a14f"}},
+                        share_rows);
+
+  if (!in.sft_metrics.empty()) {
+    auto c = ReadCurves(in.sft_metrics);
+    if (!c.ok()) return c.status();
+    h += "<h2>SFT loss</h2>\n" + svg::CurveChart("sft-loss",
+                                                 {Pick(*c, "loss", "train", "#1f77b4"),
+                                                  Pick(*c, "eval_loss", "held-out", "#d62728")},
+                                                 "step", "loss (nats/token)");
+  }
+  if (!in.grpo_metrics.empty()) {
+    auto c = ReadCurves(in.grpo_metrics);
+    if (!c.ok()) return c.status();
+    h += "<h2>GRPO rewards</h2>\n" +
+         svg::CurveChart("grpo-reward",
+                         {Pick(*c, "reward_correct", "R_correct (mean)", "#59a14f"),
+                          Pick(*c, "reward_speedup", "R_speedup (mean)", "#4e79a7")},
+                         "step", "reward");
+    h += "<h2>GRPO rollout rates</h2>\n" +
+         svg::CurveChart("grpo-rates",
+                         {Pick(*c, "valid_rate", "valid", "#f28e2b"),
+                          Pick(*c, "compiled_rate", "compiled", "#b07aa1"),
+                          Pick(*c, "correct_rate", "correct", "#59a14f")},
+                         "step", "share of rollouts");
+  }
+
+  h += "<h2>Settings</h2>\n<table id=\"settings\">";
+  for (const auto& [k, v] : in.settings) {
+    h += "<tr><th>" + HtmlEscape(k) + "</th><td>" + HtmlEscape(v) + "</td></tr>";
+  }
+  h += "</table>\n</body></html>\n";
+  return h;
+}
+
+}  // namespace tritonrl::report

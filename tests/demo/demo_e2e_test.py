@@ -1,0 +1,143 @@
+"""`tritonrl demo --quick` end to end (real synth, SFT, GRPO, scoring on the CPU
+interpreter): the report exists with the before/after table and the curves, the
+stage outputs exist, and the report's numbers equal the ones recomputed here from
+the per-sample eval JSONL. A failing stage names itself and keeps earlier outputs.
+
+Usage: demo_e2e_test.py TRITONRL_BINARY SUITE_DIR"""
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+BIN, SUITE = sys.argv[1], sys.argv[2]
+
+
+def fail(msg):
+    print("FAIL:", msg)
+    sys.exit(1)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def hand_numbers(rows, k):
+    """pass@1, pass@k, valid, correct and shares computed from verdict lines."""
+    per_task = {}
+    for r in rows:
+        per_task.setdefault(r["task"], []).append(r["outcome"] == "correct")
+
+    def pass_at(n, c, kk):
+        if n - c < kk:
+            return 1.0
+        return 1.0 - math.comb(n - c, kk) / math.comb(n, kk)
+
+    n = len(rows)
+    share = lambda pred: sum(1 for r in rows if pred(r)) / n
+    return {
+        "pass@1": sum(sum(v) / len(v) for v in per_task.values()) / len(per_task),
+        "pass@k": sum(pass_at(len(v), sum(v), k) for v in per_task.values()) / len(per_task),
+        "valid": share(lambda r: r["valid"]),
+        "correct": share(lambda r: r["outcome"] == "correct"),
+        "invalid_syntax": share(lambda r: r["outcome"] == "invalid_syntax"),
+        "invalid_functionality": share(lambda r: r["outcome"] == "invalid_functionality"),
+        "incorrect": share(lambda r: r["outcome"] not in
+                           ("invalid_syntax", "invalid_functionality", "correct")),
+        "tasks": len(per_task),
+        "samples": n,
+    }
+
+
+def main():
+    out = tempfile.mkdtemp(prefix="tritonrl_demo_e2e_")
+    p = subprocess.run([BIN, "demo", "--quick", "--out", out, "--suite", SUITE],
+                       capture_output=True, text=True, timeout=600)
+    print(p.stderr[-4000:])
+    print(p.stdout)
+    check(p.returncode == 0, f"demo exited {p.returncode}")
+    report = os.path.join(out, "report.html")
+    check(f"report at {report}" in p.stdout, "the demo does not print where the report is")
+    for stage in ("synth", "records", "base-eval", "sft", "sft-eval", "grpo", "grpo-eval", "report"):
+        check(f"demo: stage {stage} done" in p.stderr, f"no progress line for stage {stage}")
+
+    # Stage outputs.
+    sft = read_jsonl(os.path.join(out, "sft", "metrics.jsonl"))
+    losses = [r["loss"] for r in sft if "loss" in r]
+    check(len(losses) == 3, f"SFT logged {len(losses)} losses, want 3 (--quick: 3 steps)")
+    check(all(math.isfinite(x) and x > 0 for x in losses), f"SFT losses {losses}")
+    check(os.path.isfile(os.path.join(out, "grpo", "metrics.jsonl")), "no grpo/metrics.jsonl")
+    steps = read_jsonl(os.path.join(out, "grpo_steps.jsonl"))
+    check([s["step"] for s in steps] == [1, 2], f"GRPO steps {[s['step'] for s in steps]}")
+    for s in steps:
+        for key in ("valid_rate", "correct_rate", "compiled_rate"):
+            check(0.0 <= s[key] <= 1.0, f"GRPO step {s['step']} {key}={s[key]}")
+    summary = json.load(open(os.path.join(out, "eval", "summary.json")))
+    check(len(summary["evals"]) == 6, f"{len(summary['evals'])} evaluations, want 6")
+    check(len(summary["heldout_tasks"]) >= 1 and len(summary["train_tasks"]) >= 1, "task split")
+    check(not set(summary["heldout_tasks"]) & set(summary["train_tasks"]),
+          "a held-out task is also a training task")
+    sft_records = read_jsonl(os.path.join(out, "synth", "sft_train.jsonl"))
+    check({r["task"] for r in sft_records} == set(summary["train_tasks"]),
+          "SFT records are not exactly the training tasks")
+
+    html = open(report).read()
+    for marker in ('id="before-after"', 'id="demo-shares"', 'id="sft-loss"', 'id="grpo-reward"',
+                   'id="grpo-rates"'):
+        check(marker in html, f"report lacks {marker}")
+    check("<polyline" in html, "report draws no curve")
+
+    # Every report row equals the numbers recomputed from that evaluation's JSONL.
+    cols = ["tasks", "samples", "k", "pass@1", "pass@k", "valid", "compiled", "correct", "fast1",
+            "invalid_syntax", "invalid_functionality", "incorrect", "correct_share", "truncated"]
+    rows = re.findall(r'<tr data-stage="(\w+)" data-suite="(\w+)">(.*?)</tr>', html)
+    check(len(rows) == 6, f"{len(rows)} before/after rows, want 6")
+    seen = set()
+    for stage, suite, cells in rows:
+        values = dict(zip(cols, re.findall(r'<td class="num">([^<]*)</td>', cells)))
+        ev = [e for e in summary["evals"] if e["stage"] == stage and e["suite"] == suite]
+        check(len(ev) == 1, f"summary.json has no single {stage}/{suite}")
+        verdicts = read_jsonl(ev[0]["jsonl"])
+        k = int(values["k"])
+        hand = hand_numbers(verdicts, k)
+        check(int(values["tasks"]) == hand["tasks"], f"{stage}/{suite} tasks")
+        check(int(values["samples"]) == hand["samples"], f"{stage}/{suite} samples")
+        for key, col in (("pass@1", "pass@1"), ("pass@k", "pass@k"), ("valid", "valid"),
+                         ("correct", "correct"), ("invalid_syntax", "invalid_syntax"),
+                         ("invalid_functionality", "invalid_functionality"),
+                         ("incorrect", "incorrect"), ("correct", "correct_share")):
+            check(values[col] == f"{hand[key]:.3f}",
+                  f"{stage}/{suite} {col}: report {values[col]}, by hand {hand[key]:.3f}")
+            check(abs(hand[key] - ev[0][{"pass@1": "pass_at_1", "pass@k": "pass_at_k",
+                                          "valid": "valid_rate", "correct": "correct_rate",
+                                          "invalid_syntax": "invalid_syntax_share",
+                                          "invalid_functionality": "invalid_functionality_share",
+                                          "incorrect": "incorrect_share"}.get(key, "correct_rate")])
+                  < 1e-9, f"{stage}/{suite} {key}: summary.json differs from the JSONL")
+        check(values["fast1"] == "n/a", "fast1 shown without timing")
+        seen.add((stage, suite))
+    check(seen == {(s, t) for s in ("base", "sft", "grpo") for t in ("heldout", "level1")},
+          f"rows {sorted(seen)}")
+
+    # A failing stage names itself and keeps the earlier stages' outputs.
+    out2 = tempfile.mkdtemp(prefix="tritonrl_demo_fail_")
+    p = subprocess.run([BIN, "demo", "--quick", "--no-verify-synth", "--out", out2, "--suite",
+                        SUITE, "--model", os.path.join(out2, "no_such_model")],
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode != 0, "a missing model did not fail the demo")
+    check("stage base-eval" in p.stderr, f"the error does not name the stage: {p.stderr[-500:]}")
+    for kept in ("synth/train/manifest.jsonl", "synth/sft_train.jsonl", "eval/summary.json"):
+        check(os.path.isfile(os.path.join(out2, kept)), f"earlier output {kept} was not kept")
+    check(not os.path.exists(os.path.join(out2, "report.html")), "a failed demo wrote a report")
+    print("ok")
+
+
+main()
