@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# The main job on the built-in default: evaluate the bundled samples (every task
-# solution plus the hack corpus, as full model outputs) against the built-in
-# suite with the sandboxed evaluator, on the GPU if there is one, else on the
-# CPU through Triton's interpreter, and write the HTML report.
+# The main job: `tritonrl demo` (docs/demo.md): synthetic tasks -> SFT of a small
+# built-in model -> GRPO with HRD, each policy evaluated before and after on
+# held-out synthetic tasks and level 1, and an HTML report in build/demo/.
+# CPU default: builtin:tiny, Triton's interpreter, at most 15 minutes on 2 cores.
+# Extra arguments go to `tritonrl demo` (e.g. --gpu for the H200 size).
+#
+#   scripts/demo.sh --eval-only   the evaluation demo: every task solution and the
+#                                 hack corpus as model outputs, scored by the
+#                                 sandboxed evaluator; report in build/demo-eval/
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 "$ROOT/scripts/setup.sh"
 "$ROOT/scripts/build.sh"
 BIN="$ROOT/build/tritonrl"
-OUT="$ROOT/build/demo"
+
+if [[ "${1:-}" != "--eval-only" ]]; then
+  exec "$BIN" demo --out "$ROOT/build/demo" "$@"
+fi
+
+OUT="$ROOT/build/demo-eval"
 mkdir -p "$OUT" "$ROOT/samples"
 DEVICE=cpu
 [[ -e /dev/nvidia0 ]] && DEVICE=cuda

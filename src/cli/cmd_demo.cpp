@@ -47,16 +47,15 @@ d::DemoOptions Preset(const DemoCli& c) {
     o.grpo_tasks_per_step = 1;
     o.grpo_max_new_tokens = 32;
   }
-  if (c.gpu) {  // the H200: builtin:small, compiled kernels, timing, larger everything
+  if (c.gpu) {  // the H200: builtin:small, compiled kernels, larger everything (10 minutes)
     o.model = "builtin:small";
     o.device = "cuda";
     o.eval_device = "cuda";
-    o.timing = true;
     o.verify_synth = true;
-    o.jobs = 12;
-    o.train_tasks = 128;
-    o.heldout_tasks = 16;
-    o.level1_tasks = 0;
+    o.jobs = 16;
+    o.train_tasks = 96;
+    o.heldout_tasks = 8;
+    o.level1_tasks = 10;
     o.k = 4;
     o.max_new_tokens = 1024;
     o.prompts_per_batch = 32;
@@ -65,8 +64,8 @@ d::DemoOptions Preset(const DemoCli& c) {
     o.sft_warmup = 20;
     o.sft_max_tokens = 2048;
     o.sft_batch_tokens = 32768;
-    o.grpo_steps = 5;
-    o.grpo_group = 8;
+    o.grpo_steps = 4;
+    o.grpo_group = 6;
     o.grpo_tasks_per_step = 4;
     o.grpo_lr = 1e-5;
     o.grpo_max_new_tokens = 1024;
@@ -131,8 +130,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
      "Synthetic tasks -> SFT -> GRPO (HRD), evaluated before and after each stage; HTML report",
      [](CLI::App& sub) -> tritonrl::cli::CommandAction {
        auto c = std::make_shared<DemoCli>();
-       auto* gpu = sub.add_flag("--gpu", c->gpu,
-                                "The H200 size: builtin:small on cuda, compiled kernels, timing");
+       auto* gpu =
+           sub.add_flag("--gpu", c->gpu,
+                        "The H200 size: builtin:small on cuda, compiled kernels (docs/demo.md)");
        sub.add_flag("--quick", c->quick, "The CI test size (every stage, minimal work)")
            ->excludes(gpu);
        sub.add_option("--out", c->out, "Output folder")->capture_default_str();
