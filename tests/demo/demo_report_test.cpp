@@ -1,0 +1,64 @@
+// The demo's report page: the before/after table, the curves from metrics files,
+// escaping, and errors naming FILE:LINE.
+#include "report/demo_report.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tritonrl::report {
+namespace {
+
+std::string TempFile(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(DemoReport, TableRowsCurvesAndNotes) {
+  DemoReportInput in;
+  DemoEvalRow row;
+  row.stage = "sft";
+  row.suite = "heldout";
+  row.tasks = 2;
+  row.samples = 8;
+  row.k = 4;
+  row.pass_at_1 = 0.125;
+  row.pass_at_k = 0.5;
+  row.valid_rate = 0.625;
+  row.invalid_syntax = 0.375;
+  in.rows.push_back(row);
+  in.notes.push_back("loss <fell>");
+  in.sft_metrics = TempFile("demo_report_sft.jsonl",
+                            "{\"step\":1,\"loss\":5.5}\n{\"step\":2,\"loss\":4.0}\n"
+                            "{\"step\":2,\"eval_loss\":4.5}\n");
+  in.grpo_metrics = TempFile("demo_report_grpo.jsonl",
+                             "{\"step\":1,\"reward_correct\":0,\"correct_rate\":0}\n"
+                             "{\"step\":2,\"reward_correct\":0.5,\"correct_rate\":0.25}\n");
+  auto html = RenderDemoReport(in);
+  ASSERT_TRUE(html.ok()) << html.status().message();
+  EXPECT_NE(html->find("<tr data-stage=\"sft\" data-suite=\"heldout\">"), std::string::npos);
+  EXPECT_NE(html->find("<td class=\"num\">0.125</td><td class=\"num\">0.500</td><td "
+                       "class=\"num\">0.625</td>"),
+            std::string::npos);
+  EXPECT_NE(html->find("<td class=\"num\">n/a</td>"), std::string::npos);  // fast1 untimed
+  EXPECT_NE(html->find("loss &lt;fell&gt;"), std::string::npos);
+  EXPECT_EQ(html->find("<fell>"), std::string::npos);
+  for (const char* id : {"id=\"sft-loss\"", "id=\"grpo-reward\"", "id=\"grpo-rates\""}) {
+    EXPECT_NE(html->find(id), std::string::npos) << id;
+  }
+  EXPECT_NE(html->find("<polyline"), std::string::npos);
+}
+
+TEST(DemoReport, BadMetricsLineNamesFileAndLine) {
+  DemoReportInput in;
+  in.grpo_metrics = TempFile("demo_report_bad.jsonl", "{\"step\":1}\nnot json\n");
+  auto html = RenderDemoReport(in);
+  ASSERT_FALSE(html.ok());
+  EXPECT_NE(html.status().message().find("demo_report_bad.jsonl:2"), std::string::npos)
+      << html.status().message();
+}
+
+}  // namespace
+}  // namespace tritonrl::report
