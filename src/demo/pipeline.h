@@ -27,7 +27,7 @@ struct DemoOptions {
   uint64_t seed = 0;                   // synthetic tasks, weights, data order, sampling
   int train_tasks = 12;                // synthetic training tasks (SFT records and GRPO tasks)
   int heldout_tasks = 4;  // synthetic held-out tasks (patterns or shapes never trained)
-  int level1_tasks = 6;   // tasks of level 1 evaluated (suite order); 0: all
+  int level1_tasks = 8;   // tasks of level 1 evaluated (suite order); 0: all
   // Check each synthetic solution with our evaluator and drop the tasks whose solution fails
   // (as `data synth` does). Off by default: on the CPU interpreter it costs ~10-30 s a task,
   // and the generator's templates are verified in CI (tests/data); --gpu turns it on.
@@ -38,13 +38,13 @@ struct DemoOptions {
   double temperature = 1.0;
   int64_t prompts_per_batch = 8;
   // SFT.
-  int64_t sft_steps = 16;
+  int64_t sft_steps = 40;
   double sft_lr = 3e-3;
   int64_t sft_warmup = 2;
   int64_t sft_max_tokens = 2048;
   int64_t sft_batch_tokens = 8192;
   // GRPO.
-  int64_t grpo_steps = 2;
+  int64_t grpo_steps = 3;
   int64_t grpo_group = 4;
   int64_t grpo_tasks_per_step = 2;
   double grpo_lr = 1e-5;
