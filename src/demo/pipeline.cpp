@@ -184,7 +184,8 @@ json StepJson(const train::GrpoStepMetrics& m) {
 
 // What the numbers say, in words; never more than they show.
 std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
-                               const train::SftSummary& sft, const train::GrpoSummary& grpo) {
+                               const train::SftSummary& sft, const train::GrpoSummary& grpo,
+                               int64_t filtered_groups) {
   std::vector<std::string> notes;
   for (const char* suite : {"heldout", "level1"}) {
     std::string line = std::string(suite == std::string("heldout") ? "Held-out synthetic tasks"
@@ -221,6 +222,14 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
       "{:.3f} at the last; mean R_correct {:.3f} -> {:.3f}.",
       o.grpo_mode, grpo.steps, o.grpo_tasks_per_step, o.grpo_group, grpo.first.correct_rate,
       grpo.last.correct_rate, grpo.first.reward_correct, grpo.last.reward_correct));
+  const int64_t groups = grpo.steps * o.grpo_tasks_per_step;
+  if (filtered_groups > 0) {
+    notes.push_back(fmt::format(
+        "GRPO skipped {} of {} groups because every rollout of the group earned the same reward "
+        "(DAPO filtering: such a group has no advantage to learn from){}.",
+        filtered_groups, groups,
+        filtered_groups >= groups ? "; the policy was therefore never updated" : ""));
+  }
   notes.push_back(
       "A small model trained for minutes learns little: a flat or zero line here is the honest "
       "result at this size, not a failure of the pipeline (docs/demo.md says what to expect).");
@@ -458,7 +467,9 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   const std::string steps_path = (out / "grpo_steps.jsonl").string();
   std::ofstream steps_log(steps_path, std::ios::trunc);
   if (!steps_log) return InStage("grpo", Status::IoError(steps_path + ": cannot open"));
+  int64_t filtered_groups = 0;
   auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
+    filtered_groups += m.filtered_groups;
     steps_log << StepJson(m).dump() << "\n" << std::flush;
     progress(
         fmt::format("demo: grpo step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} "
@@ -487,7 +498,7 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   for (const auto& e : r.evals) in.rows.push_back(ReportRow(e));
   in.sft_metrics = so.out + "/metrics.jsonl";
   in.grpo_metrics = steps_path;
-  in.notes = Notes(o, r, *sft, *grpo);
+  in.notes = Notes(o, r, *sft, *grpo, filtered_groups);
   in.settings = {
       {"model", o.model},
       {"policy device", o.device.empty() ? "auto" : o.device},
