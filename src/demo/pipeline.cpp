@@ -218,17 +218,16 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
       r.train_ids.size(), sft.first_loss, sft.last_loss,
       sft.eval_loss >= 0 ? fmt::format(", held-out loss {:.3f}", sft.eval_loss) : std::string()));
   notes.push_back(fmt::format(
-      "GRPO ({}): {} steps of {} tasks x {} rollouts; rollouts correct {:.3f} at the first step, "
+      "GRPO ({}): {} steps, {} tasks per step x {} rollouts; rollouts correct {:.3f} at the first "
+      "step, "
       "{:.3f} at the last; mean R_correct {:.3f} -> {:.3f}.",
       o.grpo_mode, grpo.steps, o.grpo_tasks_per_step, o.grpo_group, grpo.first.correct_rate,
       grpo.last.correct_rate, grpo.first.reward_correct, grpo.last.reward_correct));
-  const int64_t groups = grpo.steps * o.grpo_tasks_per_step;
   if (filtered_groups > 0) {
     notes.push_back(fmt::format(
-        "GRPO skipped {} of {} groups because every rollout of the group earned the same reward "
-        "(DAPO filtering: such a group has no advantage to learn from){}.",
-        filtered_groups, groups,
-        filtered_groups >= groups ? "; the policy was therefore never updated" : ""));
+        "GRPO skipped {} groups over its {} steps because every rollout of the group earned the "
+        "same reward (DAPO filtering: such a group has no advantage to learn from).",
+        filtered_groups, grpo.steps));
   }
   notes.push_back(
       "A small model trained for minutes learns little: a flat or zero line here is the honest "
