@@ -183,6 +183,24 @@ int32_t ReadI32Field(CompactReader& r, const char* what, int id, WireType t) {
   return Expect(r, what, id, t, WireType::kI32) ? r.ReadInt(t) : 0;
 }
 
+// A struct whose known fields are i32s (`fields`: field id and member), plus the fields that
+// `other(out, id, type)` reads (it returns false for unknown ones, which are skipped).
+template <typename T, typename Other>
+T ReadI32Struct(CompactReader& r, const char* what, std::initializer_list<int> required,
+                std::initializer_list<std::pair<int, int32_t T::*>> fields, Other other) {
+  T out;
+  ReadStruct(r, what, required, [&](int id, WireType t) {
+    for (const auto& [field, member] : fields) {
+      if (field == id) {
+        out.*member = ReadI32Field(r, what, id, t);
+        return true;
+      }
+    }
+    return other(out, id, t);
+  });
+  return out;
+}
+
 }  // namespace
 
 std::string PhysicalTypeName(int32_t t) {
@@ -236,104 +254,47 @@ Result<FileMetaData> ParseFileMetaData(std::string_view bytes) {
 
 Result<PageHeader> ParsePageHeader(std::string_view bytes, size_t* consumed) {
   CompactReader r(bytes);
-  PageHeader h;
-  const char* w = "PageHeader";
-  ReadStruct(r, w, {1, 2, 3}, [&](int id, WireType t) {
-    switch (id) {
-      case 1:
-        h.type = ReadI32Field(r, w, id, t);
+  auto none = [](auto&, int, WireType) { return false; };
+  auto page = ReadI32Struct<PageHeader>(
+      r, "PageHeader", {1, 2, 3},
+      {{1, &PageHeader::type},
+       {2, &PageHeader::uncompressed_page_size},
+       {3, &PageHeader::compressed_page_size}},
+      [&](PageHeader& h, int id, WireType t) {
+        if (id != 5 && id != 7 && id != 8) return false;
+        if (!Expect(r, "PageHeader", id, t, WireType::kStruct)) return true;
+        if (id == 5) {
+          h.data_page_header =
+              ReadI32Struct<DataPageHeader>(r, "DataPageHeader", {1, 2, 3, 4},
+                                            {{1, &DataPageHeader::num_values},
+                                             {2, &DataPageHeader::encoding},
+                                             {3, &DataPageHeader::definition_level_encoding},
+                                             {4, &DataPageHeader::repetition_level_encoding}},
+                                            none);
+        } else if (id == 7) {
+          h.dictionary_page_header = ReadI32Struct<DictionaryPageHeader>(
+              r, "DictionaryPageHeader", {1, 2},
+              {{1, &DictionaryPageHeader::num_values}, {2, &DictionaryPageHeader::encoding}}, none);
+        } else {
+          h.data_page_header_v2 = ReadI32Struct<DataPageHeaderV2>(
+              r, "DataPageHeaderV2", {1, 2, 3, 4, 5, 6},
+              {{1, &DataPageHeaderV2::num_values},
+               {2, &DataPageHeaderV2::num_nulls},
+               {3, &DataPageHeaderV2::num_rows},
+               {4, &DataPageHeaderV2::encoding},
+               {5, &DataPageHeaderV2::definition_levels_byte_length},
+               {6, &DataPageHeaderV2::repetition_levels_byte_length}},
+              [&](DataPageHeaderV2& d, int i, WireType u) {
+                if (i != 7) return false;
+                d.is_compressed = r.BoolField(u);
+                return true;
+              });
+        }
         return true;
-      case 2:
-        h.uncompressed_page_size = ReadI32Field(r, w, id, t);
-        return true;
-      case 3:
-        h.compressed_page_size = ReadI32Field(r, w, id, t);
-        return true;
-      case 5: {
-        if (!Expect(r, w, id, t, WireType::kStruct)) return true;
-        DataPageHeader d;
-        const char* dw = "DataPageHeader";
-        ReadStruct(r, dw, {1, 2, 3, 4}, [&](int i, WireType u) {
-          switch (i) {
-            case 1:
-              d.num_values = ReadI32Field(r, dw, i, u);
-              return true;
-            case 2:
-              d.encoding = ReadI32Field(r, dw, i, u);
-              return true;
-            case 3:
-              d.definition_level_encoding = ReadI32Field(r, dw, i, u);
-              return true;
-            case 4:
-              d.repetition_level_encoding = ReadI32Field(r, dw, i, u);
-              return true;
-            default:
-              return false;
-          }
-        });
-        h.data_page_header = d;
-        return true;
-      }
-      case 7: {
-        if (!Expect(r, w, id, t, WireType::kStruct)) return true;
-        DictionaryPageHeader d;
-        const char* dw = "DictionaryPageHeader";
-        ReadStruct(r, dw, {1, 2}, [&](int i, WireType u) {
-          switch (i) {
-            case 1:
-              d.num_values = ReadI32Field(r, dw, i, u);
-              return true;
-            case 2:
-              d.encoding = ReadI32Field(r, dw, i, u);
-              return true;
-            default:
-              return false;
-          }
-        });
-        h.dictionary_page_header = d;
-        return true;
-      }
-      case 8: {
-        if (!Expect(r, w, id, t, WireType::kStruct)) return true;
-        DataPageHeaderV2 d;
-        const char* dw = "DataPageHeaderV2";
-        ReadStruct(r, dw, {1, 2, 3, 4, 5, 6}, [&](int i, WireType u) {
-          switch (i) {
-            case 1:
-              d.num_values = ReadI32Field(r, dw, i, u);
-              return true;
-            case 2:
-              d.num_nulls = ReadI32Field(r, dw, i, u);
-              return true;
-            case 3:
-              d.num_rows = ReadI32Field(r, dw, i, u);
-              return true;
-            case 4:
-              d.encoding = ReadI32Field(r, dw, i, u);
-              return true;
-            case 5:
-              d.definition_levels_byte_length = ReadI32Field(r, dw, i, u);
-              return true;
-            case 6:
-              d.repetition_levels_byte_length = ReadI32Field(r, dw, i, u);
-              return true;
-            case 7:
-              d.is_compressed = r.BoolField(u);
-              return true;
-            default:
-              return false;
-          }
-        });
-        h.data_page_header_v2 = d;
-        return true;
-      }
-      default:
-        return false;
-    }
-  });
+      });
   if (!r.ok()) return Status::Corruption("page header: " + r.error());
   *consumed = r.position();
-  return h;
+  return page;
 }
 
 }  // namespace tritonrl::parquet

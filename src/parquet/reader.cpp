@@ -118,7 +118,7 @@ Result<Reader> Reader::Open(const std::string& path, const ReaderOptions& option
   size_t i = 0;
   std::vector<ColumnInfo> columns;
   const SchemaElement& root = f->meta.schema[0];
-  if (root.num_children < 0 || static_cast<size_t>(root.num_children) >= f->meta.schema.size() + 1)
+  if (root.num_children < 0 || static_cast<size_t>(root.num_children) > f->meta.schema.size() - 1)
     return Status::Corruption(path + ": footer: schema root claims too many children");
   ++i;
   for (int32_t k = 0; k < root.num_children; ++k) {

@@ -161,6 +161,15 @@ void CompactReader::Skip(WireType type) {
   SkipDepth(type, 0);
 }
 
+void CompactReader::SkipElement(WireType type, int depth) {
+  // Inside a container a bool is a whole byte, not a type nibble.
+  if (type == WireType::kTrue || type == WireType::kFalse) {
+    ReadByte();
+  } else {
+    SkipDepth(type, depth);
+  }
+}
+
 void CompactReader::SkipDepth(WireType type, int depth) {
   if (!ok()) return;
   if (depth > kMaxDepth) {
@@ -200,14 +209,7 @@ void CompactReader::SkipDepth(WireType type, int depth) {
       WireType e;
       uint32_t n = 0;
       if (!ReadListHeader(&e, &n)) return;
-      for (uint32_t i = 0; i < n && ok(); ++i) {
-        // Inside a container a bool is a whole byte.
-        if (e == WireType::kTrue || e == WireType::kFalse) {
-          ReadByte();
-        } else {
-          SkipDepth(e, depth + 1);
-        }
-      }
+      for (uint32_t i = 0; i < n && ok(); ++i) SkipElement(e, depth + 1);
       return;
     }
     case WireType::kMap: {
@@ -220,13 +222,8 @@ void CompactReader::SkipDepth(WireType type, int depth) {
       const uint8_t kv = ReadByte();
       const auto k = static_cast<WireType>(kv >> 4), v = static_cast<WireType>(kv & 0x0f);
       for (uint64_t i = 0; i < n && ok(); ++i) {
-        for (WireType t : {k, v}) {
-          if (t == WireType::kTrue || t == WireType::kFalse) {
-            ReadByte();
-          } else {
-            SkipDepth(t, depth + 1);
-          }
-        }
+        SkipElement(k, depth + 1);
+        SkipElement(v, depth + 1);
       }
       return;
     }

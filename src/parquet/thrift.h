@@ -61,6 +61,7 @@ class CompactReader {
   uint64_t ReadVarint();
   uint8_t ReadByte();
   void SkipDepth(WireType type, int depth);
+  void SkipElement(WireType type, int depth);  // a list, set or map element
 
   std::string_view bytes_;
   size_t pos_ = 0;

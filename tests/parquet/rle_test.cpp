@@ -7,16 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "bytes.h"
 #include "parquet/rle.h"
 
 namespace tritonrl::parquet {
 namespace {
-
-std::string Bytes(std::initializer_list<int> b) {
-  std::string s;
-  for (int x : b) s.push_back(static_cast<char>(x));
-  return s;
-}
 
 std::vector<uint32_t> All(RleBitPackedDecoder d) {
   std::vector<uint32_t> out;

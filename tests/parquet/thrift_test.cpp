@@ -5,17 +5,12 @@
 
 #include <string>
 
+#include "bytes.h"
 #include "parquet/metadata.h"
 #include "parquet/thrift.h"
 
 namespace tritonrl::parquet {
 namespace {
-
-std::string Bytes(std::initializer_list<int> b) {
-  std::string s;
-  for (int x : b) s.push_back(static_cast<char>(x));
-  return s;
-}
 
 TEST(CompactReader, FieldHeadersZigzagAndLongFieldIds) {
   // field 1 i32 = 1 (zigzag 2); field 2 i32 = -1 (zigzag 1); field 3 i32 = 150 (zigzag 300 =
