@@ -39,13 +39,13 @@ d::DemoOptions Preset(const DemoCli& c) {
     o.heldout_tasks = 2;
     o.level1_tasks = 2;
     o.k = 2;
-    o.max_new_tokens = 32;
+    o.max_new_tokens = 16;
     o.sft_steps = 3;
     o.sft_batch_tokens = 4096;
     o.grpo_steps = 2;
     o.grpo_group = 2;
     o.grpo_tasks_per_step = 1;
-    o.grpo_max_new_tokens = 32;
+    o.grpo_max_new_tokens = 16;
   }
   if (c.gpu) {  // the H200: builtin:small, compiled kernels, larger everything (10 minutes)
     o.model = "builtin:small";

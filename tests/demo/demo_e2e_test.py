@@ -60,7 +60,7 @@ def hand_numbers(rows, k):
 def main():
     out = tempfile.mkdtemp(prefix="tritonrl_demo_e2e_")
     p = subprocess.run([BIN, "demo", "--quick", "--out", out, "--suite", SUITE],
-                       capture_output=True, text=True, timeout=600)
+                       capture_output=True, text=True, timeout=1200)
     print(p.stderr[-4000:])
     print(p.stdout)
     check(p.returncode == 0, f"demo exited {p.returncode}")
