@@ -8,6 +8,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -137,6 +138,8 @@ def main():
     for kept in ("synth/train/manifest.jsonl", "synth/sft_train.jsonl", "eval/summary.json"):
         check(os.path.isfile(os.path.join(out2, kept)), f"earlier output {kept} was not kept")
     check(not os.path.exists(os.path.join(out2, "report.html")), "a failed demo wrote a report")
+    shutil.rmtree(out, ignore_errors=True)
+    shutil.rmtree(out2, ignore_errors=True)
     print("ok")
 
 
