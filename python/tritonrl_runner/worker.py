@@ -180,6 +180,9 @@ class Worker:
             if device.type == "cpu":
                 self.thread_ban = guard.ban_threads() or "on"
             self.monitor.candidate_file = os.path.realpath(req["candidate_path"])
+            self.monitor.protect([sys.modules[n] for n in (__name__, "tritonrl_runner.guard", "tritonrl_runner.hooks",
+                                                            "tritonrl_runner.protocol", "tritonrl_runner.taskmod",
+                                                            "tritonrl_runner.timing") if n in sys.modules])
             self.monitor.armed = True
             self.stage = "import"
             t1 = time.monotonic()

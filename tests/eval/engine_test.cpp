@@ -19,7 +19,6 @@ class EngineTest : public ::testing::Test {
  protected:
   void SetUp() override {
     cfg_.python = FAKE_WORKER_PATH;
-    cfg_.warm_workers = false;  // a scripted binary, not an interpreter a zygote could run
     cfg_.runner_dir = "/nonexistent";  // the fake worker ignores its arguments
     cfg_.allowlist_path = "allowlist.json";
     cfg_.work_dir =
