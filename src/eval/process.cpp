@@ -152,8 +152,11 @@ struct Zygote {
   int sock = -1;
   std::string key;
   std::string dir;
-  std::string failure;     // why warm spawns fall back to cold (empty: none)
-  std::string failed_key;  // the spec whose zygote failed its handshake: not started again
+  std::string failure;  // why warm spawns fall back to cold (empty: none)
+  // Not started again: the spec whose zygote failed to start, and the program (interpreter and
+  // script) that never said hello, whatever the environment.
+  std::string failed_key;
+  std::string failed_program;
   std::uint64_t generation = 0;
   int starts = 0;
 
@@ -218,6 +221,11 @@ std::string SandboxLibraryPath() {
   std::error_code ec;
   const fs::path p = fs::canonical(info.dli_fname, ec);
   return ec ? "" : p.string();
+}
+
+// The interpreter and the worker script of a worker spec.
+std::string ProgramOf(const SpawnSpec& spec) {
+  return spec.argv[0] + "\n" + spec.argv[spec.argv.size() - 3];
 }
 
 // Starts a zygote for `spec` (z.mu held). Sets z.failure on failure.
@@ -296,6 +304,7 @@ void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key)
     // The same interpreter, script and environment would fail the same way: later spawns of
     // this spec go cold at once instead of waiting for it again.
     z.failed_key = key;
+    if (!hello) z.failed_program = ProgramOf(spec);
     return;
   }
   z.key = key;
@@ -526,11 +535,12 @@ Result<Child> SpawnWorker(const SpawnSpec& spec, bool warm) {
   std::string why;
   {
     std::lock_guard<std::mutex> lock(z.mu);
-    std::string key = spec.argv[0] + "\n" + spec.argv[spec.argv.size() - 3];
+    std::string key = ProgramOf(spec);
     for (const std::string& kv : spec.env) {
       if (!PerWorkerEnv(kv)) key += "\n" + kv;
     }
-    if (z.key != key && z.failed_key != key && z.starts < kZygoteMaxStarts)
+    if (z.key != key && z.failed_key != key && z.failed_program != ProgramOf(spec) &&
+        z.starts < kZygoteMaxStarts)
       StartZygoteLocked(z, spec, key);
     if (z.key == key) {
       auto child = ForkFromZygoteLocked(z, spec);
@@ -550,6 +560,7 @@ void StopZygote() {
   z.starts = 0;
   z.failure.clear();
   z.failed_key.clear();
+  z.failed_program.clear();
 }
 
 Status WriteAll(int fd, std::string_view data) {
