@@ -220,6 +220,11 @@ class CallMonitor:
         return "host", full
 
 
+class InternalAccessRefused(PermissionError):
+    """Raised into the candidate's code by the audit hook; the engine reads an error of this type
+    as internal access (the record is also in the monitor's list, should the candidate catch it)."""
+
+
 def _make_callback(monitor, classify, is_trusted, line_of, check_intact):
     """The sys.monitoring CALL callback (see CallMonitor)."""
     mon = sys.monitoring
@@ -287,7 +292,7 @@ def _make_audit_hook(monitor, is_trusted, line_of):
                 monitor.internal.append(where)
         finally:
             busy.discard(tid)
-        raise PermissionError(f"refused by the evaluator: {what}")
+        raise InternalAccessRefused(f"refused by the evaluator: {what}")
 
     return hook
 

@@ -173,7 +173,8 @@ class Worker:
         cand_file = None
         if self.role == "candidate":
             recorder = hooks.LaunchRecorder()
-            audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder)
+            audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder,
+                                  os.path.realpath(req["candidate_path"]))
             # Guards the candidate cannot lift: no thread after this point (CPU), and every call
             # its code makes is classified before the callee runs (guard.py).
             self.monitor = guard.CallMonitor(guard.trusted_roots(req["task_path"]), req["allowlist_path"])
