@@ -58,6 +58,9 @@ _HOST_TENSOR_METHODS = frozenset({"tolist", "numpy", "__array__", "apply_", "map
 # torch constructors from a Python scalar (bookkeeping, not compute).
 _SCALAR_CTORS = frozenset({"tensor", "as_tensor", "scalar_tensor"})
 
+# Builtins that take one element of a tensor to the host (as .item() does).
+_SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
+
 # Audit events (sys.addaudithook) refused when the candidate's code is the nearest Python frame:
 # they reach frames, the heap, the system or code objects without a call the monitor sees (an
 # attribute read such as ``tb_frame``, or an internal callable run by a builtin on the candidate's
@@ -165,7 +168,8 @@ class CallMonitor:
 
     def classify(self, c, arg0, compute: bool, _partial=functools.partial, _module_type=types.ModuleType,
                  _internal_modules=_INTERNAL_MODULES, _internal_builtins=_INTERNAL_BUILTINS,
-                 _host_methods=_HOST_TENSOR_METHODS, _scalar_ctors=_SCALAR_CTORS, _item_limit=_ITEM_LIMIT):
+                 _host_methods=_HOST_TENSOR_METHODS, _scalar_ctors=_SCALAR_CTORS, _item_limit=_ITEM_LIMIT,
+                 _scalar_builtins=_SCALAR_BUILTINS):
         """("internal" | "host", name) for a callee the policy refuses, else None. The module's
         tables are bound as defaults: rebinding the module's names does not change them."""
         for _ in range(8):  # what a wrapper will call: a partial's function, f.__call__'s f
@@ -199,6 +203,13 @@ class CallMonitor:
         if not isinstance(module, str):
             module = owner.__name__ if isinstance(owner, _module_type) else (type(c).__module__ or "")
         top = module.split(".", 1)[0]
+        if isinstance(arg0, torch.Tensor) and ((module == "builtins" and name in _scalar_builtins) or top == "math"
+                                               or (top in ("operator", "_operator") and name == "index")):
+            # float(t), int(t), math.exp(t): one element to the host, like .item()
+            if not compute:
+                return None
+            self.items += 1
+            return ("host", f"{name}(tensor) (per-element loop)") if self.items > _item_limit else None
         if module == "builtins":
             return ("internal", name) if name in _internal_builtins else None
         if top in _internal_modules:
