@@ -50,7 +50,9 @@ _INTERNAL_MODULES = frozenset({
     # the evaluator itself: the worker script (__main__ in a cold worker), its modules
     "tritonrl_runner", "__main__"})
 _INTERNAL_BUILTINS = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "open",
-                                "globals", "vars", "locals", "input", "memoryview"})
+                                "globals", "vars", "locals", "input", "memoryview",
+                                # every class (the runner's among them), an object's state
+                                "__subclasses__", "__reduce_ex__", "__reduce__", "__getstate__"})
 # Tensor methods that compute on the host without dispatching an ATen op.
 _HOST_TENSOR_METHODS = frozenset({"tolist", "numpy", "__array__", "apply_", "map_", "map2_",
                                   "storage", "untyped_storage", "_typed_storage", "__dlpack__",
