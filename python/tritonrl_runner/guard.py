@@ -3,6 +3,11 @@ candidate can rewrite unnoticed (docs/eval.md, "Threat model").
 
 Installed by the trusted worker code BEFORE the candidate file is imported:
 
+* an audit hook (``sys.addaudithook``, never removable) that refuses and records the events of
+  _AUDIT_PREFIXES and frame reads (``tb_frame``, ``gi_frame``, ...) whose nearest Python frame is
+  the candidate's code: frames, the heap and the system reached without a call the monitor sees;
+* an integrity snapshot of the runner's modules and classes (``CallMonitor.protect``): a name
+  rebound in them is internal access;
 * ``ban_threads`` adds a seccomp filter (to every thread, with TSYNC) that
   refuses ``clone`` with ``CLONE_THREAD``: from then on no thread can be
   started, so no work runs where a thread-local audit would not see it. The
@@ -14,7 +19,7 @@ Installed by the trusted worker code BEFORE the candidate file is imported:
   callables, hooks, code of unknown origin), in every thread, before the callee
   runs. It classifies the callee: internals (``torch._C``, private torch
   modules, ``sys``, ``gc``, ``inspect``, ``ctypes``, ``threading``, ``time``,
-  ``exec``/``eval``/``compile``/``__import__``) at any time after the import
+  ``exec``/``eval``/``compile``/``__import__``, the evaluator's own modules) at any time after the import
   started; host compute (numpy, torch functions outside the allowlist, tensor
   methods outside it, ``tolist``/``numpy``/``apply_``, many ``.item()``) while
   a forward call runs or in any other thread. A call that would switch the
