@@ -3,9 +3,10 @@ candidate can rewrite unnoticed (docs/eval.md, "Threat model").
 
 Installed by the trusted worker code BEFORE the candidate file is imported:
 
-* an audit hook (``sys.addaudithook``, never removable) that refuses and records the events of
-  _AUDIT_PREFIXES and frame reads (``tb_frame``, ``gi_frame``, ...) whose nearest Python frame is
-  the candidate's code: frames, the heap and the system reached without a call the monitor sees;
+* an audit hook (``sys.addaudithook``, never removable) that records the audit events whose
+  nearest Python frame is the candidate's code and that reach frames (``tb_frame``, ``gi_frame``,
+  ``sys._getframe``), the heap, native memory or new code (refused too), or the system (files,
+  processes, network: the sandbox decides), without a call the monitor sees;
 * an integrity snapshot of the runner's modules and classes (``CallMonitor.protect``): a name
   rebound in them is internal access;
 * ``ban_threads`` adds a seccomp filter (to every thread, with TSYNC) that
@@ -68,15 +69,19 @@ _SCALAR_CTORS = frozenset({"tensor", "as_tensor", "scalar_tensor"})
 # Builtins that take one element of a tensor to the host (as .item() does).
 _SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
 
-# Audit events (sys.addaudithook) refused when the candidate's code is the nearest Python frame:
-# they reach frames, the heap, the system or code objects without a call the monitor sees (an
-# attribute read such as ``tb_frame``, or an internal callable run by a builtin on the candidate's
-# behalf, as in ``sorted(xs, key=os.listdir)`` or ``operator.methodcaller``).
-_AUDIT_PREFIXES = ("sys.", "gc.", "os.", "ctypes.", "subprocess.", "socket.", "shutil.", "tempfile.",
-                   "mmap.", "resource.", "signal.", "marshal.", "pickle.", "cpython.", "glob.",
-                   "fcntl.", "syslog.", "urllib.", "http.", "ftplib.", "smtplib.", "sqlite3.",
-                   "code.__new__", "function.__new__", "exec", "compile", "open", "builtins.input",
-                   "time.sleep", "shelve.", "dbm.", "webbrowser.")
+# Audit events (sys.addaudithook) whose nearest Python frame is the candidate's code: they reach
+# frames, the heap, native memory or new code without a call the monitor sees (an attribute read
+# such as ``tb_frame``, or an internal run by a builtin on the candidate's behalf, as in
+# ``operator.methodcaller("_getframe")(sys)``). Refused (InternalAccessRefused raised into the
+# candidate's code, so it never holds the object) and recorded.
+_AUDIT_REFUSED = ("sys.", "gc.", "ctypes.", "code.__new__", "function.__new__", "exec", "compile",
+                  "marshal.", "pickle.", "cpython.")
+# System access (files, processes, network, signals): the sandbox decides what happens (and the
+# fault corpus proves it does); the hook records it as internal access, also when a builtin runs
+# the call for the candidate (``sorted(xs, key=os.listdir)``).
+_AUDIT_RECORDED = ("os.", "open", "subprocess.", "socket.", "shutil.", "tempfile.", "mmap.",
+                   "resource.", "signal.", "glob.", "fcntl.", "syslog.", "urllib.", "http.", "ftplib.",
+                   "smtplib.", "sqlite3.", "builtins.input", "time.sleep", "shelve.", "dbm.", "webbrowser.")
 # Attributes whose read hands out a frame (the audit event object.__getattr__).
 _FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
 # Attributes whose write changes what a function runs (object.__setattr__).
@@ -274,14 +279,14 @@ def _make_callback(monitor, classify, is_trusted, line_of, check_intact):
 
 
 def _make_audit_hook(monitor, is_trusted, line_of):
-    """An audit hook (it can never be removed) that refuses, and reports as internal access, the
-    audit events of _AUDIT_PREFIXES and the frame and code attributes when the nearest Python
-    frame is the candidate's code. The check is by event name first: most events (builtins.id,
+    """An audit hook (it can never be removed) that reports as internal access the audit events
+    of _AUDIT_REFUSED and _AUDIT_RECORDED and the frame and code attributes when the nearest Python
+    frame is the candidate's code, and refuses all but the recorded system events. The check is by event name first: most events (builtins.id,
     object.__getattr__ of __code__ from the libraries) cost one string test."""
     getframe = sys._getframe
     get_ident = threading.get_ident
     busy: set = set()
-    prefixes, frame_attrs, code_attrs = _AUDIT_PREFIXES, _FRAME_ATTRS, _CODE_ATTRS
+    refused, recorded, frame_attrs, code_attrs = _AUDIT_REFUSED, _AUDIT_RECORDED, _FRAME_ATTRS, _CODE_ATTRS
 
     def hook(event, args):
         if not monitor.armed:
@@ -289,10 +294,16 @@ def _make_audit_hook(monitor, is_trusted, line_of):
         if event == "object.__getattr__":
             if len(args) < 2 or args[1] not in frame_attrs:
                 return
+            refuse = True
         elif event == "object.__setattr__":
             if len(args) < 2 or args[1] not in code_attrs:
                 return
-        elif not event.startswith(prefixes):
+            refuse = True
+        elif event.startswith(refused):
+            refuse = True
+        elif event.startswith(recorded):
+            refuse = False
+        else:
             return
         tid = get_ident()
         if tid in busy:  # our own sys._getframe below
@@ -310,7 +321,8 @@ def _make_audit_hook(monitor, is_trusted, line_of):
                 monitor.internal.append(where)
         finally:
             busy.discard(tid)
-        raise InternalAccessRefused(f"refused by the evaluator: {what}")
+        if refuse:
+            raise InternalAccessRefused(f"refused by the evaluator: {what}")
 
     return hook
 
