@@ -455,6 +455,7 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
   TRITONRL_RETURN_IF_ERROR(ValidateOptions(o));
 
   Runner run;
+  run.o = o;
   run.device = *device;
   auto pool = LoadTaskPool(o.tasks);
   if (!pool.ok()) return pool.status();
