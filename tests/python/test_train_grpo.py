@@ -122,3 +122,22 @@ def test_refusals_name_the_flag_or_file(tmp_path):
         f.write(b"\x7f\x7f\x7f\x7f")
     r = grpo(tmp_path / "e", "--resume", str(bad), check=False)
     assert r.returncode != 0 and "optimizer.safetensors" in r.stderr
+
+
+def test_off_policy_updates_with_stale_ratios_and_resumes_exactly(tmp_path):
+    args = ("--steps", "2", "--off-policy", "1", "--test-inject-solutions", "--mode", "binary")
+    full = tmp_path / "full"
+    grpo(full, *args)
+    rows = read_jsonl(full / "metrics.jsonl")
+    assert [r["updated"] for r in rows] == [True, True]
+    # Step 2's rollouts were sampled before update 1: the policy moved since, so the k3 estimate
+    # of KL(current || behaviour) is positive (on-policy it is 0 up to rounding, as in step 1).
+    assert rows[1]["kl"] > 1e-6 > abs(rows[0]["kl"])
+    part = tmp_path / "part"
+    grpo(part, *args, "--stop-after", "1")
+    state = json.loads((part / "checkpoint" / "trainer_state.json").read_text())
+    assert state["pending"]["step"] == 2  # the next step's rollouts travel with the checkpoint
+    grpo(part, "--resume", str(part / "checkpoint"))
+    assert without_timings(read_jsonl(part / "metrics.jsonl")) == without_timings(rows)
+    assert (part / "checkpoint" / "model.safetensors").read_bytes() == \
+        (full / "checkpoint" / "model.safetensors").read_bytes()
