@@ -10,6 +10,7 @@ APT_PACKAGES=(
   clang libclang-rt-14-dev clang-format
   nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libfmt-dev libcpp-httplib-dev
   libpcre2-dev libseccomp-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libsnappy-dev zlib1g-dev libzstd-dev
 )
 
 missing=()

@@ -6,7 +6,7 @@
 #     shape (Qwen3-0.6B, bf16 autocast / bf16 compute with fp32 masters, B x T
 #     tokens per step), median tokens/s after 3 warm-up steps, peak GPU memory
 #     (nvidia-smi, sampled every 0.2 s, for both)
-#   2 builtin:small from scratch on the suite's SFT records, at most 10 minutes
+#   2 builtin:small from scratch on the suite's SFT records, at most 10 minutes (SFT_SMALL=0: skip)
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$HERE/../.."
@@ -47,16 +47,19 @@ peak_mem "$OUT/sft_ours_ckpt.log" "$BIN/tritonrl" train sft --model "$WORK/model
   --lr 1e-4 --warmup 2 --no-progress --checkpoint-layers 2>&1 | tail -1 | tee -a "$SUMMARY"
 "$PY" "$HERE/sft_gpu.py" ours "$WORK" | tee -a "$SUMMARY"
 
-echo "== builtin:small from scratch on the suite's SFT records (<= 10 min)" | tee -a "$SUMMARY"
-"$PY" "$ROOT/tests/python/sft_suite_data.py" --tasks "$ROOT/tasks" --train "$WORK/suite_train.jsonl" \
-  --eval "$WORK/suite_eval.jsonl" | tee -a "$SUMMARY"
-timeout 600 "$BIN/tritonrl" train sft --model builtin:small --data "$WORK/suite_train.jsonl" \
-  --eval-data "$WORK/suite_eval.jsonl" --out "$WORK/small" --device cuda --epochs "${SMALL_EPOCHS:-60}" \
-  --max-tokens 4096 --batch-tokens 32768 --lr 1e-3 --warmup 20 --eval-every 20 --no-progress \
-  2>&1 | tail -3 | tee -a "$SUMMARY"
-cp "$WORK/small/metrics.jsonl" "$OUT/sft_small_metrics.jsonl" 2>/dev/null
-"$BIN/tritonrl" report --train-log "$WORK/small/metrics.jsonl" --out "$OUT/sft_small_report.html" | tee -a "$SUMMARY"
-"$BIN/tritonrl" generate --model "$WORK/small/checkpoint" --prompts "$WORK/suite_eval.jsonl" --chat \
-  --temperature 0 --max-new-tokens 1024 --out "$OUT/sft_small_samples.jsonl" --device cuda 2>&1 | tail -1 | tee -a "$SUMMARY"
+# SFT_SMALL=0 skips part 2 (the demo's --gpu setting trains builtin:small and scores it too).
+if [[ "${SFT_SMALL:-1}" == 1 ]]; then
+  echo "== builtin:small from scratch on the suite's SFT records (<= 10 min)" | tee -a "$SUMMARY"
+  "$PY" "$ROOT/tests/python/sft_suite_data.py" --tasks "$ROOT/tasks" --train "$WORK/suite_train.jsonl" \
+    --eval "$WORK/suite_eval.jsonl" | tee -a "$SUMMARY"
+  timeout 600 "$BIN/tritonrl" train sft --model builtin:small --data "$WORK/suite_train.jsonl" \
+    --eval-data "$WORK/suite_eval.jsonl" --out "$WORK/small" --device cuda --epochs "${SMALL_EPOCHS:-60}" \
+    --max-tokens 4096 --batch-tokens 32768 --lr 1e-3 --warmup 20 --eval-every 20 --no-progress \
+    2>&1 | tail -3 | tee -a "$SUMMARY"
+  cp "$WORK/small/metrics.jsonl" "$OUT/sft_small_metrics.jsonl" 2>/dev/null
+  "$BIN/tritonrl" report --train-log "$WORK/small/metrics.jsonl" --out "$OUT/sft_small_report.html" | tee -a "$SUMMARY"
+  "$BIN/tritonrl" generate --model "$WORK/small/checkpoint" --prompts "$WORK/suite_eval.jsonl" --chat \
+    --temperature 0 --max-new-tokens 1024 --out "$OUT/sft_small_samples.jsonl" --device cuda 2>&1 | tail -1 | tee -a "$SUMMARY"
+fi
 echo
 cat "$SUMMARY"

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -278,43 +277,16 @@ int RunSft(const std::string& tasks, const std::string& out) {
 }
 
 int RunImportKernelBook(const std::string& file, const std::string& out) {
-  if (file.size() >= 8 && file.substr(file.size() - 8) == ".parquet") {
-    std::fprintf(stderr,
-                 "tritonrl data import kernelbook: %s: parquet is not supported in this build "
-                 "(no Arrow/Parquet library); convert it to JSONL first, e.g. with "
-                 "python3 -c \"import pandas as p; p.read_parquet('%s').to_json('rows.jsonl', "
-                 "orient='records', lines=True)\"\n",
-                 file.c_str(), file.c_str());
-    return 2;
-  }
-  std::ifstream in(file);
-  if (!in) {
-    std::fprintf(stderr, "tritonrl data import kernelbook: cannot read %s\n", file.c_str());
-    return 2;
-  }
-  data::ImportStats stats;
   std::vector<data::SftRecord> records;
-  std::string line;
-  for (int no = 1; std::getline(in, line); ++no) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto row = data::ParseKernelBookLine(line, file, no);
-    if (!row.ok()) {
-      std::fprintf(stderr, "tritonrl data import kernelbook: %s\n", row.status().message().c_str());
-      return 1;
-    }
-    ++stats.rows;
-    std::string reject;
-    auto rec = data::KernelBookRecord(*row, &reject);
-    if (!rec.ok()) {
-      ++stats.rejected[reject];
-      continue;
-    }
-    ++stats.kept;
-    records.push_back(*rec);
+  auto stats = data::ImportKernelBook(file, &records);
+  if (!stats.ok()) {
+    std::fprintf(stderr, "tritonrl data import kernelbook: %s\n", stats.status().message().c_str());
+    return stats.status().code() == tritonrl::StatusCode::kIoError ? 2 : 1;
   }
   if (int rc = WriteRecords(records, out); rc) return rc;
-  fmt::print("rows {}  kept {}  rejected {}\n", stats.rows, stats.kept, stats.rows - stats.kept);
-  for (const auto& [reason, n] : stats.rejected) fmt::print("rejected {:<36} {:>6}\n", reason, n);
+  fmt::print("rows {}  kept {}  rejected {}\n", stats->rows, stats->kept,
+             stats->rows - stats->kept);
+  for (const auto& [reason, n] : stats->rejected) fmt::print("rejected {:<36} {:>6}\n", reason, n);
   return 0;
 }
 
@@ -443,8 +415,8 @@ const bool registered = tritonrl::cli::RegisterCommand(
        imp->require_subcommand(1);
        auto kb_file = std::make_shared<std::string>();
        auto kb_out = std::make_shared<std::string>();
-       auto* kb = imp->add_subcommand("kernelbook", "GPUMODE/KernelBook rows (JSONL)");
-       kb->add_option("file", *kb_file, "rows: .jsonl (a .parquet file gets a conversion hint)")
+       auto* kb = imp->add_subcommand("kernelbook", "GPUMODE/KernelBook rows (JSONL or Parquet)");
+       kb->add_option("file", *kb_file, "rows: FILE.jsonl, or FILE.parquet (flat string columns)")
            ->required();
        kb->add_option("--out", *kb_out, "JSONL output")->required();
 

@@ -139,10 +139,16 @@ Result<KernelBookRow> ParseKernelBookLine(std::string_view line, const std::stri
   if (j.contains("uuid")) {
     row.uuid = j["uuid"].is_string() ? j["uuid"].get<std::string>() : j["uuid"].dump();
   }
+  TRITONRL_RETURN_IF_ERROR(CheckKernelBookRow(row, where));
+  return row;
+}
+
+Status CheckKernelBookRow(const KernelBookRow& row, const std::string& where) {
+  // The entry point becomes part of regular expressions and class names.
   static const std::regex ident(R"([A-Za-z_][A-Za-z0-9_]*)");
   if (!std::regex_match(row.entry_point, ident))
     return Status::ParseError(where + ": entry_point is not a Python identifier");
-  return row;
+  return Status::Ok();
 }
 
 Result<SftRecord> KernelBookRecord(const KernelBookRow& row, std::string* reject) {

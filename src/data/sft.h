@@ -48,6 +48,9 @@ struct KernelBookRow {
 Result<KernelBookRow> ParseKernelBookLine(std::string_view line, const std::string& file,
                                           int line_no);
 
+// The checks every row passes whatever file it came from; `where` starts the error message.
+Status CheckKernelBookRow(const KernelBookRow& row, const std::string& where);
+
 struct ImportStats {
   int rows = 0;
   int kept = 0;
@@ -58,5 +61,11 @@ struct ImportStats {
 // candidate layout); the static verifier (standard policy) must accept the code, else the first
 // violation's rule id (or a format.* reason) is returned in `reject`.
 Result<SftRecord> KernelBookRecord(const KernelBookRow& row, std::string* reject);
+
+// Reads every row of `file` (JSONL, or Parquet when the name ends in `.parquet`) and converts
+// the rows, appending the kept records to `*records` in file order. A malformed row stops the
+// import with an error naming `FILE:LINE` (JSONL) or `FILE: row group R, ...` (Parquet); a file
+// that cannot be read at all is kIoError. Both formats give the same records for the same rows.
+Result<ImportStats> ImportKernelBook(const std::string& file, std::vector<SftRecord>* records);
 
 }  // namespace tritonrl::data

@@ -82,9 +82,15 @@ class Driver {
   Stop Run(const json& request) {
     if (Step s = Send(request)) return *s;
     for (;;) {
-      const ReadResult rr = ReadFrameUntil(child_.from_child, buffer_, Deadline());
+      const Clock::time_point deadline =
+          send_failed_until_ ? std::min(Deadline(), *send_failed_until_) : Deadline();
+      const ReadResult rr = ReadFrameUntil(child_.from_child, buffer_, deadline);
+      if (rr.kind == ReadKind::kTimeout && send_failed_until_ &&
+          Clock::now() >= *send_failed_until_)
+        return {WorkerEnd::kEof, send_error_};
       if (rr.kind == ReadKind::kTimeout) return OnTimeout();
-      if (rr.kind == ReadKind::kEof) return {WorkerEnd::kEof, rr.error};
+      if (rr.kind == ReadKind::kEof)
+        return {WorkerEnd::kEof, send_failed_until_ ? send_error_ : rr.error};
       if (rr.kind == ReadKind::kMalformed) return {WorkerEnd::kMalformed, rr.error};
       if (GetString(rr.frame.header, "type") == "error") {
         run_.error_frame = rr.frame;
@@ -159,23 +165,17 @@ class Driver {
     return Stop{end, s.message()};
   }
 
-  // A write to a worker that died or closed its request pipe fails. A worker that closed it
-  // usually said why on its result pipe first; reading that (briefly, frames in flight only)
-  // makes the verdict the same whichever side noticed first. Otherwise its exit status tells
-  // why, as for EOF.
+  // A write to a worker that died or closed its request pipe fails. Such a worker usually said
+  // why, or broke the protocol, on its result pipe first: the frames in flight are still read
+  // and judged (for at most kAfterFailedSend), so the verdict is the same whichever side noticed
+  // first. Otherwise its exit status tells why, as for EOF.
   Step Send(const json& header) {
     Status s = WriteAll(child_.to_child, EncodeFrame(header));
-    if (s.ok()) return std::nullopt;
-    const auto until = Clock::now() + std::chrono::seconds(2);
-    for (;;) {
-      const ReadResult rr = ReadFrameUntil(child_.from_child, buffer_, until);
-      if (rr.kind != ReadKind::kFrame) break;
-      if (GetString(rr.frame.header, "type") == "error") {
-        run_.error_frame = rr.frame;
-        return Stop{WorkerEnd::kError, ""};
-      }
+    if (!s.ok() && !send_failed_until_) {
+      send_failed_until_ = Clock::now() + kAfterFailedSend;
+      send_error_ = s.message();
     }
-    return Stop{WorkerEnd::kEof, s.message()};
+    return std::nullopt;
   }
 
   // A candidate learns each trial's seed just before that trial (the secret one included), so
@@ -355,6 +355,9 @@ class Driver {
   Clock::time_point go_t0_ = Clock::now();
   TimingLease lease_;  // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
   int next_call_ = 0;  // the worker's next timed call (its "call" frames, src/eval/timing_plan.h)
+  static constexpr std::chrono::seconds kAfterFailedSend{2};
+  std::optional<Clock::time_point> send_failed_until_;  // set by the first failed write
+  std::string send_error_;
 };
 
 }  // namespace
