@@ -427,12 +427,10 @@ json MetricsJson(const GrpoStepMetrics& s) {
 }
 
 Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) {
-  auto device = model::ParseDevice(o.device.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : o.device);
-  if (!device.ok()) return device.status();
-  if (device->is_cuda() && !at::hasCUDA()) return Status::Unavailable("no CUDA device available");
-  auto compute =
-      model::ParseModelDType(o.dtype.empty() ? (device->is_cuda() ? "bf16" : "fp32") : o.dtype);
-  if (!compute.ok()) return compute.status();
+  auto placed = ResolveDeviceAndDType(o.device, o.dtype);
+  if (!placed.ok()) return placed.status();
+  const c10::Device* device = &placed->first;
+  const c10::ScalarType* compute = &placed->second;
 
   json resumed_state;
   std::optional<LoadedCheckpoint> ckpt;

@@ -1,5 +1,6 @@
 #include "train/run_util.h"
 
+#include <ATen/ATen.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,6 +47,17 @@ void Progress::Update(int64_t step, int64_t total, const std::string& stats, dou
   } else if (step == total || step % std::max<int64_t>(1, total / 10) == 0) {
     std::fprintf(stderr, "%s\n", line);
   }
+}
+
+Result<std::pair<c10::Device, c10::ScalarType>> ResolveDeviceAndDType(const std::string& dev,
+                                                                      const std::string& dtype) {
+  auto device = model::ParseDevice(dev.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : dev);
+  if (!device.ok()) return device.status();
+  if (device->is_cuda() && !at::hasCUDA()) return Status::Unavailable("no CUDA device available");
+  auto compute =
+      model::ParseModelDType(dtype.empty() ? (device->is_cuda() ? "bf16" : "fp32") : dtype);
+  if (!compute.ok()) return compute.status();
+  return std::pair{*device, *compute};
 }
 
 Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_t small_vocab,

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -34,6 +35,11 @@ class Progress {
  private:
   bool on_, tty_;
 };
+
+// The policy's device (empty: cuda if available, else cpu) and compute dtype
+// (empty: bf16 on a GPU, fp32 on the CPU).
+Result<std::pair<c10::Device, c10::ScalarType>> ResolveDeviceAndDType(const std::string& device,
+                                                                      const std::string& dtype);
 
 struct StartModel {
   Trainable trainable;

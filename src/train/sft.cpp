@@ -108,12 +108,10 @@ double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
 Result<SftSummary> RunSftImpl(SftOptions o) {
   if (o.data.empty()) return Status::InvalidArgument("--data is required");
   if (o.out.empty()) return Status::InvalidArgument("--out is required");
-  auto device = model::ParseDevice(o.device.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : o.device);
-  if (!device.ok()) return device.status();
-  if (device->is_cuda() && !at::hasCUDA()) return Status::Unavailable("no CUDA device available");
-  auto compute =
-      model::ParseModelDType(o.dtype.empty() ? (device->is_cuda() ? "bf16" : "fp32") : o.dtype);
-  if (!compute.ok()) return compute.status();
+  auto placed = ResolveDeviceAndDType(o.device, o.dtype);
+  if (!placed.ok()) return placed.status();
+  const c10::Device* device = &placed->first;
+  const c10::ScalarType* compute = &placed->second;
 
   // Resume: the checkpoint fixes the model and the trajectory options.
   json resumed_state;
