@@ -3,6 +3,12 @@ candidate can rewrite unnoticed (docs/eval.md, "Threat model").
 
 Installed by the trusted worker code BEFORE the candidate file is imported:
 
+* an audit hook (``sys.addaudithook``, never removable) that records the audit events whose
+  nearest Python frame is the candidate's code and that reach frames (``tb_frame``, ``gi_frame``,
+  ``sys._getframe``), the heap, native memory or new code (refused too), or the system (files,
+  processes, network: the sandbox decides), without a call the monitor sees;
+* an integrity snapshot of the runner's modules and classes (``CallMonitor.protect``): a name
+  rebound in them is internal access;
 * ``ban_threads`` adds a seccomp filter (to every thread, with TSYNC) that
   refuses ``clone`` with ``CLONE_THREAD``: from then on no thread can be
   started, so no work runs where a thread-local audit would not see it. The
@@ -14,7 +20,7 @@ Installed by the trusted worker code BEFORE the candidate file is imported:
   callables, hooks, code of unknown origin), in every thread, before the callee
   runs. It classifies the callee: internals (``torch._C``, private torch
   modules, ``sys``, ``gc``, ``inspect``, ``ctypes``, ``threading``, ``time``,
-  ``exec``/``eval``/``compile``/``__import__``) at any time after the import
+  ``exec``/``eval``/``compile``/``__import__``, the evaluator's own modules) at any time after the import
   started; host compute (numpy, torch functions outside the allowlist, tensor
   methods outside it, ``tolist``/``numpy``/``apply_``, many ``.item()``) while
   a forward call runs or in any other thread. A call that would switch the
@@ -44,15 +50,42 @@ _INTERNAL_MODULES = frozenset({
     "marshal", "pickle", "_pickle", "multiprocessing", "concurrent", "asyncio", "signal", "os",
     "posix", "weakref", "_weakref", "sysconfig", "site", "runpy", "dis", "subprocess",
     "_posixsubprocess", "socket", "_socket", "resource", "mmap", "faulthandler", "tracemalloc",
-    "pathlib", "shutil", "tempfile", "io", "_io", "glob", "zipimport", "pkgutil"})
+    "pathlib", "shutil", "tempfile", "io", "_io", "glob", "zipimport", "pkgutil",
+    # stdlib modules that hand out frames or run code on request
+    "traceback", "pdb", "bdb", "code", "codeop", "cProfile", "profile", "trace",
+    # the evaluator itself: the worker script (__main__ in a cold worker), its modules
+    "tritonrl_runner", "__main__"})
 _INTERNAL_BUILTINS = frozenset({"exec", "eval", "compile", "__import__", "breakpoint", "open",
-                                "globals", "vars", "locals", "input", "memoryview"})
+                                "globals", "vars", "locals", "input", "memoryview",
+                                # every class (the runner's among them), an object's state
+                                "__subclasses__", "__reduce_ex__", "__reduce__", "__getstate__"})
 # Tensor methods that compute on the host without dispatching an ATen op.
 _HOST_TENSOR_METHODS = frozenset({"tolist", "numpy", "__array__", "apply_", "map_", "map2_",
                                   "storage", "untyped_storage", "_typed_storage", "__dlpack__",
                                   "__reduce_ex__"})
 # torch constructors from a Python scalar (bookkeeping, not compute).
-_SCALAR_CTORS = {"tensor", "as_tensor", "scalar_tensor"}
+_SCALAR_CTORS = frozenset({"tensor", "as_tensor", "scalar_tensor"})
+
+# Builtins that take one element of a tensor to the host (as .item() does).
+_SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
+
+# Audit events (sys.addaudithook) whose nearest Python frame is the candidate's code: they reach
+# frames, the heap, native memory or new code without a call the monitor sees (an attribute read
+# such as ``tb_frame``, or an internal run by a builtin on the candidate's behalf, as in
+# ``operator.methodcaller("_getframe")(sys)``). Refused (InternalAccessRefused raised into the
+# candidate's code, so it never holds the object) and recorded.
+_AUDIT_REFUSED = ("sys.", "gc.", "ctypes.", "code.__new__", "function.__new__", "exec", "compile",
+                  "marshal.", "pickle.", "cpython.")
+# System access (files, processes, network, signals): the sandbox decides what happens (and the
+# fault corpus proves it does); the hook records it as internal access, also when a builtin runs
+# the call for the candidate (``sorted(xs, key=os.listdir)``).
+_AUDIT_RECORDED = ("os.", "open", "subprocess.", "socket.", "shutil.", "tempfile.", "mmap.",
+                   "resource.", "signal.", "glob.", "fcntl.", "syslog.", "urllib.", "http.", "ftplib.",
+                   "smtplib.", "sqlite3.", "builtins.input", "time.sleep", "shelve.", "dbm.", "webbrowser.")
+# Attributes whose read hands out a frame (the audit event object.__getattr__).
+_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame", "f_back"})
+# Attributes whose write changes what a function runs (object.__setattr__).
+_CODE_ATTRS = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__class__", "__bases__"})
 
 
 class CallMonitor:
@@ -77,24 +110,55 @@ class CallMonitor:
         self.host: list[str] = []
         self.items = 0
         self._trusted_code: dict = {}
+        self._snapshot: list = []
         self._mon = sys.monitoring
-        self._callback = self._on_call
+        # The callback and the audit hook are closures over the original functions: a candidate
+        # that rebinds CallMonitor's or this module's names (a store, which no monitor sees)
+        # changes nothing they run; their own code and defaults cannot be rewritten unaudited.
+        self._callback = _make_callback(self, CallMonitor.classify, CallMonitor._is_trusted, _line_of,
+                                        CallMonitor._check_intact)
         mon = self._mon
         mon.use_tool_id(_TOOL_ID, "tritonrl")
         mon.register_callback(_TOOL_ID, mon.events.CALL, self._callback)
         mon.set_events(_TOOL_ID, mon.events.CALL)
+        sys.addaudithook(_make_audit_hook(self, CallMonitor._is_trusted, _line_of))
 
     def intact(self) -> bool:
         mon = self._mon
         return (mon.get_tool(_TOOL_ID) == "tritonrl" and mon.get_events(_TOOL_ID) == mon.events.CALL
                 and mon.register_callback(_TOOL_ID, mon.events.CALL, self._callback) is self._callback)
 
+    def protect(self, namespaces) -> None:
+        """Remember the trusted namespaces (the runner's modules and their classes) as they are
+        before the candidate is imported: a name rebound in one of them later (a store into a
+        module or class, which neither the monitor nor the audit hook sees) is reported as
+        internal access at the next call the candidate makes, and at the start and end of each
+        forward call."""
+        snap = []
+        for ns in namespaces:
+            d = vars(ns)
+            snap.append((getattr(ns, "__name__", "?"), d, dict(d)))
+            for value in list(d.values()):
+                if isinstance(value, type) and value.__module__ == getattr(ns, "__name__", None):
+                    snap.append((f"{ns.__name__}.{value.__name__}", vars(value), dict(vars(value))))
+        self._snapshot = snap
+
+    def _check_intact(self) -> None:
+        for name, live, saved in self._snapshot:
+            if len(live) != len(saved) or any(live.get(k) is not v for k, v in saved.items()):
+                changed = sorted(k for k in set(live) | set(saved) if live.get(k) is not saved.get(k))
+                where = f"evaluator state rebound: {name}.{','.join(changed)[:80]}"
+                if where not in self.internal and len(self.internal) < 32:
+                    self.internal.append(where)
+
     def start_call(self) -> None:
         self.host, self.items = [], 0
+        self._check_intact()
         self.forward = True
 
     def stop_call(self) -> None:
         self.forward = False
+        self._check_intact()
 
     def _is_trusted(self, code) -> bool:
         """Code from a file in the trusted folders, or with a synthetic file name (namedtuple,
@@ -114,31 +178,22 @@ class CallMonitor:
             self._trusted_code[code] = known
         return known
 
-    def _on_call(self, code, offset, callee, arg0):
-        try:
-            if self._is_trusted(code):
-                return self._mon.DISABLE
-            if not self.armed:
-                return None
-            compute = self.forward or threading.get_ident() != self.main_thread
-            for c in (callee, arg0):
-                verdict = self.classify(c, arg0 if c is callee else None, compute)
-                if verdict is not None:
-                    kind, name = verdict
-                    where = f"{name} (line {_line_of(code, offset)})"
-                    target = self.internal if kind == "internal" else self.host
-                    if len(target) < 32 and where not in target:
-                        target.append(where)
-        except Exception:  # noqa: BLE001 - the monitor must never break a call
-            pass
-        return None
-
-    def classify(self, c, arg0, compute: bool):
-        """("internal" | "host", name) for a callee the policy refuses, else None."""
-        while isinstance(c, functools.partial):
-            c = c.func
+    def classify(self, c, arg0, compute: bool, _partial=functools.partial, _module_type=types.ModuleType,
+                 _internal_modules=_INTERNAL_MODULES, _internal_builtins=_INTERNAL_BUILTINS,
+                 _host_methods=_HOST_TENSOR_METHODS, _scalar_ctors=_SCALAR_CTORS, _item_limit=_ITEM_LIMIT,
+                 _scalar_builtins=_SCALAR_BUILTINS):
+        """("internal" | "host", name) for a callee the policy refuses, else None. The module's
+        tables are bound as defaults: rebinding the module's names does not change them."""
+        for _ in range(8):  # what a wrapper will call: a partial's function, f.__call__'s f
+            if isinstance(c, _partial):
+                c = c.func
+            elif getattr(c, "__name__", None) == "__call__" and callable(getattr(c, "__self__", None)) \
+                    and not isinstance(c.__self__, type):
+                c = c.__self__
+            else:
+                break
         if isinstance(c, str):
-            return ("host", f"'{c}' by name") if compute and c in _HOST_TENSOR_METHODS else None
+            return ("host", f"'{c}' by name") if compute and c in _host_methods else None
         torch = self._torch
         if not callable(c) or isinstance(c, torch.Tensor):
             return None
@@ -148,21 +203,28 @@ class CallMonitor:
         # Tensor methods: unbound (Tensor.tolist) or bound (x.tolist).
         if (isinstance(objclass, type) and issubclass(objclass, self._tensor_base)) or (
                 isinstance(owner, torch.Tensor) and not isinstance(c, type)):
-            if name in _HOST_TENSOR_METHODS:
+            if name in _host_methods:
                 return "host", f"Tensor.{name}"
             if not compute or name.startswith("__"):
                 return None
             if name == "item":
                 self.items += 1
-                return ("host", "Tensor.item (per-element loop)") if self.items > _ITEM_LIMIT else None
+                return ("host", "Tensor.item (per-element loop)") if self.items > _item_limit else None
             return None if name in self.allowed_methods else ("host", f"Tensor.{name}")
         module = getattr(c, "__module__", None)
         if not isinstance(module, str):
-            module = owner.__name__ if isinstance(owner, types.ModuleType) else (type(c).__module__ or "")
+            module = owner.__name__ if isinstance(owner, _module_type) else (type(c).__module__ or "")
         top = module.split(".", 1)[0]
+        if isinstance(arg0, torch.Tensor) and ((module == "builtins" and name in _scalar_builtins) or top == "math"
+                                               or (top in ("operator", "_operator") and name == "index")):
+            # float(t), int(t), math.exp(t): one element to the host, like .item()
+            if not compute:
+                return None
+            self.items += 1
+            return ("host", f"{name}(tensor) (per-element loop)") if self.items > _item_limit else None
         if module == "builtins":
-            return ("internal", name) if name in _INTERNAL_BUILTINS else None
-        if top in _INTERNAL_MODULES:
+            return ("internal", name) if name in _internal_builtins else None
+        if top in _internal_modules:
             return "internal", f"{module}.{name}"
         if top == "numpy" or type(owner).__module__.split(".", 1)[0] == "numpy":
             return ("host", f"numpy.{name}") if compute else None
@@ -176,9 +238,93 @@ class CallMonitor:
         full = f"torch.{name}" if module in ("torch", "torch.functional") else f"{module}.{name}"
         if full in self.allowed_torch or f"torch.{name}" in self.allowed_torch:
             return None
-        if name in _SCALAR_CTORS and isinstance(arg0, (int, float, bool)):
+        if name in _scalar_ctors and isinstance(arg0, (int, float, bool)):
             return None
         return "host", full
+
+
+class InternalAccessRefused(PermissionError):
+    """Raised into the candidate's code by the audit hook; the engine reads an error of this type
+    as internal access (the record is also in the monitor's list, should the candidate catch it)."""
+
+
+def _make_callback(monitor, classify, is_trusted, line_of, check_intact):
+    """The sys.monitoring CALL callback (see CallMonitor)."""
+    mon = sys.monitoring
+    disable = mon.DISABLE
+    get_ident = threading.get_ident
+
+    def on_call(code, offset, callee, arg0):
+        try:
+            if is_trusted(monitor, code):
+                return disable
+            if not monitor.armed:
+                return None
+            compute = monitor.forward or get_ident() != monitor.main_thread
+            if monitor.forward:
+                check_intact(monitor)
+            for c in (callee, arg0):
+                verdict = classify(monitor, c, arg0 if c is callee else None, compute)
+                if verdict is not None:
+                    kind, name = verdict
+                    where = f"{name} (line {line_of(code, offset)})"
+                    target = monitor.internal if kind == "internal" else monitor.host
+                    if len(target) < 32 and where not in target:
+                        target.append(where)
+        except Exception:  # noqa: BLE001 - the monitor must never break a call
+            pass
+        return None
+
+    return on_call
+
+
+def _make_audit_hook(monitor, is_trusted, line_of):
+    """An audit hook (it can never be removed) that reports as internal access the audit events
+    of _AUDIT_REFUSED and _AUDIT_RECORDED and the frame and code attributes when the nearest Python
+    frame is the candidate's code, and refuses all but the recorded system events. The check is by event name first: most events (builtins.id,
+    object.__getattr__ of __code__ from the libraries) cost one string test."""
+    getframe = sys._getframe
+    get_ident = threading.get_ident
+    busy: set = set()
+    refused, recorded, frame_attrs, code_attrs = _AUDIT_REFUSED, _AUDIT_RECORDED, _FRAME_ATTRS, _CODE_ATTRS
+
+    def hook(event, args):
+        if not monitor.armed:
+            return
+        if event == "object.__getattr__":
+            if len(args) < 2 or args[1] not in frame_attrs:
+                return
+            refuse = True
+        elif event == "object.__setattr__":
+            if len(args) < 2 or args[1] not in code_attrs:
+                return
+            refuse = True
+        elif event.startswith(refused):
+            refuse = True
+        elif event.startswith(recorded):
+            refuse = False
+        else:
+            return
+        tid = get_ident()
+        if tid in busy:  # our own sys._getframe below
+            return
+        busy.add(tid)
+        try:
+            frame = getframe(1)
+            code = frame.f_code
+            if is_trusted(monitor, code):
+                return
+            what = f"{event} {args[1]}" if event.startswith("object.") else event
+            where = f"{what} (line {line_of(code, frame.f_lasti)})"
+            del frame
+            if len(monitor.internal) < 32 and where not in monitor.internal:
+                monitor.internal.append(where)
+        finally:
+            busy.discard(tid)
+        if refuse:
+            raise InternalAccessRefused(f"refused by the evaluator: {what}")
+
+    return hook
 
 
 def _line_of(code, offset: int):

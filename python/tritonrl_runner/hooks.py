@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
+from types import MethodType
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -184,17 +186,23 @@ def load_allowlist(path: str) -> frozenset[str]:
 
 
 class OpAudit(TorchDispatchMode):
-    def __init__(self, allowed: frozenset[str], recorder: LaunchRecorder) -> None:
+    def __init__(self, allowed: frozenset[str], recorder: LaunchRecorder, candidate_file: str = "") -> None:
         super().__init__()
         self.allowed = allowed
         self.recorder = recorder
         self.seen: set[str] = set()
         self.forbidden: set[str] = set()
+        if candidate_file:
+            self.__torch_dispatch__ = MethodType(_stack_checked_dispatch(recorder, candidate_file), self)
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         rec = self.recorder
         if rec.suppress:
             return func(*args, **(kwargs or {}))
+        return self._record(func, args, kwargs)
+
+    def _record(self, func, args, kwargs):
+        rec = self.recorder
         name = func._overloadpacket._qualified_op_name
         self.seen.add(name)
         if name not in self.allowed:
@@ -211,6 +219,35 @@ class OpAudit(TorchDispatchMode):
                     if key is not None:
                         rec.writers[key] = writer
         return out
+
+
+def _stack_checked_dispatch(recorder: LaunchRecorder, candidate_file: str):
+    """The audit's dispatch for a candidate worker, bound on the instance (torch looks a mode's
+    __torch_dispatch__ up there first): a candidate that rebinds OpAudit's class attributes (a
+    store, which no monitor sees) changes nothing it runs, and an op is exempt only inside one of
+    the recorder's own steps nearer than any frame of the candidate's code, not merely because the
+    recorder's counter says so (the recorder is reachable from the patched run methods'
+    closures, this function is not)."""
+    exempt_codes = frozenset([f.__code__ for f in recorder._exempt.values()] + [
+        recorder._bench.__code__, LaunchRecorder._before_launch.__code__,
+        LaunchRecorder._after_launch.__code__])
+    record = OpAudit._record
+    getframe = sys._getframe
+
+    def dispatch(mode, func, types, args=(), kwargs=None):
+        if recorder.suppress:
+            frame = getframe(1)
+            while frame is not None:
+                code = frame.f_code
+                if code in exempt_codes:
+                    return func(*args, **(kwargs or {}))
+                if code.co_filename == candidate_file:
+                    break
+                frame = frame.f_back
+            del frame
+        return record(mode, func, args, kwargs)
+
+    return dispatch
 
 
 _ALLOC_OPS = frozenset({"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty",

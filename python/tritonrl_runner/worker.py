@@ -173,13 +173,17 @@ class Worker:
         cand_file = None
         if self.role == "candidate":
             recorder = hooks.LaunchRecorder()
-            audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder)
+            audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder,
+                                  os.path.realpath(req["candidate_path"]))
             # Guards the candidate cannot lift: no thread after this point (CPU), and every call
             # its code makes is classified before the callee runs (guard.py).
             self.monitor = guard.CallMonitor(guard.trusted_roots(req["task_path"]), req["allowlist_path"])
             if device.type == "cpu":
                 self.thread_ban = guard.ban_threads() or "on"
             self.monitor.candidate_file = os.path.realpath(req["candidate_path"])
+            self.monitor.protect([sys.modules[n] for n in (__name__, "tritonrl_runner.guard", "tritonrl_runner.hooks",
+                                                            "tritonrl_runner.protocol", "tritonrl_runner.taskmod",
+                                                            "tritonrl_runner.timing") if n in sys.modules])
             self.monitor.armed = True
             self.stage = "import"
             t1 = time.monotonic()

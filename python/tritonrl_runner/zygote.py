@@ -8,7 +8,9 @@ cold worker applies between fork and exec (src/eval/sandbox_child.h), the very f
 linked with.
 
 Messages:
-  to the engine   b"ready" once the imports are done; per spawn b"P<pid>" (the relay: the process
+  to the engine   b"hello" first of all (the engine gives a program that never says it, not a
+                  working interpreter, seconds, then starts workers cold); b"ready" once the
+                  imports are done; per spawn b"P<pid>" (the relay: the process
                   group leader the engine kills) or b"F<why>".
   from the engine b"S" + u32 (little-endian) header length + JSON {"env": [...]} + the SandboxPlan
                   bytes, with five fds: request read end, result write end, report write end, log,
@@ -35,12 +37,16 @@ never sees a seed, a candidate's code or any output: those travel on the worker'
 
 from __future__ import annotations
 
-import ctypes
-import json
 import os
-import socket
 import sys
-import warnings
+
+if __name__ == "__main__":
+    os.write(int(sys.argv[1]), b"hello")  # before any import that could be slow or broken
+
+import ctypes  # noqa: E402
+import json  # noqa: E402
+import socket  # noqa: E402
+import warnings  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -1,12 +1,17 @@
-// tritonrl train sft: supervised fine-tuning of a Qwen3 policy on
-// {"prompt", "completion"} JSONL (src/train). Built only when the trainer
+// tritonrl train sft|grpo: supervised fine-tuning of a Qwen3 policy on
+// {"prompt", "completion"} JSONL, and GRPO with TritonRL's hierarchical reward
+// decomposition against our scorer (src/train). Built only when the trainer
 // (libtorch) is part of the build.
 #ifdef TRITONRL_HAVE_TRAIN
 
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/command.h"
+#include "train/grpo.h"
 #include "train/sft.h"
 
 namespace {
@@ -27,8 +32,116 @@ int RunSftCommand(const t::SftOptions& o) {
   return 0;
 }
 
+int RunGrpoCommand(t::GrpoOptions o, const std::string& levels, const std::string& off_policy) {
+  if (!levels.empty()) {
+    auto parsed = t::ParseLevels(levels);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "tritonrl train grpo: %s\n", parsed.status().message().c_str());
+      return 2;
+    }
+    o.levels = std::move(parsed.value());
+  }
+  if (off_policy != "0" && off_policy != "1") {
+    std::fprintf(stderr, "tritonrl train grpo: --off-policy must be 0 or 1, not '%s'\n",
+                 off_policy.c_str());
+    return 2;
+  }
+  o.off_policy = off_policy == "1";
+  auto r = t::RunGrpo(o);
+  if (!r.ok()) {
+    std::fprintf(stderr, "tritonrl train grpo: %s\n", r.status().message().c_str());
+    return 2;
+  }
+  std::fprintf(stderr,
+               "train grpo: %s; %lld steps, R_correct %.3f -> %.3f, correct %.2f -> %.2f; "
+               "checkpoint %s\n",
+               r->description.c_str(), static_cast<long long>(r->steps), r->first.reward_correct,
+               r->last.reward_correct, r->first.correct_rate, r->last.correct_rate,
+               r->checkpoint.c_str());
+  return 0;
+}
+
+void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
+  auto o = std::make_shared<t::GrpoOptions>();
+  auto levels = std::make_shared<std::string>("1:1");
+  auto off_policy = std::make_shared<std::string>("0");
+  auto quiet = std::make_shared<bool>(false);
+  CLI::App* g = sub.add_subcommand(
+      "grpo", "GRPO with hierarchical reward decomposition, rewards from the scorer");
+  g->add_option("--model", o->model,
+                "Starting policy: a model directory (an SFT checkpoint), builtin:tiny or "
+                "builtin:small")
+      ->capture_default_str();
+  g->add_option("--tasks", o->tasks, "Task folder: a suite (levelN/) or a `data synth` output")
+      ->required();
+  g->add_option("--out", o->out,
+                "Output directory (metrics.jsonl, rollouts.jsonl, scores.sqlite, checkpoint/)")
+      ->required();
+  g->add_option("--resume", o->resume, "Continue from this GRPO checkpoint (its options)");
+  g->add_option("--device", o->device,
+                "Policy device: cpu, cuda or cuda:N (default: cuda if "
+                "available)");
+  g->add_option("--dtype", o->dtype, "Compute dtype (default: bf16 on GPU, fp32 on CPU)");
+  g->add_option("--eval-device", o->eval_device,
+                "Scoring device: cpu (Triton interpreter), cuda or auto (default: the policy's)");
+  g->add_option("--jobs", o->jobs, "Scoring worker processes (0: the scorer's default)")
+      ->capture_default_str();
+  g->add_option("--steps", o->steps, "Training steps")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  g->add_option("--stop-after", o->stop_after,
+                "Save and stop after this step (resume later with --resume)");
+  g->add_option("--save-every", o->save_every, "Checkpoint every N steps (and at the end)");
+  g->add_option("--group", o->group, "Rollouts per task (G)")->capture_default_str();
+  g->add_option("--tasks-per-step", o->tasks_per_step, "Tasks (groups) per step (B)")
+      ->capture_default_str();
+  g->add_option("--mode", o->mode, "Advantage mode: hrd, uniform or binary")->capture_default_str();
+  g->add_option("--alpha", o->alpha, "HRD: weight of the speedup advantage on plan tokens")
+      ->capture_default_str();
+  g->add_option("--beta", o->beta, "uniform: weight of R_correct (1 - beta on R_speedup)")
+      ->capture_default_str();
+  g->add_option("--clip-low", o->clip_low, "Ratio clip below 1 (1 - clip_low)")
+      ->capture_default_str();
+  g->add_option("--clip-high", o->clip_high, "Ratio clip above 1 (1 + clip_high; DAPO)")
+      ->capture_default_str();
+  g->add_option("--kl", o->kl, "k3 KL penalty to the starting policy (0: off)")
+      ->capture_default_str();
+  g->add_option("--lr", o->lr, "Learning rate (constant)")->capture_default_str();
+  g->add_option("--weight-decay", o->weight_decay)->capture_default_str();
+  g->add_option("--grad-clip", o->grad_clip, "Gradient norm clip (0: off)")->capture_default_str();
+  g->add_option("--max-new-tokens", o->max_new_tokens)->capture_default_str();
+  g->add_option("--temperature", o->temperature, "Sampling temperature (> 0)")
+      ->capture_default_str();
+  g->add_option("--top-p", o->top_p)->capture_default_str();
+  g->add_option("--levels", *levels, "Level mixture LEVEL:WEIGHT,... (e.g. 1:1,2:0)")
+      ->capture_default_str();
+  g->add_option("--off-policy", *off_policy,
+                "1: score step N while sampling step N+1 (importance ratio)")
+      ->capture_default_str();
+  g->add_option("--truncated", o->truncated,
+                "Responses that hit --max-new-tokens: penalize (reward 0) or exclude (no loss)")
+      ->capture_default_str();
+  g->add_flag("--dr-grpo", o->dr_grpo, "Dr. GRPO: mean-centred advantages, no std division");
+  g->add_flag(
+      "--no-filter", [o](int64_t) { o->filter_constant_groups = false; },
+      "Keep constant-reward groups in the loss (DAPO filtering off)");
+  g->add_option("--update-batch-tokens", o->update_batch_tokens,
+                "Padded tokens per update micro-batch")
+      ->capture_default_str();
+  g->add_option("--seed", o->seed, "builtin weights, task order and sampling")
+      ->capture_default_str();
+  g->add_flag("--test-inject-solutions", o->test_inject_solutions,
+              "TEST ONLY: the first rollout of each group is the suite's solution");
+  g->add_flag("--no-progress", *quiet, "No progress bar");
+  runs.push_back([o, levels, off_policy, quiet, g]() -> int {
+    if (!g->parsed()) return -1;
+    o->progress = !*quiet;
+    return RunGrpoCommand(*o, *levels, *off_policy);
+  });
+}
+
 const bool kRegistered = tritonrl::cli::RegisterCommand(
-    {"train", "Train a Qwen3 policy (sft)", [](CLI::App& sub) {
+    {"train", "Train a Qwen3 policy (sft, grpo)", [](CLI::App& sub) {
        sub.require_subcommand(1);
        auto o = std::make_shared<t::SftOptions>();
        CLI::App* sft =
@@ -80,7 +193,12 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
            ->capture_default_str();
        auto quiet_ptr = std::make_shared<bool>(false);
        sft->add_flag("--no-progress", *quiet_ptr, "No progress bar");
-       return [o, quiet_ptr, sft]() -> int {
+       std::vector<std::function<int()>> runs;
+       AddGrpo(sub, runs);
+       return [o, quiet_ptr, sft, runs]() -> int {
+         for (const auto& run : runs) {
+           if (int rc = run(); rc >= 0) return rc;
+         }
          if (!sft->parsed()) return 2;
          o->progress = !*quiet_ptr;
          return RunSftCommand(*o);

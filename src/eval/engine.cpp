@@ -146,6 +146,16 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
       const std::string msg = Truncate(GetString(h, "message"), 1200);
       // Triton reports kernel compile failures as CompilationError; under
       // TRITON_INTERPRET=1 the same failures surface as InterpreterError.
+      // The worker's audit hook refused an event of the candidate's code (guard.py): internal
+      // access, whichever stage it stopped. Only our exception has this name; a candidate that
+      // raises one itself fails the same way.
+      if (exc == "InternalAccessRefused") {
+        const std::string full = GetString(h, "message");
+        const auto at = full.rfind("refused by the evaluator:");
+        return {"incorrect",
+                {stage, "internal_access",
+                 at == std::string::npos ? msg : Truncate(full.substr(at), 400)}};
+      }
       const bool compile = where == "import" || where == "build" ||
                            exc.find("CompilationError") != std::string::npos ||
                            exc == "InterpreterError";

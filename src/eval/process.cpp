@@ -134,11 +134,14 @@ Result<Pipes> OpenPipes(const SpawnSpec& spec) {
 // ---- The zygote (warm workers) ----------------------------------------------------------------
 
 // Messages on the zygote's SOCK_SEQPACKET socket (python/tritonrl_runner/zygote.py):
-//   zygote -> engine: "ready" once torch and triton are imported; "P<pid>" per spawn, or
-//                     "F<why>".
+//   zygote -> engine: "hello" as its first statement (an interpreter running zygote.py; anything
+//                     else, e.g. a broken venv or a binary that is no Python, fails within
+//                     kZygoteHelloTimeout), "ready" once torch and triton are imported; "P<pid>"
+//                     per spawn, or "F<why>".
 //   engine -> zygote: "S" + u32 header length + JSON header {env} + the SandboxPlan bytes, with
 //                     five fds (request read end, result write end, report write end, log, null);
 //                     "R<pid>": the engine is done with that worker, reap it.
+constexpr auto kZygoteHelloTimeout = std::chrono::seconds(10);  // interpreter start only
 constexpr auto kZygoteStartTimeout = std::chrono::seconds(300);
 constexpr auto kZygoteReplyTimeout = std::chrono::seconds(60);
 constexpr int kZygoteMaxStarts = 4;  // per process: a zygote that keeps dying is given up
@@ -150,6 +153,10 @@ struct Zygote {
   std::string key;
   std::string dir;
   std::string failure;  // why warm spawns fall back to cold (empty: none)
+  // Not started again: the spec whose zygote failed to start, and the program (interpreter and
+  // script) that never said hello, whatever the environment.
+  std::string failed_key;
+  std::string failed_program;
   std::uint64_t generation = 0;
   int starts = 0;
 
@@ -216,6 +223,11 @@ std::string SandboxLibraryPath() {
   return ec ? "" : p.string();
 }
 
+// The interpreter and the worker script of a worker spec.
+std::string ProgramOf(const SpawnSpec& spec) {
+  return spec.argv[0] + "\n" + spec.argv[spec.argv.size() - 3];
+}
+
 // Starts a zygote for `spec` (z.mu held). Sets z.failure on failure.
 void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key) {
   z.StopLocked();
@@ -271,7 +283,11 @@ void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key)
   }
   z.pid = *pid;
   z.sock = sv[0];
-  auto ready = ReceiveMessage(z.sock, Clock::now() + kZygoteStartTimeout);
+  // Two steps, so that a program that is no working interpreter (it never says hello) fails in
+  // seconds, not after the imports' long allowance.
+  auto ready = ReceiveMessage(z.sock, Clock::now() + kZygoteHelloTimeout);
+  const bool hello = ready.ok() && *ready == "hello";
+  if (hello) ready = ReceiveMessage(z.sock, Clock::now() + kZygoteStartTimeout);
   if (!ready.ok() || *ready != "ready") {
     std::string log_tail;
     std::ifstream in(z.dir + "/zygote.log");
@@ -279,11 +295,16 @@ void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key)
     ss << in.rdbuf();
     log_tail = ss.str();
     if (log_tail.size() > 300) log_tail = "..." + log_tail.substr(log_tail.size() - 300);
-    z.failure =
-        fmt::format("the zygote did not start ({}){}",
-                    ready.ok() ? (ready->empty() ? "exited" : *ready) : ready.status().message(),
-                    log_tail.empty() ? "" : ": " + log_tail);
+    const std::string what =
+        ready.ok() ? (ready->empty() ? "exited" : "said '" + ready->substr(0, 40) + "'")
+                   : ready.status().message();
+    z.failure = fmt::format("the zygote did not start ({}{}){}", hello ? "" : "no hello: ", what,
+                            log_tail.empty() ? "" : ": " + log_tail);
     z.StopLocked();
+    // The same interpreter, script and environment would fail the same way: later spawns of
+    // this spec go cold at once instead of waiting for it again.
+    z.failed_key = key;
+    if (!hello) z.failed_program = ProgramOf(spec);
     return;
   }
   z.key = key;
@@ -514,11 +535,13 @@ Result<Child> SpawnWorker(const SpawnSpec& spec, bool warm) {
   std::string why;
   {
     std::lock_guard<std::mutex> lock(z.mu);
-    std::string key = spec.argv[0] + "\n" + spec.argv[spec.argv.size() - 3];
+    std::string key = ProgramOf(spec);
     for (const std::string& kv : spec.env) {
       if (!PerWorkerEnv(kv)) key += "\n" + kv;
     }
-    if (z.key != key && z.starts < kZygoteMaxStarts) StartZygoteLocked(z, spec, key);
+    if (z.key != key && z.failed_key != key && z.failed_program != ProgramOf(spec) &&
+        z.starts < kZygoteMaxStarts)
+      StartZygoteLocked(z, spec, key);
     if (z.key == key) {
       auto child = ForkFromZygoteLocked(z, spec);
       if (child.ok()) return child;
@@ -536,6 +559,8 @@ void StopZygote() {
   z.StopLocked();
   z.starts = 0;
   z.failure.clear();
+  z.failed_key.clear();
+  z.failed_program.clear();
 }
 
 Status WriteAll(int fd, std::string_view data) {

@@ -454,6 +454,75 @@ Result<std::string> RenderReport(store::Store& store, const std::string& run_id,
   return h;
 }
 
+// The per-step fields of `tritonrl train grpo` (docs/train.md) that the report draws.
+constexpr const char* kGrpoKeys[] = {"reward_correct",
+                                     "reward_speedup",
+                                     "valid_rate",
+                                     "compiled_rate",
+                                     "correct_rate",
+                                     "fast1_rate",
+                                     "mean_speedup",
+                                     "response_tokens",
+                                     "entropy",
+                                     "clip_fraction",
+                                     "kl",
+                                     "gen_tokens_per_second",
+                                     "gen_seconds",
+                                     "score_seconds",
+                                     "update_seconds",
+                                     "truncated",
+                                     "share_invalid_syntax",
+                                     "share_invalid_functionality",
+                                     "share_incorrect",
+                                     "share_correct_not_fast",
+                                     "share_fast"};
+
+template <typename CurveOf>
+std::string GrpoSections(const CurveOf& curve) {
+  std::string h;
+  h += "<h2>Rewards</h2>\n" + svg::CurveChart("grpo_reward",
+                                              {curve("reward_correct", "R_correct", "#1f77b4"),
+                                               curve("reward_speedup", "R_speedup", "#ff7f0e")},
+                                              "step", "mean reward");
+  h += "<h2>Rates</h2>\n" +
+       svg::CurveChart(
+           "grpo_rates",
+           {curve("valid_rate", "valid", "#2ca02c"), curve("compiled_rate", "compiled", "#9467bd"),
+            curve("correct_rate", "correct", "#1f77b4"), curve("fast1_rate", "fast1", "#d62728")},
+           "step", "share of rollouts");
+  h += "<h2>Outcome shares (TritonRL Figure 5 classes)</h2>\n" +
+       svg::CurveChart("grpo_shares",
+                       {curve("share_invalid_syntax", "invalid syntax", "#7f7f7f"),
+                        curve("share_invalid_functionality", "invalid functionality", "#8c564b"),
+                        curve("share_incorrect", "incorrect", "#d62728"),
+                        curve("share_correct_not_fast", "correct, not fast", "#1f77b4"),
+                        curve("share_fast", "fast", "#2ca02c")},
+                       "step", "share of rollouts");
+  h += "<h2>Entropy</h2>\n" + svg::CurveChart("grpo_entropy",
+                                              {curve("entropy", "entropy", "#17becf")}, "step",
+                                              "nats/token");
+  h += "<h2>Clip fraction and KL</h2>\n" +
+       svg::CurveChart(
+           "grpo_clip",
+           {curve("clip_fraction", "clip fraction", "#bcbd22"), curve("kl", "k3 KL", "#e377c2")},
+           "step", "value");
+  h += "<h2>Response length</h2>\n" +
+       svg::CurveChart("grpo_len",
+                       {curve("response_tokens", "mean tokens", "#1f77b4"),
+                        curve("truncated", "truncated (count)", "#d62728")},
+                       "step", "tokens");
+  h += "<h2>Generation throughput</h2>\n" +
+       svg::CurveChart("grpo_tps", {curve("gen_tokens_per_second", "tokens/s", "#ff7f0e")}, "step",
+                       "tokens/s");
+  h +=
+      "<h2>Step time split</h2>\n" + svg::CurveChart("grpo_time",
+                                                     {curve("gen_seconds", "generation", "#1f77b4"),
+                                                      curve("score_seconds", "scoring", "#ff7f0e"),
+                                                      curve("update_seconds", "update", "#2ca02c")},
+                                                     "step", "seconds");
+  return h;
+}
+
 Result<std::string> RenderTrainReport(const std::string& path, const std::string& title_in) {
   std::ifstream in(path);
   if (!in) return Status::IoError(path + ": cannot open");
@@ -466,6 +535,7 @@ Result<std::string> RenderTrainReport(const std::string& path, const std::string
   };
   std::string line;
   int64_t n = 0, steps = 0;
+  bool grpo = false;  // a GRPO log (tritonrl train grpo): its own curves
   while (std::getline(in, line)) {
     ++n;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
@@ -476,7 +546,9 @@ Result<std::string> RenderTrainReport(const std::string& path, const std::string
     }
     const double step = j["step"].get<double>();
     steps += j.contains("loss");
+    grpo = grpo || j.contains("reward_correct");
     for (const char* k : {"loss", "eval_loss", "lr", "grad_norm", "tokens_per_s"}) add(k, j, step);
+    for (const char* k : kGrpoKeys) add(k, j, step);
   }
   auto curve = [&](const std::string& key, const std::string& name, const std::string& color) {
     svg::Curve v = c[key];
@@ -489,6 +561,11 @@ Result<std::string> RenderTrainReport(const std::string& path, const std::string
   h += "<title>" + HtmlEscape(title) + "</title><style>" + kStyle + "</style></head><body>\n";
   h += "<h1>" + HtmlEscape(title) + "</h1>\n";
   h += fmt::format("<p>{} optimizer steps logged.</p>\n", steps);
+  if (grpo) {
+    h += GrpoSections(curve);
+    h += "</body></html>\n";
+    return h;
+  }
   h += "<h2>Loss</h2>\n" +
        svg::CurveChart(
            "loss", {curve("loss", "train", "#1f77b4"), curve("eval_loss", "held-out", "#d62728")},

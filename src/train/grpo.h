@@ -52,6 +52,12 @@ struct GrpoOptions {
   int64_t save_every = 0;              // steps; 0: at the end only
   uint64_t seed = 0;
   bool progress = true;
+  int64_t update_batch_tokens = 16384;  // padded tokens per update micro-batch
+  int32_t small_vocab = 4096;           // builtin:small's BPE vocabulary (learned from the prompts)
+  // TEST ONLY: the first rollout of every group is replaced by the task's solution
+  // (TASKS/solutions/<id>.py in the SFT completion format), so a random policy's
+  // groups get non-constant rewards and the update path runs with real advantages.
+  bool test_inject_solutions = false;
 };
 
 struct GrpoStepMetrics {
@@ -74,6 +80,9 @@ struct GrpoSummary {
 
 // Called after each finished step (from RunGrpo's thread).
 using GrpoStepCallback = std::function<void(const GrpoStepMetrics&)>;
+
+// "1:1,2:0" -> {1: 1, 2: 0}; a bad item fails naming it (the CLI's --levels).
+Result<std::map<int, double>> ParseLevels(const std::string& text);
 
 Result<GrpoSummary> RunGrpo(const GrpoOptions& options, const GrpoStepCallback& on_step = {});
 

@@ -2,7 +2,6 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -12,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
-#include "model/bpe_trainer.h"
 #include "model/qwen3.h"
+#include "train/run_util.h"
 #include "train/sft_data.h"
 #include "train/trainer.h"
 
@@ -23,19 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using Clock = std::chrono::steady_clock;
-
-double Since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-std::string Duration(double s) {
-  const long long t = static_cast<long long>(s + 0.5);
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", t / 3600, (t / 60) % 60, t % 60);
-  return buf;
-}
-
 // The options that shape the trajectory: stored in the checkpoint, and taken
 // from it on resume (so a resumed run is the same run).
 json TrajectoryOptions(const SftOptions& o) {
@@ -78,53 +64,17 @@ void ApplyTrajectoryOptions(const json& j, SftOptions& o) {
   o.checkpoint_layers = j.at("checkpoint_layers");
 }
 
-struct Model {
-  Trainable trainable;
-  model::Tokenizer tokenizer;
-};
-
-// builtin:tiny (byte tokenizer, the generation module's weights for the
-// seed), builtin:small (BPE learned from the training data), or a directory.
-Result<Model> LoadStartModel(const SftOptions& o, const std::vector<SftRecord>& records,
-                             c10::Device device, c10::ScalarType compute) {
-  model::ModelOptions mo;
-  mo.device = device;
-  mo.dtype = at::kFloat;
-  Model m;
-  if (o.model == "builtin:tiny") {
-    m.tokenizer = model::ByteFallbackTokenizer();
-    m.trainable = MakeTrainable(model::RandomQwen3(model::TinyQwen3Config(), o.seed, mo), compute);
-    return m;
-  }
+// builtin:small learns its BPE from the training texts (prompts as the policy sees them).
+Result<StartModel> LoadSftStartModel(const SftOptions& o, const std::vector<SftRecord>& records,
+                                     c10::Device device, c10::ScalarType compute) {
+  std::vector<std::string> texts;
   if (o.model == "builtin:small") {
-    std::vector<std::string> texts;
     for (const SftRecord& r : records) {
       texts.push_back(SftPromptText(r.prompt));
       texts.push_back(r.completion);
     }
-    model::BpeTrainOptions bo;
-    bo.vocab_size = o.small_vocab;
-    auto tok = model::TrainByteLevelBpe(texts, bo);
-    if (!tok.ok()) return tok.status();
-    m.tokenizer = std::move(tok.value());
-    model::Qwen3Config c = model::SmallQwen3Config(m.tokenizer.vocab_size());
-    c.eos_token_id = model::TokenId(m.tokenizer, "<|im_end|>");
-    m.trainable = MakeTrainable(model::RandomQwen3(c, o.seed, mo), compute);
-    return m;
   }
-  auto loaded = model::LoadQwen3(o.model, mo);
-  if (!loaded.ok()) return loaded.status();
-  auto tok = model::LoadTokenizerFile((fs::path(o.model) / "tokenizer.json").string());
-  if (!tok.ok()) return tok.status();
-  m.tokenizer = std::move(tok.value());
-  m.trainable = MakeTrainable(std::move(loaded.value()), compute);
-  return m;
-}
-
-Result<uint64_t> HashOfFile(const std::string& path) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  return Fnv1a64(text->data(), text->size());
+  return LoadStartModel(o.model, o.seed, o.small_vocab, texts, device, compute);
 }
 
 // Micro-batches of all epochs, in order, computed once (cheap: host only).
@@ -133,32 +83,6 @@ struct Schedule {
   const std::vector<int32_t>& At(int64_t epoch, int64_t index) const {
     return epochs[epoch][index];
   }
-};
-
-class Progress {
- public:
-  explicit Progress(bool on) : on_(on), tty_(isatty(2)) {}
-  void Update(int64_t step, int64_t total, double loss, double tok_s, double eta) {
-    if (!on_) return;
-    const int width = 24;
-    const int filled = total > 0 ? static_cast<int>(width * step / total) : 0;
-    std::string bar(filled, '=');
-    if (filled < width) bar += '>' + std::string(width - filled - 1, ' ');
-    char line[256];
-    std::snprintf(line, sizeof line, "[%s] step %lld/%lld loss %.4f %.0f tok/s ETA %s", bar.c_str(),
-                  static_cast<long long>(step), static_cast<long long>(total), loss, tok_s,
-                  Duration(eta).c_str());
-    // A terminal gets one line redrawn; a log gets a line per tenth of the run.
-    if (tty_) {
-      std::fprintf(stderr, "\r%s", line);
-      if (step == total) std::fprintf(stderr, "\n");
-    } else if (step == total || step % std::max<int64_t>(1, total / 10) == 0) {
-      std::fprintf(stderr, "%s\n", line);
-    }
-  }
-
- private:
-  bool on_, tty_;
 };
 
 double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
@@ -184,12 +108,10 @@ double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
 Result<SftSummary> RunSftImpl(SftOptions o) {
   if (o.data.empty()) return Status::InvalidArgument("--data is required");
   if (o.out.empty()) return Status::InvalidArgument("--out is required");
-  auto device = model::ParseDevice(o.device.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : o.device);
-  if (!device.ok()) return device.status();
-  if (device->is_cuda() && !at::hasCUDA()) return Status::Unavailable("no CUDA device available");
-  auto compute =
-      model::ParseModelDType(o.dtype.empty() ? (device->is_cuda() ? "bf16" : "fp32") : o.dtype);
-  if (!compute.ok()) return compute.status();
+  auto placed = ResolveDeviceAndDType(o.device, o.dtype);
+  if (!placed.ok()) return placed.status();
+  const c10::Device* device = &placed->first;
+  const c10::ScalarType* compute = &placed->second;
 
   // Resume: the checkpoint fixes the model and the trajectory options.
   json resumed_state;
@@ -215,20 +137,18 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
   if (!data_hash.ok()) return data_hash.status();
   if (ckpt) {
     const std::string want = resumed_state.value("data_fnv1a64", "");
-    char have[17];
-    std::snprintf(have, sizeof have, "%016llx", static_cast<unsigned long long>(*data_hash));
-    if (want != have) {
+    if (want != Hex64(*data_hash)) {
       return Status::FailedPrecondition(o.resume + ": checkpoint was trained on other data than " +
                                         o.data + " (data hash differs); cannot resume exactly");
     }
   }
 
-  Model m;
+  StartModel m;
   if (ckpt) {
     m.trainable = std::move(ckpt->trainable);
     m.tokenizer = std::move(ckpt->tokenizer);
   } else {
-    auto start = LoadStartModel(o, *records, *device, *compute);
+    auto start = LoadSftStartModel(o, *records, *device, *compute);
     if (!start.ok()) return start.status();
     m = std::move(start.value());
   }
@@ -279,29 +199,14 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
   fs::create_directories(o.out, ec);
   if (ec) return Status::IoError(o.out + ": " + ec.message());
   const std::string metrics_path = (fs::path(o.out) / "metrics.jsonl").string();
-  {
-    // A resumed run keeps the lines up to its checkpoint and rewrites the rest.
-    std::string kept;
-    if (ckpt) {
-      std::ifstream in(metrics_path);
-      std::string line;
-      while (std::getline(in, line)) {
-        try {
-          if (json::parse(line).value("step", int64_t{0}) <= step) kept += line + "\n";
-        } catch (const json::exception&) {
-          // a torn last line of an interrupted run: dropped
-        }
-      }
-    }
-    TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(metrics_path, kept));
-  }
-  std::ofstream metrics(metrics_path, std::ios::app);
-  if (!metrics) return Status::IoError(metrics_path + ": cannot open");
+  // A resumed run keeps the lines up to its checkpoint and rewrites the rest.
+  auto metrics_log = OpenMetricsLog(metrics_path, ckpt ? step : -1);
+  if (!metrics_log.ok()) return metrics_log.status();
+  std::ofstream& metrics = *metrics_log;
   auto log = [&](const json& j) { metrics << j.dump() << "\n" << std::flush; };
 
   const std::string ckpt_dir = (fs::path(o.out) / "checkpoint").string();
-  char data_hex[17];
-  std::snprintf(data_hex, sizeof data_hex, "%016llx", static_cast<unsigned long long>(*data_hash));
+  const std::string data_hex = Hex64(*data_hash);
   auto save = [&]() -> Status {
     json st = {{"step", step},
                {"epoch", epoch},
@@ -313,10 +218,7 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
   };
 
   SftSummary summary;
-  summary.description = "qwen3 " + std::to_string(t.master.config.num_hidden_layers) +
-                        " layers, hidden " + std::to_string(t.master.config.hidden_size) +
-                        ", vocab " + std::to_string(t.master.config.vocab_size) + ", " +
-                        c10::toString(t.compute) + " compute on " + device->str();
+  summary.description = DescribeModel(t, *device);
   if (ts.truncated || ts.dropped) {
     std::fprintf(stderr, "train sft: %lld sequences cut at %lld tokens, %lld records dropped\n",
                  static_cast<long long>(ts.truncated), static_cast<long long>(max_tokens),
@@ -387,7 +289,9 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
          {"tokens_per_s", step_tokens / std::max(step_s, 1e-9)},
          {"elapsed_s", Since(t0)}});
     const double eta = (total_steps - step) * Since(t0) / static_cast<double>(step - first_step);
-    bar.Update(step, total_steps, loss, tok_s, eta);
+    char stats[96];
+    std::snprintf(stats, sizeof stats, "loss %.4f %.0f tok/s", loss, tok_s);
+    bar.Update(step, total_steps, stats, eta);
     const bool last = step == total_steps || step == o.stop_after;
     if (!eval_plan.empty() && ((o.eval_every > 0 && step % o.eval_every == 0) || last)) {
       summary.eval_loss = EvalLoss(t, eval_examples, eval_plan, *device);

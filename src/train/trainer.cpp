@@ -125,7 +125,8 @@ TokenBatch MakeBatch(const std::vector<std::vector<int32_t>>& rows,
   return b;
 }
 
-at::Tensor ScoredLogProbs(const model::Qwen3Model& m, const TokenBatch& b, bool checkpoint_layers) {
+at::Tensor ScoredLogProbs(const model::Qwen3Model& m, const TokenBatch& b, bool checkpoint_layers,
+                          double temperature, at::Tensor* entropy) {
   const int64_t B = b.ids.size(0), T = b.ids.size(1);
   model::ForwardArgs a;
   a.ids = b.ids;
@@ -136,7 +137,14 @@ at::Tensor ScoredLogProbs(const model::Qwen3Model& m, const TokenBatch& b, bool 
   at::Tensor h = model::Forward(m, a);
   at::Tensor sel = h.reshape({B * T, h.size(-1)}).index_select(0, b.rows);
   at::Tensor logits = at::linear(sel, m.lm_head).to(at::kFloat);
-  return at::log_softmax(logits, -1).gather(1, b.targets.unsqueeze(1)).squeeze(1);
+  if (temperature > 0 && temperature != 1.0) logits = logits / temperature;
+  at::Tensor logp = at::log_softmax(logits, -1);
+  if (entropy) {
+    at::NoGradGuard no_grad;
+    at::Tensor lp = logp.detach();
+    *entropy = -(lp.exp() * lp).sum(-1);
+  }
+  return logp.gather(1, b.targets.unsqueeze(1)).squeeze(1);
 }
 
 AdamWState InitAdamW(const Trainable& t) {

@@ -53,9 +53,13 @@ TokenBatch MakeBatch(const std::vector<std::vector<int32_t>>& rows,
                      const std::vector<int64_t>& score_from, c10::Device device);
 
 // log p(target) at each scored position, fp32 [N]: hidden states of the final
-// norm, the head applied to the scored positions only.
+// norm, the head applied to the scored positions only. temperature != 1: under
+// softmax(logits / temperature), as the sampler reports its log-probs (GRPO).
+// entropy non-null: receives each position's entropy of that distribution,
+// fp32 [N], detached.
 at::Tensor ScoredLogProbs(const model::Qwen3Model& model, const TokenBatch& batch,
-                          bool checkpoint_layers = false);
+                          bool checkpoint_layers = false, double temperature = 1.0,
+                          at::Tensor* entropy = nullptr);
 
 struct AdamWOptions {
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8, weight_decay = 0.1;

@@ -19,7 +19,6 @@ class EngineTest : public ::testing::Test {
  protected:
   void SetUp() override {
     cfg_.python = FAKE_WORKER_PATH;
-    cfg_.warm_workers = false;  // a scripted binary, not an interpreter a zygote could run
     cfg_.runner_dir = "/nonexistent";  // the fake worker ignores its arguments
     cfg_.allowlist_path = "allowlist.json";
     cfg_.work_dir =
@@ -77,6 +76,12 @@ TEST_F(EngineTest, HonestWorkerIsCorrect) {
   EXPECT_EQ(v.evidence["modes"].size(), 4u);  // train/eval x grad/no_grad
   EXPECT_TRUE(v.sandbox["process_group"].get<bool>());
   EXPECT_TRUE(v.sandbox["rlimits"].get<bool>());
+  // Warm workers are on, but the scripted worker is no interpreter a zygote could run: the
+  // zygote fails its handshake in seconds and the workers run cold, saying why.
+  EXPECT_EQ(v.sandbox["spawn"].get<std::string>().rfind(
+                "cold (zygote unavailable: the zygote did not start (no hello", 0),
+            0u)
+      << v.sandbox["spawn"];
 }
 
 TEST_F(EngineTest, WrongValuesAreIncorrect) {

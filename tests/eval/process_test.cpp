@@ -326,5 +326,36 @@ TEST(WarmWorkerTest, FallsBackToColdWhenTheZygoteCannotStart) {
   StopZygote();
 }
 
+// A program that is no interpreter (the engine tests' scripted worker: it waits for a request on
+// fd 3, which for a zygote is its socket) never says hello: the warm path gives up within the
+// hello timeout, not the imports' five minutes, starts the worker cold and says why; the next spawn
+// of the same spec does not wait for it again.
+TEST(WarmWorkerTest, NoInterpreterFailsFastAndFallsBackCold) {
+  WorkerFolder dir;
+  SpawnSpec spec = dir.Spec();
+  spec.argv[0] = FAKE_WORKER_PATH;
+  const auto t0 = std::chrono::steady_clock::now();
+  auto child = SpawnWorker(spec, true);
+  const auto first = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(child.ok()) << child.status().message();
+  EXPECT_FALSE(child->warm);
+  EXPECT_NE(child->spawn.find("cold (zygote unavailable: the zygote did not start (no hello"),
+            std::string::npos)
+      << child->spawn;
+  EXPECT_LT(first, std::chrono::seconds(60));
+  const Finished f = Finish(*child, std::chrono::seconds(10));
+  EXPECT_EQ(f.sandbox.spawn, child->spawn);
+  EXPECT_EQ(f.exit.code, 2);  // the fake worker ran cold: the request pipe closed, no request
+
+  const auto t1 = std::chrono::steady_clock::now();
+  auto again = SpawnWorker(spec, true);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, std::chrono::seconds(5));
+  EXPECT_FALSE(again->warm);
+  EXPECT_EQ(again->spawn, child->spawn);
+  Finish(*again, std::chrono::seconds(10));
+  StopZygote();
+}
+
 }  // namespace
 }  // namespace tritonrl::eval

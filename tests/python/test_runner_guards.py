@@ -95,3 +95,76 @@ def test_outputs_not_last_written_by_a_kernel(tmp_path, code, writer):
 def test_forward_hooks_are_reported(tmp_path):
     for t in trials(run_worker(tmp_path, "candidate", HOOKED)):
         assert t["module_hooks"] == ["model.forward_hooks"]
+
+
+# A reader of our source reaches the worker's state without any call the monitor sees: a frame
+# from an exception's traceback (the refusal is caught, so the record must stand on its own), an
+# internal run by a builtin on the candidate's behalf, a store into one of the runner's classes,
+# and the recorder's suppress counter through the closure of Triton's patched run method.
+FRAME_VIA_TRACEBACK = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        try:
+            try:
+                raise ValueError
+            except ValueError as e:
+                e.__traceback__.tb_frame.f_back.f_locals["monitor"].forward = False
+        except PermissionError:
+            pass
+        return relu(x)
+'''
+
+SORTED_KEY = KERNEL + '''
+import os
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        try:
+            sorted(["."], key=os.listdir)
+        except PermissionError:
+            pass
+        return relu(x)
+'''
+
+CLASS_REBIND = KERNEL + '''
+import sys
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        sys.modules["tritonrl_runner.hooks"].LaunchRecorder.output_writers = lambda self, outs: ["kernel"]
+        return relu(x)
+'''
+
+CLOSURE_SUPPRESS = KERNEL + '''
+from triton.runtime.interpreter import InterpretedFunction
+
+REC = next(c.cell_contents for c in InterpretedFunction.run.__closure__
+           if type(c.cell_contents).__name__ == "LaunchRecorder")
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = relu(x)
+        REC.suppress += 1
+        z = x * 2
+        REC.suppress -= 1
+        return y
+'''
+
+
+@pytest.mark.parametrize("code,field,expected", [
+    (FRAME_VIA_TRACEBACK, "internal_calls", "object.__getattr__ tb_frame"),
+    (SORTED_KEY, "internal_calls", "os.listdir"),
+    (CLASS_REBIND, "internal_calls", "evaluator state rebound: tritonrl_runner.hooks.LaunchRecorder.output_writers"),
+    (CLOSURE_SUPPRESS, "forbidden_ops", "aten::mul"),
+])
+def test_state_reached_without_a_monitored_call_is_reported(tmp_path, code, field, expected):
+    ts = trials(run_worker(tmp_path, "candidate", code))
+    assert ts and all(any(c.startswith(expected) for c in t[field]) for t in ts), ts[0][field]
+    assert all(t["output_writers"] == ["kernel"] for t in ts)  # the kernel did run: only the guard fails them
+
+
+def test_a_refused_frame_ends_the_worker_as_internal_access(tmp_path):
+    code = FRAME_VIA_TRACEBACK.replace("except PermissionError:\n            pass", "finally:\n            pass")
+    frames = run_worker(tmp_path, "candidate", code)
+    err = [h for h, _ in frames if h["type"] == "error"]
+    assert err and err[0]["exc_type"] == "InternalAccessRefused" and "tb_frame" in err[0]["message"]

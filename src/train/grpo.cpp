@@ -1,0 +1,858 @@
+#include "train/grpo.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "base/file.h"
+#include "data/sft.h"
+#include "model/generate.h"
+#include "model/qwen3.h"
+#include "rl/advantages.h"
+#include "rl/rewards.h"
+#include "rl/task_sampler.h"
+#include "scoring/score_batch.h"
+#include "task/task.h"
+#include "train/grpo_loss.h"
+#include "train/grpo_rollouts.h"
+#include "train/run_util.h"
+#include "train/sft_data.h"
+#include "train/trainer.h"
+
+namespace tritonrl::train {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+// The options that shape the trajectory: stored in the checkpoint and taken
+// from it on resume (a resumed run is the same run).
+json TrajectoryOptions(const GrpoOptions& o) {
+  json levels = json::object();
+  for (const auto& [level, weight] : o.levels) levels[std::to_string(level)] = weight;
+  return {{"model", o.model},
+          {"levels", levels},
+          {"steps", o.steps},
+          {"group", o.group},
+          {"tasks_per_step", o.tasks_per_step},
+          {"mode", o.mode},
+          {"alpha", o.alpha},
+          {"beta", o.beta},
+          {"dr_grpo", o.dr_grpo},
+          {"filter_constant_groups", o.filter_constant_groups},
+          {"clip_low", o.clip_low},
+          {"clip_high", o.clip_high},
+          {"kl", o.kl},
+          {"lr", o.lr},
+          {"weight_decay", o.weight_decay},
+          {"grad_clip", o.grad_clip},
+          {"max_new_tokens", o.max_new_tokens},
+          {"temperature", o.temperature},
+          {"top_p", o.top_p},
+          {"off_policy", o.off_policy},
+          {"truncated", o.truncated},
+          {"update_batch_tokens", o.update_batch_tokens},
+          {"seed", o.seed},
+          {"small_vocab", o.small_vocab},
+          {"test_inject_solutions", o.test_inject_solutions}};
+}
+
+void ApplyTrajectoryOptions(const json& j, GrpoOptions& o) {
+  o.model = j.at("model").get<std::string>();
+  o.levels.clear();
+  for (const auto& [level, weight] : j.at("levels").items()) {
+    o.levels[std::stoi(level)] = weight.get<double>();
+  }
+  o.steps = j.at("steps");
+  o.group = j.at("group");
+  o.tasks_per_step = j.at("tasks_per_step");
+  o.mode = j.at("mode").get<std::string>();
+  o.alpha = j.at("alpha");
+  o.beta = j.at("beta");
+  o.dr_grpo = j.at("dr_grpo");
+  o.filter_constant_groups = j.at("filter_constant_groups");
+  o.clip_low = j.at("clip_low");
+  o.clip_high = j.at("clip_high");
+  o.kl = j.at("kl");
+  o.lr = j.at("lr");
+  o.weight_decay = j.at("weight_decay");
+  o.grad_clip = j.at("grad_clip");
+  o.max_new_tokens = j.at("max_new_tokens");
+  o.temperature = j.at("temperature");
+  o.top_p = j.at("top_p");
+  o.off_policy = j.at("off_policy");
+  o.truncated = j.at("truncated").get<std::string>();
+  o.update_batch_tokens = j.at("update_batch_tokens");
+  o.seed = j.at("seed");
+  o.small_vocab = j.at("small_vocab");
+  o.test_inject_solutions = j.at("test_inject_solutions");
+}
+
+Status ValidateOptions(const GrpoOptions& o) {
+  auto bad = [](const std::string& what) { return Status::InvalidArgument(what); };
+  if (o.tasks.empty()) return bad("--tasks is required");
+  if (o.out.empty()) return bad("--out is required");
+  if (o.steps < 1) return bad("--steps must be at least 1");
+  if (o.group < 2) return bad("--group must be at least 2 (a group of one has no advantage)");
+  if (o.tasks_per_step < 1) return bad("--tasks-per-step must be at least 1");
+  if (!(o.clip_low > 0 && o.clip_low < 1)) return bad("--clip-low must be in (0, 1)");
+  if (!(o.clip_high > 0 && std::isfinite(o.clip_high))) return bad("--clip-high must be > 0");
+  if (!(o.kl >= 0 && std::isfinite(o.kl))) return bad("--kl must be >= 0");
+  if (!(o.lr >= 0 && std::isfinite(o.lr))) return bad("--lr must be >= 0");
+  if (o.max_new_tokens < 1) return bad("--max-new-tokens must be at least 1");
+  if (!(o.temperature > 0 && std::isfinite(o.temperature))) {
+    return bad("--temperature must be > 0 (the ratio needs the sampler's distribution)");
+  }
+  if (!(o.top_p > 0 && o.top_p <= 1)) return bad("--top-p must be in (0, 1]");
+  if (o.update_batch_tokens < 2) return bad("update_batch_tokens must be at least 2");
+  if (o.levels.empty()) return bad("--levels names no level");
+  double sum = 0;
+  for (const auto& [level, weight] : o.levels) {
+    if (!(weight >= 0 && std::isfinite(weight))) {
+      return bad("--levels: the weight of level " + std::to_string(level) + " must be >= 0");
+    }
+    sum += weight;
+  }
+  if (!(sum > 0)) return bad("--levels: every weight is 0");
+  return Status::Ok();
+}
+
+// One task the policy is asked to solve.
+struct GrpoTask {
+  std::string id;
+  int level = 1;
+  std::string prompt;         // chat-templated text the policy sees
+  std::vector<int32_t> ids;   // its tokens
+  std::string solution_path;  // the suite's solution file (TEST-ONLY injection)
+};
+
+struct TaskPool {
+  std::string suite_dir;  // what the scorer loads
+  std::vector<GrpoTask> tasks;
+  uint64_t hash = 0;  // of the ids and prompts: a resume must see the same pool
+};
+
+// A `data synth` folder (manifest.jsonl; only its train split) or a suite folder.
+Result<TaskPool> LoadTaskPool(const std::string& dir) {
+  if (!fs::is_directory(dir)) return Status::NotFound("--tasks " + dir + ": no such folder");
+  TaskPool pool;
+  std::optional<std::vector<std::string>> train_ids;
+  const fs::path manifest = fs::path(dir) / "manifest.jsonl";
+  if (fs::exists(manifest)) {
+    pool.suite_dir = (fs::path(dir) / "tasks").string();
+    std::ifstream in(manifest);
+    std::string line;
+    train_ids.emplace();
+    for (int no = 1; std::getline(in, line); ++no) {
+      if (line.empty()) continue;
+      json j = json::parse(line, nullptr, false);
+      if (!j.is_object() || !j.contains("task") || !j["task"].is_string()) {
+        return Status::ParseError(manifest.string() + ":" + std::to_string(no) +
+                                  ": not a manifest record with a task");
+      }
+      if (j.value("split", std::string("train")) == "train") train_ids->push_back(j["task"]);
+    }
+  } else {
+    pool.suite_dir = dir;
+  }
+  auto suite = task::LoadSuite(pool.suite_dir);
+  if (!suite.ok()) return suite.status();
+  if (!suite->errors.empty()) return Status::ParseError(suite->errors.front().ToString());
+  for (const task::TaskInfo& t : suite->tasks) {
+    if (train_ids && std::find(train_ids->begin(), train_ids->end(), t.id) == train_ids->end()) {
+      continue;
+    }
+    auto ref = ReadFile(t.path);
+    if (!ref.ok()) return ref.status();
+    GrpoTask g;
+    g.id = t.id;
+    g.level = t.level.value_or(1);
+    g.prompt = SftPromptText(data::PromptFor(*ref));
+    g.solution_path = (fs::path(dir) / "solutions" / (t.id + ".py")).string();
+    pool.tasks.push_back(std::move(g));
+  }
+  if (pool.tasks.empty())
+    return Status::InvalidArgument("--tasks " + dir + ": no task to train on");
+  uint64_t h = Fnv1a64("", 0);
+  for (const GrpoTask& g : pool.tasks) {
+    h = Fnv1a64(g.id.data(), g.id.size(), h);
+    h = Fnv1a64(g.prompt.data(), g.prompt.size(), h);
+  }
+  pool.hash = h;
+  return pool;
+}
+
+// "1:1,2:0" -> {1: 1, 2: 0}.
+Result<std::map<int, double>> ParseLevelsText(const std::string& text) {
+  std::map<int, double> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = text.find(',', pos);
+    const std::string item = text.substr(pos, comma == std::string::npos ? comma : comma - pos);
+    const size_t colon = item.find(':');
+    int level = 0;
+    double weight = 0;
+    size_t used_level = 0, used_weight = 0;
+    bool ok = colon != std::string::npos && colon > 0 && colon + 1 < item.size();
+    if (ok) {
+      try {
+        level = std::stoi(item.substr(0, colon), &used_level);
+        weight = std::stod(item.substr(colon + 1), &used_weight);
+      } catch (const std::exception&) {
+        ok = false;
+      }
+    }
+    ok = ok && used_level == colon && used_weight == item.size() - colon - 1 && level >= 1 &&
+         weight >= 0 && std::isfinite(weight) && !out.count(level);
+    if (!ok) {
+      return Status::InvalidArgument("--levels '" + text + "': bad item '" + item +
+                                     "' (want LEVEL:WEIGHT with LEVEL >= 1, WEIGHT >= 0, each "
+                                     "level once, e.g. 1:1,2:0)");
+    }
+    out[level] = weight;
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
+// The generation seed of a step: fixed by the run's seed and the step, so a
+// resumed run draws exactly what the uninterrupted one drew.
+uint64_t StepSeed(uint64_t seed, int64_t step) {
+  uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * static_cast<uint64_t>(step + 1));
+  s ^= s >> 31;
+  s *= 0xbf58476d1ce4e5b9ull;
+  s ^= s >> 29;
+  return s;
+}
+
+// One rollout: a response to a task's prompt.
+struct Rollout {
+  size_t task = 0;              // index into the pool
+  std::vector<int32_t> tokens;  // response, stop token included when it stopped
+  std::vector<float> logprobs;  // behaviour log-probs, one per token
+  std::string text;             // what the scorer sees
+  bool truncated = false;
+  bool injected = false;  // TEST ONLY: the suite's solution, not sampled
+};
+
+// The rollouts of one step, generated before the step's update (one step
+// earlier under off-policy overlap).
+struct GenBatch {
+  int64_t step = 0;               // the step these rollouts train (1-based)
+  std::vector<size_t> tasks;      // tasks_per_step pool indices
+  std::vector<Rollout> rollouts;  // task-major, G each
+  double seconds = 0;
+  int64_t new_tokens = 0;
+};
+
+json GenBatchToJson(const GenBatch& g) {
+  json rollouts = json::array();
+  for (const Rollout& r : g.rollouts) {
+    rollouts.push_back({{"task", r.task},
+                        {"tokens", r.tokens},
+                        {"logprobs", r.logprobs},
+                        {"text", r.text},
+                        {"truncated", r.truncated},
+                        {"injected", r.injected}});
+  }
+  return {{"step", g.step},
+          {"tasks", g.tasks},
+          {"rollouts", rollouts},
+          {"seconds", g.seconds},
+          {"new_tokens", g.new_tokens}};
+}
+
+GenBatch GenBatchFromJson(const json& j) {
+  GenBatch g;
+  g.step = j.at("step");
+  g.tasks = j.at("tasks").get<std::vector<size_t>>();
+  for (const json& r : j.at("rollouts")) {
+    Rollout x;
+    x.task = r.at("task");
+    x.tokens = r.at("tokens").get<std::vector<int32_t>>();
+    x.logprobs = r.at("logprobs").get<std::vector<float>>();
+    x.text = r.at("text");
+    x.truncated = r.at("truncated");
+    x.injected = r.at("injected");
+    g.rollouts.push_back(std::move(x));
+  }
+  g.seconds = j.at("seconds");
+  g.new_tokens = j.at("new_tokens");
+  return g;
+}
+
+struct Runner {
+  GrpoOptions o;
+  c10::Device device = c10::kCPU;
+  StartModel m;
+  std::optional<model::Qwen3Model> reference;  // frozen initial policy (kl > 0)
+  TaskPool pool;
+  std::optional<rl::TaskSampler> sampler;
+  std::unique_ptr<scoring::Scorer> scorer;
+  rl::AdvantageConfig adv_config;
+  rl::RewardConfig reward_config;
+  TruncatedPolicy truncated = TruncatedPolicy::kPenalize;
+  int32_t stop_id = -1;
+  std::string run_nonce;  // scorer run ids of this training run
+
+  Result<GenBatch> Generate(int64_t step);
+  Status ScoreLogProbsOfInjected(GenBatch& g);
+};
+
+Result<GenBatch> Runner::Generate(int64_t step) {
+  const auto t0 = Clock::now();
+  GenBatch g;
+  g.step = step;
+  for (int64_t b = 0; b < o.tasks_per_step; ++b) {
+    const std::string& id = sampler->Next().id;
+    const auto it = std::find_if(pool.tasks.begin(), pool.tasks.end(),
+                                 [&](const GrpoTask& t) { return t.id == id; });
+    g.tasks.push_back(static_cast<size_t>(it - pool.tasks.begin()));
+  }
+  std::vector<std::vector<int32_t>> prompts;
+  int64_t longest = 0;
+  for (size_t t : g.tasks) {
+    prompts.push_back(pool.tasks[t].ids);
+    longest = std::max<int64_t>(longest, static_cast<int64_t>(pool.tasks[t].ids.size()));
+  }
+  model::SamplingOptions so;
+  so.temperature = o.temperature;
+  so.top_p = o.top_p;
+  so.num_samples = o.group;
+  so.max_new_tokens = std::min(o.max_new_tokens, m.trainable.master.max_positions() - longest);
+  if (so.max_new_tokens < 1) {
+    return Status::InvalidArgument(
+        "a prompt of " + std::to_string(longest) + " tokens leaves no room in the model's " +
+        std::to_string(m.trainable.master.max_positions()) + " positions");
+  }
+  so.stop_token_ids = {stop_id};
+  so.seed = StepSeed(o.seed, step);
+  model::GenerationStats stats;
+  std::vector<model::Completion> done;
+  {
+    at::NoGradGuard no_grad;
+    model::Qwen3Model view = ComputeView(m.trainable);
+    auto r = model::Generate(view, &m.tokenizer, prompts, so, &stats);
+    if (!r.ok()) return r.status();
+    done = std::move(r.value());
+  }
+  for (model::Completion& c : done) {
+    Rollout r;
+    r.task = g.tasks[static_cast<size_t>(c.prompt_index)];
+    r.truncated = c.finish_reason != "stop";
+    r.tokens = std::move(c.tokens);
+    r.logprobs = std::move(c.logprobs);
+    r.text = std::move(c.text);
+    g.new_tokens += static_cast<int64_t>(r.tokens.size());
+    g.rollouts.push_back(std::move(r));
+  }
+  if (o.test_inject_solutions) TRITONRL_RETURN_IF_ERROR(ScoreLogProbsOfInjected(g));
+  g.seconds = Since(t0);
+  return g;
+}
+
+// TEST ONLY: the first rollout of each group becomes the suite's solution in the
+// SFT completion format; its behaviour log-probs are the current policy's, so its
+// ratio starts at 1 like a sampled one's.
+Status Runner::ScoreLogProbsOfInjected(GenBatch& g) {
+  for (size_t b = 0; b < g.tasks.size(); ++b) {
+    const GrpoTask& task = pool.tasks[g.tasks[b]];
+    auto solution = ReadFile(task.solution_path);
+    if (!solution.ok()) {
+      return Status::NotFound("test_inject_solutions: " + task.solution_path + ": " +
+                              solution.status().message());
+    }
+    Rollout& r = g.rollouts[b * static_cast<size_t>(o.group)];
+    r.text =
+        data::CompletionFor("The suite's reference solution (injected for a test).", *solution);
+    auto enc = model::Encode(m.tokenizer, r.text);
+    if (!enc.ok()) return enc.status();
+    r.tokens = enc->ids;
+    r.tokens.push_back(stop_id);
+    const int64_t room = m.trainable.master.max_positions() - static_cast<int64_t>(task.ids.size());
+    if (static_cast<int64_t>(r.tokens.size()) > room) {
+      return Status::InvalidArgument("test_inject_solutions: " + task.solution_path +
+                                     " does not fit the model's positions");
+    }
+    r.truncated = false;
+    r.injected = true;
+    at::NoGradGuard no_grad;
+    std::vector<int32_t> row = task.ids;
+    row.insert(row.end(), r.tokens.begin(), r.tokens.end());
+    TokenBatch batch = MakeBatch({row}, {static_cast<int64_t>(task.ids.size())}, device);
+    at::Tensor lp = ScoredLogProbs(ComputeView(m.trainable), batch, false, o.temperature)
+                        .to(at::kCPU)
+                        .contiguous();
+    r.logprobs.assign(lp.data_ptr<float>(), lp.data_ptr<float>() + lp.numel());
+  }
+  return Status::Ok();
+}
+
+struct StepOutcome {
+  GrpoStepMetrics metrics;
+  json extra;  // outcome shares and diagnostics beyond GrpoStepMetrics
+  std::vector<json> rollout_lines;
+};
+
+json MetricsJson(const GrpoStepMetrics& s) {
+  return {{"step", s.step},
+          {"reward_correct", s.reward_correct},
+          {"reward_speedup", s.reward_speedup},
+          {"valid_rate", s.valid_rate},
+          {"compiled_rate", s.compiled_rate},
+          {"correct_rate", s.correct_rate},
+          {"fast1_rate", s.fast1_rate},
+          {"mean_speedup", s.mean_speedup},
+          {"response_tokens", s.response_tokens},
+          {"entropy", s.entropy},
+          {"clip_fraction", s.clip_fraction},
+          {"kl", s.kl},
+          {"gen_tokens_per_second", s.gen_tokens_per_second},
+          {"gen_seconds", s.gen_seconds},
+          {"score_seconds", s.score_seconds},
+          {"update_seconds", s.update_seconds},
+          {"truncated", s.truncated},
+          {"filtered_groups", s.filtered_groups}};
+}
+
+Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) {
+  auto placed = ResolveDeviceAndDType(o.device, o.dtype);
+  if (!placed.ok()) return placed.status();
+  const c10::Device* device = &placed->first;
+  const c10::ScalarType* compute = &placed->second;
+
+  json resumed_state;
+  std::optional<LoadedCheckpoint> ckpt;
+  if (!o.resume.empty()) {
+    auto c = LoadTrainCheckpoint(o.resume, *device, *compute);
+    if (!c.ok()) return c.status();
+    try {
+      resumed_state = json::parse(c->state_json);
+      if (resumed_state.value("trainer", std::string()) != "grpo") {
+        return Status::FailedPrecondition(o.resume +
+                                          "/trainer_state.json: not a GRPO checkpoint (an SFT "
+                                          "checkpoint is a --model, not a --resume)");
+      }
+      ApplyTrajectoryOptions(resumed_state.at("options"), o);
+    } catch (const json::exception& e) {
+      return Status::Corruption(o.resume + "/trainer_state.json: bad state (" + e.what() + ")");
+    }
+    ckpt = std::move(c.value());
+  }
+  TRITONRL_RETURN_IF_ERROR(ValidateOptions(o));
+
+  Runner run;
+  run.o = o;
+  run.device = *device;
+  auto pool = LoadTaskPool(o.tasks);
+  if (!pool.ok()) return pool.status();
+  run.pool = std::move(pool.value());
+  if (ckpt && resumed_state.value("tasks_fnv1a64", "") != Hex64(run.pool.hash)) {
+    return Status::FailedPrecondition(o.resume + ": checkpoint was trained on other tasks than " +
+                                      o.tasks + "; cannot resume exactly");
+  }
+
+  if (ckpt) {
+    run.m.trainable = std::move(ckpt->trainable);
+    run.m.tokenizer = std::move(ckpt->tokenizer);
+  } else {
+    std::vector<std::string> texts;
+    for (const GrpoTask& t : run.pool.tasks) texts.push_back(t.prompt);
+    auto start = LoadStartModel(o.model, o.seed, o.small_vocab, texts, *device, *compute);
+    if (!start.ok()) return start.status();
+    run.m = std::move(start.value());
+  }
+  if (o.kl > 0) {
+    // The frozen reference is the starting policy, loaded again (also on resume).
+    std::vector<std::string> texts;
+    for (const GrpoTask& t : run.pool.tasks) texts.push_back(t.prompt);
+    auto ref = LoadStartModel(o.model, o.seed, o.small_vocab, texts, *device, *compute);
+    if (!ref.ok()) return ref.status();
+    at::NoGradGuard no_grad;
+    run.reference = ComputeView(ref->trainable);
+  }
+  run.stop_id = model::TokenId(run.m.tokenizer, "<|im_end|>");
+  if (run.stop_id < 0)
+    run.stop_id = static_cast<int32_t>(run.m.trainable.master.config.eos_token_id);
+  if (run.stop_id < 0)
+    return Status::InvalidArgument(o.model + ": the tokenizer has no <|im_end|>");
+  for (GrpoTask& t : run.pool.tasks) {
+    auto enc = model::Encode(run.m.tokenizer, t.prompt);
+    if (!enc.ok()) return Status::InvalidArgument(t.id + ": prompt: " + enc.status().message());
+    t.ids = std::move(enc->ids);
+  }
+
+  std::vector<rl::SamplerTask> sampler_tasks;
+  for (const GrpoTask& t : run.pool.tasks) sampler_tasks.push_back({t.id, t.level});
+  rl::SamplerConfig sc;
+  sc.level_weights = o.levels;
+  sc.seed = o.seed;
+  auto sampler = rl::TaskSampler::Create(sampler_tasks, sc);
+  if (!sampler.ok()) {
+    return Status::InvalidArgument("--levels / --tasks " + o.tasks + ": " +
+                                   sampler.status().message());
+  }
+  run.sampler.emplace(std::move(sampler.value()));
+
+  auto mode = rl::ParseAdvantageMode(o.mode);
+  if (!mode.ok()) return Status::InvalidArgument("--mode: " + mode.status().message());
+  run.adv_config.mode = *mode;
+  run.adv_config.alpha = o.alpha;
+  run.adv_config.beta = o.beta;
+  run.adv_config.normalize_by_std = !o.dr_grpo;
+  run.adv_config.filter_constant_groups = o.filter_constant_groups;
+  TRITONRL_RETURN_IF_ERROR(rl::ValidateAdvantageConfig(run.adv_config));
+  auto truncated = ParseTruncatedPolicy(o.truncated);
+  if (!truncated.ok()) return truncated.status();
+  run.truncated = *truncated;
+
+  AdamWState adam = ckpt ? std::move(ckpt->adam) : InitAdamW(run.m.trainable);
+  const AdamWOptions ao{0.9, 0.999, 1e-8, o.weight_decay};
+  int64_t step = 0;
+  std::optional<GenBatch> pending;  // off-policy: the next step's rollouts, already sampled
+  if (ckpt) {
+    try {
+      step = resumed_state.at("step");
+      TRITONRL_RETURN_IF_ERROR(
+          run.sampler->RestoreState(resumed_state.at("sampler").get<std::string>()));
+      run.run_nonce = resumed_state.at("run_nonce");
+      if (resumed_state.contains("pending") && !resumed_state["pending"].is_null()) {
+        pending = GenBatchFromJson(resumed_state["pending"]);
+      }
+    } catch (const json::exception& e) {
+      return Status::Corruption(o.resume + "/trainer_state.json: bad state (" + e.what() + ")");
+    }
+  } else {
+    const uint64_t t =
+        static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+    run.run_nonce = Hex64(StepSeed(t ^ static_cast<uint64_t>(::getpid()), 0)).substr(0, 12);
+  }
+
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec) return Status::IoError(o.out + ": " + ec.message());
+  auto metrics = OpenMetricsLog((fs::path(o.out) / "metrics.jsonl").string(), ckpt ? step : -1);
+  if (!metrics.ok()) return metrics.status();
+  auto rollouts_log =
+      OpenMetricsLog((fs::path(o.out) / "rollouts.jsonl").string(), ckpt ? step : -1);
+  if (!rollouts_log.ok()) return rollouts_log.status();
+
+  scoring::ScoringConfig scfg;
+  scfg.tasks = run.pool.suite_dir;
+  scfg.db = (fs::path(o.out) / "scores.sqlite").string();
+  scfg.device = !o.eval_device.empty() ? o.eval_device : (device->is_cuda() ? "cuda" : "cpu");
+  if (o.jobs > 0) scfg.jobs = o.jobs;
+  auto scorer = scoring::Scorer::Open(scfg);
+  if (!scorer.ok()) return scorer.status();
+  run.scorer = std::move(scorer.value());
+
+  const std::string ckpt_dir = (fs::path(o.out) / "checkpoint").string();
+  auto save = [&](int64_t at_step) -> Status {
+    json st = {{"trainer", "grpo"},
+               {"step", at_step},
+               {"options", TrajectoryOptions(o)},
+               {"sampler", run.sampler->SaveState()},
+               {"run_nonce", run.run_nonce},
+               {"tasks_fnv1a64", Hex64(run.pool.hash)},
+               {"pending", pending ? GenBatchToJson(*pending) : json(nullptr)}};
+    return SaveTrainCheckpoint(ckpt_dir, run.m.trainable, adam, run.m.tokenizer, st.dump());
+  };
+
+  GrpoSummary summary;
+  summary.description = DescribeModel(run.m.trainable, *device) + "; scoring on " +
+                        run.scorer->device() + " (" + run.scorer->device_model() + ")";
+  Progress bar(o.progress);
+  const auto t0 = Clock::now();
+  const int64_t first_step = step;
+  const size_t G = static_cast<size_t>(o.group);
+
+  while (step < o.steps) {
+    const int64_t this_step = step + 1;
+    // ---- Rollouts of this step (already sampled under off-policy overlap).
+    GenBatch gen;
+    if (pending) {
+      gen = std::move(*pending);
+      pending.reset();
+    } else {
+      auto g = run.Generate(this_step);
+      if (!g.ok()) return g.status();
+      gen = std::move(g.value());
+    }
+    // ---- Scoring, overlapped with sampling the next step's rollouts when off-policy.
+    std::vector<scoring::Sample> batch;
+    for (size_t i = 0; i < gen.rollouts.size(); ++i) {
+      const Rollout& r = gen.rollouts[i];
+      batch.push_back({run.pool.tasks[r.task].id,
+                       "s" + std::to_string(this_step) + "-r" + std::to_string(i), r.text,
+                       scoring::TextKind::kOutput});
+    }
+    scoring::BatchOptions bo;
+    bo.run_id = "grpo-" + run.run_nonce + "-step" + std::to_string(this_step);
+    const auto ts0 = Clock::now();
+    double score_seconds = 0;
+    auto scored_future = std::async(std::launch::async, [&]() {
+      auto r = run.scorer->Score(batch, bo);
+      score_seconds = Since(ts0);
+      return r;
+    });
+    if (o.off_policy && this_step < o.steps) {
+      auto next = run.Generate(this_step + 1);
+      if (!next.ok()) {
+        scored_future.wait();
+        return next.status();
+      }
+      pending = std::move(next.value());
+    }
+    auto scored = scored_future.get();
+    if (!scored.ok()) return scored.status();
+    if (scored->samples.size() != batch.size()) {
+      return Status::Internal("scorer returned " + std::to_string(scored->samples.size()) +
+                              " verdicts for " + std::to_string(batch.size()) + " rollouts");
+    }
+
+    // ---- Rewards and advantages, group by group.
+    StepOutcome out;
+    GrpoStepMetrics& s = out.metrics;
+    s.step = this_step;
+    std::vector<std::vector<float>> token_adv(gen.rollouts.size());
+    std::vector<bool> carries_loss(gen.rollouts.size(), false);
+    std::array<int64_t, kOutcomeClasses> classes{};
+    double speedup_sum = 0;
+    int64_t speedup_n = 0, constant_groups = 0;
+    for (size_t b = 0; b < gen.tasks.size(); ++b) {
+      std::vector<GroupRollout> group;
+      for (size_t k = 0; k < G; ++k) {
+        const size_t i = b * G + k;
+        const Rollout& r = gen.rollouts[i];
+        const scoring::ScoredSample& v = scored->samples[i];
+        GroupRollout gr;
+        gr.num_tokens = static_cast<int64_t>(r.tokens.size());
+        gr.plan_tokens = PlanTokenRange(run.m.tokenizer, r.tokens);
+        gr.verdict.syntax_ok = v.syntax_ok;
+        gr.verdict.functionality_ok = v.functionality_ok;
+        gr.verdict.correct = v.correct;
+        if (v.speedup) gr.verdict.speedup = *v.speedup;
+        gr.verdict.flags = v.flags;
+        gr.truncated = r.truncated;
+        group.push_back(std::move(gr));
+      }
+      auto adv =
+          ComputeGroupTokenAdvantages(group, run.reward_config, run.adv_config, run.truncated);
+      if (!adv.ok()) return adv.status();
+      if (adv->filtered) ++s.filtered_groups;
+      if (adv->constant) ++constant_groups;
+      int64_t passed = 0;
+      for (size_t k = 0; k < G; ++k) {
+        const size_t i = b * G + k;
+        const Rollout& r = gen.rollouts[i];
+        const scoring::ScoredSample& v = scored->samples[i];
+        const RolloutTokenAdvantages& ra = adv->rollouts[k];
+        token_adv[i] = ra.per_token;
+        carries_loss[i] = !ra.masked && !r.tokens.empty();
+        if (v.correct) ++passed;
+        s.reward_correct += ra.rewards.r_correct;
+        s.reward_speedup += ra.rewards.r_speedup;
+        s.valid_rate += v.valid;
+        s.compiled_rate += v.compiled;
+        s.correct_rate += v.correct;
+        const rl::Rewards raw = rl::ComputeRewards(group[k].verdict, run.reward_config);
+        const OutcomeClass c = ClassifyOutcome(v.outcome, raw, v.speedup);
+        ++classes[static_cast<size_t>(c)];
+        if (c == OutcomeClass::kFast) s.fast1_rate += 1;
+        if (v.correct && v.speedup && !raw.speedup_voided && !raw.speedup_missing) {
+          speedup_sum += *v.speedup;
+          ++speedup_n;
+        }
+        s.response_tokens += static_cast<double>(r.tokens.size());
+        if (r.truncated) ++s.truncated;
+        out.rollout_lines.push_back(
+            {{"step", this_step},
+             {"task", run.pool.tasks[r.task].id},
+             {"group", b},
+             {"sample", k},
+             {"prompt", run.pool.tasks[r.task].prompt},
+             {"response", r.text},
+             {"tokens", r.tokens.size()},
+             {"truncated", r.truncated},
+             {"injected", r.injected},
+             {"outcome", std::string(vocab::OutcomeName(v.outcome))},
+             {"class", OutcomeClassName(c)},
+             {"syntax_ok", v.syntax_ok},
+             {"functionality_ok", v.functionality_ok},
+             {"compiled", v.compiled},
+             {"correct", v.correct},
+             {"speedup", v.speedup ? json(*v.speedup) : json(nullptr)},
+             {"flags", v.flags},
+             {"r_correct", ra.rewards.r_correct},
+             {"r_speedup", ra.rewards.r_speedup},
+             {"r_binary", ra.rewards.r_binary},
+             {"adv_plan", ra.advantage.plan},
+             {"adv_code", ra.advantage.code},
+             {"plan_tokens", group[k].plan_tokens ? json::array({group[k].plan_tokens->begin,
+                                                                 group[k].plan_tokens->end})
+                                                  : json(nullptr)},
+             {"masked", ra.masked},
+             {"filtered", adv->filtered}});
+      }
+      TRITONRL_RETURN_IF_ERROR(
+          run.sampler->RecordGroup(run.pool.tasks[gen.tasks[b]].id, passed, o.group));
+    }
+    const double n = static_cast<double>(gen.rollouts.size());
+    s.reward_correct /= n;
+    s.reward_speedup /= n;
+    s.valid_rate /= n;
+    s.compiled_rate /= n;
+    s.correct_rate /= n;
+    s.fast1_rate /= n;
+    s.mean_speedup = speedup_n ? speedup_sum / static_cast<double>(speedup_n) : 0.0;
+    s.response_tokens /= n;
+    s.gen_seconds = gen.seconds;
+    s.gen_tokens_per_second = gen.new_tokens / std::max(gen.seconds, 1e-9);
+    s.score_seconds = score_seconds;
+
+    // ---- The update: recomputed log-probs, the clipped surrogate, one AdamW step.
+    const auto tu0 = Clock::now();
+    Trainable& t = run.m.trainable;
+    for (const Param& p : t.params) p.value.mutable_grad().reset();
+    int64_t loss_tokens = 0;
+    for (size_t i = 0; i < gen.rollouts.size(); ++i) {
+      if (carries_loss[i]) loss_tokens += static_cast<int64_t>(gen.rollouts[i].tokens.size());
+    }
+    double clipped = 0, kl_sum = 0, entropy_sum = 0, loss_value = 0;
+    int64_t entropy_n = 0;
+    const SurrogateOptions so{o.clip_low, o.clip_high, o.kl};
+    // Micro-batches of rows within the token budget; rows carrying no loss only
+    // run forward (no gradient) for the entropy.
+    for (int pass = 0; pass < 2; ++pass) {
+      const bool with_loss = pass == 0;
+      std::vector<size_t> rows;
+      int64_t longest = 0;
+      auto flush = [&]() {
+        if (rows.empty()) return;
+        std::vector<std::vector<int32_t>> ids;
+        std::vector<int64_t> from;
+        std::vector<float> adv_v, old_v;
+        for (size_t i : rows) {
+          const Rollout& r = gen.rollouts[i];
+          std::vector<int32_t> row = run.pool.tasks[r.task].ids;
+          row.insert(row.end(), r.tokens.begin(), r.tokens.end());
+          from.push_back(static_cast<int64_t>(run.pool.tasks[r.task].ids.size()));
+          ids.push_back(std::move(row));
+          adv_v.insert(adv_v.end(), token_adv[i].begin(), token_adv[i].end());
+          old_v.insert(old_v.end(), r.logprobs.begin(), r.logprobs.end());
+        }
+        TokenBatch tb = MakeBatch(ids, from, run.device);
+        at::Tensor entropy;
+        std::optional<at::NoGradGuard> no_grad;
+        if (!with_loss) no_grad.emplace();
+        at::Tensor new_logp = ScoredLogProbs(ComputeView(t), tb, false, o.temperature, &entropy);
+        entropy_sum += entropy.sum().item<double>();
+        entropy_n += entropy.numel();
+        if (with_loss) {
+          const auto f = at::TensorOptions().dtype(at::kFloat);
+          at::Tensor adv = at::tensor(adv_v, f).to(run.device);
+          at::Tensor old = at::tensor(old_v, f).to(run.device);
+          at::Tensor mask = at::ones_like(adv);
+          at::Tensor ref;
+          if (run.reference) {
+            at::NoGradGuard ng;
+            ref = ScoredLogProbs(*run.reference, tb, false, o.temperature);
+          }
+          SurrogateResult sr =
+              ClippedSurrogate(new_logp, old, adv, mask, ref, so, static_cast<double>(loss_tokens));
+          sr.loss.backward();
+          loss_value += sr.loss.item<double>();
+          clipped += sr.clipped;
+          kl_sum += sr.kl_sum;
+        }
+        rows.clear();
+        longest = 0;
+      };
+      for (size_t i = 0; i < gen.rollouts.size(); ++i) {
+        if (carries_loss[i] != with_loss || gen.rollouts[i].tokens.empty()) continue;
+        const int64_t len = static_cast<int64_t>(run.pool.tasks[gen.rollouts[i].task].ids.size() +
+                                                 gen.rollouts[i].tokens.size());
+        if (!rows.empty() && std::max(longest, len) * static_cast<int64_t>(rows.size() + 1) >
+                                 o.update_batch_tokens) {
+          flush();
+        }
+        rows.push_back(i);
+        longest = std::max(longest, len);
+      }
+      flush();
+    }
+    double grad_norm = 0;
+    if (loss_tokens > 0) {
+      grad_norm = ClipGradNorm(t, o.grad_clip);
+      AdamWStep(t, adam, o.lr, ao);
+    }
+    s.entropy = entropy_n ? entropy_sum / static_cast<double>(entropy_n) : 0.0;
+    s.clip_fraction = loss_tokens ? clipped / static_cast<double>(loss_tokens) : 0.0;
+    s.kl = loss_tokens ? kl_sum / static_cast<double>(loss_tokens) : 0.0;
+    s.update_seconds = Since(tu0);
+    step = this_step;
+
+    json line = MetricsJson(s);
+    for (int c = 0; c < kOutcomeClasses; ++c) {
+      line[std::string("share_") + OutcomeClassName(static_cast<OutcomeClass>(c))] =
+          static_cast<double>(classes[static_cast<size_t>(c)]) / n;
+    }
+    line["loss"] = loss_value;
+    line["grad_norm"] = grad_norm;
+    line["loss_tokens"] = loss_tokens;
+    line["constant_groups"] = constant_groups;
+    line["updated"] = loss_tokens > 0;
+    line["lr"] = o.lr;
+    line["elapsed_s"] = Since(t0);
+    *metrics << line.dump() << "\n" << std::flush;
+    for (const json& r : out.rollout_lines) *rollouts_log << r.dump() << "\n";
+    rollouts_log->flush();
+
+    if (summary.steps == 0 && step == first_step + 1) summary.first = s;
+    summary.last = s;
+    summary.steps = step;
+    char stats[160];
+    std::snprintf(stats, sizeof stats, "R_correct %.3f correct %.2f len %.0f %.0f tok/s",
+                  s.reward_correct, s.correct_rate, s.response_tokens, s.gen_tokens_per_second);
+    const double eta = (o.steps - step) * Since(t0) / static_cast<double>(step - first_step);
+    bar.Update(step, o.steps, stats, eta);
+    if (on_step) on_step(s);
+    const bool last = step == o.steps || step == o.stop_after;
+    if (last || (o.save_every > 0 && step % o.save_every == 0)) {
+      TRITONRL_RETURN_IF_ERROR(save(step));
+      summary.checkpoint = ckpt_dir;
+    }
+    if (step == o.stop_after) break;
+  }
+  summary.steps = step;
+  return summary;
+}
+
+}  // namespace
+
+Result<std::map<int, double>> ParseLevels(const std::string& text) {
+  return ParseLevelsText(text);
+}
+
+Result<GrpoSummary> RunGrpo(const GrpoOptions& options, const GrpoStepCallback& on_step) {
+  try {
+    return RunGrpoImpl(options, on_step);
+  } catch (const c10::Error& e) {
+    return Status::Internal(std::string("training failed: ") + e.what_without_backtrace());
+  } catch (const json::exception& e) {
+    return Status::Corruption(std::string("training state: ") + e.what());
+  }
+}
+
+}  // namespace tritonrl::train

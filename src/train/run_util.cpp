@@ -1,0 +1,133 @@
+#include "train/run_util.h"
+
+#include <ATen/ATen.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+#include "model/bpe_trainer.h"
+#include "model/qwen3.h"
+#include "train/sft_data.h"
+
+namespace tritonrl::train {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+double Since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::string Duration(double s) {
+  const long long t = static_cast<long long>(s + 0.5);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", t / 3600, (t / 60) % 60, t % 60);
+  return buf;
+}
+
+Progress::Progress(bool on) : on_(on), tty_(isatty(2)) {}
+
+void Progress::Update(int64_t step, int64_t total, const std::string& stats, double eta) {
+  if (!on_) return;
+  const int width = 24;
+  const int filled = total > 0 ? static_cast<int>(width * std::min(step, total) / total) : 0;
+  std::string bar(filled, '=');
+  if (filled < width) bar += '>' + std::string(width - filled - 1, ' ');
+  char line[320];
+  std::snprintf(line, sizeof line, "[%s] step %lld/%lld %s ETA %s", bar.c_str(),
+                static_cast<long long>(step), static_cast<long long>(total), stats.c_str(),
+                Duration(eta).c_str());
+  if (tty_) {
+    std::fprintf(stderr, "\r%s", line);
+    if (step == total) std::fprintf(stderr, "\n");
+  } else if (step == total || step % std::max<int64_t>(1, total / 10) == 0) {
+    std::fprintf(stderr, "%s\n", line);
+  }
+}
+
+Result<std::pair<c10::Device, c10::ScalarType>> ResolveDeviceAndDType(const std::string& dev,
+                                                                      const std::string& dtype) {
+  auto device = model::ParseDevice(dev.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : dev);
+  if (!device.ok()) return device.status();
+  if (device->is_cuda() && !at::hasCUDA()) return Status::Unavailable("no CUDA device available");
+  auto compute =
+      model::ParseModelDType(dtype.empty() ? (device->is_cuda() ? "bf16" : "fp32") : dtype);
+  if (!compute.ok()) return compute.status();
+  return std::pair{*device, *compute};
+}
+
+Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_t small_vocab,
+                                  const std::vector<std::string>& bpe_texts, c10::Device device,
+                                  c10::ScalarType compute) {
+  model::ModelOptions mo;
+  mo.device = device;
+  mo.dtype = at::kFloat;
+  StartModel m;
+  if (name == "builtin:tiny") {
+    m.tokenizer = model::ByteFallbackTokenizer();
+    m.trainable = MakeTrainable(model::RandomQwen3(model::TinyQwen3Config(), seed, mo), compute);
+    return m;
+  }
+  if (name == "builtin:small") {
+    model::BpeTrainOptions bo;
+    bo.vocab_size = small_vocab;
+    auto tok = model::TrainByteLevelBpe(bpe_texts, bo);
+    if (!tok.ok()) return tok.status();
+    m.tokenizer = std::move(tok.value());
+    model::Qwen3Config c = model::SmallQwen3Config(m.tokenizer.vocab_size());
+    c.eos_token_id = model::TokenId(m.tokenizer, "<|im_end|>");
+    m.trainable = MakeTrainable(model::RandomQwen3(c, seed, mo), compute);
+    return m;
+  }
+  auto loaded = model::LoadQwen3(name, mo);
+  if (!loaded.ok()) return loaded.status();
+  auto tok = model::LoadTokenizerFile((fs::path(name) / "tokenizer.json").string());
+  if (!tok.ok()) return tok.status();
+  m.tokenizer = std::move(tok.value());
+  m.trainable = MakeTrainable(std::move(loaded.value()), compute);
+  return m;
+}
+
+std::string DescribeModel(const Trainable& t, c10::Device device) {
+  return "qwen3 " + std::to_string(t.master.config.num_hidden_layers) + " layers, hidden " +
+         std::to_string(t.master.config.hidden_size) + ", vocab " +
+         std::to_string(t.master.config.vocab_size) + ", " + c10::toString(t.compute) +
+         " compute on " + device.str();
+}
+
+Result<std::ofstream> OpenMetricsLog(const std::string& path, int64_t keep_through_step) {
+  std::string kept;
+  if (keep_through_step >= 0) {
+    std::ifstream in(path);
+    std::string line;
+    while (std::getline(in, line)) {
+      try {
+        if (json::parse(line).value("step", int64_t{0}) <= keep_through_step) kept += line + "\n";
+      } catch (const json::exception&) {
+        // a torn last line of an interrupted run: dropped
+      }
+    }
+  }
+  TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(path, kept));
+  std::ofstream out(path, std::ios::app);
+  if (!out) return Status::IoError(path + ": cannot open");
+  return out;
+}
+
+Result<uint64_t> HashOfFile(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return Fnv1a64(text->data(), text->size());
+}
+
+std::string Hex64(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace tritonrl::train

@@ -1,0 +1,67 @@
+// Pieces every training loop of src/train shares (SFT and GRPO): wall-clock
+// helpers, the progress bar on stderr, the starting model (builtin:tiny,
+// builtin:small with a BPE learned from given texts, or a Hugging Face
+// directory), the metrics log that a resumed run truncates to its checkpoint,
+// and file hashes. Only src/train includes this header (libtorch types). One
+// training loop per process, from one thread.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "model/tokenizer.h"
+#include "train/trainer.h"
+
+namespace tritonrl::train {
+
+using Clock = std::chrono::steady_clock;
+double Since(Clock::time_point t);
+std::string Duration(double seconds);  // H:MM:SS
+
+// One line redrawn on a terminal; on a log, a line per tenth of the run.
+class Progress {
+ public:
+  explicit Progress(bool on);
+  // `stats`: what the loop shows after "step S/T" (loss, rewards, tokens/s).
+  void Update(int64_t step, int64_t total, const std::string& stats, double eta_seconds);
+
+ private:
+  bool on_, tty_;
+};
+
+// The policy's device (empty: cuda if available, else cpu) and compute dtype
+// (empty: bf16 on a GPU, fp32 on the CPU).
+Result<std::pair<c10::Device, c10::ScalarType>> ResolveDeviceAndDType(const std::string& device,
+                                                                      const std::string& dtype);
+
+struct StartModel {
+  Trainable trainable;
+  model::Tokenizer tokenizer;
+};
+
+// builtin:tiny (byte tokenizer, random weights of `seed`), builtin:small (a
+// BPE of `small_vocab` learned from `bpe_texts`, random weights of `seed`) or a
+// directory (config.json, *.safetensors, tokenizer.json). Masters are fp32.
+Result<StartModel> LoadStartModel(const std::string& model, uint64_t seed, int32_t small_vocab,
+                                  const std::vector<std::string>& bpe_texts, c10::Device device,
+                                  c10::ScalarType compute);
+
+// "qwen3 N layers, hidden H, vocab V, DTYPE compute on DEVICE".
+std::string DescribeModel(const Trainable& t, c10::Device device);
+
+// Opens OUT/metrics.jsonl for appending. keep_through_step < 0 (a fresh run):
+// the file starts empty; otherwise (a resume) the lines whose "step" is at most
+// that step are kept and the rest (and a torn last line) dropped.
+Result<std::ofstream> OpenMetricsLog(const std::string& path, int64_t keep_through_step);
+
+Result<uint64_t> HashOfFile(const std::string& path);
+std::string Hex64(uint64_t value);  // 16 lowercase hex digits
+
+}  // namespace tritonrl::train

@@ -1,0 +1,143 @@
+"""`tritonrl train grpo` on the CPU through the CLI: builtin:tiny on the built-in
+suite (level 1), G=2, one task per step, a few new tokens. The random policy
+writes garbage that the static verifier rejects; the run must still log every
+metric, write its rollouts and a checkpoint. A run stopped after step 1 and
+resumed equals an uninterrupted one (numbers, timings aside). With the TEST-ONLY
+solution injection a group has one correct and one rejected rollout, so the
+advantages are +-1/sqrt(2)/... by hand and the update really moves the weights.
+Bad --levels, a missing task folder and a corrupt checkpoint are refused."""
+
+import json
+import math
+import os
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("TRITONRL_BUILD_DIR", os.path.join(ROOT, "build"))
+TRITONRL = os.path.join(BUILD, "tritonrl")
+TASKS = os.path.join(ROOT, "tasks")
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run([TRITONRL, "train", "grpo", "--help"], capture_output=True).returncode != 0,
+    reason="the trainer is built only with libtorch")
+
+TIMING = {"gen_seconds", "score_seconds", "update_seconds", "gen_tokens_per_second", "elapsed_s"}
+FIELDS = {"step", "reward_correct", "reward_speedup", "valid_rate", "compiled_rate", "correct_rate",
+          "fast1_rate", "mean_speedup", "response_tokens", "entropy", "clip_fraction", "kl",
+          "gen_tokens_per_second", "gen_seconds", "score_seconds", "update_seconds", "truncated",
+          "filtered_groups", "share_invalid_syntax", "share_invalid_functionality",
+          "share_incorrect", "share_correct_not_fast", "share_fast"}
+
+
+def grpo(out, *extra, check=True, tasks=TASKS):
+    cmd = [TRITONRL, "train", "grpo", "--model", "builtin:tiny", "--tasks", tasks, "--out", str(out),
+           "--group", "2", "--tasks-per-step", "1", "--max-new-tokens", "12", "--device", "cpu",
+           "--eval-device", "cpu", "--jobs", "1", "--lr", "1e-3", "--seed", "5", "--no-progress",
+           *extra]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=500)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def read_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def without_timings(rows):
+    return [{k: v for k, v in row.items() if k not in TIMING} for row in rows]
+
+
+def test_tiny_run_logs_every_metric_and_resumes_exactly(tmp_path):
+    full = tmp_path / "full"
+    grpo(full, "--steps", "3")
+    rows = read_jsonl(full / "metrics.jsonl")
+    assert [r["step"] for r in rows] == [1, 2, 3]
+    for r in rows:
+        assert FIELDS <= set(r), FIELDS - set(r)
+        shares = sum(r[k] for k in r if k.startswith("share_"))
+        assert math.isclose(shares, 1.0)
+        assert r["response_tokens"] > 0 and r["entropy"] > 0
+        assert r["truncated"] <= 2
+    rollouts = read_jsonl(full / "rollouts.jsonl")
+    assert len(rollouts) == 6
+    assert all(r["task"].startswith("level1/") and r["prompt"] for r in rollouts)
+    assert all(r["correct"] is False for r in rollouts)
+    ckpt = full / "checkpoint"
+    for name in ("config.json", "model.safetensors", "tokenizer.json", "optimizer.safetensors",
+                 "trainer_state.json"):
+        assert (ckpt / name).exists(), name
+    state = json.loads((ckpt / "trainer_state.json").read_text())
+    assert state["trainer"] == "grpo" and state["step"] == 3
+
+    part = tmp_path / "part"
+    grpo(part, "--steps", "3", "--stop-after", "1")
+    assert len(read_jsonl(part / "metrics.jsonl")) == 1
+    grpo(part, "--resume", str(part / "checkpoint"))
+    assert without_timings(read_jsonl(part / "metrics.jsonl")) == without_timings(rows)
+    assert read_jsonl(part / "rollouts.jsonl") == rollouts
+    assert (part / "checkpoint" / "model.safetensors").read_bytes() == \
+        (ckpt / "model.safetensors").read_bytes()
+
+
+def test_injected_solution_gives_a_real_update(tmp_path):
+    out = tmp_path / "inject"
+    grpo(out, "--steps", "1", "--levels", "1:1", "--test-inject-solutions", "--mode", "binary")
+    [row] = read_jsonl(out / "metrics.jsonl")
+    good, bad = read_jsonl(out / "rollouts.jsonl")
+    assert good["injected"] and good["correct"], good["outcome"]
+    assert not bad["correct"]
+    assert row["correct_rate"] == 0.5 and row["reward_correct"] == 0.5
+    assert row["filtered_groups"] == 0 and row["updated"] is True
+    # Binary rewards [1, 0]: mean 0.5, sample sd sqrt(0.5): advantages +-0.5 / (sqrt(0.5) + 1e-6).
+    a = 0.5 / (math.sqrt(0.5) + 1e-6)
+    assert math.isclose(good["adv_code"], a, rel_tol=1e-9)
+    assert math.isclose(bad["adv_code"], -a, rel_tol=1e-9)
+    # On-policy: the first update's ratios are 1 (nothing clipped), the loss is -mean(A) over tokens.
+    assert row["clip_fraction"] == 0
+    n_good, n_bad = good["tokens"], bad["tokens"]
+    assert row["loss_tokens"] == n_good + n_bad
+    assert math.isclose(row["loss"], -(a * n_good - a * n_bad) / (n_good + n_bad), rel_tol=1e-4)
+    assert row["grad_norm"] > 0
+
+
+def test_refusals_name_the_flag_or_file(tmp_path):
+    r = grpo(tmp_path / "a", "--levels", "1:x", check=False)
+    assert r.returncode != 0 and "--levels" in r.stderr
+    r = grpo(tmp_path / "b", tasks=str(tmp_path / "nowhere"), check=False)
+    assert r.returncode != 0 and "nowhere" in r.stderr
+    r = grpo(tmp_path / "c", "--off-policy", "2", check=False)
+    assert r.returncode != 0 and "--off-policy" in r.stderr
+    out = tmp_path / "d"
+    grpo(out, "--steps", "1")
+    ckpt = out / "checkpoint"
+    bad = tmp_path / "bad"
+    shutil.copytree(ckpt, bad)
+    with open(bad / "optimizer.safetensors", "r+b") as f:
+        f.seek(100)
+        f.write(b"\x7f\x7f\x7f\x7f")
+    r = grpo(tmp_path / "e", "--resume", str(bad), check=False)
+    assert r.returncode != 0 and "optimizer.safetensors" in r.stderr
+
+
+def test_off_policy_updates_with_stale_ratios_and_resumes_exactly(tmp_path):
+    args = ("--steps", "2", "--off-policy", "1", "--test-inject-solutions", "--mode", "binary")
+    full = tmp_path / "full"
+    grpo(full, *args)
+    rows = read_jsonl(full / "metrics.jsonl")
+    assert [r["updated"] for r in rows] == [True, True]
+    # Step 2's rollouts were sampled before update 1: the policy moved since, so the k3 estimate
+    # of KL(current || behaviour) is positive (on-policy it is 0 up to rounding, as in step 1).
+    assert rows[1]["kl"] > 1e-6 > abs(rows[0]["kl"])
+    part = tmp_path / "part"
+    grpo(part, *args, "--stop-after", "1")
+    state = json.loads((part / "checkpoint" / "trainer_state.json").read_text())
+    assert state["pending"]["step"] == 2  # the next step's rollouts travel with the checkpoint
+    grpo(part, "--resume", str(part / "checkpoint"))
+    assert without_timings(read_jsonl(part / "metrics.jsonl")) == without_timings(rows)
+    assert (part / "checkpoint" / "model.safetensors").read_bytes() == \
+        (full / "checkpoint" / "model.safetensors").read_bytes()
