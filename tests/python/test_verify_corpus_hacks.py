@@ -90,7 +90,10 @@ def test_hack_corpus_headers():
         if kind == "static":
             assert f"`{label}`" in RULES_DOC, (path.name, label)
         else:
-            assert kind == "runtime" and label in RUNTIME_OUTCOMES, path.name
+            # "runtime <outcome or flag> [reason=<code>]..." (src/eval/corpus.h)
+            words = label.split()
+            assert kind == "runtime" and words and words[0] in RUNTIME_OUTCOMES, path.name
+            assert all(w.startswith("reason=") and len(w) > 7 for w in words[1:]), path.name
         assert h.get("what") and h["what"] not in whats, path.name
         whats.add(h["what"])
 
