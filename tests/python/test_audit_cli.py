@@ -65,7 +65,9 @@ def test_audit_flags_degenerate_task_and_recovers_from_hang_and_crash(tmp_path, 
     (tmp_path / "d_crash.py").write_text(GOOD.replace(
         "return torch.sin(x) * 2.0", "import os\n        os._exit(3)"))
     (tmp_path / "e_after.py").write_text(GOOD.replace("torch.sin", "torch.cos"))
-    p = tritonrl("tasks", "audit", str(tmp_path), "--json", "--timeout", "5", "--jobs", str(jobs))
+    # 20 s per task: a timeout far above an honest task's audit on a busy 2-core runner, far below
+    # the hang's 120 s sleep.
+    p = tritonrl("tasks", "audit", str(tmp_path), "--json", "--timeout", "20", "--jobs", str(jobs))
     assert p.returncode == 1, p.stderr
     rows = json.loads(p.stdout)["results"]
     assert [r["task"] for r in rows] == ["a_good", "b_relu", "c_hang", "d_crash", "e_after"]
