@@ -27,13 +27,14 @@ MemoryAdmission::Ticket& MemoryAdmission::Ticket::operator=(Ticket&& o) noexcept
     Release();
     owner_ = o.owner_;
     need_ = o.need_;
+    alone_ = o.alone_;
     o.owner_ = nullptr;
   }
   return *this;
 }
 
 void MemoryAdmission::Ticket::Release() {
-  if (owner_ != nullptr) owner_->Give(need_);
+  if (owner_ != nullptr) owner_->Give(need_, alone_);
   owner_ = nullptr;
 }
 
@@ -49,7 +50,7 @@ Result<MemoryAdmission::Ticket> MemoryAdmission::Admit(MemoryNeed need) {
   }
   std::unique_lock<std::mutex> lock(mu_);
   freed_.wait(lock, [&] {
-    return !over(host_held_ + need.host, host_budget_) &&
+    return alone_waiting_ == 0 && !alone_held_ && !over(host_held_ + need.host, host_budget_) &&
            !over(device_held_ + need.device, device_budget_);
   });
   host_held_ += need.host;
@@ -60,11 +61,24 @@ Result<MemoryAdmission::Ticket> MemoryAdmission::Admit(MemoryNeed need) {
   return t;
 }
 
-void MemoryAdmission::Give(MemoryNeed need) {
+MemoryAdmission::Ticket MemoryAdmission::AdmitAlone() {
+  std::unique_lock<std::mutex> lock(mu_);
+  ++alone_waiting_;
+  freed_.wait(lock, [&] { return !alone_held_ && host_held_ == 0 && device_held_ == 0; });
+  --alone_waiting_;
+  alone_held_ = true;
+  Ticket t;
+  t.owner_ = this;
+  t.alone_ = true;
+  return t;
+}
+
+void MemoryAdmission::Give(MemoryNeed need, bool alone) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     host_held_ -= need.host;
     device_held_ -= need.device;
+    if (alone) alone_held_ = false;
   }
   freed_.notify_all();
 }

@@ -46,7 +46,9 @@ class MemoryAdmission {
   class Ticket {
    public:
     Ticket() = default;
-    Ticket(Ticket&& o) noexcept : owner_(o.owner_), need_(o.need_) { o.owner_ = nullptr; }
+    Ticket(Ticket&& o) noexcept : owner_(o.owner_), need_(o.need_), alone_(o.alone_) {
+      o.owner_ = nullptr;
+    }
     Ticket& operator=(Ticket&& o) noexcept;
     Ticket(const Ticket&) = delete;
     Ticket& operator=(const Ticket&) = delete;
@@ -57,21 +59,28 @@ class MemoryAdmission {
     friend class MemoryAdmission;
     MemoryAdmission* owner_ = nullptr;
     MemoryNeed need_;
+    bool alone_ = false;
   };
 
   // Waits until `need` fits beside the reservations held; Unavailable (with the numbers) when it
   // could not fit even alone.
   Result<Ticket> Admit(MemoryNeed need);
+  // Waits until no other reservation is held and holds the whole pool until released: a worker
+  // that ran out of GPU memory beside others is run again alone, so that how busy the GPU was
+  // never decides its verdict. While it waits, no new Admit is granted (no starvation).
+  Ticket AdmitAlone();
 
   std::uint64_t host_budget() const { return host_budget_; }
   std::uint64_t device_budget() const { return device_budget_; }
 
  private:
-  void Give(MemoryNeed need);
+  void Give(MemoryNeed need, bool alone);
   const std::uint64_t host_budget_, device_budget_;
   std::mutex mu_;
   std::condition_variable freed_;
   std::uint64_t host_held_ = 0, device_held_ = 0;
+  int alone_waiting_ = 0;
+  bool alone_held_ = false;
 };
 
 // MemAvailable from /proc/meminfo, in bytes.

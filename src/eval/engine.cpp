@@ -123,6 +123,15 @@ std::string ExitReasonCode(const ExitInfo& e) {
   return "missing_record";
 }
 
+// torch.OutOfMemoryError (CUDA's allocator), or a CUDA/Triton launch that ran out of device
+// memory. The CPU allocator's failure is a RuntimeError without these words: no other worker
+// causes that one (the host budget is admission control's).
+bool IsOutOfDeviceMemory(const std::string& exc, const std::string& msg) {
+  return exc == "OutOfMemoryError" || exc == "torch.OutOfMemoryError" ||
+         msg.find("CUDA out of memory") != std::string::npos ||
+         msg.find("CUDA error: out of memory") != std::string::npos;
+}
+
 // Outcome and reason for a worker that did not finish its sequence.
 std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
   const std::string pending = StateName(run.pending);
@@ -159,6 +168,8 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
       const bool compile = where == "import" || where == "build" ||
                            exc.find("CompilationError") != std::string::npos ||
                            exc == "InterpreterError";
+      if (IsOutOfDeviceMemory(exc, msg))
+        return {"runtime_error", {stage, "out_of_memory", fmt::format("{}: {}", exc, msg)}};
       return {
           compile ? "compile_error" : "runtime_error",
           {stage, compile ? "compile_exception" : "exception", fmt::format("{}: {}", exc, msg)}};
@@ -372,6 +383,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   ref.sandbox = run.fin.sandbox;
   if (run.end != WorkerEnd::kDone) {
     auto [outcome, reason] = ClassifyEnd(run);
+    ref.out_of_memory = reason.code == "out_of_memory";
     reason.stage = "reference";
     reason.message = fmt::format("{} ({}): {}", task_path, reason.code, reason.message);
     // Out of spill space: the samples of the task get that outcome, the run goes on.

@@ -120,6 +120,9 @@ struct Reason {
 struct ReferenceResult {
   bool ok = false;
   Reason error;  // when !ok
+  // When !ok: the worker ran out of GPU memory (reason out_of_memory), which other workers on the
+  // same GPU may have caused (the pool runs it again alone).
+  bool out_of_memory = false;
   std::vector<std::string> variants;
   Tolerance tolerance;
   std::string dtype;

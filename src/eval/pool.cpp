@@ -29,9 +29,16 @@ nlohmann::json AdmissionEvidence(const MemoryNeed& need, const MemoryAdmission& 
           {"device_budget_bytes", admission.device_budget()}};
 }
 
-// A task's reference, run once its worker's base memory is admitted.
+bool HasReason(const Verdict& v, const std::string& code) {
+  for (const Reason& r : v.reasons)
+    if (r.code == code) return true;
+  return false;
+}
+
+// A task's reference, run once its worker's base memory is admitted; run again alone when it ran
+// out of GPU memory beside other workers (a reference failure fails every sample of its task).
 ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::string& task_path,
-                                     MemoryAdmission& admission) {
+                                     MemoryAdmission& admission, bool shared) {
   auto ticket = admission.Admit(EstimateReferenceMemory(config));
   if (!ticket.ok()) {
     ReferenceResult ref;
@@ -39,13 +46,19 @@ ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::stri
                  task_path + ": the reference cannot be started: " + ticket.status().message()};
     return ref;
   }
-  return RunReference(config, task_path);
+  ReferenceResult ref = RunReference(config, task_path);
+  if (!ref.ok && ref.out_of_memory && shared) {
+    ticket->Release();
+    MemoryAdmission::Ticket alone = admission.AdmitAlone();
+    ref = RunReference(config, task_path);
+  }
+  return ref;
 }
 
 // A candidate, run once its estimate is admitted (waiting while others hold the memory), or the
 // resource_exhausted verdict when it can never fit.
 Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
-                             const ReferenceResult& ref, MemoryAdmission& admission) {
+                             const ReferenceResult& ref, MemoryAdmission& admission, bool shared) {
   if (!ref.ok) return RunCandidate(config, job.task_path, job.code, ref);  // says why
   const MemoryNeed need = EstimateCandidateMemory(config, ref);
   const auto asked = std::chrono::steady_clock::now();
@@ -62,6 +75,20 @@ Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
   }
   const double waited_ms = MsSince(asked);
   Verdict v = RunCandidate(config, job.task_path, job.code, ref);
+  if (shared && HasReason(v, "out_of_memory")) {
+    // Out of GPU memory beside other workers: the verdict must not depend on them, so the sample
+    // runs again with the pool to itself, and that verdict stands (a candidate that raises the
+    // error itself only buys one more, serial, run of the same failure).
+    ticket->Release();
+    const auto alone_asked = std::chrono::steady_clock::now();
+    MemoryAdmission::Ticket alone = admission.AdmitAlone();
+    const double alone_wait_ms = MsSince(alone_asked);
+    std::string first;
+    for (const Reason& r : v.reasons)
+      if (r.code == "out_of_memory") first = r.message;
+    v = RunCandidate(config, job.task_path, job.code, ref);
+    v.evidence["out_of_memory_rerun"] = {{"first_run", first}, {"wait_ms", alone_wait_ms}};
+  }
   v.evidence["admission"] = AdmissionEvidence(need, admission);
   if (waited_ms >= 1.0) v.timings_ms["admission_wait"] = waited_ms;
   return v;
@@ -78,6 +105,8 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
     if (!job.pre_verdict) ++slot->remaining;
   }
   MemoryAdmission admission = MakeAdmission(config);
+  // Other workers can share the GPU only with more than one thread.
+  const bool shared = threads > 1;
   std::mutex mu;  // guards slot->result release, remaining, and on_done
   std::atomic<std::size_t> next{0};
   auto work = [&] {
@@ -95,7 +124,7 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
         std::call_once(slot->once, [&] {
           ran_reference = true;
           auto r = std::make_shared<ReferenceResult>(
-              AdmitAndRunReference(config, job.task_path, admission));
+              AdmitAndRunReference(config, job.task_path, admission, shared));
           std::lock_guard<std::mutex> lock(mu);
           slot->result = std::move(r);
         });
@@ -106,7 +135,7 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
           std::lock_guard<std::mutex> lock(mu);
           ref = slot->result;
         }
-        v = AdmitAndRunCandidate(config, job, *ref, admission);
+        v = AdmitAndRunCandidate(config, job, *ref, admission, shared);
         if (!ran_reference) v.timings_ms["reference_wait"] = waited_ms;
         std::lock_guard<std::mutex> lock(mu);
         if (--slot->remaining == 0) slot->result.reset();

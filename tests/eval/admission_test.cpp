@@ -40,6 +40,32 @@ TEST(AdmissionTest, ANeedThatFitsOnlyAloneWaitsForTheOthersToFinish) {
   EXPECT_TRUE(admitted.load());
 }
 
+TEST(AdmissionTest, AloneWaitsForEveryHolderAndBlocksNewcomersMeanwhile) {
+  MemoryAdmission a(100, 100);
+  auto first = a.Admit({10, 10});
+  ASSERT_TRUE(first.ok());
+  std::atomic<bool> alone_in{false}, late_in{false};
+  std::thread alone([&] {
+    MemoryAdmission::Ticket t = a.AdmitAlone();
+    alone_in = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_FALSE(late_in.load());  // nobody beside it while it holds the pool
+    alone_in = false;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(alone_in.load());  // the first holder is still there
+  std::thread late([&] {
+    auto t = a.Admit({1, 1});  // would fit, but the alone request came first
+    late_in = t.ok();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(late_in.load());
+  first->Release();
+  alone.join();
+  late.join();
+  EXPECT_TRUE(late_in.load());
+}
+
 TEST(AdmissionTest, EstimatesByHand) {
   EngineConfig cfg;
   ReferenceResult ref;

@@ -185,6 +185,31 @@ TEST_F(EngineTest, PoolSamplesThatWaitedForTheirTasksReferenceSayHowLong) {
   EXPECT_FALSE(got[3].timings_ms.contains("reference_wait"));
 }
 
+TEST_F(EngineTest, OutOfGpuMemoryBesideOthersRunsAgainAlone) {
+  // Alone (one thread) the error is the sample's own: one run, reason out_of_memory.
+  cfg_.extra_env = {"FAKE_SCENARIO=oom_trial"};
+  const Verdict single = Run("oom_trial");
+  EXPECT_EQ(single.outcome, "runtime_error");
+  EXPECT_TRUE(Codes(single).count("out_of_memory"));
+  std::vector<SampleJob> jobs;
+  for (int i = 0; i < 3; ++i)
+    jobs.push_back({"s" + std::to_string(i), "t", "task.py", "print('unused')\n", std::nullopt});
+  std::vector<Verdict> got(jobs.size());
+  RunPool(cfg_, jobs, 1, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
+  for (const Verdict& v : got) EXPECT_FALSE(v.evidence.contains("out_of_memory_rerun"));
+  // Beside other workers (three threads) it may be theirs: each sample runs again with the pool
+  // to itself, and that second verdict (here the same failure) stands.
+  RunPool(cfg_, jobs, 3, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
+  for (const Verdict& v : got) {
+    EXPECT_EQ(v.outcome, "runtime_error");
+    EXPECT_TRUE(Codes(v).count("out_of_memory"));
+    ASSERT_TRUE(v.evidence.contains("out_of_memory_rerun")) << v.evidence.dump();
+    EXPECT_NE(v.evidence["out_of_memory_rerun"]["first_run"].get<std::string>().find(
+                  "CUDA out of memory"),
+              std::string::npos);
+  }
+}
+
 TEST(ScheduleTest, LargeVariantKeepsTheSecretTrial) {
   EngineConfig cfg;
   cfg.schedule = MakeSchedule(5, 7);  // secret at 7 % 5 = 2

@@ -105,6 +105,13 @@ int main() {
         return 3;
       seed = f->header["seed"].get<std::int64_t>();
     }
+    if (sc == "oom_trial") {
+      Send({{"type", "error"},
+            {"stage", "trial"},
+            {"exc_type", "OutOfMemoryError"},
+            {"message", "CUDA out of memory. Tried to allocate 20.00 GiB"}});
+      return 1;
+    }
     if (sc == "error_trial") {
       Send(
           {{"type", "error"}, {"stage", "trial"}, {"exc_type", "ValueError"}, {"message", "boom"}});
