@@ -160,15 +160,15 @@ print("timing e2e: a slow correct candidate is stopped at its budget; none finis
 PY
 
 # A candidate that finds the worker's trusted clock object (gc) at import time, to halve every
-# time it reports: the call monitor records the heap walk and the sample fails its first
-# correctness trial, before any timing. (Forged clocks that reach the timing stage meet the
+# time it reports: the worker's audit hook refuses the heap walk while the candidate's module is
+# imported, and the sample fails there, before any timing. (Forged clocks that reach the timing stage meet the
 # engine's own clock of each call: tests/eval/timing_test.cpp, parent_clock_gap.)
 eval_hack hack/timing_forge_trusted_clock forge
 "$ROOT/.venv/bin/python" - "$T/forge.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["samples"][0]
 assert s["outcome"] == "incorrect" and s["speedup"] is None, s
-assert [(r["code"], r["stage"]) for r in s["reasons"]] == [("internal_access", "correctness")], s["reasons"]
+assert [(r["code"], r["stage"]) for r in s["reasons"]] == [("internal_access", "import")], s["reasons"]
 assert "gc.get_objects" in s["reasons"][0]["message"] and "timing" not in s["timings_ms"], s
 print("timing e2e: a candidate forging the trusted clock is stopped at its heap walk")
 PY
