@@ -8,7 +8,8 @@
 #   steps: eval (bench/gpu/eval.sh), runtime (runtime_guards.sh), load (load_test.sh), kbmem (kernelbench_memory.sh),
 #          throughput (measure.sh 4), warm (warm_workers.sh), sft (bench/train/sft_bench.sh),
 #          serve (bench/serve/throughput.py, grpo_loop.py), measure12 (measure.sh 1 2),
-#          synth (bench/data/synth_gpu.sh, N=$SYNTH_N tasks, default 200), grpo (bench/train/grpo_gpu.sh)
+#          synth (bench/data/synth_gpu.sh, N=$SYNTH_N tasks, default 200), grpo (bench/train/grpo_gpu.sh),
+#          demo (bench/demo/demo_gpu.sh: tritonrl demo --gpu)
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -36,6 +37,7 @@ for spec in "$@"; do
     warm) cmd=(env OUT="$d" LIMIT="${WARM_LIMIT:-24}" bench/gpu/warm_workers.sh) ;;
     sft) cmd=(env OUT="$d" bench/train/sft_bench.sh) ;;
     grpo) cmd=(env OUT="$d" bench/train/grpo_gpu.sh) ;;
+    demo) cmd=(env OUT="$d" bench/demo/demo_gpu.sh) ;;
     synth) cmd=(env OUT="$d" N="${SYNTH_N:-200}" JOBS=16 TRITONRL="$BIN/tritonrl" PY=python3 bench/data/synth_gpu.sh) ;;
     serve) cmd=(bash -c "OUT=$d python3 bench/serve/throughput.py --jobs 16; OUT=$d python3 bench/serve/grpo_loop.py --steps 3") ;;
     *) say "unknown step $step"; continue ;;
