@@ -302,19 +302,23 @@ def check_completions(s):
 
 
 def check_kill_and_recover(state, first_job):
+    # Twelve distinct samples (a comment makes each copy its own work, so none comes from the
+    # cache): enough that the kill lands while the job is under way, however fast the machine.
     names = ["relu_wrapper_function", "relu_method_helper", "relu_2d_grid", "relu_heuristics"]
-    samples = [{"task": "level1/1_ReLU", "id": n, "code": corpus("legit/%s.py" % n)} for n in names]
+    samples = [{"task": "level1/1_ReLU", "id": "%s_%d" % (n, i),
+                "code": corpus("legit/%s.py" % n) + "\n# copy %d\n" % i}
+               for i in range(3) for n in names]
     s = Server(state)
     status, r = s.request("POST", "/v1/evaluate", {"samples": samples})
     assert status == 202, r
     job = r["job"]
     deadline = time.time() + 1200
     while True:
-        status, body = s.request("GET", "/v1/jobs/%s?wait=5" % job)
+        status, body = s.request("GET", "/v1/jobs/%s?wait=1" % job)
         if body["done"] >= 1:
             break
         assert time.time() < deadline, body
-    assert body["done"] < 4, "the job finished before the kill; nothing to recover"
+    assert body["done"] < len(samples), "the job finished before the kill; nothing to recover"
     s.proc.kill()  # SIGKILL: no chance to flush anything
     s.proc.wait()
     s.log.close()
@@ -322,7 +326,7 @@ def check_kill_and_recover(state, first_job):
     s = Server(state)
     body = wait_job(s, job)
     assert body["state"] == "done" and body["recovered"], body
-    assert [x["outcome"] for x in body["results"]] == ["correct"] * 4, body
+    assert [x["outcome"] for x in body["results"]] == ["correct"] * len(samples), body
     resumed = sum(1 for x in body["results"] if x["resumed"])
     assert resumed >= before, (resumed, before)
     # The job finished before the restart is there too, every verdict from the store.
