@@ -4,9 +4,11 @@
 #include <ATen/core/grad_mode.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #ifdef TRITONRL_HAVE_GLOO
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #endif
@@ -109,14 +111,20 @@ Result<DistributedContext> DistributedFromEnv() {
   }
 #ifdef TRITONRL_HAVE_GLOO
   try {
+    // Under torchrun the elastic agent already hosts the store on MASTER_PORT
+    // (TORCHELASTIC_USE_AGENT_STORE=True): every rank joins it as a client.
+    const char* agent = std::getenv("TORCHELASTIC_USE_AGENT_STORE");
+    const bool agent_store = agent != nullptr && std::string(agent) == "True";
     c10d::TCPStoreOptions so;
     so.port = static_cast<uint16_t>(*port);
-    so.isServer = ctx.rank == 0;
-    so.numWorkers = ctx.world;
-    so.waitWorkers = true;
+    so.isServer = ctx.rank == 0 && !agent_store;
+    so.numWorkers = agent_store ? std::nullopt : std::optional<size_t>(ctx.world);
+    so.waitWorkers = !agent_store;
     so.timeout = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.timeout);
     auto group = std::make_shared<DistributedGroup>();
-    group->store = c10::make_intrusive<c10d::TCPStore>(addr, so);
+    // Our keys under their own prefix: the agent's store holds the agent's too.
+    group->store = c10::make_intrusive<c10d::PrefixStore>(
+        "tritonrl/", c10::make_intrusive<c10d::TCPStore>(addr, so));
     auto opts = c10d::ProcessGroupGloo::Options::create(
         std::chrono::duration_cast<std::chrono::milliseconds>(ctx.timeout));
     // GLOO_SOCKET_IFNAME picks the interface, as with torchrun; a loopback

@@ -115,6 +115,10 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
   const DistributedContext& dist = *dist_ctx;
   auto placed = ResolveDeviceAndDType(o.device, o.dtype);
   if (!placed.ok()) return placed.status();
+  // Data-parallel ranks on one host each take their own GPU unless told one.
+  if (dist.active() && placed->first.is_cuda() && !placed->first.has_index()) {
+    placed->first = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(dist.local_rank));
+  }
   const c10::Device* device = &placed->first;
   const c10::ScalarType* compute = &placed->second;
 
