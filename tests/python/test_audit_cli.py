@@ -92,7 +92,7 @@ def test_audit_text_output_and_variant_selection():
                           "--python", "/nonexistent/python"], capture_output=True, text=True,
                          timeout=60)
     assert bad.returncode == 2
-    assert "failed to start" in bad.stderr and "/nonexistent/python" in bad.stderr
+    assert "not an executable interpreter" in bad.stderr and "/nonexistent/python" in bad.stderr
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
