@@ -11,6 +11,7 @@ APT_PACKAGES=(
   nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libfmt-dev libcpp-httplib-dev
   libpcre2-dev libseccomp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsnappy-dev zlib1g-dev libzstd-dev
+  libgloo-dev  # headers for c10d's Gloo process group (data-parallel training)
 )
 
 missing=()

@@ -12,6 +12,7 @@
 
 #include "base/file.h"
 #include "model/qwen3.h"
+#include "train/distributed.h"
 #include "train/run_util.h"
 #include "train/sft_data.h"
 #include "train/trainer.h"
@@ -108,8 +109,16 @@ double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
 Result<SftSummary> RunSftImpl(SftOptions o) {
   if (o.data.empty()) return Status::InvalidArgument("--data is required");
   if (o.out.empty()) return Status::InvalidArgument("--out is required");
+  // Data parallel when started like torchrun (WORLD_SIZE > 1): see docs/distributed.md.
+  auto dist_ctx = DistributedFromEnv();
+  if (!dist_ctx.ok()) return dist_ctx.status();
+  const DistributedContext& dist = *dist_ctx;
   auto placed = ResolveDeviceAndDType(o.device, o.dtype);
   if (!placed.ok()) return placed.status();
+  // Data-parallel ranks on one host each take their own GPU unless told one.
+  if (dist.active() && placed->first.is_cuda() && !placed->first.has_index()) {
+    placed->first = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(dist.local_rank));
+  }
   const c10::Device* device = &placed->first;
   const c10::ScalarType* compute = &placed->second;
 
@@ -153,6 +162,12 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
     m = std::move(start.value());
   }
   Trainable& t = m.trainable;
+  if (dist.active()) {
+    // Every rank built or loaded the same weights; rank 0's are the truth.
+    std::vector<at::Tensor> weights;
+    for (const Param& p : t.params) weights.push_back(p.value);
+    TRITONRL_RETURN_IF_ERROR(Broadcast(dist, weights));
+  }
   const int64_t max_tokens = std::min(o.max_tokens, t.master.max_positions());
   TokenizeStats ts;
   auto examples = TokenizeSft(m.tokenizer, *records, max_tokens, &ts);
@@ -195,15 +210,21 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
     index = resumed_state.at("index");
   }
 
-  std::error_code ec;
-  fs::create_directories(o.out, ec);
-  if (ec) return Status::IoError(o.out + ": " + ec.message());
-  const std::string metrics_path = (fs::path(o.out) / "metrics.jsonl").string();
-  // A resumed run keeps the lines up to its checkpoint and rewrites the rest.
-  auto metrics_log = OpenMetricsLog(metrics_path, ckpt ? step : -1);
-  if (!metrics_log.ok()) return metrics_log.status();
-  std::ofstream& metrics = *metrics_log;
-  auto log = [&](const json& j) { metrics << j.dump() << "\n" << std::flush; };
+  // Metrics and checkpoints are rank 0's alone (the ranks hold the same weights).
+  std::ofstream metrics;
+  if (dist.is_root()) {
+    std::error_code ec;
+    fs::create_directories(o.out, ec);
+    if (ec) return Status::IoError(o.out + ": " + ec.message());
+    const std::string metrics_path = (fs::path(o.out) / "metrics.jsonl").string();
+    // A resumed run keeps the lines up to its checkpoint and rewrites the rest.
+    auto metrics_log = OpenMetricsLog(metrics_path, ckpt ? step : -1);
+    if (!metrics_log.ok()) return metrics_log.status();
+    metrics = std::move(*metrics_log);
+  }
+  auto log = [&](const json& j) {
+    if (dist.is_root()) metrics << j.dump() << "\n" << std::flush;
+  };
 
   const std::string ckpt_dir = (fs::path(o.out) / "checkpoint").string();
   const std::string data_hex = Hex64(*data_hash);
@@ -219,12 +240,12 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
 
   SftSummary summary;
   summary.description = DescribeModel(t, *device);
-  if (ts.truncated || ts.dropped) {
+  if ((ts.truncated || ts.dropped) && dist.is_root()) {
     std::fprintf(stderr, "train sft: %lld sequences cut at %lld tokens, %lld records dropped\n",
                  static_cast<long long>(ts.truncated), static_cast<long long>(max_tokens),
                  static_cast<long long>(ts.dropped));
   }
-  Progress bar(o.progress);
+  Progress bar(o.progress && dist.is_root());
   const auto t0 = Clock::now();
   int64_t tokens_done = 0;
   const int64_t first_step = step;
@@ -253,7 +274,12 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
     for (const Param& p : t.params) p.value.mutable_grad().reset();
     at::Tensor loss_sum = at::zeros({}, at::TensorOptions().dtype(at::kFloat).device(*device));
     int64_t step_tokens = 0;
-    for (const auto* mb : micro) {
+    // Rank r runs the step's micro-batches r, r + world, ...; each scales its
+    // loss by the whole step's loss_tokens, so the ranks' gradients sum to
+    // the gradient of one rank running them all.
+    for (size_t k = 0; k < micro.size(); ++k) {
+      if (static_cast<int64_t>(k) % dist.world != dist.rank) continue;
+      const auto* mb = micro[k];
       std::vector<std::vector<int32_t>> rows;
       std::vector<int64_t> from;
       for (int32_t i : *mb) {
@@ -267,6 +293,15 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
                         static_cast<double>(loss_tokens);
       loss.backward();
       loss_sum += loss.detach();
+    }
+    if (dist.active()) {
+      TRITONRL_RETURN_IF_ERROR(AllReduceGradients(dist, t));
+      at::Tensor totals = at::stack({loss_sum.to(at::kCPU, at::kDouble),
+                                     at::scalar_tensor(static_cast<double>(step_tokens),
+                                                       at::TensorOptions().dtype(at::kDouble))});
+      TRITONRL_RETURN_IF_ERROR(AllReduceSum(dist, {totals}));
+      loss_sum = totals[0].to(loss_sum.device(), at::kFloat);
+      step_tokens = static_cast<int64_t>(totals[1].item<double>());
     }
     const double grad_norm = ClipGradNorm(t, o.clip);
     const double lr = CosineLr(step, o.warmup, total_steps, o.lr, o.min_lr_ratio);
@@ -293,11 +328,12 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
     std::snprintf(stats, sizeof stats, "loss %.4f %.0f tok/s", loss, tok_s);
     bar.Update(step, total_steps, stats, eta);
     const bool last = step == total_steps || step == o.stop_after;
-    if (!eval_plan.empty() && ((o.eval_every > 0 && step % o.eval_every == 0) || last)) {
+    if (dist.is_root() && !eval_plan.empty() &&
+        ((o.eval_every > 0 && step % o.eval_every == 0) || last)) {
       summary.eval_loss = EvalLoss(t, eval_examples, eval_plan, *device);
       log({{"step", step}, {"eval_loss", summary.eval_loss}});
     }
-    if (last || (o.save_every > 0 && step % o.save_every == 0)) {
+    if (dist.is_root() && (last || (o.save_every > 0 && step % o.save_every == 0))) {
       TRITONRL_RETURN_IF_ERROR(save());
       summary.checkpoint = ckpt_dir;
     }
