@@ -21,10 +21,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
-#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -81,9 +81,9 @@ struct ScoringConfig {
   // is free at the pool's start.
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;
   std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (docs/tasks.md)
-  std::string python;          // runner interpreter; default $TRITONRL_PYTHON, .venv, python3
-  std::string runner;          // folder holding tritonrl_runner/; default: located
-  std::string work_dir;        // the workers' private folders; default $TMPDIR/tritonrl-eval-PID
+  std::string python;              // runner interpreter; default $TRITONRL_PYTHON, .venv, python3
+  std::string runner;              // folder holding tritonrl_runner/; default: located
+  std::string work_dir;  // the workers' private folders; default $TMPDIR/tritonrl-eval-PID
 };
 
 // Per call: which run the verdicts belong to.
