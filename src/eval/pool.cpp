@@ -29,10 +29,10 @@ nlohmann::json AdmissionEvidence(const MemoryNeed& need, const MemoryAdmission& 
           {"device_budget_bytes", admission.device_budget()}};
 }
 
-bool HasReason(const Verdict& v, const std::string& code) {
+const Reason* FindReason(const Verdict& v, const std::string& code) {
   for (const Reason& r : v.reasons)
-    if (r.code == code) return true;
-  return false;
+    if (r.code == code) return &r;
+  return nullptr;
 }
 
 // A task's reference, run once its worker's base memory is admitted; run again alone when it ran
@@ -75,7 +75,7 @@ Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
   }
   const double waited_ms = MsSince(asked);
   Verdict v = RunCandidate(config, job.task_path, job.code, ref);
-  if (shared && HasReason(v, "out_of_memory")) {
+  if (const Reason* oom = FindReason(v, "out_of_memory"); shared && oom != nullptr) {
     // Out of GPU memory beside other workers: the verdict must not depend on them, so the sample
     // runs again with the pool to itself, and that verdict stands (a candidate that raises the
     // error itself only buys one more, serial, run of the same failure).
@@ -83,9 +83,7 @@ Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
     const auto alone_asked = std::chrono::steady_clock::now();
     MemoryAdmission::Ticket alone = admission.AdmitAlone();
     const double alone_wait_ms = MsSince(alone_asked);
-    std::string first;
-    for (const Reason& r : v.reasons)
-      if (r.code == "out_of_memory") first = r.message;
+    const std::string first = oom->message;
     v = RunCandidate(config, job.task_path, job.code, ref);
     v.evidence["out_of_memory_rerun"] = {{"first_run", first}, {"wait_ms", alone_wait_ms}};
   }
