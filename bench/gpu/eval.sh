@@ -62,6 +62,13 @@ t1=$(date +%s.%N)
   --check "$OUT/eval_corpus.json" >"$OUT/corpus_check.txt" 2>&1
 rc_corpus=$?
 
+# EVAL_CORPUS_ONLY=1: stop after the label check (a call too short for the other passes).
+if [[ "${EVAL_CORPUS_ONLY:-0}" == 1 ]]; then
+  { echo "corpus only: $(wc -l <"$TMP/corpus.jsonl") samples in $(python3 -c "print(round($t1 - $t0, 1))") s (eval rc $rc_eval); label check rc $rc_corpus"
+    tail -n 1 "$OUT/corpus_check.txt"; grep '^FAIL' "$OUT/corpus_check.txt" | head -40; } | tee "$OUT/summary.txt" | tee -a "$LOG"
+  rm -rf "$TMP"; exit 0
+fi
+
 # 3. Faults (test-only: the static stage would reject them).
 "$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/faults.jsonl" --jobs "$JOBS" --json --no-static \
   --no-cache --stage-timeout 60 >"$TMP/faults.json" 2>>"$LOG"

@@ -49,6 +49,12 @@ for spec in "$@"; do
     [[ -f "$f" ]] && { echo "--- $step/$(basename "$f")"; cat "$f"; } >>"$SUM"
   done
   tail -n 40 "$d/stdout.txt" | sed "s/^/[$step] /" >>"$SUM"
-  tar -czf "$OUT/${CALL}.tar.gz" -C "$W" --exclude='*.db' --exclude='*.db-wal' --exclude=kbwork --exclude=medium . 2>/dev/null
+  # A step cut by its limit never wrote its summary: its progress on stderr says how far it got.
+  for f in "$d"/*stderr*.txt "$d"/*.log; do
+    [[ -f "$f" ]] && tail -n 60 "$f" | sed "s/^/[$step $(basename "$f")] /" >>"$SUM"
+  done
+  # Weights and checkpoints would push the archive past what the device returns.
+  tar -czf "$OUT/${CALL}.tar.gz" -C "$W" --exclude='*.db' --exclude='*.db-wal' --exclude=kbwork --exclude=medium \
+    --exclude='*.safetensors' --exclude='*.pt' --exclude='*.bin' --exclude='checkpoint*' . 2>/dev/null
 done
 say "done"
