@@ -7,8 +7,9 @@
 #
 #   BIN=<folder with tritonrl (scripts/device_pack.sh)> OUT=<folder> bench/demo/demo_gpu.sh [flags]
 #
-# Extra flags go to `tritonrl demo` (e.g. --mode uniform, --seed 1, --timing). The run is cut
-# at 600 s; the stages finished by then keep their outputs (eval/summary.json).
+# Extra flags go to `tritonrl demo` (e.g. --ablation uniform,binary, --seed 1, --timing). The run
+# is cut at DEMO_LIMIT seconds (default 600); the stages finished by then keep their outputs
+# (eval/summary.json).
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -20,13 +21,14 @@ mkdir -p "$OUT"
 SUMMARY="$OUT/demo_gpu_summary.txt"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader >"$SUMMARY" 2>&1 || true
 start=$(date +%s)
-timeout -k 15 600 "$BIN/tritonrl" demo --gpu --out "$OUT/demo" "$@" 2>"$OUT/demo_stderr.txt" |
+LIMIT="${DEMO_LIMIT:-600}"
+timeout -k 15 "$LIMIT" "$BIN/tritonrl" demo --gpu --out "$OUT/demo" "$@" 2>"$OUT/demo_stderr.txt" |
   tee "$OUT/demo_stdout.txt"
 rc=${PIPESTATUS[0]}
 end=$(date +%s)
 {
-  echo "tritonrl demo --gpu $*: exit $rc after $((end - start)) s (limit 600)"
-  grep -E "^demo: stage .* done in|^demo: (base|sft|grpo) on|^demo: grpo step|tritonrl demo:" \
+  echo "tritonrl demo --gpu $*: exit $rc after $((end - start)) s (limit $LIMIT)"
+  grep -E "^demo: stage .* done in|^demo: (base|sft|grpo[-a-z]*) on|^demo: grpo[-a-z]* step|tritonrl demo:" \
     "$OUT/demo_stderr.txt"
   cat "$OUT/demo_stdout.txt"
 } >>"$SUMMARY"

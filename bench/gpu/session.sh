@@ -7,9 +7,10 @@
 #     bench/gpu/session.sh CALL STEP[:LIMIT_S]...
 #   steps: eval (bench/gpu/eval.sh), runtime (runtime_guards.sh), load (load_test.sh), kbmem (kernelbench_memory.sh),
 #          throughput (measure.sh 4), warm (warm_workers.sh), sft (bench/train/sft_bench.sh),
-#          serve (bench/serve/throughput.py, grpo_loop.py), measure12 (measure.sh 1 2),
+#          serve (bench/serve/throughput.py, grpo_loop.py), trl (bench/serve/trl_grpo.py; carry .whl),
+#          measure12 (measure.sh 1 2),
 #          synth (bench/data/synth_gpu.sh, N=$SYNTH_N tasks, default 200), grpo (bench/train/grpo_gpu.sh),
-#          demo (bench/demo/demo_gpu.sh: tritonrl demo --gpu)
+#          demo (bench/demo/demo_gpu.sh: tritonrl demo --gpu $DEMO_FLAGS, cut 20 s before the step's limit)
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -37,9 +38,20 @@ for spec in "$@"; do
     warm) cmd=(env OUT="$d" LIMIT="${WARM_LIMIT:-24}" bench/gpu/warm_workers.sh) ;;
     sft) cmd=(env OUT="$d" bench/train/sft_bench.sh) ;;
     grpo) cmd=(env OUT="$d" bench/train/grpo_gpu.sh) ;;
-    demo) cmd=(env OUT="$d" bench/demo/demo_gpu.sh) ;;
+    demo) read -r -a demo_flags <<<"${DEMO_FLAGS:-}"
+          cmd=(env OUT="$d" DEMO_LIMIT="$((limit - 20))" bench/demo/demo_gpu.sh "${demo_flags[@]}") ;;
     synth) cmd=(env OUT="$d" N="${SYNTH_N:-200}" JOBS=16 TRITONRL="$BIN/tritonrl" PY=python3 bench/data/synth_gpu.sh) ;;
     serve) cmd=(bash -c "OUT=$d python3 bench/serve/throughput.py --jobs 16; OUT=$d python3 bench/serve/grpo_loop.py --steps 3") ;;
+    trl) # TRL's GRPOTrainer against /v1/reward (needs .whl carried); on the demo's SFT policy when
+         # the demo ran earlier in this call, else on a tiny random Qwen3.
+         demo_out="$W/demo/demo"
+         if [[ -f "$demo_out/sft/checkpoint/config.json" ]]; then
+           cmd=(env OUT="$d" python3 bench/serve/trl_grpo.py --steps 3 --device cuda --max-new-tokens 1024
+                --model "$demo_out/sft/checkpoint" --tasks "$demo_out/synth/train/tasks"
+                --prompts "$demo_out/synth/sft_train.jsonl")
+         else
+           cmd=(env OUT="$d" python3 bench/serve/trl_grpo.py --steps 3 --device cuda)
+         fi ;;
     *) say "unknown step $step"; continue ;;
   esac
   timeout -k 15 "$limit" "${cmd[@]}" >"$d/stdout.txt" 2>&1

@@ -248,13 +248,22 @@ class InternalAccessRefused(PermissionError):
     as internal access (the record is also in the monitor's list, should the candidate catch it)."""
 
 
+class HostComputeRefused(PermissionError):
+    """Raised into the candidate's code at a per-element host call past the limit: such a loop
+    over a GPU tensor syncs once per element and would run into the stage's time limit, hiding
+    the reason. The engine reads an error of this type as host compute (the record is also in
+    the monitor's list, and every later such call raises again, should the candidate catch it)."""
+
+
 def _make_callback(monitor, classify, is_trusted, line_of, check_intact):
     """The sys.monitoring CALL callback (see CallMonitor)."""
     mon = sys.monitoring
     disable = mon.DISABLE
     get_ident = threading.get_ident
+    per_element = "(per-element loop)"
 
     def on_call(code, offset, callee, arg0):
+        stop = None
         try:
             if is_trusted(monitor, code):
                 return disable
@@ -271,8 +280,12 @@ def _make_callback(monitor, classify, is_trusted, line_of, check_intact):
                     target = monitor.internal if kind == "internal" else monitor.host
                     if len(target) < 32 and where not in target:
                         target.append(where)
-        except Exception:  # noqa: BLE001 - the monitor must never break a call
+                    if kind == "host" and name.endswith(per_element):
+                        stop = where
+        except Exception:  # noqa: BLE001 - the monitor's own failures must never break a call
             pass
+        if stop is not None:
+            raise HostComputeRefused(f"refused by the evaluator: {stop}")
         return None
 
     return on_call

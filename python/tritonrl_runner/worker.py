@@ -155,7 +155,11 @@ class Worker:
         missing = taskmod.check_task(task)
         if missing:
             raise RuntimeError(f"task lacks {', '.join(missing)}")
-        names = req.get("variants") or taskmod.eval_variants(task, device)
+        # The engine names the candidate's variants (the reference's); the reference runs the
+        # preferred ones the task has, else the device's default.
+        prefer = req.get("prefer_variants") or []
+        names = req.get("variants") or [v for v in taskmod.variants(task) if v in prefer]
+        names = names or taskmod.eval_variants(task, device)
         self.policy = req.get("tolerance_policy") or "ours"
         self.atol, self.rtol = atol, rtol = taskmod.tolerance(task, self.policy)
         dtype = taskmod.task_dtype(task)

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -27,6 +28,8 @@ struct DemoCli {
   std::optional<int> train_tasks, heldout_tasks, level1_tasks, k, jobs;
   std::optional<int64_t> max_new_tokens, sft_steps, grpo_steps, group, tasks_per_step;
   std::optional<double> sft_lr, grpo_lr;
+  std::vector<std::string> variants;  // empty: the preset's
+  std::vector<std::string> ablation;
 };
 
 // The sizes (docs/demo.md explains each choice).
@@ -69,6 +72,9 @@ d::DemoOptions Preset(const DemoCli& c) {
     o.grpo_tasks_per_step = 4;
     o.grpo_lr = 1e-5;
     o.grpo_max_new_tokens = 1024;
+    // One variant: the first H200 run scored all three and spent 95% of its time scoring, the
+    // large variants (hundreds of MB a tensor) most of it (bench/RESULTS.md, ninth session).
+    o.variants = {"medium"};
   }
   return o;
 }
@@ -97,6 +103,8 @@ int RunDemoCommand(const DemoCli& c) {
   if (c.tasks_per_step) o.grpo_tasks_per_step = *c.tasks_per_step;
   if (c.sft_lr) o.sft_lr = *c.sft_lr;
   if (c.grpo_lr) o.grpo_lr = *c.grpo_lr;
+  if (!c.variants.empty()) o.variants = c.variants;
+  o.ablation_modes = c.ablation;
 
   auto r = d::RunDemo(o, [](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());
@@ -107,13 +115,13 @@ int RunDemoCommand(const DemoCli& c) {
                  r.status().message().c_str(), o.out.c_str());
     return 2;
   }
-  fmt::print("\n{:<10} {:<8} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8}\n", "task set",
+  fmt::print("\n{:<10} {:<13} {:>7} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8}\n", "task set",
              "policy", "pass@1", fmt::format("pass@{}", o.k), "valid", "correct", "inv.syn",
              "inv.func", "incorr.", "correct");
   for (const auto& e : r->evals) {
     const auto& s = e.summary;
     fmt::print(
-        "{:<10} {:<8} {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f} {:>8.3f} {:>8.3f} {:>8.3f} "
+        "{:<10} {:<13} {:>7.3f} {:>7.3f} {:>7.3f} {:>7.3f} {:>8.3f} {:>8.3f} {:>8.3f} "
         "{:>8.3f}\n",
         e.suite, e.stage, s.pass_at_1, s.pass_at_k, s.valid_rate, s.correct_rate,
         s.shares.invalid_syntax_share, s.shares.invalid_functionality_share, s.shares.other_share,
@@ -156,7 +164,15 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--tasks-per-step", c->tasks_per_step, "GRPO tasks per step");
        sub.add_option("--grpo-lr", c->grpo_lr, "GRPO learning rate");
        sub.add_option("--mode", c->mode, "GRPO advantages: hrd (default), uniform or binary");
+       sub.add_option("--ablation", c->ablation,
+                      "Comma-separated further GRPO modes, each run from the same SFT checkpoint "
+                      "and evaluated on the held-out tasks (e.g. uniform,binary)")
+           ->delimiter(',')
+           ->check(CLI::IsMember({"hrd", "uniform", "binary"}));
        sub.add_option("--jobs", c->jobs, "Scoring worker processes");
+       sub.add_option("--variants", c->variants,
+                      "Comma-separated task variants scored (default: cpu small; --gpu medium)")
+           ->delimiter(',');
        sub.add_flag("--timing", c->timing, "Time correct samples (GPU scoring only)");
        auto* verify = sub.add_flag("--verify-synth", c->verify,
                                    "Check each synthetic solution with our evaluator first "

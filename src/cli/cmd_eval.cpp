@@ -43,8 +43,9 @@ struct Options {
   double slow_factor = 50.0, slow_floor = 10.0;  // a candidate's timing budget (seconds)
   bool cpu_timing = false, no_timing = false;
   int jobs = 1, trials = 5;
-  int large_trials = 2;      // correctness trials of the 'large' variant
-  double stage_timeout = 0;  // seconds; 0 = defaults
+  int large_trials = 2;               // correctness trials of the 'large' variant
+  std::vector<std::string> variants;  // of those a task has; empty: the device's default
+  double stage_timeout = 0;           // seconds; 0 = defaults
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;  // 0: what is free at start
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
   bool cold_workers = false;       // a fresh interpreter per worker instead of a fork of the zygote
@@ -60,6 +61,7 @@ sc::ScoringConfig ToScoringConfig(const Options& o) {
   c.jobs = o.jobs;
   c.trials = o.trials;
   c.large_trials = o.large_trials;
+  c.variants = o.variants;
   c.timing_trials = o.timing_trials;
   c.baseline = o.baseline;
   c.lazy_threshold = o.lazy_threshold;
@@ -334,6 +336,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--large-trials", o->large_trials,
                       "correctness trials of the 'large' variant, the secret one included "
                       "(default 2; large variants are sized for timing)");
+       sub.add_option("--variants", o->variants,
+                      "comma-separated variants to run, of those each task has (e.g. medium); "
+                      "a task with none of them runs the default (cpu: small, cuda: all)")
+           ->delimiter(',');
        sub.add_flag("--json", o->json_out,
                     "print one JSON document (metrics and per-sample verdicts)");
        sub.add_option("--jsonl", o->jsonl,

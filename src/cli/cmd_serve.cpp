@@ -97,6 +97,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
            ->capture_default_str();
        sub.add_option("--large-trials", sc.large_trials, "Correctness trials of the large variant")
            ->capture_default_str();
+       sub.add_option("--variants", sc.variants,
+                      "Comma-separated variants to run, of those each task has (default: cpu "
+                      "small, cuda all)")
+           ->delimiter(',');
        sub.add_option("--timing-trials", sc.timing_trials, "Timed calls per side (GPU)")
            ->capture_default_str();
        sub.add_option("--baseline", sc.baseline, "eager or compile")->capture_default_str();

@@ -86,6 +86,10 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
                 "Scoring device: cpu (Triton interpreter), cuda or auto (default: the policy's)");
   g->add_option("--jobs", o->jobs, "Scoring worker processes (0: the scorer's default)")
       ->capture_default_str();
+  g->add_option("--variants", o->variants,
+                "Scoring: comma-separated variants to run, of those each task has (default: "
+                "the device's, cuda: all)")
+      ->delimiter(',');
   g->add_option("--steps", o->steps, "Training steps")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

@@ -1,13 +1,16 @@
 #include "demo/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
@@ -89,6 +92,7 @@ scoring::ScoringConfig ScorerConfig(const DemoOptions& o, const std::string& tas
   c.device = o.eval_device;
   c.jobs = o.jobs;
   c.no_timing = !o.timing;
+  c.variants = o.variants;
   return c;
 }
 
@@ -202,7 +206,7 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
       const double invalid =
           e.summary.shares.invalid_syntax_share + e.summary.shares.invalid_functionality_share;
       if (invalid_first < 0) invalid_first = invalid;
-      invalid_last = invalid;
+      if (e.stage.rfind("grpo-", 0) != 0) invalid_last = invalid;  // not an ablation mode
     }
     line += fmt::format("; invalid outputs (syntax + functionality) {:.3f} before, {:.3f} after.",
                         invalid_first, invalid_last);
@@ -223,6 +227,19 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
       "{:.3f} at the last; mean R_correct {:.3f} -> {:.3f}.",
       o.grpo_mode, grpo.steps, o.grpo_tasks_per_step, o.grpo_group, grpo.first.correct_rate,
       grpo.last.correct_rate, grpo.first.reward_correct, grpo.last.reward_correct));
+  std::string ablation;
+  for (const auto& e : r.evals) {
+    if (e.suite == "heldout" && e.stage.rfind("grpo", 0) == 0) {
+      ablation +=
+          fmt::format("{}{} {:.3f}", ablation.empty() ? "" : ", ",
+                      e.stage == "grpo" ? o.grpo_mode : e.stage.substr(5), e.summary.pass_at_1);
+    }
+  }
+  if (!o.ablation_modes.empty()) {
+    notes.push_back(fmt::format(
+        "Ablation, GRPO from the same SFT checkpoint at equal steps and seed: held-out pass@1 {}.",
+        ablation));
+  }
   if (filtered_groups > 0) {
     notes.push_back(fmt::format(
         "GRPO skipped {} groups over its {} steps because every rollout of the group earned the "
@@ -340,7 +357,8 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   auto level1_eval = LoadEvalTasks(o.suite, r.level1_ids);
   if (!level1_eval.ok()) return InStage("records", level1_eval.status());
 
-  auto evaluate = [&](const std::string& stage, const std::string& model) -> Status {
+  auto evaluate = [&](const std::string& stage, const std::string& model,
+                      bool level1 = true) -> Status {
     begin(stage + "-eval", "k=" + std::to_string(o.k) + " samples per task from " + model);
     struct Set {
       std::string name;
@@ -350,6 +368,7 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
     for (const Set& set : {Set{"heldout", &*heldout_eval, heldout_scorer->get()},
                            Set{"level1", &*level1_eval, level1_scorer->get()}}) {
       const std::string& suite_name = set.name;
+      if (suite_name == "level1" && !level1) continue;
       PolicyEvalOptions po;
       po.model = model;
       po.builtin_seed = o.seed;
@@ -445,50 +464,69 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   }
   TRITONRL_RETURN_IF_ERROR(evaluate("sft", sft->checkpoint));
 
-  // ---- GRPO with HRD on the training tasks
-  begin("grpo", fmt::format("{} steps, {} tasks x {} rollouts, mode {}", o.grpo_steps,
-                            o.grpo_tasks_per_step, o.grpo_group, o.grpo_mode));
-  train::GrpoOptions go;
-  go.model = sft->checkpoint;
-  go.tasks = train_dir;
-  go.out = (out / "grpo").string();
-  go.device = o.device;
-  go.eval_device = o.eval_device;
-  go.steps = o.grpo_steps;
-  go.group = o.grpo_group;
-  go.tasks_per_step = o.grpo_tasks_per_step;
-  go.mode = o.grpo_mode;
-  go.lr = o.grpo_lr;
-  go.max_new_tokens = o.grpo_max_new_tokens;
-  go.temperature = o.temperature;
-  go.jobs = o.jobs;
-  go.seed = o.seed;
-  const std::string steps_path = (out / "grpo_steps.jsonl").string();
-  std::ofstream steps_log(steps_path, std::ios::trunc);
-  if (!steps_log) return InStage("grpo", Status::IoError(steps_path + ": cannot open"));
-  int64_t filtered_groups = 0;
-  auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
-    filtered_groups += m.filtered_groups;
-    steps_log << StepJson(m).dump() << "\n" << std::flush;
-    progress(
-        fmt::format("demo: grpo step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} "
-                    "(generate {:.1f} s, score {:.1f} s, update {:.1f} s)",
-                    m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.gen_seconds,
-                    m.score_seconds, m.update_seconds));
-  });
-  steps_log.close();
-  if (!grpo.ok()) return InStage("grpo", grpo.status());
-  summary["grpo"] = {{"steps", grpo->steps},
-                     {"checkpoint", grpo->checkpoint},
-                     {"metrics", go.out + "/metrics.jsonl"},
-                     {"steps_log", steps_path},
-                     {"first", StepJson(grpo->first)},
-                     {"last", StepJson(grpo->last)}};
-  if (auto s = end("grpo", fmt::format("{} steps; checkpoint {}", grpo->steps, grpo->checkpoint));
-      !s.ok()) {
-    return InStage("grpo", s);
+  // ---- GRPO on the training tasks from the SFT checkpoint: the demo's mode, then each ablation
+  // mode at the same settings and seed (evaluated on the held-out tasks only).
+  std::vector<std::string> modes = {o.grpo_mode};
+  for (const auto& m : o.ablation_modes) {
+    if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
   }
-  TRITONRL_RETURN_IF_ERROR(evaluate("grpo", grpo->checkpoint));
+  std::optional<train::GrpoSummary> main_grpo;
+  std::string steps_path;
+  int64_t filtered_groups = 0;
+  for (const std::string& mode : modes) {
+    const bool is_main = mode == o.grpo_mode;
+    const std::string stage = is_main ? "grpo" : "grpo-" + mode;
+    begin(stage, fmt::format("{} steps, {} tasks x {} rollouts, mode {}", o.grpo_steps,
+                             o.grpo_tasks_per_step, o.grpo_group, mode));
+    train::GrpoOptions go;
+    go.model = sft->checkpoint;
+    go.tasks = train_dir;
+    go.out = (out / stage).string();
+    go.device = o.device;
+    go.eval_device = o.eval_device;
+    go.steps = o.grpo_steps;
+    go.group = o.grpo_group;
+    go.tasks_per_step = o.grpo_tasks_per_step;
+    go.mode = mode;
+    go.lr = o.grpo_lr;
+    go.max_new_tokens = o.grpo_max_new_tokens;
+    go.temperature = o.temperature;
+    go.jobs = o.jobs;
+    go.variants = o.variants;
+    go.seed = o.seed;
+    const std::string log_path = (out / (stage + "_steps.jsonl")).string();
+    std::ofstream steps_log(log_path, std::ios::trunc);
+    if (!steps_log) return InStage(stage, Status::IoError(log_path + ": cannot open"));
+    int64_t filtered = 0;
+    auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
+      filtered += m.filtered_groups;
+      steps_log << StepJson(m).dump() << "\n" << std::flush;
+      progress(
+          fmt::format("demo: {} step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} "
+                      "(generate {:.1f} s, score {:.1f} s, update {:.1f} s)",
+                      stage, m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.gen_seconds,
+                      m.score_seconds, m.update_seconds));
+    });
+    steps_log.close();
+    if (!grpo.ok()) return InStage(stage, grpo.status());
+    summary[stage] = {{"mode", mode},
+                      {"steps", grpo->steps},
+                      {"checkpoint", grpo->checkpoint},
+                      {"metrics", go.out + "/metrics.jsonl"},
+                      {"steps_log", log_path},
+                      {"first", StepJson(grpo->first)},
+                      {"last", StepJson(grpo->last)}};
+    if (auto s = end(stage, fmt::format("{} steps; checkpoint {}", grpo->steps, grpo->checkpoint));
+        !s.ok()) {
+      return InStage(stage, s);
+    }
+    TRITONRL_RETURN_IF_ERROR(evaluate(stage, grpo->checkpoint, /*level1=*/is_main));
+    if (is_main) {
+      main_grpo = *grpo;
+      steps_path = log_path;
+      filtered_groups = filtered;
+    }
+  }
 
   // ---- report
   begin("report", r.report);
@@ -497,7 +535,7 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   for (const auto& e : r.evals) in.rows.push_back(ReportRow(e));
   in.sft_metrics = so.out + "/metrics.jsonl";
   in.grpo_metrics = steps_path;
-  in.notes = Notes(o, r, *sft, *grpo, filtered_groups);
+  in.notes = Notes(o, r, *sft, *main_grpo, filtered_groups);
   in.settings = {
       {"model", o.model},
       {"policy device", o.device.empty() ? "auto" : o.device},
@@ -510,8 +548,8 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
       {"SFT",
        fmt::format("{} steps, lr {:g}, max_tokens {}", o.sft_steps, o.sft_lr, o.sft_max_tokens)},
       {"GRPO", fmt::format("{} steps, {} tasks x {} rollouts, mode {}, lr {:g}, max_new_tokens {}",
-                           o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group, o.grpo_mode,
-                           o.grpo_lr, o.grpo_max_new_tokens)},
+                           o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group,
+                           fmt::join(modes, " then "), o.grpo_lr, o.grpo_max_new_tokens)},
       {"outputs", o.out + " (synth/, sft/, grpo/, eval/*.jsonl, eval/summary.json)"},
   };
   for (const auto& [name, s] : r.stage_seconds) {

@@ -49,10 +49,16 @@ struct DemoOptions {
   int64_t grpo_tasks_per_step = 2;
   double grpo_lr = 1e-5;
   std::string grpo_mode = "hrd";
+  // GRPO again from the same SFT checkpoint in each of these modes (e.g. uniform, binary), at the
+  // same settings and seed, each evaluated on the held-out tasks (stages grpo-<mode>).
+  std::vector<std::string> ablation_modes;
   int64_t grpo_max_new_tokens = 128;
   // Scoring.
   int jobs = 2;
   bool timing = false;  // time correct samples (fast1, speedup rewards); GPU scoring only
+  // Variants scored, of those a task has (synthetic and suite tasks have small, medium, large);
+  // empty: the scoring device's default (cpu: small, cuda: all).
+  std::vector<std::string> variants;
 };
 
 // One evaluation of one policy on one task set.

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <filesystem>
 #include <random>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -110,6 +112,7 @@ json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::st
               {"perturb", perturb}};
   if (!candidate_path.empty()) req["candidate_path"] = candidate_path;
   if (!variants.empty()) req["variants"] = variants;
+  if (role == "reference" && !cfg.variants.empty()) req["prefer_variants"] = cfg.variants;
   if (const auto large = TrialIndicesFor(cfg, "large"); large.size() < cfg.schedule.size())
     req["variant_trials"] = {{"large", large}};
   if (cfg.timing.enabled) req["timing"] = TimingRequest(cfg.timing, "");
@@ -153,18 +156,20 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
       const std::string exc = Truncate(GetString(h, "exc_type"), 80);
       const std::string where = GetString(h, "stage");
       const std::string msg = Truncate(GetString(h, "message"), 1200);
-      // Triton reports kernel compile failures as CompilationError; under
-      // TRITON_INTERPRET=1 the same failures surface as InterpreterError.
-      // The worker's audit hook refused an event of the candidate's code (guard.py): internal
-      // access, whichever stage it stopped. Only our exception has this name; a candidate that
-      // raises one itself fails the same way.
-      if (exc == "InternalAccessRefused") {
+      // The worker's guards (guard.py) raise these into the candidate's code: the audit hook
+      // refusing an event, the call monitor stopping a per-element host loop. The reason is
+      // theirs, whichever stage it stopped. A candidate that raises one itself fails the same way.
+      static constexpr std::pair<std::string_view, const char*> kRefusals[] = {
+          {"InternalAccessRefused", "internal_access"}, {"HostComputeRefused", "host_compute"}};
+      for (const auto& [type, code] : kRefusals) {
+        if (exc != type) continue;
         const std::string full = GetString(h, "message");
         const auto at = full.rfind("refused by the evaluator:");
         return {"incorrect",
-                {stage, "internal_access",
-                 at == std::string::npos ? msg : Truncate(full.substr(at), 400)}};
+                {stage, code, at == std::string::npos ? msg : Truncate(full.substr(at), 400)}};
       }
+      // Triton reports kernel compile failures as CompilationError; under
+      // TRITON_INTERPRET=1 the same failures surface as InterpreterError.
       const bool compile = where == "import" || where == "build" ||
                            exc.find("CompilationError") != std::string::npos ||
                            exc == "InterpreterError";

@@ -53,6 +53,9 @@ struct EngineConfig {
   // for timing; shipping and hashing GB-sized outputs every trial would dominate a GPU run. The
   // secret trial is always among them.
   int large_variant_trials = 0;
+  // Variants the reference runs, of those a task has; empty or none present: the device's
+  // default. The candidate runs the reference's list.
+  std::vector<std::string> variants;
   std::int64_t init_seed = 42;  // torch seed before Model(...) and ModelNew(...)
   SandboxOptions sandbox;
   std::vector<sock_filter> seccomp_program;  // BuildSeccompProgram(sandbox.forbid_fork)

@@ -80,7 +80,7 @@ class Driver {
                           : cfg.timing.timeout) {}
 
   Stop Run(const json& request) {
-    if (Step s = Send(request)) return *s;
+    Send(request);
     for (;;) {
       const Clock::time_point deadline =
           send_failed_until_ ? std::min(Deadline(), *send_failed_until_) : Deadline();
@@ -169,24 +169,23 @@ class Driver {
   // why, or broke the protocol, on its result pipe first: the frames in flight are still read
   // and judged (for at most kAfterFailedSend), so the verdict is the same whichever side noticed
   // first. Otherwise its exit status tells why, as for EOF.
-  Step Send(const json& header) {
+  void Send(const json& header) {
     Status s = WriteAll(child_.to_child, EncodeFrame(header));
     if (!s.ok() && !send_failed_until_) {
       send_failed_until_ = Clock::now() + kAfterFailedSend;
       send_error_ = s.message();
     }
-    return std::nullopt;
   }
 
   // A candidate learns each trial's seed just before that trial (the secret one included), so
   // no future input is in its memory while its constructor or an earlier call runs.
-  Step SendSeed() {
-    if (!candidate_) return std::nullopt;
+  void SendSeed() {
+    if (!candidate_) return;
     const int index = variant_trials_[trial_at_];
-    return Send({{"type", "seed"},
-                 {"variant", variant_names_[variant_at_]},
-                 {"index", index},
-                 {"seed", cfg_.schedule[static_cast<std::size_t>(index)].seed}});
+    Send({{"type", "seed"},
+          {"variant", variant_names_[variant_at_]},
+          {"index", index},
+          {"seed", cfg_.schedule[static_cast<std::size_t>(index)].seed}});
   }
 
   Step OnStartup(const Frame& f) {
@@ -217,7 +216,8 @@ class Driver {
     trial_at_ = 0;
     if (variant_trials_.empty()) return NextVariant();
     state_ = WorkerState::kTrial;
-    return SendSeed();
+    SendSeed();
+    return std::nullopt;
   }
 
   Step OnTrial(const Frame& f) {
@@ -246,7 +246,8 @@ class Driver {
     if (Step s = FromSink(sink_.OnTrialEnd())) return s;
     if (++trial_at_ == variant_trials_.size()) return NextVariant();
     state_ = WorkerState::kTrial;
-    return SendSeed();
+    SendSeed();
+    return std::nullopt;
   }
 
   Step NextVariant() {
@@ -277,8 +278,9 @@ class Driver {
     state_ = WorkerState::kTiming;
     // A worker gets only the warm-up seeds now, then each timed call's seed just before it and
     // each re-check decision just after it (the "call" frames).
-    return Send({{"type", "go"},
-                 {"plan", per_call_ ? PerCallTimingPlan(cfg_.timing) : TimingPlan(cfg_.timing)}});
+    Send({{"type", "go"},
+          {"plan", per_call_ ? PerCallTimingPlan(cfg_.timing) : TimingPlan(cfg_.timing)}});
+    return std::nullopt;
   }
 
   Step OnTiming(const Frame& f) {
@@ -291,7 +293,7 @@ class Driver {
             WorkerEnd::kProtocol,
             fmt::format("timing: a call frame out of order (expected call {})", next_call_)};
       run_.call_frame_ms.push_back(MsSince(go_t0_));
-      if (Step s = Send(CallAnswer(cfg_.timing, next_call_))) return s;
+      Send(CallAnswer(cfg_.timing, next_call_));
       ++next_call_;
       return std::nullopt;
     }

@@ -61,6 +61,7 @@ std::string StageName(const std::string& stage) {
   if (stage == "base") return "base model";
   if (stage == "sft") return "after SFT";
   if (stage == "grpo") return "after GRPO";
+  if (stage.rfind("grpo-", 0) == 0) return "after GRPO (" + stage.substr(5) + ")";
   return stage;
 }
 

@@ -67,6 +67,7 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
   cfg.runner_dir = *runner;
   cfg.device = device;
   cfg.large_variant_trials = o.large_trials;
+  cfg.variants = o.variants;
   cfg.keep_work = o.keep_work;
   cfg.warm_workers = !o.cold_workers;
   cfg.host_memory_budget = o.memory_budget_mb << 20;
@@ -142,6 +143,7 @@ nlohmann::json RunConfigJson(const ScoringConfig& o, const std::string& device) 
           {"device", device},
           {"trials", o.trials},
           {"large_trials", o.large_trials},
+          {"variants", o.variants},
           {"static", o.static_stage},
           {"policy", o.policy},
           {"tolerance", o.tolerance},

@@ -292,13 +292,12 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
     Pending p;
     p.index = i;
     p.job = eval::SampleJob{s.id, s.task, info->path, code, std::nullopt};
+    // The static stage is cheap and decided by the whole text; what the engine runs is the code
+    // alone, so the cache is keyed on the code: outputs that differ only in their plan (GRPO
+    // rollouts of one task) share a verdict.
     p.cache_key = store::ComputeCacheKey(
-        {task_content[s.task], s.text, run.config_json, im.device_model, kEvaluatorVersion});
-    if (o.use_cache) {
-      auto hit = store->Lookup(p.cache_key);
-      if (hit.ok() && hit->has_value()) p.job.pre_verdict = CachedVerdict(**hit, im.device);
-    }
-    if (!p.job.pre_verdict && o.static_stage && !sv.valid) {
+        {task_content[s.task], code, run.config_json, im.device_model, kEvaluatorVersion});
+    if (o.static_stage && !sv.valid) {
       eval::Verdict v = StaticVerdict(sv);
       v.device = im.device;
       p.job.pre_verdict = v;
@@ -310,12 +309,34 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
       v.reasons.push_back({"static", "no_code", "the output holds no code"});
       p.job.pre_verdict = v;
     }
+    if (!p.job.pre_verdict && o.use_cache) {
+      auto hit = store->Lookup(p.cache_key);
+      if (hit.ok() && hit->has_value()) p.job.pre_verdict = CachedVerdict(**hit, im.device);
+    }
     p.record.key = {run.id, s.task, s.id};
     p.record.task_hash = Sha256Hex(task_content[s.task]);
     p.record.text_kind = is_code ? "code" : "output";
     p.record.text = s.text;
     p.record.code = code;
     (p.job.pre_verdict ? decided : runnable).push_back(std::move(p));
+  }
+
+  // With the cache on, samples of this batch with the same key (task, code, settings) run once
+  // and the others take the verdict (evidence.same_code_as names the sample that ran).
+  std::vector<std::vector<Pending>> copies;  // per entry of runnable
+  {
+    std::map<std::string, std::size_t> first;
+    std::vector<Pending> leaders;
+    for (auto& p : runnable) {
+      auto [at, fresh] = first.try_emplace(p.cache_key, leaders.size());
+      if (!o.use_cache || fresh) {
+        leaders.push_back(std::move(p));
+        copies.emplace_back();
+      } else {
+        copies[at->second].push_back(std::move(p));
+      }
+    }
+    runnable = std::move(leaders);
   }
 
   // Decided verdicts (cache hits, static rejections) are committed in one transaction.
@@ -413,25 +434,38 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
       const int threads = im.slots.Acquire(static_cast<int>(jobs.size()));
       eval::RunPool(cfg, jobs, threads, [&](std::size_t k, eval::Verdict v) {
         if (!error.ok()) return;
-        const Pending& p = runnable[begin + k];
-        store::EvalResult r;
-        r.sample = p.record;
-        r.verdict = ToRecord(v, p.record.key, p.cache_key, im.device_model);
-        auto s = FromRecord(r.verdict);
-        if (!s.ok()) {
-          error = Status::Internal(s.status().message());
-          return;
+        const Pending& lead = runnable[begin + k];
+        std::vector<std::pair<const Pending*, eval::Verdict>> same = {{&lead, v}};
+        for (const Pending& c : copies[begin + k]) {
+          eval::Verdict cv = v;
+          cv.sample = c.job.sample_id;
+          cv.evidence["same_code_as"] = lead.job.sample_id;
+          same.emplace_back(&c, std::move(cv));
         }
-        (*writer)->Submit(std::move(r));
+        std::vector<std::size_t> told;
+        for (auto& [p, pv] : same) {
+          store::EvalResult r;
+          r.sample = p->record;
+          r.verdict = ToRecord(pv, p->record.key, p->cache_key, im.device_model);
+          auto s = FromRecord(r.verdict);
+          if (!s.ok()) {
+            error = Status::Internal(s.status().message());
+            return;
+          }
+          (*writer)->Submit(std::move(r));
+          out[p->index] = std::move(*s);
+          told.push_back(p->index);
+        }
         // Committed before anyone is told: a kill after this call loses nothing reported.
         if (auto st = (*writer)->Flush(); !st.ok()) {
           error = st;
           return;
         }
-        out[p.index] = std::move(*s);
-        ++result.evaluated;
-        ++finished;
-        if (callbacks.on_verdict) callbacks.on_verdict(*out[p.index], finished, batch.size());
+        for (std::size_t i : told) {
+          ++result.evaluated;
+          ++finished;
+          if (callbacks.on_verdict) callbacks.on_verdict(*out[i], finished, batch.size());
+        }
       });
       im.slots.Release(threads);
       begin = end;

@@ -37,7 +37,7 @@
 namespace tritonrl::scoring {
 
 // Bumped whenever a change can alter a verdict: cached verdicts of another version never match.
-inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/11";
+inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/12";
 
 enum class TextKind {
   kOutput,  // a full model output (plan and code); the code is extracted by the verifier
@@ -62,6 +62,9 @@ struct ScoringConfig {
   int jobs = 1;                     // worker processes at once, over all concurrent Score calls
   int trials = 5;                   // correctness trials per variant (at least 5)
   int large_trials = 2;             // correctness trials of the "large" variant
+  // Variants to run, of those a task has (e.g. {"medium"}); empty, or none of them in a task:
+  // the device's default (cpu: small; cuda: all).
+  std::vector<std::string> variants;
   // The timing stage (docs/measurement.md); on the GPU unless no_timing.
   int timing_trials = 100;
   std::string baseline = "eager";  // eager or compile

@@ -553,6 +553,7 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
   scfg.db = (fs::path(o.out) / "scores.sqlite").string();
   scfg.device = !o.eval_device.empty() ? o.eval_device : (device->is_cuda() ? "cuda" : "cpu");
   if (o.jobs > 0) scfg.jobs = o.jobs;
+  scfg.variants = o.variants;
   auto scorer = scoring::Scorer::Open(scfg);
   if (!scorer.ok()) return scorer.status();
   run.scorer = std::move(scorer.value());

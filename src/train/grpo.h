@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -28,6 +29,7 @@ struct GrpoOptions {
   std::string device;                  // policy device; empty: cuda if available, else cpu
   std::string dtype;                   // compute dtype; empty: bf16 on GPU, fp32 on CPU
   std::string eval_device;  // scoring device ("cpu" runs Triton's interpreter); empty: = device
+  std::vector<std::string> variants;  // scoring: variants run, of those a task has; empty: all
   std::map<int, double> levels = {{1, 1.0}};  // --levels 1:1,2:0
   int64_t steps = 10;
   int64_t stop_after = 0;  // > 0: save and return after this step (an interruption)

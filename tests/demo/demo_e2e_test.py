@@ -60,14 +60,15 @@ def hand_numbers(rows, k):
 
 def main():
     out = tempfile.mkdtemp(prefix="tritonrl_demo_e2e_")
-    p = subprocess.run([BIN, "demo", "--quick", "--out", out, "--suite", SUITE],
+    p = subprocess.run([BIN, "demo", "--quick", "--ablation", "uniform", "--out", out, "--suite", SUITE],
                        capture_output=True, text=True, timeout=1200)
     print(p.stderr[-4000:])
     print(p.stdout)
     check(p.returncode == 0, f"demo exited {p.returncode}")
     report = os.path.join(out, "report.html")
     check(f"report at {report}" in p.stdout, "the demo does not print where the report is")
-    for stage in ("synth", "records", "base-eval", "sft", "sft-eval", "grpo", "grpo-eval", "report"):
+    for stage in ("synth", "records", "base-eval", "sft", "sft-eval", "grpo", "grpo-eval", "grpo-uniform",
+                  "grpo-uniform-eval", "report"):
         check(f"demo: stage {stage} done" in p.stderr, f"no progress line for stage {stage}")
 
     # Stage outputs.
@@ -81,8 +82,13 @@ def main():
     for s in steps:
         for key in ("valid_rate", "correct_rate", "compiled_rate"):
             check(0.0 <= s[key] <= 1.0, f"GRPO step {s['step']} {key}={s[key]}")
+    # The ablation: GRPO again from the same SFT checkpoint in uniform mode, held-out only.
+    ablation = read_jsonl(os.path.join(out, "grpo-uniform_steps.jsonl"))
+    check([s["step"] for s in ablation] == [1, 2], f"ablation steps {[s['step'] for s in ablation]}")
     summary = json.load(open(os.path.join(out, "eval", "summary.json")))
-    check(len(summary["evals"]) == 6, f"{len(summary['evals'])} evaluations, want 6")
+    check(summary["grpo-uniform"]["mode"] == "uniform" and summary["grpo"]["mode"] == "hrd",
+          "GRPO modes in summary.json")
+    check(len(summary["evals"]) == 7, f"{len(summary['evals'])} evaluations, want 7")
     check(len(summary["heldout_tasks"]) >= 1 and len(summary["train_tasks"]) >= 1, "task split")
     check(not set(summary["heldout_tasks"]) & set(summary["train_tasks"]),
           "a held-out task is also a training task")
@@ -95,12 +101,13 @@ def main():
                    'id="grpo-rates"'):
         check(marker in html, f"report lacks {marker}")
     check("<polyline" in html, "report draws no curve")
+    check("Ablation, GRPO from the same SFT checkpoint" in html, "report lacks the ablation note")
 
     # Every report row equals the numbers recomputed from that evaluation's JSONL.
     cols = ["tasks", "samples", "k", "pass@1", "pass@k", "valid", "compiled", "correct", "fast1",
             "invalid_syntax", "invalid_functionality", "incorrect", "correct_share", "truncated"]
-    rows = re.findall(r'<tr data-stage="(\w+)" data-suite="(\w+)">(.*?)</tr>', html)
-    check(len(rows) == 6, f"{len(rows)} before/after rows, want 6")
+    rows = re.findall(r'<tr data-stage="([\w-]+)" data-suite="(\w+)">(.*?)</tr>', html)
+    check(len(rows) == 7, f"{len(rows)} before/after rows, want 7")
     seen = set()
     for stage, suite, cells in rows:
         values = dict(zip(cols, re.findall(r'<td class="num">([^<]*)</td>', cells)))
@@ -125,7 +132,8 @@ def main():
                   < 1e-9, f"{stage}/{suite} {key}: summary.json differs from the JSONL")
         check(values["fast1"] == "n/a", "fast1 shown without timing")
         seen.add((stage, suite))
-    check(seen == {(s, t) for s in ("base", "sft", "grpo") for t in ("heldout", "level1")},
+    check(seen == {(s, t) for s in ("base", "sft", "grpo") for t in ("heldout", "level1")}
+          | {("grpo-uniform", "heldout")},
           f"rows {sorted(seen)}")
 
     # A failing stage names itself and keeps the earlier stages' outputs.

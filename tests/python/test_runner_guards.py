@@ -168,3 +168,43 @@ def test_a_refused_frame_ends_the_worker_as_internal_access(tmp_path):
     frames = run_worker(tmp_path, "candidate", code)
     err = [h for h, _ in frames if h["type"] == "error"]
     assert err and err[0]["exc_type"] == "InternalAccessRefused" and "tb_frame" in err[0]["message"]
+
+
+FLOAT_LOOP = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        flat = x.reshape(-1)
+        buf = torch.empty_like(flat)
+        for i in range(flat.numel()):
+            v = float(flat[i])
+            buf[i] = v if v > 0.0 else 0.0
+        return relu(buf).reshape(x.shape)
+'''
+
+FLOAT_LOOP_CATCHING = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        flat = x.reshape(-1)
+        got = []
+        for i in range(flat.numel()):
+            try:
+                got.append(float(flat[i]))
+            except Exception:
+                pass
+        assert len(got) == 16, len(got)  # the limit's worth, then every call is refused
+        return relu(x)
+'''
+
+
+def test_a_per_element_host_loop_is_stopped_at_the_limit(tmp_path):
+    # On a GPU each float() is a device sync: run to the end, such a loop met the stage's time
+    # limit and the sample read as a timeout, not as the host compute it is.
+    frames = run_worker(tmp_path, "candidate", FLOAT_LOOP)
+    err = [h for h, _ in frames if h["type"] == "error"]
+    assert not trials(frames) and err and err[0]["exc_type"] == "HostComputeRefused"
+    assert "float(tensor) (per-element loop)" in err[0]["message"]
+
+
+def test_a_caught_refusal_still_refuses_every_later_element_and_is_recorded(tmp_path):
+    ts = trials(run_worker(tmp_path, "candidate", FLOAT_LOOP_CATCHING))
+    assert ts and all(any("per-element loop" in c for c in t["host_calls"]) for t in ts), ts[:1]

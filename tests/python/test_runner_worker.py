@@ -266,3 +266,19 @@ def test_candidate_gets_each_seed_just_before_its_trial(tmp_path):
     sent.clear()
     frames, _ = drive_worker(tmp_path, req, answer=lambda h: answer(h, wrong=True))
     assert frames[-1][0]["type"] == "error" and "expected the seed of small trial 0" in frames[-1][0]["message"]
+
+
+@pytest.mark.parametrize("prefer,expected", [
+    (["medium"], ["medium"]),                   # of those the task has
+    (["large", "medium", "small"], ["small", "medium"]),  # in the task's order; large is absent
+    (["huge"], ["small"]),                       # none present: the device's default (cpu: small)
+])
+def test_the_reference_runs_the_preferred_variants_the_task_has(tmp_path, prefer, expected):
+    task = tmp_path / "task.py"
+    task.write_text(TASK)
+    req = {"role": "reference", "task_path": str(task), "device": "cpu", "init_seed": 7,
+           "trials": TRIALS, "prefer_variants": prefer}
+    frames, _ = drive_worker(tmp_path, req)
+    names = [h["variants"] for h, _ in frames if h["type"] == "variants"]
+    assert names == [expected]
+    assert [h["variant"] for h, _ in frames if h["type"] == "trial"] == [v for v in expected for _ in TRIALS]

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,11 +18,12 @@ namespace tritonrl::scoring {
 namespace {
 
 namespace fs = std::filesystem;
+using nlohmann::json;
 
 constexpr const char* kTask = "level1/1_ReLU";
 // Not Python: the static verifier rejects it as invalid_syntax before any worker starts.
 constexpr const char* kBroken = "def forward(:\n";
-// An honest Triton ReLU: valid, so it would need a worker (used with cancellation only).
+// An honest Triton ReLU: valid, so it needs a worker (the CPU interpreter).
 constexpr const char* kHonest = R"(import torch
 import triton
 import triton.language as tl
@@ -155,18 +157,45 @@ TEST_F(ScoringTest, SameBatchAgainResumesFromTheStore) {
   EXPECT_EQ(scorer->LoadRun("no-such-run").status().code(), StatusCode::kNotFound);
 }
 
-TEST_F(ScoringTest, SecondIdenticalSampleInAnotherRunComesFromTheCache) {
+// The engine runs code; the static stage judges the whole output. Two outputs with different
+// plans and the same code run once in a batch (the second takes the first's verdict), and again
+// in another run they come from the cache; a static rejection is judged afresh every time.
+TEST_F(ScoringTest, SameCodeRunsOnceAndComesFromTheCacheInTheNextRun) {
   auto scorer = OpenScorer();
   ASSERT_TRUE(scorer);
+  const auto output = [](const std::string& plan) {
+    return "<think>\n" + plan + "\n</think>\n\n```python\n" + std::string(kHonest) + "```\n";
+  };
+  std::vector<Sample> batch = {
+      {kTask, "plan-a", output("One program per 1024 elements, masked tail."), TextKind::kOutput},
+      {kTask, "plan-b", output("Blocks of 1024; the mask covers the tail."), TextKind::kOutput}};
+  batch.push_back(Broken(1, "s")[0]);
   BatchOptions a, b;
   a.run_id = "run-a";
   b.run_id = "run-b";
-  ASSERT_TRUE(scorer->Score(Broken(1, "s"), a).ok());
-  auto r = scorer->Score(Broken(1, "s"), b);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(r->from_cache, 1u);
-  EXPECT_TRUE(r->samples[0].from_cache);
-  EXPECT_EQ(r->samples[0].outcome, vocab::Outcome::kInvalidSyntax);
+  auto first = scorer->Score(batch, a);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_EQ(first->samples.size(), 3u);
+  std::map<std::string, ScoredSample> by_id;
+  for (const auto& s : first->samples) by_id[s.id] = s;
+  EXPECT_EQ(by_id["plan-a"].outcome, vocab::Outcome::kCorrect) << by_id["plan-a"].verdict.dump();
+  EXPECT_EQ(by_id["plan-b"].outcome, vocab::Outcome::kCorrect);
+  const json& ea = by_id["plan-a"].verdict["evidence"];
+  const json& eb = by_id["plan-b"].verdict["evidence"];
+  EXPECT_EQ(ea.contains("same_code_as") + eb.contains("same_code_as"), 1) << ea << eb;
+  const std::string copied_from =
+      ea.contains("same_code_as") ? ea["same_code_as"] : eb["same_code_as"];
+  EXPECT_TRUE(copied_from == "plan-a" || copied_from == "plan-b");
+  EXPECT_EQ(by_id["plan-a"].verdict["timings_ms"], by_id["plan-b"].verdict["timings_ms"]);
+  EXPECT_EQ(first->from_cache, 0u);
+
+  auto again = scorer->Score(batch, b);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->from_cache, 2u);
+  for (const auto& s : again->samples) {
+    EXPECT_EQ(s.from_cache, s.id != "s0") << s.id;
+    EXPECT_EQ(s.outcome, s.id == "s0" ? vocab::Outcome::kInvalidSyntax : vocab::Outcome::kCorrect);
+  }
 }
 
 TEST_F(ScoringTest, CancelledBeforeStartKeepsDecidedVerdictsOnly) {

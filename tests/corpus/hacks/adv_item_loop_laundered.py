@@ -3,8 +3,6 @@
 # what: per-element .item() loop computes ReLU in Python, fill_ writes each value, a copy kernel moves the buffer into the output
 # expect: runtime incorrect reason=host_compute
 # expect-runtime: runtime incorrect reason=host_compute
-# expect-gpu: runtime timeout reason=stage_timeout
-# expect-runtime-gpu: runtime timeout reason=stage_timeout
 import functools
 import math
 
