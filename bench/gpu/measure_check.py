@@ -167,17 +167,19 @@ def cmd_throughput(engine_path, engine_wall, samples_path, baseline_path, out_pa
                 disagree += 1
                 diffs.append((b["sample"], e, b["outcome"], first_reason(by_id[b["sample"]]), b.get("why", "")))
     stages: dict[str, float] = {}
-    reference_by_task: dict[str, float] = {}
+    reference_by_task: dict[tuple, float] = {}
     for v in by_id.values():
         for k, ms in (v.get("timings_ms") or {}).items():
             if not isinstance(ms, (int, float)) or k in ("total", "worker_wall"):
                 continue
-            if k == "reference":  # one reference run per task, shared by its samples
-                reference_by_task[v["task"]] = max(reference_by_task.get(v["task"], 0), ms / 1000)
+            if k == "reference" or k.startswith("reference_phase_"):  # one run per task, shared
+                key = (v["task"], k)
+                reference_by_task[key] = max(reference_by_task.get(key, 0), ms / 1000)
             else:
                 stages[k] = stages.get(k, 0) + ms / 1000
-    if reference_by_task:
-        stages["reference (once per task)"] = sum(reference_by_task.values())
+    for (_, k), s in reference_by_task.items():
+        name = "reference (once per task)" if k == "reference" else k + " (once per task)"
+        stages[name] = stages.get(name, 0) + s
     # Time spent waiting for the GPU's timing lease (the one serialised resource).
     lease_wait = sum(float((v.get("evidence") or {}).get("timing", {}).get("lease_wait_ms") or 0)
                      for v in by_id.values()) / 1000

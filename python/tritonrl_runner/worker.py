@@ -146,9 +146,12 @@ class Worker:
         self.send({"type": "hello", "role": self.role, "pid": os.getpid(), "status": _proc_status(),
                    "torch": torch.__version__, "triton": triton.__version__, "ms": _ms(t0)})
         device = torch.device(req.get("device", "cpu"))
+        t1 = time.monotonic()
         if device.type == "cuda":
             torch.cuda.set_device(0)
             device = torch.device("cuda", 0)
+            torch.empty(1, device=device)  # the context, created here rather than in a stage
+        device_init_ms = _ms(t1)
 
         self.stage = "load_task"
         task = taskmod.load_module(req["task_path"])
@@ -164,7 +167,8 @@ class Worker:
         self.atol, self.rtol = atol, rtol = taskmod.tolerance(task, self.policy)
         dtype = taskmod.task_dtype(task)
         self.send({"type": "variants", "variants": names, "atol": atol, "rtol": rtol,
-                   "rel_l2": taskmod.uses_rel_l2(self.policy), "dtype": _dtype_name(dtype)})
+                   "rel_l2": taskmod.uses_rel_l2(self.policy), "dtype": _dtype_name(dtype),
+                   "device_init_ms": device_init_ms})
 
         # The timing stage's clocks, captured before the candidate can patch them.
         clock = None
@@ -252,10 +256,17 @@ class Worker:
             if got.get("type") != "seed" or got.get("variant") != variant or got.get("index") != index:
                 raise RuntimeError(f"expected the seed of {variant} trial {index}, got {str(got)[:200]}")
             trial = dict(trial, seed=int(got["seed"]))
+        # Where a trial's time goes (diagnostics only: the engine reports them, never judges by
+        # them, and a candidate's process could forge them).
+        phase = {}
+        tp = time.monotonic()
         inputs = taskmod.to_device(taskmod.make_inputs(task, trial["seed"], device), device)
         if recorder is not None:
             inputs = self._reuse_storage(index, inputs)
+        phase["inputs"] = _ms(tp)
+        tp = time.monotonic()
         hash_before = _hash_inputs(inputs)
+        phase["hash"] = _ms(tp)
         model.train(bool(trial["train"]))
         header = {"type": "trial", "variant": variant, "index": index, "seed": trial["seed"],
                   "input_sha256": hash_before}
@@ -301,6 +312,7 @@ class Worker:
             header["global_state_changed"] = state != state_after
             header["compiled_path"] = device.type == "cuda"
         header["ms"] = _ms(t1)
+        phase["forward"] = header["ms"]
         try:
             outs = taskmod.flatten_outputs(out)
         except TypeError as e:
@@ -319,21 +331,31 @@ class Worker:
         header["outputs"] = described
         header["input_bytes"] = sum(x.numel() * x.element_size() for x in inputs
                                     if isinstance(x, torch.Tensor))
+        tp = time.monotonic()
         header["input_sha256_after"] = _hash_inputs(inputs)
+        phase["hash"] += _ms(tp)
         if recorder is None and outs:
             # The trusted reference: which cheap fakes its own outputs cannot tell from the truth
             # (the engine flags the task's samples weak_task); inputs it changed are no fake.
+            tp = time.monotonic()
             kept = inputs if header["input_sha256_after"] == hash_before else []
             header["null_models_passed"] = taskmod.null_models_passing(outs, kept, self.atol, self.rtol,
                                                                        self.policy)
+            phase["null_models"] = _ms(tp)
+        # The previous trial's output sending (the engine's compare or spill included).
+        if getattr(self, "_send_ms", None) is not None:
+            phase["outputs_prev"] = self._send_ms
+        header["phase_ms"] = phase
         self.send(header)
         # Then each tensor output's bytes, in order, as "slice" frames (the engine compares or
         # spills them as they arrive).
+        tp = time.monotonic()
         for i, o in tensors:
             offset = 0
             for part in _byte_slices(o):
                 self.send({"type": "slice", "output": i, "offset": offset}, part)
                 offset += part.nbytes
+        self._send_ms = _ms(tp)
 
 
 def main(argv: list[str]) -> int:

@@ -385,6 +385,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   ReferenceRecorder recorder(ref, *spill);
   const WorkerRun run = DriveWorker(cfg, req, *dir, nullptr, recorder);
   ref.ms = run.wall_ms;
+  ref.phase_ms = run.phase_ms;
   ref.sandbox = run.fin.sandbox;
   if (run.end != WorkerEnd::kDone) {
     auto [outcome, reason] = ClassifyEnd(run);
@@ -465,6 +466,9 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
     if (stage == "startup" || stage == "import" || stage == "build") v.timings_ms[stage] = ms;
   }
   v.timings_ms["worker_wall"] = run.wall_ms;
+  // Where the workers' time went, by their own account (diagnostic, see WorkerRun::phase_ms).
+  for (const auto& [name, ms] : run.phase_ms) v.timings_ms["phase_" + name] = ms;
+  for (const auto& [name, ms] : ref.phase_ms) v.timings_ms["reference_phase_" + name] = ms;
 
   // Evidence from whatever frames arrived (all untrusted after the import), checked as they came.
   const TrialCheck& c = checker.result();

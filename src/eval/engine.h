@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -134,6 +135,7 @@ struct ReferenceResult {
   // The largest trial's input and output bytes: what a candidate's worker will hold at once.
   std::int64_t max_input_bytes = 0, max_output_bytes = 0;
   double ms = 0;
+  std::map<std::string, double> phase_ms;  // WorkerRun::phase_ms of the reference's worker
   SandboxReport sandbox;
   std::optional<TimingPhase> timing;  // the reference timed by the same protocol
   std::string timing_error;

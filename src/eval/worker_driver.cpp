@@ -1,6 +1,7 @@
 #include "eval/worker_driver.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -169,6 +170,16 @@ class Driver {
   // why, or broke the protocol, on its result pipe first: the frames in flight are still read
   // and judged (for at most kAfterFailedSend), so the verdict is the same whichever side noticed
   // first. Otherwise its exit status tells why, as for EOF.
+  // At most 16 names of at most 32 characters, finite non-negative numbers: a diagnostic that a
+  // candidate's worker cannot grow without bound.
+  void AddPhase(const std::string& name, const json& ms) {
+    if (!ms.is_number() || name.empty() || name.size() > 32) return;
+    const double v = ms.get<double>();
+    if (!std::isfinite(v) || v < 0) return;
+    if (!run_.phase_ms.count(name) && run_.phase_ms.size() >= 16) return;
+    run_.phase_ms[name] += v;
+  }
+
   void Send(const json& header) {
     Status s = WriteAll(child_.to_child, EncodeFrame(header));
     if (!s.ok() && !send_failed_until_) {
@@ -198,6 +209,7 @@ class Driver {
     variant_names_ = GetStrings(f.header, "variants");
     if (variant_names_.empty() || variant_names_.size() > 16)
       return Stop{WorkerEnd::kProtocol, "bad variant list"};
+    AddPhase("device_init", f.header.value("device_init_ms", json()));
     state_ = candidate_ ? WorkerState::kImport : WorkerState::kBuild;
     return std::nullopt;
   }
@@ -225,6 +237,9 @@ class Driver {
     auto cursor = SliceCursor::FromTrialHeader(f.header);
     if (!cursor.ok())
       return Stop{WorkerEnd::kProtocol, "trial outputs: " + cursor.status().message()};
+    if (const auto p = f.header.find("phase_ms"); p != f.header.end() && p->is_object()) {
+      for (const auto& [name, ms] : p->items()) AddPhase(name, ms);
+    }
     cursor_ = std::move(*cursor);
     if (cursor_.done()) return EndTrial();
     state_ = WorkerState::kSlices;

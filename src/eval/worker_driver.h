@@ -58,6 +58,10 @@ struct WorkerRun {
   std::string log_tail;
   double wall_ms = 0;
   std::map<std::string, double> stage_ms;  // measured by the engine between frames
+  // The worker's own account of its time (device_init, and per trial inputs, hash, forward,
+  // null_models, outputs_prev), summed over trials: diagnostics, never judged (a candidate's
+  // process could forge them).
+  std::map<std::string, double> phase_ms;
   double timing_parent_ms = 0;  // engine clock of the timed phase ("go" -> "timing" frame)
   double lease_wait_ms = 0;
   std::string lease_error;

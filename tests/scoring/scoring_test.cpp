@@ -187,6 +187,12 @@ TEST_F(ScoringTest, SameCodeRunsOnceAndComesFromTheCacheInTheNextRun) {
       ea.contains("same_code_as") ? ea["same_code_as"] : eb["same_code_as"];
   EXPECT_TRUE(copied_from == "plan-a" || copied_from == "plan-b");
   EXPECT_EQ(by_id["plan-a"].verdict["timings_ms"], by_id["plan-b"].verdict["timings_ms"]);
+  // The workers' own account of their time: per trial phases of the candidate and the reference.
+  const json& t = by_id["plan-a"].verdict["timings_ms"];
+  for (const char* k : {"phase_inputs", "phase_hash", "phase_forward", "phase_device_init",
+                        "reference_phase_forward", "reference_phase_null_models"}) {
+    EXPECT_TRUE(t.contains(k) && t[k].is_number() && t[k].get<double>() >= 0) << k << " " << t;
+  }
   EXPECT_EQ(first->from_cache, 0u);
 
   auto again = scorer->Score(batch, b);
