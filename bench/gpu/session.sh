@@ -42,16 +42,14 @@ for spec in "$@"; do
           cmd=(env OUT="$d" DEMO_LIMIT="$((limit - 20))" bench/demo/demo_gpu.sh "${demo_flags[@]}") ;;
     synth) cmd=(env OUT="$d" N="${SYNTH_N:-200}" JOBS=16 TRITONRL="$BIN/tritonrl" PY=python3 bench/data/synth_gpu.sh) ;;
     serve) cmd=(bash -c "OUT=$d python3 bench/serve/throughput.py --jobs 16; OUT=$d python3 bench/serve/grpo_loop.py --steps 3") ;;
-    trl) # TRL's GRPOTrainer against /v1/reward (needs .whl carried); on the demo's SFT policy when
-         # the demo ran earlier in this call, else on a tiny random Qwen3.
+    trl) # TRL's GRPOTrainer against /v1/reward (needs .whl carried): a tiny random Qwen3, then the
+         # demo's SFT policy on its training tasks when the demo ran earlier in this call.
          demo_out="$W/demo/demo"
-         if [[ -f "$demo_out/sft/checkpoint/config.json" ]]; then
-           cmd=(env OUT="$d" python3 bench/serve/trl_grpo.py --steps 3 --device cuda --max-new-tokens 1024
-                --model "$demo_out/sft/checkpoint" --tasks "$demo_out/synth/train/tasks"
-                --prompts "$demo_out/synth/sft_train.jsonl")
-         else
-           cmd=(env OUT="$d" python3 bench/serve/trl_grpo.py --steps 3 --device cuda)
-         fi ;;
+         cmd=(bash -c "OUT=$d/random python3 bench/serve/trl_grpo.py --steps 3 --device cuda;
+              [[ -f $demo_out/sft/checkpoint/config.json ]] || exit 0
+              OUT=$d/sft python3 bench/serve/trl_grpo.py --steps 3 --device cuda --max-new-tokens 1024 \
+                --model $demo_out/sft/checkpoint --tasks $demo_out/synth/train/tasks \
+                --prompts $demo_out/synth/sft_train.jsonl") ;;
     *) say "unknown step $step"; continue ;;
   esac
   timeout -k 15 "$limit" "${cmd[@]}" >"$d/stdout.txt" 2>&1
