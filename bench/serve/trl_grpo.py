@@ -39,7 +39,7 @@ def import_trl():
     except ImportError:
         wheels = sorted(glob.glob(os.path.join(ROOT, ".whl", "*.whl")))
         if not wheels:
-            raise SystemExit("trl is not installed and .whl/ holds no wheels to install it from")
+            raise SystemExit("trl is not installed and .whl/ holds no wheels: run scripts/fetch_trl_wheels.sh")
         site = tempfile.mkdtemp(prefix="trl_site_")
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
                         "--target", site, *wheels], check=True)
