@@ -342,9 +342,29 @@ def allclose_only(out, ref, atol: float, rtol: float) -> bool:
         for o, r in zip(outs, refs))
 
 
+def _close_by_slices(out, ref, atol: float, rtol: float) -> bool:
+    """compare()'s allclose (equal_nan) alone, stopping at the first slice that is not close:
+    a null model is usually far off at once, and compare() would still compute its statistics
+    over every slice (on the dev VM, a medium-size ReLU trial's null models: 10.7 s, now 0.9 s)."""
+    try:
+        outs, refs = flatten_outputs(out), flatten_outputs(ref)
+    except TypeError:
+        return False
+    def close(o, r, chunk=None):
+        return all(torch.allclose(a, b, atol=atol, rtol=rtol, equal_nan=True)
+                   for a, b in zip(float64_chunks(o, r.device, chunk), float64_chunks(r, None, chunk)))
+
+    head = 1 << 16  # a few elements first: most fakes fail there
+    return len(outs) == len(refs) and all(
+        tuple(o.shape) == tuple(r.shape)
+        and close(o.reshape(-1)[:head], r.reshape(-1)[:head], head) and close(o, r)
+        for o, r in zip(outs, refs))
+
+
 def passes(out, ref, atol: float, rtol: float, policy: str = "ours") -> bool:
     if uses_rel_l2(policy):
-        return compare(out, ref, atol, rtol).ok
+        # compare() fails whatever is not allclose: the cheap test first decides most fakes.
+        return _close_by_slices(out, ref, atol, rtol) and compare(out, ref, atol, rtol).ok
     return allclose_only(out, ref, atol, rtol)
 
 

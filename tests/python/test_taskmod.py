@@ -313,3 +313,18 @@ def test_null_models_passing():
     tiny = torch.rand(16, 32) * 1e-6 + 1e-7
     assert taskmod.null_models_passing([tiny], [x], 1e-4, 1e-4, "ours") == []
     assert "zeros" in taskmod.null_models_passing([tiny], [x], 1e-4, 1e-4, "kernelbench")
+
+
+def test_passes_under_our_policy_is_exactly_compare_ok():
+    # passes() decides most null models by a cheap allclose that stops at the first far slice;
+    # it must give compare()'s verdict on every case, matched non-finite values included.
+    ref = torch.linspace(-3, 3, 1200)
+    cases = _compare_cases() + [
+        (ref.reshape(40, 30), ref, 1e-4, 1e-4),  # shape mismatch
+        ((ref, ref), ref, 1e-4, 1e-4),  # output count mismatch
+        (torch.zeros_like(ref), ref, 1e-4, 1e-4),  # the zeros null model
+    ]
+    for k, (out, r, atol, rtol) in enumerate(cases):
+        assert taskmod.passes(out, r, atol, rtol, "ours") == taskmod.compare(out, r, atol, rtol).ok, k
+    assert any(taskmod.compare(o, r, a, t).ok for o, r, a, t in cases)  # both verdicts are covered
+    assert not all(taskmod.compare(o, r, a, t).ok for o, r, a, t in cases)
