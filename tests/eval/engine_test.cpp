@@ -146,6 +146,35 @@ TEST_F(EngineTest, ExceptionsByStage) {
   EXPECT_EQ(Run("error_trial").outcome, "runtime_error");
 }
 
+TEST_F(EngineTest, HostComputeRefusedIsHostCompute) {
+  const Verdict v = Run("host_refused");
+  EXPECT_EQ(v.outcome, "incorrect");
+  ASSERT_EQ(v.reasons.size(), 1u);
+  EXPECT_EQ(v.reasons[0].code, "host_compute");
+  EXPECT_EQ(v.reasons[0].message.rfind("refused by the evaluator: float(tensor)", 0), 0u)
+      << v.reasons[0].message;
+}
+
+// The worker's phase timings are diagnostics from an untrusted process: kept only as finite,
+// non-negative numbers under short names, at most 16 names, summed over trials.
+TEST_F(EngineTest, WorkerPhaseTimingsAreBoundedAndSummed) {
+  const Verdict v = Run("phases");
+  EXPECT_EQ(v.outcome, "correct");
+  EXPECT_DOUBLE_EQ(v.timings_ms["phase_forward"].get<double>(), 2.5 * 5);
+  EXPECT_DOUBLE_EQ(v.timings_ms["phase_hash"].get<double>(), 5.0);
+  int phases = 0;
+  for (const auto& [k, ms] : v.timings_ms.items()) {
+    if (k.rfind("phase_", 0) != 0) continue;
+    ++phases;
+    EXPECT_LE(k.size(), 6u + 32u) << k;
+    EXPECT_TRUE(ms.is_number() && ms.get<double>() >= 0) << k;
+  }
+  EXPECT_EQ(phases, 16);
+  EXPECT_FALSE(v.timings_ms.contains("phase_negative"));
+  EXPECT_FALSE(v.timings_ms.contains("phase_text"));
+  EXPECT_FALSE(v.timings_ms.contains("phase_nan"));
+}
+
 TEST_F(EngineTest, FailedReferenceIsAnInfraFailure) {
   ReferenceResult bad;
   bad.error = {"reference", "reference_failed", "boom"};

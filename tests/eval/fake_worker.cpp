@@ -117,6 +117,15 @@ int main() {
           {{"type", "error"}, {"stage", "trial"}, {"exc_type", "ValueError"}, {"message", "boom"}});
       return 1;
     }
+    if (sc == "host_refused") {  // the call monitor stopped a per-element loop (guard.py)
+      Send({{"type", "error"},
+            {"stage", "trial"},
+            {"exc_type", "HostComputeRefused"},
+            {"message",
+             "Traceback ...\nHostComputeRefused: refused by the evaluator: float(tensor) "
+             "(per-element loop) (line 9)\n"}});
+      return 1;
+    }
     const std::string hash = "h" + std::to_string(seed);
     json h = {{"type", "trial"},
               {"variant", "v"},
@@ -134,6 +143,13 @@ int main() {
     if (sc == "subclass") out = {{"type_ok", false}, {"type", "LazyTensor"}};
     h["outputs"] = json::array({out});
     h["input_sha256_after"] = sc == "mutation" ? "changed" : hash;
+    if (sc == "phases") {  // the worker's own timings: 2 good names, junk, and too many names
+      json p = {{"forward", 2.5}, {"hash", 1}, {"negative", -1}, {"text", "9"}, {"nan", nullptr}};
+      for (int i = 0; i < 20; ++i)
+        p["zextra" + std::to_string(i)] = 1;  // after the good ones in key order
+      p[std::string(40, 'x')] = 1;
+      h["phase_ms"] = p;
+    }
     if (candidate) {
       h["launches"] = sc == "no_launch" ? json::array() : json::array({json::array({"k", true})});
       h["c_launches"] = 0;
