@@ -349,7 +349,10 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
       v.task = p.job.task_id;
       store::EvalResult r;
       r.sample = p.record;
-      r.verdict = ToRecord(v, p.record.key, p.cache_key, im.device_model);
+      // A static rejection is judged on the whole output, the cache key on its code alone: it is
+      // stored without a key, so that a valid output with the same code never gets it.
+      r.verdict =
+          ToRecord(v, p.record.key, v.from_cache ? p.cache_key : std::string(), im.device_model);
       auto s = FromRecord(r.verdict);
       if (!s.ok()) return Status::Internal(s.status().message());
       scored.push_back(std::move(*s));

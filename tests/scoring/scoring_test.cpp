@@ -194,6 +194,14 @@ TEST_F(ScoringTest, SameCodeRunsOnceAndComesFromTheCacheInTheNextRun) {
     EXPECT_TRUE(t.contains(k) && t[k].is_number() && t[k].get<double>() >= 0) << k << " " << t;
   }
   EXPECT_EQ(first->from_cache, 0u);
+  {  // the static rejection is stored without a cache key (it is judged on the whole output)
+    auto store = store::Store::Open(config_.db);
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    auto records = store->LoadVerdicts("run-a");
+    ASSERT_TRUE(records.ok()) << records.status().ToString();
+    ASSERT_EQ(records->size(), 3u);
+    for (const auto& r : *records) EXPECT_EQ(r.cache_key.empty(), r.key.sample_id == "s0");
+  }
 
   auto again = scorer->Score(batch, b);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
