@@ -38,11 +38,11 @@ Result<int> EnvInt(const char* name, int fallback, int min) {
   return static_cast<int>(n);
 }
 
+#ifdef TRITONRL_HAVE_GLOO
 std::string Who(const DistributedContext& ctx) {
   return "rank " + std::to_string(ctx.rank) + "/" + std::to_string(ctx.world);
 }
 
-#ifdef TRITONRL_HAVE_GLOO
 // Runs one collective and waits for it under the group's deadline; a peer that
 // died (connection closed) or hangs (deadline) becomes an error naming it.
 template <typename Start>
