@@ -79,6 +79,21 @@ void Unflatten(const at::Tensor& buffer, const std::vector<at::Tensor>& tensors)
     at_offset += n;
   }
 }
+
+// One collective over a flat host copy of `tensors`, whose result is copied back into them.
+template <typename Op>
+Status FlatCollective(const DistributedContext& ctx, const std::vector<at::Tensor>& tensors,
+                      const char* what, Op op) {
+  at::NoGradGuard no_grad;
+  std::vector<at::Tensor> buf{Flatten(tensors)};
+  TRITONRL_RETURN_IF_ERROR(RunCollective(ctx, what, [&](c10d::Backend& b) { return op(b, buf); }));
+  Unflatten(buf[0], tensors);
+  return Status::Ok();
+}
+#else
+Status NoGloo() {
+  return Status::FailedPrecondition("no Gloo in this build");
+}
 #endif
 
 }  // namespace
@@ -158,32 +173,24 @@ Result<DistributedContext> DistributedFromEnv() {
 Status Broadcast(const DistributedContext& ctx, const std::vector<at::Tensor>& tensors) {
   if (!ctx.active() || tensors.empty()) return Status::Ok();
 #ifdef TRITONRL_HAVE_GLOO
-  at::NoGradGuard no_grad;
-  std::vector<at::Tensor> buf{Flatten(tensors)};
-  TRITONRL_RETURN_IF_ERROR(RunCollective(ctx, "broadcast", [&](c10d::Backend& b) {
+  return FlatCollective(ctx, tensors, "broadcast", [](c10d::Backend& b, auto& buf) {
     return b.broadcast(buf, c10d::BroadcastOptions{0, 0});
-  }));
-  Unflatten(buf[0], tensors);
-  return Status::Ok();
+  });
 #else
-  return Status::FailedPrecondition("no Gloo in this build");
+  return NoGloo();
 #endif
 }
 
 Status AllReduceSum(const DistributedContext& ctx, const std::vector<at::Tensor>& tensors) {
   if (!ctx.active() || tensors.empty()) return Status::Ok();
 #ifdef TRITONRL_HAVE_GLOO
-  at::NoGradGuard no_grad;
-  std::vector<at::Tensor> buf{Flatten(tensors)};
-  TRITONRL_RETURN_IF_ERROR(RunCollective(ctx, "all-reduce", [&](c10d::Backend& b) {
+  return FlatCollective(ctx, tensors, "all-reduce", [](c10d::Backend& b, auto& buf) {
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp::SUM;
     return b.allreduce(buf, o);
-  }));
-  Unflatten(buf[0], tensors);
-  return Status::Ok();
+  });
 #else
-  return Status::FailedPrecondition("no Gloo in this build");
+  return NoGloo();
 #endif
 }
 
@@ -204,7 +211,7 @@ Status Barrier(const DistributedContext& ctx) {
   return RunCollective(ctx, "barrier",
                        [&](c10d::Backend& b) { return b.barrier(c10d::BarrierOptions{}); });
 #else
-  return Status::FailedPrecondition("no Gloo in this build");
+  return NoGloo();
 #endif
 }
 
