@@ -166,10 +166,6 @@ class Driver {
     return Stop{end, s.message()};
   }
 
-  // A write to a worker that died or closed its request pipe fails. Such a worker usually said
-  // why, or broke the protocol, on its result pipe first: the frames in flight are still read
-  // and judged (for at most kAfterFailedSend), so the verdict is the same whichever side noticed
-  // first. Otherwise its exit status tells why, as for EOF.
   // At most 16 names of at most 32 characters, finite non-negative numbers: a diagnostic that a
   // candidate's worker cannot grow without bound.
   void AddPhase(const std::string& name, const json& ms) {
@@ -180,6 +176,10 @@ class Driver {
     run_.phase_ms[name] += v;
   }
 
+  // A write to a worker that died or closed its request pipe fails. Such a worker usually said
+  // why, or broke the protocol, on its result pipe first: the frames in flight are still read
+  // and judged (for at most kAfterFailedSend), so the verdict is the same whichever side noticed
+  // first. Otherwise its exit status tells why, as for EOF.
   void Send(const json& header) {
     Status s = WriteAll(child_.to_child, EncodeFrame(header));
     if (!s.ok() && !send_failed_until_) {
