@@ -17,6 +17,8 @@ cd "$ROOT"
 CALL="$1"; shift
 : "${BIN:?}" "${OUT:?}"
 export BIN
+# The python steps (serve, trl) start tritonrl themselves: they need the packed libraries too.
+source bench/gpu/libpath.sh
 W="$(mktemp -d)"
 SUM="$OUT/${CALL}_summary.txt"
 : >"$SUM"
