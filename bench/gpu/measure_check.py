@@ -206,13 +206,39 @@ def cmd_throughput(engine_path, engine_wall, samples_path, baseline_path, out_pa
     print(f"  honest samples flagged parent_clock_gap: {len(honest_gap)} {honest_gap[:5]}")
     print("  engine time by stage (sum over samples, s; stages overlap across parallel jobs): "
           + ", ".join(f"{k} {v:.1f}" for k, v in sorted(stages.items(), key=lambda kv: -kv[1])))
+    pool = pool_use(by_id.values())
+    if pool:
+        print(f"  pool: {pool['samples']} samples run on {pool['threads']} threads over {pool['span_s']:.1f} s, "
+              f"threads busy {pool['busy_share']:.0%} of that span; last sample began at "
+              f"{pool['last_start_s']:.1f} s; kernel share by {pool['share_methods']}")
     print("  baseline time by stage (s): " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(bstages.items(),
                                                                                           key=lambda kv: -kv[1])))
     json.dump({"ok": ok, "engine_samples": n_engine, "engine_wall_s": engine_wall, "engine_rate": eng_rate,
                "baseline_samples": len(base), "baseline_wall_s": base_wall, "baseline_rate": base_rate,
                "ratio": ratio, "honest_agree": agree, "honest_differ": disagree, "engine_stages_s": stages,
                "baseline_stages_s": bstages, "engine_outcomes": outcomes,
-               "honest_parent_clock_gap": honest_gap}, open(out_path, "w"), indent=1)
+               "honest_parent_clock_gap": honest_gap, "pool": pool}, open(out_path, "w"), indent=1)
+
+
+def pool_use(verdicts) -> dict:
+    """How busy the engine's threads were (evidence.pool: each run sample's thread and its
+    start and end since the pool began, its task's reference included when it ran it)."""
+    spans = [(v["evidence"]["pool"], v) for v in verdicts if "pool" in (v.get("evidence") or {})]
+    if not spans:
+        return {}
+    threads = {p["thread"] for p, _ in spans}
+    start = min(p["start_ms"] for p, _ in spans)
+    end = max(p["end_ms"] for p, _ in spans)
+    busy = sum(p["end_ms"] - p["start_ms"] for p, _ in spans)
+    methods: dict[str, int] = {}
+    for _, v in spans:
+        m = (v.get("evidence") or {}).get("timing", {}).get("profile_method")
+        if m:
+            methods[m] = methods.get(m, 0) + 1
+    span = max(1e-9, end - start)
+    return {"samples": len(spans), "threads": len(threads), "span_s": span / 1000,
+            "busy_share": busy / (span * len(threads)), "last_start_s": max(p["start_ms"] for p, _ in spans) / 1000,
+            "share_methods": methods}
 
 
 def cmd_baselines(eager_path, compile_path, out_path):

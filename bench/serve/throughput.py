@@ -31,6 +31,10 @@ def main():
     ap.add_argument("--samples", help="sample JSONL (default: solutions + corpus)")
     ap.add_argument("--tasks", default=os.path.join(ROOT, "tasks"))
     ap.add_argument("--device", default="cuda")
+    ap.add_argument("--variants", default="medium",
+                    help="variants the reference prefers, as eval/serve --variants ('' = the device's default)")
+    ap.add_argument("--max-samples", type=int, default=0,
+                    help="score every n-th sample so that at most this many remain (0 = all)")
     args = ap.parse_args()
     bin_dir = os.environ.get("BIN", os.path.join(ROOT, "build"))
     out = os.environ.get("OUT", tempfile.mkdtemp())
@@ -45,11 +49,18 @@ def main():
                         os.path.join(ROOT, "tests/corpus/legit"), "--solutions",
                         os.path.join(ROOT, "tasks/solutions"), "--out", samples_path], check=True)
     samples = [json.loads(l) for l in open(samples_path) if l.strip()]
+    if args.max_samples and len(samples) > args.max_samples:
+        stride = -(-len(samples) // args.max_samples)
+        samples = samples[::stride]
+        samples_path = os.path.join(tmp, "samples_kept.jsonl")
+        with open(samples_path, "w") as f:
+            f.writelines(json.dumps(s) + "\n" for s in samples)
+    variants = ["--variants", args.variants] if args.variants else []
 
     # 1. tritonrl eval.
     t0 = time.time()
     subprocess.run([tritonrl, "eval", "--tasks", args.tasks, "--samples", samples_path, "--device",
-                    args.device, "--jobs", str(args.jobs), "--no-cache", "--json", "--db",
+                    args.device, "--jobs", str(args.jobs), *variants, "--no-cache", "--json", "--db",
                     os.path.join(tmp, "eval.db"), "--work-dir", os.path.join(tmp, "eval-work")],
                    stdout=open(os.path.join(out, "eval.json"), "w"),
                    stderr=open(os.path.join(out, "eval.log"), "w"), check=False)
@@ -60,7 +71,7 @@ def main():
     # 2. The service, one request per task, all at once.
     server = Server(bin_dir, os.path.join(tmp, "state"),
                     ["--tasks", args.tasks, "--device", args.device, "--jobs", str(args.jobs),
-                     "--no-cache", "--max-eval-batch", "4096", "--work-dir",
+                     *variants, "--no-cache", "--max-eval-batch", "4096", "--work-dir",
                      os.path.join(tmp, "serve-work")],
                     os.path.join(out, "serve.log"))
     by_task = collections.defaultdict(list)

@@ -44,6 +44,12 @@ class LaunchRecorder:
         self.c_launches = 0  # counted by the C launcher hook (compiled path only)
         self.suppress = 0  # >0 while Triton's own machinery runs (its ATen ops are not the candidate's)
         self.recording = False
+        # Set by the timing stage's kernel-share pass (timing.py): a function that records a
+        # CUDA event on the current stream; each compiled launch is then bracketed by two.
+        self.span_mark = None
+        self.spans: list = []  # (JIT function, event before, event after)
+        self._span_fn = None
+        self._span_open = None
         self.writers: dict = {}  # storage key -> last writer during this call (see output_writers)
         self._pending: list = []
         self._thread = threading.get_ident()
@@ -56,7 +62,11 @@ class LaunchRecorder:
         def jit_run(self, *args, grid, warmup, **kwargs):
             if not warmup:
                 rec._before_launch(args, kwargs)
-            kernel = orig_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+                rec._span_fn = self.fn  # the launch hooks below bracket this function's launch
+            try:
+                kernel = orig_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+            finally:
+                rec._span_fn = None
             if not warmup:
                 rec._record(self.fn)
                 rec._after_launch()
@@ -103,17 +113,29 @@ class LaunchRecorder:
             finally:
                 rec.suppress -= own
 
+        # Called by Triton's launcher right before and right after the driver's launch: after
+        # the grid callable and pre-run hooks (the candidate's code), so the events they record
+        # for the kernel-share pass bracket the kernel alone.
         def on_launch(metadata) -> None:
             if rec.recording:
                 rec.c_launches += 1
+            if rec.span_mark is not None and rec._span_fn is not None:
+                rec._span_open = rec.span_mark()
+
+        def on_exit(metadata) -> None:
+            if rec.span_mark is not None and rec._span_open is not None:
+                rec.spans.append((rec._span_fn, rec._span_open, rec.span_mark()))
+            rec._span_open = None
 
         jit_run, interp_run, bench = (_named_like(jit_run, orig_jit_run), _named_like(interp_run, orig_interp_run),
                                       _named_like(bench, orig_bench))
         self._jit_run, self._interp_run, self._bench, self._on_launch = jit_run, interp_run, bench, on_launch
+        self._on_exit = on_exit
         self._jit_cls.run = jit_run
         self._interp_cls.run = interp_run
         self._autotuner_cls._bench = bench
         knobs.runtime.launch_enter_hook.add(on_launch)
+        knobs.runtime.launch_exit_hook.add(on_exit)
 
     def _before_launch(self, args, kwargs) -> None:
         """Snapshot the tensor arguments whose last writer was a torch op: the launch only
@@ -167,7 +189,14 @@ class LaunchRecorder:
         return (self._jit_cls.run is self._jit_run and self._interp_cls.run is self._interp_run
                 and self._autotuner_cls._bench is self._bench
                 and all(getattr(self._grid_exec, k) is v for k, v in self._exempt.items())
-                and self._on_launch in self._knobs.runtime.launch_enter_hook.calls)
+                and self._on_launch in self._knobs.runtime.launch_enter_hook.calls
+                and self._on_exit in self._knobs.runtime.launch_exit_hook.calls)
+
+    def hooks_alone(self) -> bool:
+        """Whether our launch hooks are the only ones: another hook would run between our
+        events and the kernel."""
+        return (self._knobs.runtime.launch_enter_hook.calls == [self._on_launch]
+                and self._knobs.runtime.launch_exit_hook.calls == [self._on_exit])
 
 
 def _host_bench(kernel_call, quantiles=None):

@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "eval/admission.h"
@@ -13,7 +15,8 @@ namespace tritonrl::eval {
 namespace {
 
 struct ReferenceSlot {
-  std::once_flag once;
+  enum State { kNotStarted, kRunning, kReady };
+  State state = kNotStarted;
   std::shared_ptr<const ReferenceResult> result;
   std::size_t remaining = 0;  // runnable jobs of this task not yet finished
 };
@@ -96,57 +99,117 @@ Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
 
 void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
              const std::function<void(std::size_t, Verdict)>& on_done) {
+  const int n = std::max(1, threads);
   std::map<std::string, std::shared_ptr<ReferenceSlot>> slots;
-  for (const auto& job : jobs) {
-    auto& slot = slots[job.task_path];
+  std::vector<std::size_t> pending;  // runnable jobs not yet taken, in input order
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (jobs[i].pre_verdict) continue;
+    auto& slot = slots[jobs[i].task_path];
     if (!slot) slot = std::make_shared<ReferenceSlot>();
-    if (!job.pre_verdict) ++slot->remaining;
+    ++slot->remaining;
+    pending.push_back(i);
   }
   MemoryAdmission admission = MakeAdmission(config);
   // Other workers can share the GPU only with more than one thread.
-  const bool shared = threads > 1;
-  std::mutex mu;  // guards slot->result release, remaining, and on_done
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (;;) {
-      const std::size_t i = next.fetch_add(1);
-      if (i >= jobs.size()) return;
-      const SampleJob& job = jobs[i];
-      Verdict v;
-      if (job.pre_verdict) {
-        v = *job.pre_verdict;
-      } else {
-        auto slot = slots.at(job.task_path);
-        const auto asked = std::chrono::steady_clock::now();
-        bool ran_reference = false;
-        std::call_once(slot->once, [&] {
-          ran_reference = true;
-          auto r = std::make_shared<ReferenceResult>(
-              AdmitAndRunReference(config, job.task_path, admission, shared));
-          std::lock_guard<std::mutex> lock(mu);
-          slot->result = std::move(r);
-        });
-        // Blocked behind another thread's reference run: in no stage of this sample's own.
-        const double waited_ms = ran_reference ? 0.0 : MsSince(asked);
-        std::shared_ptr<const ReferenceResult> ref;
-        {
-          std::lock_guard<std::mutex> lock(mu);
-          ref = slot->result;
-        }
-        v = AdmitAndRunCandidate(config, job, *ref, admission, shared);
-        if (!ran_reference) v.timings_ms["reference_wait"] = waited_ms;
-        std::lock_guard<std::mutex> lock(mu);
-        if (--slot->remaining == 0) slot->result.reset();
+  const bool shared = n > 1;
+  const auto pool_start = std::chrono::steady_clock::now();
+  std::mutex mu;  // guards the slots' states, pending, live and on_done
+  std::condition_variable changed;
+  // References started and not yet dropped: at most one per thread, so a run over many tasks
+  // never holds every task's spilled reference outputs at once.
+  int live = 0;
+  std::size_t next_decided = 0;
+
+  // The next job for a free thread (under mu): a job of a task whose reference is ready; else the
+  // first job of a task whose reference nobody runs yet (this thread runs it), while fewer than
+  // `n` references are live; else none (wait). A thread blocks only when every runnable job waits
+  // on a reference in flight.
+  auto pick = [&](bool& run_reference) -> std::optional<std::size_t> {
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      if (slots.at(jobs[pending[k]].task_path)->state == ReferenceSlot::kReady) {
+        const std::size_t i = pending[k];
+        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
+        return i;
       }
+    }
+    if (live >= n) return std::nullopt;
+    for (std::size_t k = 0; k < pending.size(); ++k) {
+      auto& slot = slots.at(jobs[pending[k]].task_path);
+      if (slot->state == ReferenceSlot::kNotStarted) {
+        slot->state = ReferenceSlot::kRunning;
+        ++live;
+        run_reference = true;
+        const std::size_t i = pending[k];
+        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
+        return i;
+      }
+    }
+    return std::nullopt;
+  };
+
+  auto work = [&](int thread_index) {
+    for (;;) {
+      std::size_t i = 0;
+      bool run_reference = false;
+      double waited_ms = 0;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        // Decided samples first: they cost nothing and free their callers early.
+        while (next_decided < jobs.size() && !jobs[next_decided].pre_verdict) ++next_decided;
+        if (next_decided < jobs.size()) {
+          i = next_decided++;
+          Verdict v = *jobs[i].pre_verdict;
+          v.sample = jobs[i].sample_id;
+          v.task = jobs[i].task_id;
+          on_done(i, std::move(v));
+          continue;
+        }
+        if (pending.empty()) return;
+        const auto asked = std::chrono::steady_clock::now();
+        std::optional<std::size_t> got;
+        changed.wait(lock,
+                     [&] { return pending.empty() || (got = pick(run_reference)).has_value(); });
+        if (!got) return;
+        i = *got;
+        waited_ms = MsSince(asked);
+      }
+      const SampleJob& job = jobs[i];
+      auto slot = slots.at(job.task_path);
+      const double start_ms = MsSince(pool_start);
+      std::shared_ptr<const ReferenceResult> ref;
+      if (run_reference) {
+        auto r = std::make_shared<const ReferenceResult>(
+            AdmitAndRunReference(config, job.task_path, admission, shared));
+        std::lock_guard<std::mutex> lock(mu);
+        slot->result = r;
+        slot->state = ReferenceSlot::kReady;
+        ref = r;
+        changed.notify_all();
+      } else {
+        std::lock_guard<std::mutex> lock(mu);
+        ref = slot->result;
+      }
+      Verdict v = AdmitAndRunCandidate(config, job, *ref, admission, shared);
+      // Blocked while other threads ran references: in no stage of this sample's own.
+      if (!run_reference && waited_ms >= 1.0) v.timings_ms["reference_wait"] = waited_ms;
+      // Where the sample sat in the run (for the benchmarks' utilisation figures).
+      v.evidence["pool"] = {{"thread", thread_index},
+                            {"start_ms", start_ms},
+                            {"end_ms", MsSince(pool_start)},
+                            {"ran_reference", run_reference}};
       v.sample = job.sample_id;
       v.task = job.task_id;
       std::lock_guard<std::mutex> lock(mu);
+      if (--slot->remaining == 0) {
+        slot->result.reset();
+        --live;
+      }
       on_done(i, std::move(v));
+      changed.notify_all();
     }
   };
   std::vector<std::thread> pool;
-  const int n = std::max(1, threads);
-  for (int t = 0; t < n; ++t) pool.emplace_back(work);
+  for (int t = 0; t < n; ++t) pool.emplace_back(work, t);
   for (auto& t : pool) t.join();
 }
 

@@ -1,9 +1,12 @@
 // Runs many samples over a pool of worker threads; each thread drives one
 // sandboxed worker process at a time. The reference of a task is computed once
-// (in its own process) by the first thread that needs it and dropped when the
-// task's last sample is done (its spilled outputs with it). Each worker is
-// admitted against the run's memory budgets first (src/eval/admission.h): a
-// sample waits for memory, or gets resource_exhausted when it can never fit.
+// (in its own process) and dropped when the task's last sample is done (its
+// spilled outputs with it). A free thread takes a sample whose reference is
+// ready, else starts the reference of the next task that has none (at most one
+// live reference per thread), and waits only when every remaining sample waits
+// on a reference in flight. Each worker is admitted against the run's memory
+// budgets first (src/eval/admission.h): a sample waits for memory, or gets
+// resource_exhausted when it can never fit.
 #pragma once
 
 #include <cstddef>
@@ -25,9 +28,10 @@ struct SampleJob {
 };
 
 // Calls on_done(index, verdict) once per job, from the pool's threads, one call
-// at a time. Jobs of one task should be adjacent (the reference stays cached
-// while its task has jobs in flight). A sample that waited while another thread
-// ran its task's reference has that wait in timings_ms["reference_wait"].
+// at a time; decided jobs (pre_verdict) first. A sample whose thread waited for
+// references in flight has that wait in timings_ms["reference_wait"]; every run
+// sample has evidence["pool"] (thread, start_ms and end_ms since the pool began,
+// ran_reference).
 void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
              const std::function<void(std::size_t, Verdict)>& on_done);
 

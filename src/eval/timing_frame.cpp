@@ -137,6 +137,7 @@ void MergeProfileFrame(const Frame& f, TimingPhase& p) {
   if (auto it = h.find("top_kernels"); it != h.end() && it->is_array() && it->size() <= 16)
     p.top_kernels = *it;
   if (h.contains("profile_error")) p.profile_error = Str(h, "profile_error");
+  p.profile_method = Str(h, "profile_method", 16);
 }
 
 json ReferenceTimingToJson(const TimingPhase& p) {

@@ -52,6 +52,7 @@ struct TimingPhase {
   double own_kernel_ms = 0, kernel_ms = 0;
   nlohmann::json top_kernels = nlohmann::json::array();
   std::string profile_error;
+  std::string profile_method;  // "events" (covered calls) or "profiler" (torch.profiler)
   std::vector<RecheckSample> rechecks;
   bool recheck_only = false;  // the reference only re-checked; its timings come from the cache
   bool from_cache = false;    // event/wall/tail times of an earlier run (reference only)
@@ -63,7 +64,7 @@ Result<TimingPhase> ParseTimingFrame(const Frame& frame, const TimingOptions& op
                                      bool allow_recheck_only = false);
 
 // Adds the profile pass (its own frame, sent after the lease is released:
-// kernel_share, own_kernel_ms, kernel_ms, top_kernels, profile_error).
+// kernel_share, own_kernel_ms, kernel_ms, top_kernels, profile_error, profile_method).
 void MergeProfileFrame(const Frame& frame, TimingPhase& phase);
 
 // The reference's timed part (variant, times, the engine's clock of its calls, sizes) for the

@@ -97,6 +97,7 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
                 {"recheck_failures", j.recheck_failures}};
   if (j.speedup) j.evidence["speedup_measured"] = *j.speedup;
   if (!c.profile_error.empty()) j.evidence["profile_error"] = c.profile_error;
+  if (!c.profile_method.empty()) j.evidence["profile_method"] = c.profile_method;
   if (j.implausible) j.evidence["implausible"] = j.implausible_why;
   if (j.lazy) j.evidence["lazy"] = j.lazy_why;
   AddParentClock(c, r, j);

@@ -248,6 +248,7 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
   Progress bar(o.progress && dist.is_root());
   const auto t0 = Clock::now();
   int64_t tokens_done = 0;
+  double train_s = 0;  // steps only: held-out loss and checkpoint writes are not training
   const int64_t first_step = step;
   bool first = true;
   while (step < total_steps) {
@@ -310,7 +311,8 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
     ++step;
     const double step_s = Since(ts0);
     tokens_done += step_tokens;
-    const double tok_s = tokens_done / std::max(Since(t0), 1e-9);
+    train_s += step_s;
+    const double tok_s = tokens_done / std::max(train_s, 1e-9);
     if (first) summary.first_loss = loss;
     first = false;
     summary.last_loss = loss;
@@ -340,7 +342,7 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
     if (step == o.stop_after) break;
   }
   summary.steps = step;
-  summary.tokens_per_second = tokens_done / std::max(Since(t0), 1e-9);
+  summary.tokens_per_second = tokens_done / std::max(train_s, 1e-9);
   return summary;
 }
 

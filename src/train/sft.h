@@ -44,10 +44,10 @@ struct SftOptions {
 struct SftSummary {
   int64_t steps = 0;  // optimizer steps done in total (including before a resume)
   double first_loss = 0, last_loss = 0;
-  double eval_loss = -1;  // last held-out loss; -1 when none
-  double tokens_per_second = 0;
-  std::string checkpoint;   // directory of the last checkpoint
-  std::string description;  // model and device
+  double eval_loss = -1;         // last held-out loss; -1 when none
+  double tokens_per_second = 0;  // over the optimizer steps (held-out loss and saves excluded)
+  std::string checkpoint;        // directory of the last checkpoint
+  std::string description;       // model and device
 };
 
 Result<SftSummary> RunSft(const SftOptions& options);

@@ -214,6 +214,42 @@ TEST_F(EngineTest, PoolSamplesThatWaitedForTheirTasksReferenceSayHowLong) {
   EXPECT_FALSE(got[3].timings_ms.contains("reference_wait"));
 }
 
+TEST_F(EngineTest, PoolStartsAnotherTasksReferenceRatherThanWait) {
+  // Tasks A, A, A, B on two threads with slow references: the second thread does not block on
+  // A's reference but starts B's, so B's sample begins at once.
+  cfg_.extra_env = {"FAKE_SCENARIO=correct", "FAKE_REFERENCE_DELAY_MS=400"};
+  std::vector<SampleJob> jobs;
+  for (int i = 0; i < 3; ++i)
+    jobs.push_back({"a" + std::to_string(i), "A", "task.py", "print('unused')\n", std::nullopt});
+  jobs.push_back({"b0", "B", "task_b.py", "print('unused')\n", std::nullopt});
+  std::vector<Verdict> got(jobs.size());
+  std::vector<std::size_t> order;
+  RunPool(cfg_, jobs, 2, [&](std::size_t i, Verdict v) {
+    got[i] = std::move(v);
+    order.push_back(i);
+  });
+  for (const Verdict& v : got) EXPECT_EQ(v.outcome, "correct") << v.sample;
+  ASSERT_TRUE(got[3].evidence.contains("pool"));
+  EXPECT_TRUE(got[3].evidence["pool"]["ran_reference"].get<bool>());
+  EXPECT_LT(got[3].evidence["pool"]["start_ms"].get<double>(), 300.0);  // not after A's 400 ms
+  EXPECT_FALSE(got[3].timings_ms.contains("reference_wait"));
+  EXPECT_TRUE(got[0].evidence["pool"]["ran_reference"].get<bool>());
+  for (const Verdict& v : got)
+    EXPECT_LE(v.evidence["pool"]["start_ms"].get<double>(),
+              v.evidence["pool"]["end_ms"].get<double>());
+
+  // One thread, tasks A, B, A: once A's reference is ready, A's other sample goes before B's
+  // (whose reference would be a second one held at once).
+  std::vector<SampleJob> mixed = {jobs[0], jobs[3], jobs[1]};
+  order.clear();
+  std::vector<Verdict> one(mixed.size());
+  RunPool(cfg_, mixed, 1, [&](std::size_t i, Verdict v) {
+    one[i] = std::move(v);
+    order.push_back(i);
+  });
+  EXPECT_EQ(order, (std::vector<std::size_t>{0, 2, 1}));
+}
+
 TEST_F(EngineTest, OutOfGpuMemoryBesideOthersRunsAgainAlone) {
   // Alone (one thread) the error is the sample's own: one run, reason out_of_memory.
   cfg_.extra_env = {"FAKE_SCENARIO=oom_trial"};

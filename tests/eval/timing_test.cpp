@@ -428,6 +428,27 @@ TEST(TimingRecheck, StaleTimedOutputFails) {
   EXPECT_NE(CheckRechecks(cand, ref, {})[0].find("torch.Tensor"), std::string::npos);
 }
 
+TEST(TimingFrame, ProfileFrameMergesItsMethodAndClampsTheShare) {
+  TimingPhase p;
+  Frame f;
+  f.header = {{"type", "profile"},
+              {"kernel_share", 1.7},
+              {"own_kernel_ms", 0.4},
+              {"kernel_ms", 0.5},
+              {"top_kernels", {{"relu_kernel", 0.4}}},
+              {"profile_method", "events-and-a-name-far-too-long"}};
+  MergeProfileFrame(f, p);
+  EXPECT_DOUBLE_EQ(*p.kernel_share, 1.0);  // a forged share above 1 counts as 1, never more
+  EXPECT_DOUBLE_EQ(p.own_kernel_ms, 0.4);
+  EXPECT_EQ(p.profile_method, "events-and-a-nam");  // bounded: the worker is untrusted
+  f.header["profile_method"] = 7;
+  f.header.erase("kernel_share");
+  TimingPhase q;
+  MergeProfileFrame(f, q);
+  EXPECT_EQ(q.profile_method, "");
+  EXPECT_FALSE(q.kernel_share.has_value());
+}
+
 TEST(TimingFrame, ParsesAndRejectsMalformed) {
   TimingOptions o;
   o.trials = 3;
