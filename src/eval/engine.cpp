@@ -383,6 +383,9 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   }
   ref.spill = *spill;
   ReferenceRecorder recorder(ref, *spill);
+  ref.schedule = cfg.schedule;
+  ref.init_seed = cfg.init_seed;
+  ref.timing_plan = cfg.timing;
   const WorkerRun run = DriveWorker(cfg, req, *dir, nullptr, recorder);
   ref.ms = run.wall_ms;
   ref.phase_ms = run.phase_ms;
@@ -428,8 +431,23 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   return ref;
 }
 
-Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, const std::string& code,
-                     const ReferenceResult& ref) {
+EngineConfig CandidateConfig(const EngineConfig& config, const ReferenceResult& ref) {
+  EngineConfig c = config;
+  if (ref.schedule.empty()) return c;
+  c.schedule = ref.schedule;
+  c.init_seed = ref.init_seed;
+  c.timing.seeds = ref.timing_plan.seeds;
+  c.timing.input_seed = ref.timing_plan.input_seed;
+  c.timing.recheck_indices = ref.timing_plan.recheck_indices;
+  c.timing.sample_seeds = ref.timing_plan.sample_seeds;
+  c.timing.warmup_seeds = ref.timing_plan.warmup_seeds;
+  return c;
+}
+
+Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
+                     const std::string& code, const ReferenceResult& ref) {
+  // The reference's seeds: it may have run for an earlier pool run (EngineConfig::reuse_reference).
+  const EngineConfig cfg = CandidateConfig(config, ref);
   Verdict v;
   v.device = cfg.device;
   v.provisional = cfg.device == "cpu";
@@ -486,7 +504,6 @@ Verdict RunCandidate(const EngineConfig& cfg, const std::string& task_path, cons
                 {"min_own_launches_per_call", std::max(c.min_launches, 0)},
                 {"atol", ref.tolerance.atol},
                 {"rtol", ref.tolerance.rtol}};
-  v.evidence["guards"] = GuardEvidenceJson(c.guards);
   v.evidence["guards"] = GuardEvidenceJson(c.guards);
   if (run.end != WorkerEnd::kDone) v.evidence["exit"] = run.fin.exit.ToString();
   v.compiled = c.imported && c.trials_checked > 0;

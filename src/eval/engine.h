@@ -43,6 +43,8 @@ std::vector<TrialSpec> MakeSchedule(int trials, std::uint64_t secret_seed);
 // A seed from the kernel's CSPRNG (getrandom), below 2^62.
 std::uint64_t DrawSecretSeed();
 
+struct ReferenceResult;
+
 struct EngineConfig {
   std::string python;          // the runner's interpreter
   std::string runner_dir;      // folder holding tritonrl_runner/
@@ -89,6 +91,13 @@ struct EngineConfig {
   // the reference worker only re-checks; both may be empty. Called from pool threads.
   std::function<std::optional<TimingPhase>(const std::string& task_path)> cached_reference_timing;
   std::function<void(const std::string& task_path, const TimingPhase&)> store_reference_timing;
+  // References kept across pool runs (the scoring library keeps recent ones per task file): a
+  // kept one serves its task's samples with the seeds it ran with. Both may be empty; called
+  // from pool threads.
+  std::function<std::shared_ptr<const ReferenceResult>(const std::string& task_path)>
+      reuse_reference;
+  std::function<void(const std::string& task_path, std::shared_ptr<const ReferenceResult>)>
+      keep_reference;
 };
 
 // The schedule indices a variant runs, in order: all of them, or for the "large" variant with
@@ -143,7 +152,16 @@ struct ReferenceResult {
   // passed the trusted check against the reference's outputs on every trial of this run: such a
   // task cannot certify correctness, and its correct samples get the flag weak_task.
   std::vector<std::string> null_models_passed;
+  // The run's secrets the reference ran with (EngineConfig::schedule, init_seed and the timing
+  // plan): its task's candidates run with the same ones (CandidateConfig), which lets a kept
+  // reference serve a later run. An empty schedule: the candidate's run's own.
+  std::vector<TrialSpec> schedule;
+  std::int64_t init_seed = 0;
+  TimingOptions timing_plan;
 };
+
+// The configuration a candidate of `ref`'s task runs with: `config` with the reference's seeds.
+EngineConfig CandidateConfig(const EngineConfig& config, const ReferenceResult& ref);
 
 ReferenceResult RunReference(const EngineConfig& config, const std::string& task_path);
 

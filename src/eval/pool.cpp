@@ -17,6 +17,7 @@ namespace {
 struct ReferenceSlot {
   enum State { kNotStarted, kRunning, kReady };
   State state = kNotStarted;
+  bool kept = false;  // from an earlier run (EngineConfig::reuse_reference): not one of ours
   std::shared_ptr<const ReferenceResult> result;
   std::size_t remaining = 0;  // runnable jobs of this task not yet finished
 };
@@ -105,7 +106,16 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     if (jobs[i].pre_verdict) continue;
     auto& slot = slots[jobs[i].task_path];
-    if (!slot) slot = std::make_shared<ReferenceSlot>();
+    if (!slot) {
+      slot = std::make_shared<ReferenceSlot>();
+      if (config.reuse_reference) {
+        if (auto kept = config.reuse_reference(jobs[i].task_path)) {
+          slot->result = std::move(kept);
+          slot->state = ReferenceSlot::kReady;
+          slot->kept = true;
+        }
+      }
+    }
     ++slot->remaining;
     pending.push_back(i);
   }
@@ -180,6 +190,7 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
       if (run_reference) {
         auto r = std::make_shared<const ReferenceResult>(
             AdmitAndRunReference(config, job.task_path, admission, shared));
+        if (r->ok && config.keep_reference) config.keep_reference(job.task_path, r);
         std::lock_guard<std::mutex> lock(mu);
         slot->result = r;
         slot->state = ReferenceSlot::kReady;
@@ -197,12 +208,22 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
                             {"start_ms", start_ms},
                             {"end_ms", MsSince(pool_start)},
                             {"ran_reference", run_reference}};
+      if (slot->kept) {
+        // The reference ran for an earlier run: none of its time is this sample's.
+        v.evidence["pool"]["reference_kept"] = true;
+        for (auto it = v.timings_ms.begin(); it != v.timings_ms.end();) {
+          if (it.key() == "reference" || it.key().rfind("reference_phase_", 0) == 0)
+            it = v.timings_ms.erase(it);
+          else
+            ++it;
+        }
+      }
       v.sample = job.sample_id;
       v.task = job.task_id;
       std::lock_guard<std::mutex> lock(mu);
       if (--slot->remaining == 0) {
         slot->result.reset();
-        --live;
+        if (!slot->kept) --live;
       }
       on_done(i, std::move(v));
       changed.notify_all();

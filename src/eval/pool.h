@@ -4,7 +4,9 @@
 // spilled outputs with it). A free thread takes a sample whose reference is
 // ready, else starts the reference of the next task that has none (at most one
 // live reference per thread), and waits only when every remaining sample waits
-// on a reference in flight. Each worker is admitted against the run's memory
+// on a reference in flight. With EngineConfig::reuse_reference, a reference kept
+// from an earlier run serves its task at once (and keep_reference is offered
+// every reference this run computes). Each worker is admitted against the run's memory
 // budgets first (src/eval/admission.h): a sample waits for memory, or gets
 // resource_exhausted when it can never fit.
 #pragma once

@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <utility>
@@ -84,6 +86,50 @@ struct Scorer::Impl {
   std::string sandbox_level = "not started";
   std::vector<std::string> probe_notes;
   mutable std::mutex mu;  // guards engine.sandbox after the probe, sandbox_level, probe_notes
+  // References kept across calls (ScoringConfig::reference_keep_s), by task file and content.
+  struct KeptReference {
+    std::shared_ptr<const eval::ReferenceResult> ref;
+    std::chrono::steady_clock::time_point at;
+    std::uint64_t bytes = 0;
+  };
+  std::map<std::string, KeptReference> kept;
+  std::mutex kept_mu;
+
+  std::shared_ptr<const eval::ReferenceResult> KeptFor(const std::string& key) {
+    std::lock_guard<std::mutex> lock(kept_mu);
+    auto it = kept.find(key);
+    if (it == kept.end()) return nullptr;
+    if (std::chrono::steady_clock::now() - it->second.at >
+        std::chrono::duration<double>(config.reference_keep_s)) {
+      kept.erase(it);
+      return nullptr;
+    }
+    return it->second.ref;
+  }
+
+  // Keeps `ref` (replacing its task's older one), then drops the oldest while more than `jobs`
+  // references or reference_keep_mb of spilled outputs are kept.
+  void Keep(const std::string& key, std::shared_ptr<const eval::ReferenceResult> ref) {
+    std::uint64_t bytes = 0;
+    for (const auto& t : ref->trials)
+      for (const auto& o : t.outputs)
+        bytes += static_cast<std::uint64_t>(std::max<int64_t>(0, o.nbytes));
+    const std::uint64_t budget = config.reference_keep_mb << 20;
+    if (bytes > budget) return;
+    std::lock_guard<std::mutex> lock(kept_mu);
+    kept[key] = {std::move(ref), std::chrono::steady_clock::now(), bytes};
+    for (;;) {
+      std::uint64_t total = 0;
+      auto oldest = kept.begin();
+      for (auto it = kept.begin(); it != kept.end(); ++it) {
+        total += it->second.bytes;
+        if (it->second.at < oldest->second.at) oldest = it;
+      }
+      if (kept.size() <= static_cast<std::size_t>(std::max(1, config.jobs)) && total <= budget)
+        break;
+      kept.erase(oldest);
+    }
+  }
 
   explicit Impl(int jobs) : slots(jobs) {}
 
@@ -382,6 +428,22 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
       result.sandbox = im.sandbox_level;
     }
     DrawBatchSeeds(o, cfg);
+    if (o.reference_keep_s > 0) {
+      // By task file and content: an edited task never meets an old reference.
+      const auto ref_key = [&](const std::string& task_path) -> std::optional<std::string> {
+        auto id = task_by_path.find(task_path);
+        if (id == task_by_path.end()) return std::nullopt;
+        return task_path + "\n" + Sha256Hex(task_content.at(id->second));
+      };
+      cfg.reuse_reference = [&im, ref_key](const std::string& task_path) {
+        const auto key = ref_key(task_path);
+        return key ? im.KeptFor(*key) : nullptr;
+      };
+      cfg.keep_reference = [&im, ref_key](const std::string& task_path,
+                                          std::shared_ptr<const eval::ReferenceResult> ref) {
+        if (const auto key = ref_key(task_path)) im.Keep(*key, std::move(ref));
+      };
+    }
 
     // Reference timings across runs: keyed by the task file, the timing protocol's settings,
     // the GPU model and the evaluator; the re-checks still run every time (secret seeds).

@@ -83,6 +83,11 @@ struct ScoringConfig {
   // Admission control (eval/admission.h): memory the workers may hold at once; 0 = 90% of what
   // is free at the pool's start.
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;
+  // A task's reference run serves later calls for this long (its secret seeds with it: a
+  // candidate keeps no state between runs), so a call of a few samples skips it; at most `jobs`
+  // references and this many spilled output bytes are kept. 0 s: every call runs its own.
+  double reference_keep_s = 900;
+  std::uint64_t reference_keep_mb = 2048;
   std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (docs/tasks.md)
   std::string python;              // runner interpreter; default $TRITONRL_PYTHON, .venv, python3
   std::string runner;              // folder holding tritonrl_runner/; default: located

@@ -250,6 +250,69 @@ TEST_F(EngineTest, PoolStartsAnotherTasksReferenceRatherThanWait) {
   EXPECT_EQ(order, (std::vector<std::size_t>{0, 2, 1}));
 }
 
+TEST(CandidateConfig, RunsWithTheSeedsItsReferenceRanWith) {
+  EngineConfig now;
+  now.schedule = MakeSchedule(5, 1234);
+  now.init_seed = 7;
+  now.timing.seeds = {1, 2};
+  now.timing.input_seed = 3;
+  now.timing.recheck_indices = {1};
+  now.timing.sample_seeds = {4, 5};
+  now.timing.warmup_seeds = {6};
+  now.timing.trials = 2;
+  ReferenceResult kept;  // a reference of an earlier run, drawn with other secrets
+  EngineConfig then = now;
+  then.schedule = MakeSchedule(5, 98765);
+  then.init_seed = 11;
+  DrawTimingPlan(then.timing, 555);
+  kept.schedule = then.schedule;
+  kept.init_seed = then.init_seed;
+  kept.timing_plan = then.timing;
+  const EngineConfig c = CandidateConfig(now, kept);
+  ASSERT_EQ(c.schedule.size(), then.schedule.size());
+  for (std::size_t i = 0; i < c.schedule.size(); ++i)
+    EXPECT_EQ(c.schedule[i].seed, then.schedule[i].seed);
+  EXPECT_NE(now.schedule[0].seed + now.schedule[1].seed, c.schedule[0].seed + c.schedule[1].seed);
+  EXPECT_EQ(c.init_seed, 11);
+  EXPECT_EQ(c.timing.seeds, then.timing.seeds);
+  EXPECT_EQ(c.timing.input_seed, then.timing.input_seed);
+  EXPECT_EQ(c.timing.recheck_indices, then.timing.recheck_indices);
+  EXPECT_EQ(c.timing.sample_seeds, then.timing.sample_seeds);
+  EXPECT_EQ(c.timing.warmup_seeds, then.timing.warmup_seeds);
+  // A reference that carries no seeds (built by hand): the run's own.
+  const EngineConfig own = CandidateConfig(now, ReferenceResult{});
+  EXPECT_EQ(own.init_seed, 7);
+  EXPECT_EQ(own.timing.seeds, now.timing.seeds);
+}
+
+TEST_F(EngineTest, PoolServesATaskFromAKeptReference) {
+  // The first pool run keeps its reference; the second takes it and runs no reference of its own.
+  cfg_.extra_env = {"FAKE_SCENARIO=correct", "FAKE_REFERENCE_DELAY_MS=400"};
+  std::shared_ptr<const ReferenceResult> kept;
+  int reused = 0;
+  cfg_.keep_reference = [&](const std::string&, std::shared_ptr<const ReferenceResult> r) {
+    kept = std::move(r);
+  };
+  cfg_.reuse_reference = [&](const std::string&) -> std::shared_ptr<const ReferenceResult> {
+    if (kept) ++reused;
+    return kept;
+  };
+  std::vector<SampleJob> jobs = {{"s0", "t", "task.py", "print('unused')\n", std::nullopt}};
+  Verdict v;
+  RunPool(cfg_, jobs, 1, [&](std::size_t, Verdict got) { v = std::move(got); });
+  EXPECT_EQ(v.outcome, "correct");
+  ASSERT_TRUE(kept);
+  EXPECT_FALSE(kept->schedule.empty());  // the seeds travel with it
+  jobs[0].sample_id = "s1";
+  RunPool(cfg_, jobs, 1, [&](std::size_t, Verdict got) { v = std::move(got); });
+  EXPECT_EQ(reused, 1);
+  EXPECT_EQ(v.outcome, "correct");
+  EXPECT_TRUE(v.evidence["pool"]["reference_kept"].get<bool>());
+  EXPECT_FALSE(v.evidence["pool"]["ran_reference"].get<bool>());
+  EXPECT_FALSE(v.timings_ms.contains("reference"));
+  EXPECT_LT(v.evidence["pool"]["end_ms"].get<double>(), 400.0);  // no reference delay this time
+}
+
 TEST_F(EngineTest, OutOfGpuMemoryBesideOthersRunsAgainAlone) {
   // Alone (one thread) the error is the sample's own: one run, reason out_of_memory.
   cfg_.extra_env = {"FAKE_SCENARIO=oom_trial"};

@@ -212,6 +212,46 @@ TEST_F(ScoringTest, SameCodeRunsOnceAndComesFromTheCacheInTheNextRun) {
   }
 }
 
+// A task's reference serves the next call (the scorer keeps it, with the secret seeds it ran
+// with): that call's candidates skip it, and are still compared for real against it.
+TEST_F(ScoringTest, KeptReferenceServesTheNextCallWithItsSeeds) {
+  config_.use_cache = false;
+  auto scorer = OpenScorer();
+  ASSERT_TRUE(scorer);
+  auto first = scorer->Score({{kTask, "h1", kHonest, TextKind::kCode}}, {});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  const json& e1 = first->samples[0].verdict["evidence"];
+  EXPECT_EQ(first->samples[0].outcome, vocab::Outcome::kCorrect) << e1.dump();
+  EXPECT_TRUE(e1["pool"]["ran_reference"].get<bool>());
+  EXPECT_TRUE(first->samples[0].verdict["timings_ms"].contains("reference"));
+
+  // ReLU off by a sign: the kept reference's outputs must still fail it.
+  std::string wrong = kHonest;
+  wrong.replace(wrong.find("tl.maximum(x, 0.0)"), 18, "tl.minimum(x, 0.0)");
+  auto second = scorer->Score({{kTask, "h2", std::string(kHonest) + "# again\n", TextKind::kCode},
+                               {kTask, "w", wrong, TextKind::kCode}},
+                              {});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  std::map<std::string, ScoredSample> by_id;
+  for (const auto& s : second->samples) by_id[s.id] = s;
+  const json& e2 = by_id["h2"].verdict["evidence"];
+  EXPECT_EQ(by_id["h2"].outcome, vocab::Outcome::kCorrect) << by_id["h2"].verdict.dump();
+  EXPECT_FALSE(e2["pool"]["ran_reference"].get<bool>());
+  EXPECT_TRUE(e2["pool"].value("reference_kept", false)) << e2["pool"];
+  EXPECT_FALSE(by_id["h2"].verdict["timings_ms"].contains("reference"));
+  EXPECT_EQ(by_id["w"].outcome, vocab::Outcome::kIncorrect) << by_id["w"].verdict.dump();
+
+  // reference_keep_s = 0: every call runs its own.
+  config_.reference_keep_s = 0;
+  config_.db = (dir_ / "r2.db").string();
+  auto fresh = OpenScorer();
+  ASSERT_TRUE(fresh);
+  ASSERT_TRUE(fresh->Score({{kTask, "h1", kHonest, TextKind::kCode}}, {}).ok());
+  auto again = fresh->Score({{kTask, "h3", kHonest, TextKind::kCode}}, {});
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(again->samples[0].verdict["evidence"]["pool"]["ran_reference"].get<bool>());
+}
+
 TEST_F(ScoringTest, CancelledBeforeStartKeepsDecidedVerdictsOnly) {
   auto scorer = OpenScorer();
   ASSERT_TRUE(scorer);
