@@ -8,6 +8,7 @@
 #   steps: eval (bench/gpu/eval.sh), runtime (runtime_guards.sh), load (load_test.sh), kbmem (kernelbench_memory.sh),
 #          throughput (measure.sh 4), warm (warm_workers.sh), sft (bench/train/sft_bench.sh),
 #          serve (bench/serve/throughput.py, grpo_loop.py), trl (bench/serve/trl_grpo.py; carry .whl),
+#          latency (bench/serve/latency.py: one-sample requests to a warm service, small tasks),
 #          measure12 (measure.sh 1 2),
 #          synth (bench/data/synth_gpu.sh, N=$SYNTH_N tasks, default 200), grpo (bench/train/grpo_gpu.sh),
 #          demo (bench/demo/demo_gpu.sh: tritonrl demo --gpu $DEMO_FLAGS, cut 20 s before the step's limit)
@@ -43,6 +44,7 @@ for spec in "$@"; do
     demo) read -r -a demo_flags <<<"${DEMO_FLAGS:-}"
           cmd=(env OUT="$d" DEMO_LIMIT="$((limit - 20))" bench/demo/demo_gpu.sh "${demo_flags[@]}") ;;
     synth) cmd=(env OUT="$d" N="${SYNTH_N:-200}" JOBS=16 TRITONRL="$BIN/tritonrl" PY=python3 bench/data/synth_gpu.sh) ;;
+    latency) cmd=(env OUT="$d" python3 bench/serve/latency.py --device cuda --variants "${LATENCY_VARIANTS:-medium}") ;;
     serve) cmd=(bash -c "OUT=$d python3 bench/serve/throughput.py --jobs 16 --max-samples ${SERVE_SAMPLES:-120}; OUT=$d python3 bench/serve/grpo_loop.py --steps 3") ;;
     trl) # TRL's GRPOTrainer against /v1/reward (needs .whl carried): a tiny random Qwen3, then the
          # demo's SFT policy on its training tasks when the demo ran earlier in this call.
