@@ -123,9 +123,9 @@ def trial_outputs(frames):
     return out
 
 
-def test_slices_cover_the_tensor_and_hash_like_the_whole(monkeypatch):
-    # Outputs and input hashes go slice by slice: the bytes and the digest must be the whole
-    # tensor's (row-major, also for a non-contiguous view), whatever the slice size.
+def test_slices_cover_the_tensor_and_small_inputs_hash_whole(monkeypatch):
+    # Outputs go slice by slice: the bytes must be the whole tensor's (row-major, also for a
+    # non-contiguous view), whatever the slice size. A small input's digest covers every byte.
     import hashlib
 
     import torch
@@ -141,7 +141,47 @@ def test_slices_cover_the_tensor_and_hash_like_the_whole(monkeypatch):
     h.update(f"T{t.dtype}{tuple(t.shape)}".encode())
     h.update(whole)
     h.update(b"S" + b"int" + b"3")
-    assert worker._hash_inputs([t, 3]) == h.hexdigest()
+    assert worker._digest_inputs([t, 3]) == h.hexdigest()
+
+
+def test_large_input_digest_reads_edges_and_fixed_positions():
+    # Above 192 KiB the digest reads each tensor's first and last 64 KiB and 64 KiB at positions
+    # fixed by its size: the same in both workers, and every edge or sampled byte counts.
+    import torch
+    from tritonrl_runner import worker
+
+    x = torch.randn(300, 400)  # 480,000 bytes
+    d = worker._digest_inputs([x])
+    assert worker._digest_inputs([x.clone()]) == d
+    assert worker._digest_inputs([x.t().contiguous().t()]) == d  # a strided copy, same values
+    for at in (0, x.numel() - 1):
+        y = x.clone()
+        y.view(-1)[at] += 1
+        assert worker._digest_inputs([y]) != d, at
+    idx = worker._pick_cache[(x.numel() * 4, "cpu")]
+    y = x.clone()
+    y.view(-1).view(torch.uint8)[int(idx[7])] ^= 0x10
+    assert worker._digest_inputs([y]) != d
+    assert worker._digest_inputs([x.reshape(400, 300)]) != d  # the shape counts
+
+
+def test_inputs_unchanged_is_byte_exact():
+    import torch
+    from tritonrl_runner import worker
+
+    x = torch.tensor([1.0, float("nan"), 3.0])
+    copies = worker._copy_inputs([x, 5])
+    assert worker._inputs_unchanged([x, 5], copies)  # NaN bits equal: unchanged
+    x[0] = 1.0000001
+    assert not worker._inputs_unchanged([x, 5], copies)
+    z = torch.zeros(4)
+    cz = worker._copy_inputs([z])
+    z[2] = -0.0  # equal to 0.0 as a number, not as bytes
+    assert torch.equal(z, cz[0]) and not worker._inputs_unchanged([z], cz)
+    w = torch.zeros(4)
+    cw = worker._copy_inputs([w])
+    w.resize_(2)
+    assert not worker._inputs_unchanged([w], cw)
 
 
 def test_frames_round_trip():
