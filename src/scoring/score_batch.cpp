@@ -107,8 +107,8 @@ struct Scorer::Impl {
     return it->second.ref;
   }
 
-  // Keeps `ref` (replacing its task's older one), then drops the oldest while more than `jobs`
-  // references or reference_keep_mb of spilled outputs are kept.
+  // Keeps `ref` (replacing its task's older one), then drops the oldest while more than
+  // 4 x jobs references or reference_keep_mb of spilled outputs are kept.
   void Keep(const std::string& key, std::shared_ptr<const eval::ReferenceResult> ref) {
     std::uint64_t bytes = 0;
     for (const auto& t : ref->trials)
@@ -125,7 +125,7 @@ struct Scorer::Impl {
         total += it->second.bytes;
         if (it->second.at < oldest->second.at) oldest = it;
       }
-      if (kept.size() <= static_cast<std::size_t>(std::max(1, config.jobs)) && total <= budget)
+      if (kept.size() <= 4 * static_cast<std::size_t>(std::max(1, config.jobs)) && total <= budget)
         break;
       kept.erase(oldest);
     }

@@ -84,10 +84,11 @@ struct ScoringConfig {
   // is free at the pool's start.
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;
   // A task's reference run serves later calls for this long (its secret seeds with it: a
-  // candidate keeps no state between runs), so a call of a few samples skips it; at most `jobs`
-  // references and this many spilled output bytes are kept. 0 s: every call runs its own.
+  // candidate keeps no state between runs), so a call of a few samples skips it; at most
+  // 4 x jobs references (a GRPO run cycles through its tasks) and this many spilled output bytes
+  // are kept. 0 s: every call runs its own.
   double reference_keep_s = 900;
-  std::uint64_t reference_keep_mb = 2048;
+  std::uint64_t reference_keep_mb = 8192;
   std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (docs/tasks.md)
   std::string python;              // runner interpreter; default $TRITONRL_PYTHON, .venv, python3
   std::string runner;              // folder holding tritonrl_runner/; default: located
