@@ -46,6 +46,17 @@ peak_mem "$OUT/sft_ours_ckpt.log" "$BIN/tritonrl" train sft --model "$WORK/model
   --out "$WORK/ours" --device cuda --max-tokens "$T" --batch-tokens $((B * T)) --steps "$STEPS" \
   --lr 1e-4 --warmup 2 --no-progress --checkpoint-layers 2>&1 | tail -1 | tee -a "$SUMMARY"
 "$PY" "$HERE/sft_gpu.py" ours "$WORK" | tee -a "$SUMMARY"
+echo "== where a step's time goes (--phase-timing, 8 steps, device synchronised per phase)" | tee -a "$SUMMARY"
+"$BIN/tritonrl" train sft --model "$WORK/model" --data "$WORK/bench.jsonl" --out "$WORK/phases" --device cuda \
+  --max-tokens "$T" --batch-tokens $((B * T)) --steps 8 --lr 1e-4 --warmup 2 --no-progress --phase-timing \
+  >/dev/null 2>&1
+"$PY" - "$WORK/phases/metrics.jsonl" <<'PY' | tee -a "$SUMMARY"
+import json, statistics, sys
+steps = [json.loads(l) for l in open(sys.argv[1]) if '"phase_ms"' in l][3:]  # after warm-up
+keys = sorted({k for s in steps for k in s["phase_ms"]})
+print("median ms per step (steps 4-8): " + ", ".join(
+    "%s %.1f" % (k, statistics.median(s["phase_ms"].get(k, 0) for s in steps)) for k in keys))
+PY
 
 # SFT_SMALL=0 skips part 2 (the demo's --gpu setting trains builtin:small and scores it too).
 if [[ "${SFT_SMALL:-1}" == 1 ]]; then

@@ -189,6 +189,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sft->add_option("--clip", o->clip, "Gradient norm clip (0: off)")->capture_default_str();
        sft->add_flag("--checkpoint-layers", o->checkpoint_layers,
                      "Recompute layer activations in the backward pass (less memory)");
+       sft->add_flag("--phase-timing", o->phase_timing,
+                     "Synchronise the device between each step's phases and log their times "
+                     "(metrics phase_ms; slower, for profiling)");
        sft->add_option("--eval-every", o->eval_every,
                        "Held-out loss every N steps (and at the end)");
        sft->add_option("--save-every", o->save_every, "Checkpoint every N steps (and at the end)");

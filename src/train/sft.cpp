@@ -272,6 +272,18 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
       for (int32_t i : *mb) loss_tokens += (*examples)[i].loss_tokens();
     }
     const auto ts0 = Clock::now();
+    // Where a step's time goes (--phase-timing): the device is synchronised at each mark, so
+    // each phase's own kernels are in its time.
+    std::map<std::string, double> phase_ms;
+    auto phase_t = Clock::now();
+    auto mark = [&](const char* name) {
+      if (!o.phase_timing) return;
+      if (device->is_cuda())
+        (void)at::zeros({1}, at::TensorOptions().device(*device)).item<float>();
+      const auto now = Clock::now();
+      phase_ms[name] += std::chrono::duration<double, std::milli>(now - phase_t).count();
+      phase_t = now;
+    };
     for (const Param& p : t.params) p.value.mutable_grad().reset();
     at::Tensor loss_sum = at::zeros({}, at::TensorOptions().dtype(at::kFloat).device(*device));
     int64_t step_tokens = 0;
@@ -289,11 +301,14 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
       }
       TokenBatch b = MakeBatch(rows, from, *device);
       step_tokens += b.real_tokens;
+      mark("batch");
       model::Qwen3Model view = ComputeView(t);
       at::Tensor loss = ScoredLogProbs(view, b, o.checkpoint_layers).sum().neg() /
                         static_cast<double>(loss_tokens);
+      mark("forward");
       loss.backward();
       loss_sum += loss.detach();
+      mark("backward");
     }
     if (dist.active()) {
       TRITONRL_RETURN_IF_ERROR(AllReduceGradients(dist, t));
@@ -303,10 +318,13 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
       TRITONRL_RETURN_IF_ERROR(AllReduceSum(dist, {totals}));
       loss_sum = totals[0].to(loss_sum.device(), at::kFloat);
       step_tokens = static_cast<int64_t>(totals[1].item<double>());
+      mark("allreduce");
     }
     const double grad_norm = ClipGradNorm(t, o.clip);
+    mark("clip");
     const double lr = CosineLr(step, o.warmup, total_steps, o.lr, o.min_lr_ratio);
     AdamWStep(t, adam, lr, ao);
+    mark("optimizer");
     const double loss = loss_sum.item<double>();  // synchronises: the step is done
     ++step;
     const double step_s = Since(ts0);
@@ -316,15 +334,17 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
     if (first) summary.first_loss = loss;
     first = false;
     summary.last_loss = loss;
-    log({{"step", step},
-         {"epoch", epoch},
-         {"loss", loss},
-         {"lr", lr},
-         {"grad_norm", grad_norm},
-         {"tokens", step_tokens},
-         {"loss_tokens", loss_tokens},
-         {"tokens_per_s", step_tokens / std::max(step_s, 1e-9)},
-         {"elapsed_s", Since(t0)}});
+    nlohmann::json line = {{"step", step},
+                           {"epoch", epoch},
+                           {"loss", loss},
+                           {"lr", lr},
+                           {"grad_norm", grad_norm},
+                           {"tokens", step_tokens},
+                           {"loss_tokens", loss_tokens},
+                           {"tokens_per_s", step_tokens / std::max(step_s, 1e-9)},
+                           {"elapsed_s", Since(t0)}};
+    if (o.phase_timing) line["phase_ms"] = phase_ms;
+    log(line);
     const double eta = (total_steps - step) * Since(t0) / static_cast<double>(step - first_step);
     char stats[96];
     std::snprintf(stats, sizeof stats, "loss %.4f %.0f tok/s", loss, tok_s);

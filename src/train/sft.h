@@ -34,6 +34,9 @@ struct SftOptions {
   double beta1 = 0.9, beta2 = 0.95, adam_eps = 1e-8;
   double clip = 1.0;  // <= 0: no clipping
   bool checkpoint_layers = false;
+  // Synchronise the device between a step's phases and log each one's milliseconds
+  // (metrics "phase_ms": batch, forward, backward, allreduce, clip, optimizer); slower.
+  bool phase_timing = false;
   int64_t eval_every = 0;      // steps; 0: at the end only (when eval_data is set)
   int64_t save_every = 0;      // steps; 0: at the end only
   uint64_t seed = 0;           // builtin weights and the data order

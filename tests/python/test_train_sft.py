@@ -135,6 +135,24 @@ COMMON = ["--model", "builtin:tiny", "--max-tokens", 1280, "--batch-tokens", 512
           "--warmup", 3, "--seed", 1]
 
 
+def test_phase_timing_splits_each_step(tmp_path):
+    # --phase-timing: each step's line says where its time went, phase by phase.
+    data, _ = suite(tmp_path)
+    out = tmp_path / "run"
+    train(*COMMON, "--data", data, "--steps", 3, "--phase-timing", "--out", out)
+    steps, _ = metrics(out)
+    assert len(steps) == 3
+    for s in steps:
+        ph = s["phase_ms"]
+        assert set(ph) == {"batch", "forward", "backward", "clip", "optimizer"}, ph
+        assert all(v >= 0 for v in ph.values()) and ph["forward"] > 0 and ph["backward"] > 0, ph
+        step_ms = s["tokens"] / s["tokens_per_s"] * 1000  # the step's own clock
+        assert sum(ph.values()) <= step_ms * 1.01 + 1, (ph, step_ms)
+    plain = tmp_path / "plain"
+    train(*COMMON, "--data", data, "--steps", 1, "--out", plain)
+    assert "phase_ms" not in metrics(plain)[0][0]
+
+
 def test_tiny_learns_suite_records_and_checkpoint_reloads(tmp_path):
     data, held = suite(tmp_path)
     out = tmp_path / "run"
