@@ -60,13 +60,14 @@ class LaunchRecorder:
         orig_bench = self._autotuner_cls._bench
 
         def jit_run(self, *args, grid, warmup, **kwargs):
+            outer = rec._span_fn  # a launch from inside another's grid callable or hook
             if not warmup:
                 rec._before_launch(args, kwargs)
                 rec._span_fn = self.fn  # the launch hooks below bracket this function's launch
             try:
                 kernel = orig_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
             finally:
-                rec._span_fn = None
+                rec._span_fn = outer
             if not warmup:
                 rec._record(self.fn)
                 rec._after_launch()
