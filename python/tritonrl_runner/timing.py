@@ -235,8 +235,11 @@ def _event_share(clock: TrustedClock, model, calls: list, recorder, cand_file, h
     if not recorder.hooks_alone():
         return None
     stream = clock.current_stream()
+    off_stream = [False]  # a launch while another stream was current: its work is not in our span
 
     def mark():
+        if clock.current_stream() != stream:
+            off_stream[0] = True
         ev = clock.event_cls(enable_timing=True)
         clock.record(ev, stream)
         return ev
@@ -269,6 +272,8 @@ def _event_share(clock: TrustedClock, model, calls: list, recorder, cand_file, h
             cover_us = min(cover_us * 4, _MAX_COVER_US)
             cycles = clock.cover_cycles(cover_us)
         else:
+            return None
+        if off_stream[0]:
             return None
         total += float(clock.elapsed(start, end))
         for fn, before, after in recorder.spans:

@@ -29,7 +29,8 @@ class Clock:
         self.started_early = started_early  # the device reached the call before it was queued
         self.event_cls = Event
         self.sleeps = []
-    def current_stream(self): return "stream0"
+        self.cur = "stream0"
+    def current_stream(self): return self.cur
     def record(self, ev, stream): ev.t = now[0]
     def ev_query(self, ev): return self.started_early
     def ev_sync(self, ev): pass
@@ -66,6 +67,10 @@ def model(work):
         for kind, ms in work:
             if kind == "own":
                 launch(own, ms)
+            elif kind == "own_side":  # launched while another stream is current
+                clock.cur = "side"
+                launch(own, ms)
+                clock.cur = "stream0"
             elif kind == "foreign":
                 launch(foreign, ms)
             else:  # torch's own kernels, or anything outside a launch
@@ -115,6 +120,12 @@ def test_an_uncovered_call_leaves_the_share_to_the_profiler():
     r = run_case({"work": [["own", 1.0]], "started_early": True, "host_ms": 1.0})
     assert r["got"] is None
     assert r["sleeps"] == [3000, 12000, 48000]  # 3 ms, then four times longer, three tries
+
+
+def test_a_launch_on_another_stream_leaves_the_share_to_the_profiler():
+    # Its kernel would run outside the span the events measure.
+    r = run_case({"work": [["own", 1.0], ["own_side", 1.0], ["torch", 5.0]]})
+    assert r["got"] is None
 
 
 def test_a_foreign_launch_hook_leaves_the_share_to_the_profiler():
