@@ -101,6 +101,11 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "Comma-separated variants to run, of those each task has (default: cpu "
                       "small, cuda all)")
            ->delimiter(',');
+       sub.add_option("--reference-keep-s", sc.reference_keep_s,
+                      "Seconds a task's reference (and its secret seeds) serves later requests "
+                      "(0: every request runs its own)")
+           ->check(CLI::NonNegativeNumber)
+           ->capture_default_str();
        sub.add_option("--timing-trials", sc.timing_trials, "Timed calls per side (GPU)")
            ->capture_default_str();
        sub.add_option("--baseline", sc.baseline, "eager or compile")->capture_default_str();

@@ -39,7 +39,7 @@ class Server:
         self.log = open(os.path.join(state, "server.log"), "ab")
         args = [BIN, "serve", "--tasks", TASKS, "--port", "0", "--port-file", self.port_file,
                 "--state-dir", state, "--device", "cpu", "--jobs", JOBS, "--stage-timeout", "120",
-                "--max-eval-batch", "16", "--request-timeout", "900", *extra]
+                "--max-eval-batch", "16", "--request-timeout", "900", "--reference-keep-s", "600", *extra]
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=self.log, env=env)
         deadline = time.time() + 300
         while not os.path.exists(self.port_file):
@@ -225,6 +225,19 @@ def check_evaluate(s):
     return job
 
 
+def check_kept_reference(s):
+    # A later request on a task the server has scored finds its reference kept (--reference-keep-s):
+    # no reference run of its own, and still a real comparison.
+    code = corpus("legit/relu_basic.py") + "\n# a later request\n"
+    status, r = s.request("POST", "/v1/evaluate", {"samples": [{"task": "level1/1_ReLU", "id": "again", "code": code}]})
+    assert status == 202, r
+    v = wait_job(s, r["job"])["results"][0]
+    assert v["outcome"] == "correct", v
+    assert v["evidence"]["pool"].get("reference_kept") is True, v["evidence"].get("pool")
+    assert "reference" not in v["timings_ms"], v["timings_ms"]
+    print("kept reference: ok")
+
+
 def check_reward(s):
     honest = corpus("legit/relu_basic.py")
     output = "<think>one program per block of 1024 elements</think>\n```python\n" + honest + "```\n"
@@ -369,6 +382,7 @@ def main():
             check_hostile(s)
             check_concurrent(s)
             first_job = check_evaluate(s)
+            check_kept_reference(s)
             check_reward(s)
             check_metrics(s)
             if HAVE_TORCH:
