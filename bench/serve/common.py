@@ -3,8 +3,20 @@ standard library only."""
 import json
 import os
 import subprocess
+import tempfile
 import time
 import urllib.request
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def bench_dirs():
+    """(folder of the tritonrl binary: $BIN or build/, output folder: $OUT or a new one, created,
+    a new scratch folder) of one benchmark run."""
+    bin_dir = os.environ.get("BIN", os.path.join(ROOT, "build"))
+    out = os.environ.get("OUT") or tempfile.mkdtemp()
+    os.makedirs(out, exist_ok=True)
+    return bin_dir, out, tempfile.mkdtemp()
 
 
 class Server:

@@ -16,13 +16,12 @@ import argparse
 import json
 import os
 import sys
-import tempfile
 import time
 
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Server  # noqa: E402
+from common import Server, bench_dirs  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TASKS = {
@@ -60,10 +59,7 @@ def main():
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--max-new-tokens", type=int, default=64)
     args = ap.parse_args()
-    bin_dir = os.environ.get("BIN", os.path.join(ROOT, "build"))
-    out = os.environ.get("OUT", tempfile.mkdtemp())
-    os.makedirs(out, exist_ok=True)
-    tmp = tempfile.mkdtemp()
+    bin_dir, out, tmp = bench_dirs()
 
     from transformers import Qwen3Config, Qwen3ForCausalLM
     torch.manual_seed(0)

@@ -14,11 +14,10 @@ import json
 import os
 import statistics
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Server  # noqa: E402
+from common import Server, bench_dirs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SMALL = ["level1/1_ReLU", "level1/2_AddBroadcast", "level1/3_Softmax", "level1/4_RowSum", "level1/10_SiLU",
@@ -33,10 +32,7 @@ def main():
     ap.add_argument("--tasks", default=",".join(SMALL))
     ap.add_argument("--jobs", type=int, default=16)
     args = ap.parse_args()
-    bin_dir = os.environ.get("BIN", os.path.join(ROOT, "build"))
-    out = os.environ.get("OUT", tempfile.mkdtemp())
-    os.makedirs(out, exist_ok=True)
-    tmp = tempfile.mkdtemp()
+    bin_dir, out, tmp = bench_dirs()
     server = Server(bin_dir, os.path.join(tmp, "state"),
                     ["--tasks", os.path.join(ROOT, "tasks"), "--device", args.device, "--jobs", str(args.jobs),
                      "--no-cache", "--work-dir", os.path.join(tmp, "work")] +

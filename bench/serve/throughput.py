@@ -16,11 +16,10 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Server  # noqa: E402
+from common import Server, bench_dirs  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -36,10 +35,7 @@ def main():
     ap.add_argument("--max-samples", type=int, default=0,
                     help="score every n-th sample so that at most this many remain (0 = all)")
     args = ap.parse_args()
-    bin_dir = os.environ.get("BIN", os.path.join(ROOT, "build"))
-    out = os.environ.get("OUT", tempfile.mkdtemp())
-    os.makedirs(out, exist_ok=True)
-    tmp = tempfile.mkdtemp()
+    bin_dir, out, tmp = bench_dirs()
     tritonrl = os.path.join(bin_dir, "tritonrl")
 
     samples_path = args.samples
