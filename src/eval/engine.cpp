@@ -478,7 +478,6 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
   CandidateChecker checker(cfg, ref);
   const WorkerRun run = DriveWorker(cfg, req, *dir, &ref, checker);
   v.sandbox = run.fin.sandbox.ToJson();
-  v.timings_ms["reference"] = ref.ms;
   for (const auto& [stage, ms] : run.stage_ms) {
     if (stage == "trial") v.timings_ms["correctness"] = ms;
     if (stage == "startup" || stage == "import" || stage == "build") v.timings_ms[stage] = ms;
@@ -486,7 +485,6 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
   v.timings_ms["worker_wall"] = run.wall_ms;
   // Where the workers' time went, by their own account (diagnostic, see WorkerRun::phase_ms).
   for (const auto& [name, ms] : run.phase_ms) v.timings_ms["phase_" + name] = ms;
-  for (const auto& [name, ms] : ref.phase_ms) v.timings_ms["reference_phase_" + name] = ms;
 
   // Evidence from whatever frames arrived (all untrusted after the import), checked as they came.
   const TrialCheck& c = checker.result();

@@ -1,6 +1,5 @@
 #include "eval/pool.h"
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -134,13 +133,14 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
   // first job of a task whose reference nobody runs yet (this thread runs it), while fewer than
   // `n` references are live; else none (wait). A thread blocks only when every runnable job waits
   // on a reference in flight.
+  auto take = [&](std::size_t k) {
+    const std::size_t i = pending[k];
+    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
+    return i;
+  };
   auto pick = [&](bool& run_reference) -> std::optional<std::size_t> {
     for (std::size_t k = 0; k < pending.size(); ++k) {
-      if (slots.at(jobs[pending[k]].task_path)->state == ReferenceSlot::kReady) {
-        const std::size_t i = pending[k];
-        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
-        return i;
-      }
+      if (slots.at(jobs[pending[k]].task_path)->state == ReferenceSlot::kReady) return take(k);
     }
     if (live >= n) return std::nullopt;
     for (std::size_t k = 0; k < pending.size(); ++k) {
@@ -149,9 +149,7 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
         slot->state = ReferenceSlot::kRunning;
         ++live;
         run_reference = true;
-        const std::size_t i = pending[k];
-        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
-        return i;
+        return take(k);
       }
     }
     return std::nullopt;
@@ -211,12 +209,10 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
       if (slot->kept) {
         // The reference ran for an earlier run: none of its time is this sample's.
         v.evidence["pool"]["reference_kept"] = true;
-        for (auto it = v.timings_ms.begin(); it != v.timings_ms.end();) {
-          if (it.key() == "reference" || it.key().rfind("reference_phase_", 0) == 0)
-            it = v.timings_ms.erase(it);
-          else
-            ++it;
-        }
+      } else if (ref->ok) {
+        // The task's reference run in this pool, shared by its samples (and its worker's phases).
+        v.timings_ms["reference"] = ref->ms;
+        for (const auto& [name, ms] : ref->phase_ms) v.timings_ms["reference_phase_" + name] = ms;
       }
       v.sample = job.sample_id;
       v.task = job.task_id;
