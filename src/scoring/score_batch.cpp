@@ -110,10 +110,8 @@ struct Scorer::Impl {
   // Keeps `ref` (replacing its task's older one), then drops the oldest while more than
   // 4 x jobs references or reference_keep_mb of spilled outputs are kept.
   void Keep(const std::string& key, std::shared_ptr<const eval::ReferenceResult> ref) {
-    std::uint64_t bytes = 0;
-    for (const auto& t : ref->trials)
-      for (const auto& o : t.outputs)
-        bytes += static_cast<std::uint64_t>(std::max<int64_t>(0, o.nbytes));
+    const std::uint64_t bytes =
+        ref->spill ? static_cast<std::uint64_t>(std::max<std::int64_t>(0, ref->spill->size())) : 0;
     const std::uint64_t budget = config.reference_keep_mb << 20;
     if (bytes > budget) return;
     std::lock_guard<std::mutex> lock(kept_mu);
