@@ -60,12 +60,17 @@ def _ms(t0: float) -> float:
 SLICE_BYTES = 4 << 20
 
 
+def _flat_bytes(t):
+    """The tensor's bytes, row-major, as a flat uint8 tensor on its device."""
+    import torch
+
+    return t.detach().contiguous().reshape(-1).view(torch.uint8)
+
+
 def _byte_slices(t):
     """The tensor's bytes (row-major, little-endian) as buffers of at most SLICE_BYTES, each
     copied to the host on its own."""
-    import torch
-
-    flat = t.detach().contiguous().reshape(-1).view(torch.uint8)
+    flat = _flat_bytes(t)
     for at in range(0, flat.numel(), SLICE_BYTES):
         part = flat[at:at + SLICE_BYTES]
         if part.device.type != "cpu":
@@ -76,12 +81,6 @@ def _byte_slices(t):
 _DIGEST_EDGE = 1 << 16  # bytes of each tensor's head and tail in the digest
 _DIGEST_PICKS = 1 << 16  # bytes at positions fixed by the tensor's size
 _pick_cache: dict = {}
-
-
-def _flat_bytes(t):
-    import torch
-
-    return t.detach().contiguous().reshape(-1).view(torch.uint8)
 
 
 def _digest_inputs(inputs) -> str:
