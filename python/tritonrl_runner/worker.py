@@ -16,7 +16,9 @@ malloc perturb byte for the candidate, 0 = off), tolerance_policy ("ours" |
 "kernelbench" | "kernelbench-v0", taskmod.tolerance).
 
 Frames sent: hello, variants, stage (import / build), trial (a header, then
-each tensor output's bytes as slice frames of at most SLICE_BYTES), error, done.
+each tensor output's bytes as slice frames of at most SLICE_BYTES), error, done;
+and, from a candidate on the GPU at any time, progress (a Triton compile's start
+and end, for the engine's idle deadline).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import ctypes
 import hashlib
 import os
 import sys
+import threading
 import time
 import traceback
 
@@ -164,9 +167,30 @@ class Worker:
         self.poison = guard.poison_byte()
         self.monitor = None
         self.thread_ban = "off"
+        self._send_lock = threading.Lock()
 
     def send(self, header: dict, payload: bytes = b"") -> None:
-        write_frame(self.out_fd, header, payload)
+        with self._send_lock:  # Triton's async compile mode may report from another thread
+            write_frame(self.out_fd, header, payload)
+
+    def _report_compiles(self) -> None:
+        """Tell the engine when Triton starts and ends a compile: its idle deadline
+        (worker_driver.cpp) then waits for a long first-call compile but not for a candidate
+        that spins or hangs. Forged or suppressed reports only move the candidate's own deadline
+        within its stage limit."""
+        import triton.knobs as knobs
+
+        send = self.send
+
+        def compile_start(**_):
+            send({"type": "progress", "what": "compile_start"})
+            return None  # falsy: Triton goes on and compiles
+
+        def compile_end(**_):
+            send({"type": "progress", "what": "compile_end"})
+
+        knobs.runtime.jit_cache_hook = compile_start
+        knobs.runtime.jit_post_compile_hook = compile_end
 
     def error(self, exc: BaseException) -> None:
         tb = traceback.format_exception(exc)
@@ -226,6 +250,8 @@ class Worker:
         cand_file = None
         if self.role == "candidate":
             recorder = hooks.LaunchRecorder()
+            if device.type == "cuda":
+                self._report_compiles()
             audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder,
                                   os.path.realpath(req["candidate_path"]))
             # Guards the candidate cannot lift: no thread after this point (CPU), and every call

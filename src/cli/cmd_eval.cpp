@@ -46,6 +46,7 @@ struct Options {
   int large_trials = 2;               // correctness trials of the 'large' variant
   std::vector<std::string> variants;  // of those a task has; empty: the device's default
   double stage_timeout = 0;           // seconds; 0 = defaults
+  double idle_timeout = 30;           // seconds; 0 = off (GPU only)
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;  // 0: what is free at start
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
   bool cold_workers = false;       // a fresh interpreter per worker instead of a fork of the zygote
@@ -71,6 +72,7 @@ sc::ScoringConfig ToScoringConfig(const Options& o) {
   c.no_timing = o.no_timing;
   c.cpu_timing = o.cpu_timing;
   c.stage_timeout_s = o.stage_timeout;
+  c.idle_timeout_s = o.idle_timeout;
   c.use_cache = !o.no_cache;
   c.static_stage = !o.no_static;
   c.sandbox = !o.no_sandbox;
@@ -375,6 +377,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                     "TEST ONLY: run the timing stage on the CPU (host clock; numbers meaningless)");
        sub.add_option("--stage-timeout", o->stage_timeout,
                       "seconds allowed per import, build and trial stage");
+       sub.add_option("--idle-timeout", o->idle_timeout,
+                      "GPU: seconds a candidate's stage may pass with no progress and no Triton "
+                      "compile before it times out (default 30; 0: off)");
        sub.add_option("--python", o->python,
                       "the runner's interpreter (default: $TRITONRL_PYTHON, .venv, python3)");
        sub.add_option("--runner", o->runner, "folder holding tritonrl_runner/");

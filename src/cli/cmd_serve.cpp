@@ -113,6 +113,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--stage-timeout", sc.stage_timeout_s,
                       "Seconds per import, build and trial stage (0: the engine's defaults)")
            ->capture_default_str();
+       sub.add_option("--idle-timeout", sc.idle_timeout_s,
+                      "GPU: seconds a candidate's stage may pass with no progress and no Triton "
+                      "compile (0: off)")
+           ->capture_default_str();
        sub.add_flag(
            "--no-cache", [&sc](int64_t) { sc.use_cache = false; },
            "Never reuse verdicts of identical earlier work");

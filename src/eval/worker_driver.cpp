@@ -78,10 +78,12 @@ class Driver {
         // serialised resource); the reference's own phase is bounded by the timeout alone.
         timing_limit_(candidate_ && reference->timing
                           ? CandidateTimingBudget(cfg.timing, reference->timing->parent_ms)
-                          : cfg.timing.timeout) {}
+                          : cfg.timing.timeout),
+        idle_limit_(candidate_ ? IdleLimit(cfg, *reference) : std::chrono::milliseconds(0)) {}
 
   Stop Run(const json& request) {
     Send(request);
+    frame_t_ = Clock::now();
     for (;;) {
       const Clock::time_point deadline =
           send_failed_until_ ? std::min(Deadline(), *send_failed_until_) : Deadline();
@@ -93,11 +95,18 @@ class Driver {
       if (rr.kind == ReadKind::kEof)
         return {WorkerEnd::kEof, send_failed_until_ ? send_error_ : rr.error};
       if (rr.kind == ReadKind::kMalformed) return {WorkerEnd::kMalformed, rr.error};
-      if (GetString(rr.frame.header, "type") == "error") {
+      const std::string type = GetString(rr.frame.header, "type");
+      if (type == "error") {
         run_.error_frame = rr.frame;
         return {WorkerEnd::kError, ""};
       }
+      if (type == "progress") {  // moves the idle deadline only; the stage's limit stays put
+        OnProgress(rr.frame);
+        continue;
+      }
       if (Step s = Dispatch(rr.frame)) return *s;
+      frame_t_ = Clock::now();
+      compiling_ = false;
     }
   }
 
@@ -128,16 +137,52 @@ class Driver {
     return Stop{WorkerEnd::kProtocol, "unknown state"};
   }
 
+  // The reference's whole forward time x 20, at least EngineConfig::trial_idle_timeout; zero
+  // (no idle deadline) when that is off.
+  static std::chrono::milliseconds IdleLimit(const EngineConfig& cfg, const ReferenceResult& ref) {
+    if (cfg.trial_idle_timeout.count() <= 0) return std::chrono::milliseconds(0);
+    const auto forward = ref.phase_ms.find("forward");
+    const double scaled = forward == ref.phase_ms.end() ? 0 : 20 * forward->second;
+    return std::max(cfg.trial_idle_timeout,
+                    std::chrono::milliseconds(static_cast<long long>(std::min(scaled, 1e9))));
+  }
+
+  // The limit of the current stage, counted from the last protocol frame.
+  std::chrono::milliseconds StageLimit() const {
+    return state_ == WorkerState::kStartup   ? cfg_.startup_timeout
+           : state_ == WorkerState::kImport  ? cfg_.import_timeout
+           : state_ == WorkerState::kBuild   ? cfg_.build_timeout
+           : state_ == WorkerState::kProfile ? cfg_.timing.timeout
+                                             : cfg_.trial_timeout;
+  }
+
   Clock::time_point Deadline() const {
     // The timed phase has one deadline however many frames it takes, and so have a trial's slices.
     if (state_ == WorkerState::kTiming) return go_t0_ + timing_limit_;
     if (state_ == WorkerState::kSlices) return slices_deadline_;
-    const auto limit = state_ == WorkerState::kStartup   ? cfg_.startup_timeout
-                       : state_ == WorkerState::kImport  ? cfg_.import_timeout
-                       : state_ == WorkerState::kBuild   ? cfg_.build_timeout
-                       : state_ == WorkerState::kProfile ? cfg_.timing.timeout
-                                                         : cfg_.trial_timeout;
-    return Clock::now() + limit;
+    const Clock::time_point cap = frame_t_ + StageLimit();
+    if (!IdleApplies() || compiling_) return cap;
+    return std::min(cap, std::max(frame_t_, progress_t_) + idle_limit_);
+  }
+
+  // A candidate's import, build and trials stop early when nothing happens: no frame and no
+  // Triton compile for idle_limit_ (a hung kernel or a spinning loop costs that, not the whole
+  // stage limit). A compile in progress gets the stage limit.
+  bool IdleApplies() const {
+    return idle_limit_.count() > 0 &&
+           (state_ == WorkerState::kImport || state_ == WorkerState::kBuild ||
+            state_ == WorkerState::kTrial);
+  }
+
+  // The worker's Triton compile hooks (worker.py) say when a compile starts and ends. The
+  // candidate can forge these frames, which buys at most the stage limit it would have had
+  // anyway.
+  void OnProgress(const Frame& f) {
+    if (!IdleApplies()) return;
+    const std::string what = GetString(f.header, "what");
+    if (what != "compile_start" && what != "compile_end") return;
+    compiling_ = what == "compile_start";
+    progress_t_ = Clock::now();
   }
 
   // A frame of the expected type (and stage), or a protocol violation.
@@ -349,6 +394,11 @@ class Driver {
                           timing_limit_.count(), cfg_.timing.slow_factor,
                           cfg_.timing.slow_floor.count())};
     }
+    if (IdleApplies() && Clock::now() < frame_t_ + StageLimit()) {
+      return {WorkerEnd::kTimeout,
+              fmt::format("nothing happened for {} ms in stage {} (no frame, no Triton compile)",
+                          idle_limit_.count(), StateName(state_))};
+    }
     return {WorkerEnd::kTimeout, ""};
   }
 
@@ -359,6 +409,10 @@ class Driver {
   Child& child_;
   WorkerRun& run_;
   const std::chrono::milliseconds timing_limit_;
+  const std::chrono::milliseconds idle_limit_;  // 0: no idle deadline (see IdleApplies)
+  Clock::time_point frame_t_ = Clock::now();    // the last protocol frame: stage limits count
+  Clock::time_point progress_t_{};              // the last progress frame
+  bool compiling_ = false;                      // between compile_start and compile_end
   WorkerState state_ = WorkerState::kStartup;
   std::string buffer_;
   bool hello_ = false;

@@ -2,6 +2,8 @@
 // frame sequence, one deadline per stage:
 //   hello, variants, [stage import], per variant: stage build, per trial: trial + slices,
 //   [stage timing_ready, go, call..., timing, profile], done.
+// A candidate may also send "progress" frames (Triton compiles) at any time: they move its idle
+// deadline (EngineConfig::trial_idle_timeout) and nothing else.
 // Each state is one function that accepts or rejects the next frame; every
 // accepted frame goes to a TrialSink (src/eval/trial_check.h), which spills the
 // reference's outputs or checks the candidate's. A candidate learns each trial's

@@ -53,6 +53,8 @@ Status ValidateConfig(const ScoringConfig& c) {
   if (!(c.slow_factor > 0) || !(c.slow_floor_s >= 0))
     return Status::InvalidArgument("--slow-factor must be positive and --slow-floor not negative");
   if (c.stage_timeout_s < 0) return Status::InvalidArgument("--stage-timeout must not be negative");
+  if (!(c.idle_timeout_s >= 0))
+    return Status::InvalidArgument("--idle-timeout must not be negative");
   return Status::Ok();
 }
 
@@ -121,6 +123,10 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
     const auto t = std::chrono::milliseconds(static_cast<long long>(o.stage_timeout_s * 1000));
     cfg.import_timeout = cfg.build_timeout = cfg.trial_timeout = t;
   }
+  if (device != "cpu") {
+    cfg.trial_idle_timeout =
+        std::chrono::milliseconds(static_cast<long long>(std::min(o.idle_timeout_s, 1e6) * 1000));
+  }
   if (cfg.sandbox.enabled && cfg.sandbox.seccomp) {
     auto prog = eval::BuildSeccompProgram(cfg.sandbox.forbid_fork);
     if (prog.ok()) {
@@ -149,6 +155,7 @@ nlohmann::json RunConfigJson(const ScoringConfig& o, const std::string& device) 
           {"tolerance", o.tolerance},
           {"sandbox", o.sandbox},
           {"stage_timeout_s", o.stage_timeout_s},
+          {"idle_timeout_s", o.idle_timeout_s},
           {"timing_trials", o.timing_trials},
           {"baseline", o.baseline},
           {"lazy_threshold", o.lazy_threshold},

@@ -75,11 +75,14 @@ struct ScoringConfig {
   bool no_timing = false;
   bool cpu_timing = false;     // TEST ONLY: time on the CPU (numbers meaningless)
   double stage_timeout_s = 0;  // per import, build and trial stage; 0 = the engine's defaults
-  bool use_cache = true;       // reuse verdicts of identical work from any earlier run
-  bool static_stage = true;    // false is TEST ONLY (fault injection reaches the runtime)
-  bool sandbox = true;         // false is TEST ONLY
-  bool keep_work = false;      // keep the workers' folders and logs (debugging)
-  bool cold_workers = false;   // a fresh interpreter per worker instead of a fork of the zygote
+  // GPU only: a candidate's stage with no frame and no Triton compile for this long times out
+  // (EngineConfig::trial_idle_timeout); 0 = off.
+  double idle_timeout_s = 30;
+  bool use_cache = true;      // reuse verdicts of identical work from any earlier run
+  bool static_stage = true;   // false is TEST ONLY (fault injection reaches the runtime)
+  bool sandbox = true;        // false is TEST ONLY
+  bool keep_work = false;     // keep the workers' folders and logs (debugging)
+  bool cold_workers = false;  // a fresh interpreter per worker instead of a fork of the zygote
   // Admission control (eval/admission.h): memory the workers may hold at once; 0 = 90% of what
   // is free at the pool's start.
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <set>
@@ -123,6 +124,43 @@ TEST_F(EngineTest, HangIsATimeout) {
   EXPECT_EQ(v.outcome, "timeout");
   ASSERT_FALSE(v.reasons.empty());
   EXPECT_EQ(v.reasons[0].code, "stage_timeout");
+}
+
+// With an idle limit, a hung trial ends at that limit, not the stage's; a compile in flight is
+// waited for; progress frames never move the stage limit itself.
+TEST_F(EngineTest, IdleDeadlineEndsAHangEarlyAndWaitsForACompile) {
+  cfg_.trial_idle_timeout = std::chrono::milliseconds(300);
+  cfg_.trial_timeout = std::chrono::milliseconds(4000);
+  const auto timed = [&](const std::string& scenario, double& ms) {
+    const auto t0 = std::chrono::steady_clock::now();
+    Verdict v = Run(scenario);
+    ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return v;
+  };
+  double ms = 0;
+  const Verdict spin = timed("spin_trial", ms);
+  EXPECT_EQ(spin.outcome, "timeout");
+  ASSERT_FALSE(spin.reasons.empty());
+  EXPECT_EQ(spin.reasons[0].code, "stage_timeout");
+  EXPECT_NE(spin.reasons[0].message.find("nothing happened for 300 ms"), std::string::npos)
+      << spin.reasons[0].message;
+  EXPECT_LT(ms, 3000);
+
+  // 900 ms of compile with a 300 ms idle limit.
+  EXPECT_EQ(Run("compile_then_trial").outcome, "correct");
+
+  const Verdict forged = timed("forged_compile", ms);
+  EXPECT_EQ(forged.outcome, "timeout");
+  EXPECT_GE(ms, 4000);
+  const Verdict flood = timed("progress_flood", ms);
+  EXPECT_EQ(flood.outcome, "timeout");
+  EXPECT_GE(ms, 4000);
+  EXPECT_LT(ms, 30000);
+
+  cfg_.trial_idle_timeout = std::chrono::milliseconds(0);  // off: the stage limit alone
+  const Verdict off = timed("spin_trial", ms);
+  EXPECT_EQ(off.outcome, "timeout");
+  EXPECT_GE(ms, 4000);
 }
 
 TEST_F(EngineTest, ForgedOrMalformedFramesFail) {

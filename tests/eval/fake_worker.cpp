@@ -105,6 +105,27 @@ int main() {
         return 3;
       seed = f->header["seed"].get<std::int64_t>();
     }
+    // The idle deadline (EngineConfig::trial_idle_timeout): a trial that spins, one that
+    // compiles for longer than the idle limit, one that claims a compile and hangs, and one that
+    // reports progress forever.
+    if (sc == "spin_trial") {
+      for (;;) pause();
+    }
+    if (sc == "compile_then_trial" && index == 0) {
+      Send({{"type", "progress"}, {"what", "compile_start"}});
+      usleep(900 * 1000);
+      Send({{"type", "progress"}, {"what", "compile_end"}});
+    }
+    if (sc == "forged_compile") {
+      Send({{"type", "progress"}, {"what", "compile_start"}});
+      for (;;) pause();
+    }
+    if (sc == "progress_flood") {
+      for (;;) {
+        Send({{"type", "progress"}, {"what", "compile_end"}});
+        usleep(100 * 1000);
+      }
+    }
     if (sc == "oom_trial") {
       Send({{"type", "error"},
             {"stage", "trial"},

@@ -184,6 +184,29 @@ def test_inputs_unchanged_is_byte_exact():
     assert not worker._inputs_unchanged([w], cw)
 
 
+def test_compile_reports_go_to_the_engine_and_let_triton_compile():
+    # On the GPU a candidate's worker reports each Triton compile (the engine's idle deadline
+    # waits for it); the cache hook must return falsy, or Triton would skip the compile.
+    import triton.knobs as knobs
+    from tritonrl_runner import worker
+
+    r, w = os.pipe()
+    saved = knobs.runtime.jit_cache_hook, knobs.runtime.jit_post_compile_hook
+    try:
+        wk = worker.Worker(w, {"role": "candidate"})
+        wk._report_compiles()
+        kwargs = {"key": "k", "repr": "kernel[...]", "fn": None, "compile": {}, "is_manual_warmup": False,
+                  "already_compiled": False}
+        assert not knobs.runtime.jit_cache_hook(**kwargs)
+        knobs.runtime.jit_post_compile_hook(**kwargs)
+        assert [read_frame(r)[0] for _ in range(2)] == [{"type": "progress", "what": "compile_start"},
+                                                        {"type": "progress", "what": "compile_end"}]
+    finally:
+        knobs.runtime.jit_cache_hook, knobs.runtime.jit_post_compile_hook = saved
+        os.close(r)
+        os.close(w)
+
+
 def test_frames_round_trip():
     r, w = os.pipe()
     write_frame(w, {"type": "trial", "n": 1}, b"\x00\x01\x02")
