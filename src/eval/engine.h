@@ -68,9 +68,10 @@ struct EngineConfig {
   std::chrono::milliseconds build_timeout{60000};     // ModelNew(...) per variant
   std::chrono::milliseconds trial_timeout{120000};    // one forward call, incl. first-call compile
   // A candidate's import, build or trial that shows no progress (no frame, no Triton compile in
-  // flight) for this long, or 20x the reference's forward time if longer, times out before the
-  // stage limit: a hung sample must not hold a GRPO step for two minutes. 0: off (the CPU
-  // interpreter reports no compiles, and its trials are slow).
+  // flight) for this long, or 20x the reference's forward time or 2x its worker's run if longer
+  // (IdleLimit, worker_driver.cpp), times out before the stage limit: a hung sample must not hold
+  // a GRPO step for two minutes. 0: off (the CPU interpreter reports no compiles, and its trials
+  // are slow).
   std::chrono::milliseconds trial_idle_timeout{0};
   std::vector<std::string> extra_env;  // passed through ("KEY=VALUE")
   TimingOptions timing;                // the timing stage (src/eval/timing.h); off on the CPU

@@ -137,12 +137,14 @@ class Driver {
     return Stop{WorkerEnd::kProtocol, "unknown state"};
   }
 
-  // The reference's whole forward time x 20, at least EngineConfig::trial_idle_timeout; zero
-  // (no idle deadline) when that is off.
+  // At least EngineConfig::trial_idle_timeout, 20x the reference's forward time and 2x the
+  // reference worker's whole run (it built the same model and made the same inputs: a big task's
+  // stages may take long without compiling anything); zero (no idle deadline) when that is off.
   static std::chrono::milliseconds IdleLimit(const EngineConfig& cfg, const ReferenceResult& ref) {
     if (cfg.trial_idle_timeout.count() <= 0) return std::chrono::milliseconds(0);
     const auto forward = ref.phase_ms.find("forward");
-    const double scaled = forward == ref.phase_ms.end() ? 0 : 20 * forward->second;
+    double scaled = 2 * ref.ms;
+    if (forward != ref.phase_ms.end()) scaled = std::max(scaled, 20 * forward->second);
     return std::max(cfg.trial_idle_timeout,
                     std::chrono::milliseconds(static_cast<long long>(std::min(scaled, 1e9))));
   }

@@ -131,6 +131,7 @@ TEST_F(EngineTest, HangIsATimeout) {
 TEST_F(EngineTest, IdleDeadlineEndsAHangEarlyAndWaitsForACompile) {
   cfg_.trial_idle_timeout = std::chrono::milliseconds(300);
   cfg_.trial_timeout = std::chrono::milliseconds(4000);
+  ref_.ms = 100;  // the idle limit is at least 2x the reference's run: here 300 ms
   const auto timed = [&](const std::string& scenario, double& ms) {
     const auto t0 = std::chrono::steady_clock::now();
     Verdict v = Run(scenario);
@@ -156,6 +157,12 @@ TEST_F(EngineTest, IdleDeadlineEndsAHangEarlyAndWaitsForACompile) {
   EXPECT_EQ(flood.outcome, "timeout");
   EXPECT_GE(ms, 4000);
   EXPECT_LT(ms, 30000);
+
+  ref_.ms = 1000;  // a slow reference: 2 s of idle allowed
+  const Verdict slow = timed("spin_trial", ms);
+  EXPECT_NE(slow.reasons.at(0).message.find("nothing happened for 2000 ms"), std::string::npos)
+      << slow.reasons[0].message;
+  EXPECT_GE(ms, 2000);
 
   cfg_.trial_idle_timeout = std::chrono::milliseconds(0);  // off: the stage limit alone
   const Verdict off = timed("spin_trial", ms);
