@@ -393,6 +393,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   if (run.end != WorkerEnd::kDone) {
     auto [outcome, reason] = ClassifyEnd(run);
     ref.out_of_memory = reason.code == "out_of_memory";
+    ref.out_of_space = outcome == "resource_exhausted";
     reason.stage = "reference";
     reason.message = fmt::format("{} ({}): {}", task_path, reason.code, reason.message);
     // Out of spill space: the samples of the task get that outcome, the run goes on.

@@ -142,6 +142,9 @@ struct ReferenceResult {
   // When !ok: the worker ran out of GPU memory (reason out_of_memory), which other workers on the
   // same GPU may have caused (the pool runs it again alone).
   bool out_of_memory = false;
+  // When !ok: the spill file's disk ran short (resource_exhausted), which other references
+  // spilling at the same time may have caused (the pool runs it again alone, too).
+  bool out_of_space = false;
   std::vector<std::string> variants;
   Tolerance tolerance;
   std::string dtype;

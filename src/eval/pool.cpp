@@ -39,7 +39,8 @@ const Reason* FindReason(const Verdict& v, const std::string& code) {
 }
 
 // A task's reference, run once its worker's base memory is admitted; run again alone when it ran
-// out of GPU memory beside other workers (a reference failure fails every sample of its task).
+// out of GPU memory or spill space beside other workers (a reference failure fails every sample of
+// its task, and KernelBench's default sizes spill tens of GB a task).
 ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::string& task_path,
                                      MemoryAdmission& admission, bool shared) {
   auto ticket = admission.Admit(EstimateReferenceMemory(config));
@@ -50,7 +51,7 @@ ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::stri
     return ref;
   }
   ReferenceResult ref = RunReference(config, task_path);
-  if (!ref.ok && ref.out_of_memory && shared) {
+  if (!ref.ok && (ref.out_of_memory || ref.out_of_space) && shared) {
     ticket->Release();
     MemoryAdmission::Ticket alone = admission.AdmitAlone();
     ref = RunReference(config, task_path);
@@ -98,7 +99,7 @@ Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
 }  // namespace
 
 void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
-             const std::function<void(std::size_t, Verdict)>& on_done) {
+             const std::function<void(std::size_t, Verdict)>& on_done, const PoolControl& control) {
   const int n = std::max(1, threads);
   std::map<std::string, std::shared_ptr<ReferenceSlot>> slots;
   std::vector<std::size_t> pending;  // runnable jobs not yet taken, in input order
@@ -138,7 +139,13 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
     pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
     return i;
   };
+  bool stopped = false;  // control.cancelled said so: nothing more is taken
   auto pick = [&](bool& run_reference) -> std::optional<std::size_t> {
+    if (!stopped && control.cancelled && control.cancelled()) {
+      stopped = true;
+      changed.notify_all();
+    }
+    if (stopped) return std::nullopt;
     for (std::size_t k = 0; k < pending.size(); ++k) {
       if (slots.at(jobs[pending[k]].task_path)->state == ReferenceSlot::kReady) return take(k);
     }
@@ -175,12 +182,14 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
         if (pending.empty()) return;
         const auto asked = std::chrono::steady_clock::now();
         std::optional<std::size_t> got;
-        changed.wait(lock,
-                     [&] { return pending.empty() || (got = pick(run_reference)).has_value(); });
+        changed.wait(lock, [&] {
+          return pending.empty() || (got = pick(run_reference)).has_value() || stopped;
+        });
         if (!got) return;
         i = *got;
         waited_ms = MsSince(asked);
       }
+      if (control.acquire_slot) control.acquire_slot();
       const SampleJob& job = jobs[i];
       auto slot = slots.at(job.task_path);
       const double start_ms = MsSince(pool_start);
@@ -216,6 +225,7 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
       }
       v.sample = job.sample_id;
       v.task = job.task_id;
+      if (control.release_slot) control.release_slot();
       std::lock_guard<std::mutex> lock(mu);
       if (--slot->remaining == 0) {
         slot->result.reset();

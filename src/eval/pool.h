@@ -29,12 +29,23 @@ struct SampleJob {
   std::optional<Verdict> pre_verdict;  // decided before running (static rejection, cache hit)
 };
 
+// How a caller shares the pool's work with others. All optional.
+struct PoolControl {
+  // Polled before each sample starts: true stops taking samples (those in flight finish; the
+  // rest get no on_done call).
+  std::function<bool()> cancelled;
+  // Around each sample's run (its reference included): a slot of a budget of worker processes
+  // shared with other pools, so concurrent callers interleave sample by sample.
+  std::function<void()> acquire_slot, release_slot;
+};
+
 // Calls on_done(index, verdict) once per job, from the pool's threads, one call
 // at a time; decided jobs (pre_verdict) first. A sample whose thread waited for
 // references in flight has that wait in timings_ms["reference_wait"]; every run
 // sample has evidence["pool"] (thread, start_ms and end_ms since the pool began,
 // ran_reference).
 void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
-             const std::function<void(std::size_t, Verdict)>& on_done);
+             const std::function<void(std::size_t, Verdict)>& on_done,
+             const PoolControl& control = {});
 
 }  // namespace tritonrl::eval

@@ -30,24 +30,22 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The worker processes of all calls share ScoringConfig::jobs slots. A call takes what is free
-// (at least one, waiting if none) for one group of samples and gives it back after the group.
+// The worker processes of all calls share ScoringConfig::jobs slots: each running sample holds one
+// (a call's pool threads wait for a free one).
 class Slots {
  public:
   explicit Slots(int n) : free_(n) {}
-  int Acquire(int want) {
+  void Acquire() {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return free_ > 0; });
-    const int got = std::min(free_, std::max(1, want));
-    free_ -= got;
-    return got;
+    --free_;
   }
-  void Release(int n) {
+  void Release() {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      free_ += n;
+      ++free_;
     }
-    cv_.notify_all();
+    cv_.notify_one();
   }
 
  private:
@@ -479,59 +477,61 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
 
     auto writer = store::VerdictWriter::Open(o.db);
     if (!writer.ok()) return writer.status();
-    // Groups of whole tasks, about 4 x jobs samples each: the unit of cancellation and of
-    // sharing the worker slots with other calls.
-    const std::size_t group_target = 4 * static_cast<std::size_t>(o.jobs);
-    std::size_t begin = 0;
-    while (begin < runnable.size() && error.ok()) {
-      if (callbacks.cancelled && callbacks.cancelled()) {
-        result.cancelled = true;
-        break;
-      }
-      std::size_t end = begin;
-      while (end < runnable.size() && (end - begin < group_target ||
-                                       runnable[end].job.task_id == runnable[end - 1].job.task_id))
-        ++end;
-      std::vector<eval::SampleJob> jobs;
-      for (std::size_t k = begin; k < end; ++k) jobs.push_back(runnable[k].job);
-      const int threads = im.slots.Acquire(static_cast<int>(jobs.size()));
-      eval::RunPool(cfg, jobs, threads, [&](std::size_t k, eval::Verdict v) {
-        if (!error.ok()) return;
-        const Pending& lead = runnable[begin + k];
-        std::vector<std::pair<const Pending*, eval::Verdict>> same = {{&lead, v}};
-        for (const Pending& c : copies[begin + k]) {
-          eval::Verdict cv = v;
-          cv.sample = c.job.sample_id;
-          cv.evidence["same_code_as"] = lead.job.sample_id;
-          same.emplace_back(&c, std::move(cv));
-        }
-        std::vector<std::size_t> told;
-        for (auto& [p, pv] : same) {
-          store::EvalResult r;
-          r.sample = p->record;
-          r.verdict = ToRecord(pv, p->record.key, p->cache_key, im.device_model);
-          auto s = FromRecord(r.verdict);
-          if (!s.ok()) {
-            error = Status::Internal(s.status().message());
+    // One pool over every runnable sample; each sample takes one of the worker slots that all
+    // calls share while it runs, so concurrent calls interleave sample by sample and no sample
+    // waits for a slow one of its own call to finish. Cancellation is checked per sample.
+    std::vector<eval::SampleJob> jobs;
+    for (const Pending& p : runnable) jobs.push_back(p.job);
+    eval::PoolControl control;
+    // A store error stops the call too: nothing more would be kept.
+    control.cancelled = [&] {
+      return !error.ok() || (callbacks.cancelled && callbacks.cancelled());
+    };
+    control.acquire_slot = [&im] { im.slots.Acquire(); };
+    control.release_slot = [&im] { im.slots.Release(); };
+    const int threads = std::min(o.jobs, static_cast<int>(jobs.size()));
+    eval::RunPool(
+        cfg, jobs, threads,
+        [&](std::size_t k, eval::Verdict v) {
+          if (!error.ok()) return;
+          const Pending& lead = runnable[k];
+          std::vector<std::pair<const Pending*, eval::Verdict>> same = {{&lead, v}};
+          for (const Pending& c : copies[k]) {
+            eval::Verdict cv = v;
+            cv.sample = c.job.sample_id;
+            cv.evidence["same_code_as"] = lead.job.sample_id;
+            same.emplace_back(&c, std::move(cv));
+          }
+          std::vector<std::size_t> told;
+          for (auto& [p, pv] : same) {
+            store::EvalResult r;
+            r.sample = p->record;
+            r.verdict = ToRecord(pv, p->record.key, p->cache_key, im.device_model);
+            auto s = FromRecord(r.verdict);
+            if (!s.ok()) {
+              error = Status::Internal(s.status().message());
+              return;
+            }
+            (*writer)->Submit(std::move(r));
+            out[p->index] = std::move(*s);
+            told.push_back(p->index);
+          }
+          // Committed before anyone is told: a kill after this call loses nothing reported.
+          if (auto st = (*writer)->Flush(); !st.ok()) {
+            error = st;
             return;
           }
-          (*writer)->Submit(std::move(r));
-          out[p->index] = std::move(*s);
-          told.push_back(p->index);
-        }
-        // Committed before anyone is told: a kill after this call loses nothing reported.
-        if (auto st = (*writer)->Flush(); !st.ok()) {
-          error = st;
-          return;
-        }
-        for (std::size_t i : told) {
-          ++result.evaluated;
-          ++finished;
-          if (callbacks.on_verdict) callbacks.on_verdict(*out[i], finished, batch.size());
-        }
-      });
-      im.slots.Release(threads);
-      begin = end;
+          for (std::size_t i : told) {
+            ++result.evaluated;
+            ++finished;
+            if (callbacks.on_verdict) callbacks.on_verdict(*out[i], finished, batch.size());
+          }
+        },
+        control);
+    if (callbacks.cancelled) {
+      for (const Pending& p : runnable) {
+        if (!out[p.index]) result.cancelled = true;  // never started: cancelled before its turn
+      }
     }
     if (auto st = (*writer)->Close(); !st.ok() && error.ok()) error = st;
   }

@@ -138,9 +138,9 @@ struct Callbacks {
   // (ScoredSample::resumed, before anything runs), then each new verdict once it is committed
   // to the store. `done` of `total` (the batch size) are finished.
   std::function<void(const ScoredSample& s, std::size_t done, std::size_t total)> on_verdict;
-  // Polled before each group of samples is handed to the workers (a group: whole tasks, about
-  // 4 x jobs samples); true stops the call once the group in flight is done (its verdicts are
-  // kept). Samples not started get no verdict and BatchResult::cancelled is set.
+  // Polled before each sample is handed to a worker; true stops the call once the samples in
+  // flight are done (their verdicts are kept). Samples not started get no verdict and
+  // BatchResult::cancelled is set.
   std::function<bool()> cancelled;
   // Human-readable notes (sandbox level reached, degradations, resume counts); default: none.
   std::function<void(const std::string& line)> on_note;

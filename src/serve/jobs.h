@@ -86,7 +86,7 @@ class JobManager {
   std::vector<Gauge> Gauges() const;
 
   // Refuses new jobs, lets running ones finish for `grace`, then cancels the rest (they stop
-  // after the group of samples in flight and stay in the state folder), and waits for them.
+  // after the samples in flight and stay in the state folder), and waits for them.
   void Shutdown(std::chrono::seconds grace);
 
  private:

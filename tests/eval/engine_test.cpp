@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <set>
 #include <string>
 
@@ -293,6 +295,46 @@ TEST_F(EngineTest, PoolStartsAnotherTasksReferenceRatherThanWait) {
     order.push_back(i);
   });
   EXPECT_EQ(order, (std::vector<std::size_t>{0, 2, 1}));
+}
+
+TEST_F(EngineTest, PoolHoldsASharedSlotPerSampleAndStopsWhenCancelled) {
+  // Six samples on three threads with a budget of two slots: never more than two run at once,
+  // and each slot taken is given back.
+  cfg_.extra_env = {"FAKE_SCENARIO=correct"};
+  std::vector<SampleJob> jobs;
+  for (int i = 0; i < 6; ++i)
+    jobs.push_back({"s" + std::to_string(i), "t", "task.py", "print('unused')\n", std::nullopt});
+  std::mutex mu;
+  std::condition_variable cv;
+  int free_slots = 2, most_held = 0, acquired = 0;
+  PoolControl control;
+  control.acquire_slot = [&] {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return free_slots > 0; });
+    --free_slots;
+    ++acquired;
+    most_held = std::max(most_held, 2 - free_slots);
+  };
+  control.release_slot = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    ++free_slots;
+    cv.notify_one();
+  };
+  std::vector<Verdict> got(jobs.size());
+  RunPool(
+      cfg_, jobs, 3, [&](std::size_t i, Verdict v) { got[i] = std::move(v); }, control);
+  for (const Verdict& v : got) EXPECT_EQ(v.outcome, "correct") << v.sample;
+  EXPECT_EQ(acquired, 6);
+  EXPECT_EQ(most_held, 2);
+  EXPECT_EQ(free_slots, 2);
+
+  // Cancelled after the second verdict: the samples not yet started never run.
+  int done = 0;
+  PoolControl stop;
+  stop.cancelled = [&] { return done >= 2; };
+  RunPool(
+      cfg_, jobs, 1, [&](std::size_t, Verdict) { ++done; }, stop);
+  EXPECT_EQ(done, 2);
 }
 
 TEST(CandidateConfig, RunsWithTheSeedsItsReferenceRanWith) {
