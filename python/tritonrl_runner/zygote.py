@@ -54,6 +54,53 @@ _BIT_PIDNS = 4
 _N_FDS = 5
 
 
+def _prebuilt_cuda_utils():
+    """Triton's ``cuda_utils`` extension, compiled here once, as (cache key, file name, bytes).
+
+    A worker whose private cache lacks it runs a C compiler on its first launch (about a second,
+    more with 16 workers compiling at once). The zygote runs no task or candidate code, so these
+    bytes are trusted; each GPU worker gets its own copy in its own cache before the candidate is
+    imported (what a candidate does to its copy stays in its sandbox). None on a machine without
+    the CUDA driver, or if Triton's private build helpers changed: workers then compile it as before.
+    """
+    try:
+        import hashlib
+        import sysconfig
+        import tempfile
+        from pathlib import Path
+
+        from triton.backends.nvidia import driver as nv
+        from triton.runtime import build
+
+        src = Path(nv.dirname, "driver.c").read_text()
+        key = hashlib.sha256((src + build.platform_key()).encode("utf-8")).hexdigest()
+        name = "cuda_utils" + sysconfig.get_config_var("EXT_SUFFIX")
+        with tempfile.TemporaryDirectory() as tmp:
+            src_path = os.path.join(tmp, "cuda_utils.c")
+            Path(src_path).write_text(src)
+            so = build._build("cuda_utils", src_path, tmp, nv.library_dirs(), nv.include_dirs, nv.libraries, [])
+            return key, name, Path(so).read_bytes()
+    except Exception:  # noqa: BLE001 (no CUDA driver here, or another Triton: nothing prebuilt)
+        return None
+
+
+def _install_prebuilt(prebuilt) -> None:
+    """Puts the zygote's prebuilt file into this worker's own Triton cache (TRITON_CACHE_DIR, set
+    per worker), through Triton's cache manager: the key and layout its loader looks up."""
+    if not prebuilt:
+        return
+    key, name, data = prebuilt
+    try:
+        from triton.runtime.cache import get_cache_manager
+
+        get_cache_manager(key).put(data, name, binary=True)
+    except Exception:  # noqa: BLE001 (the worker compiles it itself)
+        pass
+
+
+_PREBUILT = None  # set in main() on a machine with the CUDA driver
+
+
 def _child(lib, plan: bytes, fds: list[int], env: list[str]) -> None:
     """The forked child: sandbox, relay, then the worker. Never returns."""
     rc = 126
@@ -78,6 +125,7 @@ def _child(lib, plan: bytes, fds: list[int], env: list[str]) -> None:
         import tempfile
 
         tempfile.tempdir = None  # TMPDIR is the worker's own now
+        _install_prebuilt(_PREBUILT)
         from tritonrl_runner import worker as worker_module
 
         argv = [worker_module.__file__, "3", "4"]
@@ -116,6 +164,9 @@ def main(argv: list[str]) -> int:
     import triton.language  # noqa: F401
 
     from tritonrl_runner import hooks, protocol, taskmod, timing, worker  # noqa: F401
+
+    global _PREBUILT
+    _PREBUILT = _prebuilt_cuda_utils()
 
     if torch.cuda.is_initialized():
         print("zygote: a CUDA context exists before fork; refusing to serve", file=sys.stderr)

@@ -207,6 +207,36 @@ def test_compile_reports_go_to_the_engine_and_let_triton_compile():
         os.close(w)
 
 
+def test_prebuilt_cuda_utils_lands_where_triton_looks_for_it(tmp_path, monkeypatch):
+    # The zygote compiles Triton's cuda_utils once and writes a copy into each GPU worker's own
+    # cache; Triton's loader must then find it there and run no compiler. The C compiler and the
+    # module loader are replaced (no CUDA driver here); the key and the cache layout are Triton's.
+    from pathlib import Path
+
+    from triton.backends.nvidia import driver as nv
+    from triton.runtime import build
+    from tritonrl_runner import zygote
+
+    def fake_build(name, src_path, tmp, *args):
+        so = Path(tmp, name + ".so")
+        so.write_bytes(b"compiled " + Path(src_path).read_bytes()[:16])
+        return str(so)
+
+    monkeypatch.setattr(build, "_build", fake_build)
+    monkeypatch.setattr(nv, "library_dirs", lambda: [])
+    prebuilt = zygote._prebuilt_cuda_utils()
+    assert prebuilt is not None and prebuilt[2].startswith(b"compiled ")
+
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "worker-cache"))
+    zygote._install_prebuilt(prebuilt)
+    monkeypatch.setattr(build, "_build", lambda *a: pytest.fail("compiled again"))
+    monkeypatch.setattr(build, "_load_module_from_path", lambda name, path: path)
+    found = build.compile_module_from_src(src=Path(nv.dirname, "driver.c").read_text(), name="cuda_utils",
+                                          library_dirs=[], include_dirs=nv.include_dirs, libraries=nv.libraries)
+    assert Path(found).read_bytes() == prebuilt[2]
+    assert found.startswith(str(tmp_path / "worker-cache"))
+
+
 def test_frames_round_trip():
     r, w = os.pipe()
     write_frame(w, {"type": "trial", "n": 1}, b"\x00\x01\x02")
