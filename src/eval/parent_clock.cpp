@@ -49,8 +49,12 @@ std::string CheckParentClock(const ParentCallClock& clock, const std::vector<dou
                              const ParentClockTolerance& tol) {
   if (!clock.call_ms || wall_ms.empty()) return "";
   const double reported = Median(wall_ms);
+  const double overhead = std::isfinite(clock.reference_overhead_ms.p25)
+                              ? std::max(0.0, clock.reference_overhead_ms.p25)
+                              : 0.0;
   const double slack =
-      std::max({tol.abs_ms, tol.rel * *clock.call_ms, tol.standard_errors * clock.call_se_ms});
+      std::max({tol.abs_ms, tol.rel * *clock.call_ms, tol.standard_errors * clock.call_se_ms,
+                tol.overhead_share * overhead});
   if (reported >= *clock.call_ms - slack) return "";
   return fmt::format(
       "parent_clock: the engine clocked {:.4f} ms per call (lower quartiles: candidate cycle "

@@ -37,7 +37,7 @@
 namespace tritonrl::scoring {
 
 // Bumped whenever a change can alter a verdict: cached verdicts of another version never match.
-inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/13";
+inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/14";
 
 enum class TextKind {
   kOutput,  // a full model output (plan and code); the code is extracted by the verifier

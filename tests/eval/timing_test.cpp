@@ -210,22 +210,45 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
     EXPECT_NEAR(*c->call_ms, 0.04, 0.015);
     EXPECT_EQ(CheckParentClock(*c, reported), "");
   }
-  // A worker that halves the times of a 0.15 ms call on a quiet host (100 calls each side).
+  // A worker that halves the times of a 1 ms call on a quiet host (100 calls each side, 0.6 ms of
+  // overhead per cycle): caught. Halving a 0.15 ms call moves it by 0.075 ms, less than 40 % of
+  // the overhead (0.24 ms), which an honest short kernel's own host work reaches under load:
+  // below the clock's resolution, it passes (docs/measurement.md).
+  for (const double call : {1.0, 0.15}) {
+    cand.clear();
+    ref_cycles.clear();
+    ref_walls.clear();
+    for (int i = 0; i < 100; ++i) {
+      cand.push_back(0.6 + call + 0.01 * ((i * 7) % 5));
+      ref_walls.push_back(0.3);
+      ref_cycles.push_back(0.3 + 0.6 + 0.01 * ((i * 3) % 5));
+    }
+    const auto c = MeasureParentCallClock(FramesOf(cand), std::vector<double>(100, call / 2),
+                                          FramesOf(ref_cycles), ref_walls);
+    ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
+    EXPECT_NEAR(*c->call_ms, call, 0.01);
+    EXPECT_EQ(CheckParentClock(*c, std::vector<double>(100, call / 2)).empty(), call < 0.5) << call;
+    EXPECT_EQ(CheckParentClock(*c, std::vector<double>(100, call)), "");  // the truth passes
+  }
+  // Honest on the H200 at 16 jobs (solution/level1/34_PermuteNCHWToNHWC, eleventh session): the
+  // engine clocked 0.25 ms, the worker reported 0.096 ms, the reference's overhead was 0.46 ms.
   cand.clear();
   ref_cycles.clear();
   ref_walls.clear();
   for (int i = 0; i < 100; ++i) {
-    cand.push_back(0.75 + 0.01 * ((i * 7) % 5));
-    ref_walls.push_back(0.3);
-    ref_cycles.push_back(0.3 + 0.6 + 0.01 * ((i * 3) % 5));
+    cand.push_back(0.46 + 0.25 + 0.01 * ((i * 7) % 5));
+    ref_walls.push_back(0.1);
+    ref_cycles.push_back(0.1 + 0.46 + 0.01 * ((i * 3) % 5));
   }
   {
-    const auto c = MeasureParentCallClock(FramesOf(cand), std::vector<double>(100, 0.075),
+    const auto c = MeasureParentCallClock(FramesOf(cand), std::vector<double>(100, 0.096),
                                           FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
-    EXPECT_NEAR(*c->call_ms, 0.15, 0.01);
-    EXPECT_NE(CheckParentClock(*c, std::vector<double>(100, 0.075)), "");
-    EXPECT_EQ(CheckParentClock(*c, std::vector<double>(100, 0.15)), "");  // the truth passes
+    EXPECT_NEAR(*c->call_ms, 0.25, 0.01);
+    EXPECT_EQ(CheckParentClock(*c, std::vector<double>(100, 0.096)), "");
+    ParentClockTolerance v13;  // the rule before version 14 flagged it
+    v13.overhead_share = 0;
+    EXPECT_NE(CheckParentClock(*c, std::vector<double>(100, 0.096), v13), "");
   }
   // A 2.4 ms call halved on a loaded 2-core machine: 60 % of the candidate's cycles stalled by
   // ~4 ms outside the call, the reference's mostly not. Caught, while the true report passes.
@@ -674,9 +697,10 @@ TEST(TimingLoadRule, ForgeryUnderLoadFails) {
   r = Rule(patched.phase, QuietReference());
   EXPECT_TRUE(r.incorrect);
   EXPECT_TRUE(Has(r.flags, "timing_inconsistent"));
-  // Reported times halved by a worker that dug out its trusted clock: the engine's clock catches
-  // the gap, which voids the speedup (a statistical bound: never a failure).
-  Scene halved(100, 0.3, 0.6, 3.0, 3);
+  // Reported times of a 1 ms call halved by a worker that dug out its trusted clock: the engine's
+  // clock catches the gap, which voids the speedup (a statistical bound: never a failure; a gap
+  // under 40 % of the cycle overhead is below its resolution, see ParentCallClock above).
+  Scene halved(100, 1.0, 0.6, 3.0, 3);
   for (auto& e : halved.phase.event_ms) e /= 2;
   for (auto& w : halved.phase.wall_ms) w /= 2;
   r = Rule(halved.phase, QuietReference());
@@ -696,8 +720,8 @@ TEST(TimingLoadRule, ForgeryIdleFails) {
   Scene inflated(100, 0.1, 0.6);
   inflated.phase.parent_ms = 1.0;
   EXPECT_TRUE(Rule(inflated.phase, QuietReference()).incorrect);
-  // Halved times on a quiet host: flagged, speedup void, outcome kept.
-  Scene halved(100, 0.3, 0.6);
+  // Halved times of a 1 ms call on a quiet host: flagged, speedup void, outcome kept.
+  Scene halved(100, 1.0, 0.6);
   for (auto& e : halved.phase.event_ms) e /= 2;
   for (auto& w : halved.phase.wall_ms) w /= 2;
   r = Rule(halved.phase, QuietReference());
