@@ -7,7 +7,8 @@
 #
 #   BIN=<folder with tritonrl (scripts/device_pack.sh)> OUT=<folder> bench/demo/demo_gpu.sh [flags]
 #
-# Extra flags go to `tritonrl demo` (e.g. --ablation uniform,binary, --seed 1, --timing). The run
+# Extra flags go to `tritonrl demo` (e.g. --ablation uniform,binary, --ablation-seeds 2,
+# --grpo-steps 3, --rl-tasks 32, --seed 1, --timing; bench/gpu/session.sh passes $DEMO_FLAGS). The run
 # is cut at DEMO_LIMIT seconds (default 600); the stages finished by then keep their outputs
 # (eval/summary.json).
 set -uo pipefail
@@ -28,9 +29,22 @@ rc=${PIPESTATUS[0]}
 end=$(date +%s)
 {
   echo "tritonrl demo --gpu $*: exit $rc after $((end - start)) s (limit $LIMIT)"
-  grep -E "^demo: stage .* done in|^demo: (base|sft|grpo[-a-z]*) on|^demo: grpo[-a-z]* step|tritonrl demo:" \
+  grep -E "^demo: stage .* done in|^demo: (base|sft|grpo[-a-z0-9]*) on|^demo: grpo[-a-z0-9]* step|tritonrl demo:" \
     "$OUT/demo_stderr.txt"
   cat "$OUT/demo_stdout.txt"
+  # The task split and each GRPO run's held-out pass@1 (per mode and seed), for bench/RESULTS.md.
+  "$TRITONRL_PYTHON" - "$OUT/demo/eval/summary.json" <<'PY' 2>/dev/null || true
+import json, sys
+s = json.load(open(sys.argv[1]))
+print("tasks: %d SFT, %d RL, %d held-out" % tuple(len(s.get(k, [])) for k in
+      ("train_tasks", "rl_tasks", "heldout_tasks")))
+for r in s.get("grpo_runs", []):
+    print("%s: mode %s seed %d held-out pass@1 %.3f" % (r["stage"], r["mode"], r["seed"],
+                                                       r["heldout_pass_at_1"]))
+for mode, a in s.get("ablation", {}).items():
+    print("%s over seeds %s: mean %.3f sd %.3f min %.3f max %.3f" % (mode, a["seeds"], a["mean"],
+                                                                      a["sd"], a["min"], a["max"]))
+PY
 } >>"$SUMMARY"
 cat "$SUMMARY"
 exit "$rc"

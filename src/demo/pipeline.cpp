@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -45,23 +46,37 @@ Status MakeDirs(const fs::path& dir) {
   return Status::Ok();
 }
 
-// The first `train` training-split and `heldout` held-out tasks of the smallest draw that has
-// them (generation is cheap and deterministic; a larger draw extends a smaller one).
-Result<std::pair<std::vector<data::SynthTask>, std::vector<data::SynthTask>>> DrawTasks(
-    int train, int heldout, uint64_t seed) {
+struct DrawnTasks {
+  std::vector<data::SynthTask> sft, rl, heldout;
+};
+
+// The first `sft` + `rl` training-split and `heldout` held-out tasks of the smallest draw that
+// has them (generation is cheap and deterministic; a larger draw extends a smaller one). SFT
+// takes the first `sft` training-split tasks and RL the next `rl`: one generator stream keeps
+// the SFT tasks of a given seed the same whatever `rl` is. A task whose file equals one already
+// kept is skipped: an RL task identical to an SFT task would be a memorised one.
+Result<DrawnTasks> DrawTasks(int sft, int rl, int heldout, uint64_t seed) {
+  const int train = sft + rl;
   for (int n = 8 * (train + heldout); n <= 8192; n *= 2) {
-    std::vector<data::SynthTask> tr, ho;
+    DrawnTasks d;
+    std::set<std::string> seen;
     for (auto& t : data::GenerateTasks(n, seed)) {
-      auto& to = t.split == "train" ? tr : ho;
-      const int want = t.split == "train" ? train : heldout;
-      if (static_cast<int>(to.size()) < want) to.push_back(std::move(t));
+      if (!seen.insert(t.reference).second) continue;
+      if (t.split != "train") {
+        if (static_cast<int>(d.heldout.size()) < heldout) d.heldout.push_back(std::move(t));
+      } else if (static_cast<int>(d.sft.size()) < sft) {
+        d.sft.push_back(std::move(t));
+      } else if (static_cast<int>(d.rl.size()) < rl) {
+        d.rl.push_back(std::move(t));
+      }
     }
-    if (static_cast<int>(tr.size()) == train && static_cast<int>(ho.size()) == heldout) {
-      return std::make_pair(std::move(tr), std::move(ho));
+    if (static_cast<int>(d.sft.size()) == sft && static_cast<int>(d.rl.size()) == rl &&
+        static_cast<int>(d.heldout.size()) == heldout) {
+      return d;
     }
   }
   return Status::InvalidArgument(
-      fmt::format("cannot draw {} training and {} held-out synthetic tasks", train, heldout));
+      fmt::format("cannot draw {} SFT, {} RL and {} held-out synthetic tasks", sft, rl, heldout));
 }
 
 // A `data synth`-layout folder (tasks/, solutions/, manifest.jsonl) of `tasks`.
@@ -186,10 +201,96 @@ json StepJson(const train::GrpoStepMetrics& m) {
           {"filtered_groups", m.filtered_groups}};
 }
 
+// One mode's held-out pass@1 over its GRPO seeds.
+struct Spread {
+  std::vector<uint64_t> seeds;
+  std::vector<double> values;
+  double mean = 0, sd = 0, min = 0, max = 0;  // sd: the sample standard deviation (0 for one)
+};
+
+Spread SpreadOf(const std::string& mode, const std::vector<GrpoRun>& runs) {
+  Spread s;
+  for (const GrpoRun& run : runs) {
+    if (run.mode != mode) continue;
+    s.seeds.push_back(run.seed);
+    s.values.push_back(run.heldout_pass_at_1);
+  }
+  if (s.values.empty()) return s;
+  const double n = static_cast<double>(s.values.size());
+  for (double v : s.values) s.mean += v / n;
+  double ss = 0;
+  for (double v : s.values) ss += (v - s.mean) * (v - s.mean);
+  s.sd = s.values.size() > 1 ? std::sqrt(ss / (n - 1)) : 0.0;
+  s.min = *std::min_element(s.values.begin(), s.values.end());
+  s.max = *std::max_element(s.values.begin(), s.values.end());
+  return s;
+}
+
+json AblationJson(const std::vector<std::string>& modes, const std::vector<GrpoRun>& runs) {
+  json j = json::object();
+  for (const std::string& mode : modes) {
+    const Spread s = SpreadOf(mode, runs);
+    if (s.values.empty()) continue;
+    j[mode] = {{"seeds", s.seeds}, {"heldout_pass_at_1", s.values},
+               {"mean", s.mean},   {"sd", s.sd},
+               {"min", s.min},     {"max", s.max}};
+  }
+  return j;
+}
+
+// The held-out pass@1 of every GRPO run per mode and seed, and what the spread allows to say.
+std::string RunsNote(const DemoOptions& o, const std::vector<std::string>& modes,
+                     const std::vector<GrpoRun>& runs, size_t heldout_tasks) {
+  std::vector<Spread> spreads;
+  for (const std::string& mode : modes) spreads.push_back(SpreadOf(mode, runs));
+  std::string line =
+      o.ablation_modes.empty()
+          ? fmt::format("GRPO ({}) from the same SFT checkpoint with {} seeds:", o.grpo_mode,
+                        o.ablation_seeds)
+          : fmt::format(
+                "Ablation, GRPO from the same SFT checkpoint at equal steps, {} seed{} per mode "
+                "(rollout sampling and task order):",
+                o.ablation_seeds, o.ablation_seeds > 1 ? "s" : "");
+  line += " held-out pass@1";
+  for (size_t i = 0; i < modes.size(); ++i) {
+    const Spread& s = spreads[i];
+    if (s.values.empty()) continue;
+    line += fmt::format("{} {}", i ? ";" : "", modes[i]);
+    for (size_t j = 0; j < s.values.size(); ++j) {
+      line += fmt::format("{} {:.3f} (seed {})", j ? "," : "", s.values[j], s.seeds[j]);
+    }
+    if (s.values.size() > 1) {
+      line +=
+          fmt::format(", mean {:.3f} sd {:.3f}, range {:.3f}-{:.3f}", s.mean, s.sd, s.min, s.max);
+    }
+  }
+  line += fmt::format(". One sample moves pass@1 by {:.3f} ({} tasks x k={}).",
+                      1.0 / static_cast<double>(std::max<size_t>(1, heldout_tasks) * o.k),
+                      heldout_tasks, o.k);
+  if (modes.size() > 1 && o.ablation_seeds > 1) {
+    std::string above;
+    for (size_t i = 0; i < modes.size(); ++i) {
+      bool clear = !spreads[i].values.empty();
+      for (size_t j = 0; j < modes.size() && clear; ++j) {
+        if (j != i && !spreads[j].values.empty()) clear = spreads[i].min > spreads[j].max;
+      }
+      if (clear) above = modes[i];
+    }
+    line += above.empty()
+                ? " The modes' ranges over the seeds overlap: this run does not rank them."
+                : " " + above + "'s lowest seed is above every other mode's highest.";
+  } else if (modes.size() > 1) {
+    line +=
+        " One seed per mode: a difference of a few samples can be the seed's doing "
+        "(--ablation-seeds gives each mode a spread).";
+  }
+  return line;
+}
+
 // What the numbers say, in words; never more than they show.
 std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
-                               const train::SftSummary& sft, const train::GrpoSummary& grpo,
-                               int64_t filtered_groups) {
+                               const std::vector<std::string>& modes, const train::SftSummary& sft,
+                               const train::GrpoSummary& grpo, int64_t filtered_groups) {
   std::vector<std::string> notes;
   for (const char* suite : {"heldout", "level1"}) {
     std::string line = std::string(suite == std::string("heldout") ? "Held-out synthetic tasks"
@@ -218,28 +319,18 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
     notes.push_back(line);
   }
   notes.push_back(fmt::format(
-      "SFT: {} steps on {} training tasks, training loss {:.3f} -> {:.3f}{}.", sft.steps,
+      "SFT: {} steps on {} SFT tasks, training loss {:.3f} -> {:.3f}{}.", sft.steps,
       r.train_ids.size(), sft.first_loss, sft.last_loss,
       sft.eval_loss >= 0 ? fmt::format(", held-out loss {:.3f}", sft.eval_loss) : std::string()));
   notes.push_back(fmt::format(
-      "GRPO ({}): {} steps, {} tasks per step x {} rollouts; rollouts correct {:.3f} at the first "
-      "step, "
-      "{:.3f} at the last; mean R_correct {:.3f} -> {:.3f}.",
-      o.grpo_mode, grpo.steps, o.grpo_tasks_per_step, o.grpo_group, grpo.first.correct_rate,
-      grpo.last.correct_rate, grpo.first.reward_correct, grpo.last.reward_correct));
-  std::string ablation;
-  for (const auto& e : r.evals) {
-    if (e.suite == "heldout" && e.stage.rfind("grpo", 0) == 0) {
-      ablation +=
-          fmt::format("{}{} {:.3f}", ablation.empty() ? "" : ", ",
-                      e.stage == "grpo" ? o.grpo_mode : e.stage.substr(5), e.summary.pass_at_1);
-    }
-  }
-  if (!o.ablation_modes.empty()) {
-    notes.push_back(fmt::format(
-        "Ablation, GRPO from the same SFT checkpoint at equal steps and seed: held-out pass@1 {}.",
-        ablation));
-  }
+      "GRPO ({}): {} steps on {} RL tasks that SFT never saw, {} tasks per step x {} rollouts at "
+      "temperature {:g}; rollouts correct {:.3f} at the first step, {:.3f} at the last; mean "
+      "R_correct {:.3f} -> {:.3f}; policy entropy {:.3f} -> {:.3f} nats per token.",
+      o.grpo_mode, grpo.steps, r.rl_ids.size(), o.grpo_tasks_per_step, o.grpo_group, o.temperature,
+      grpo.first.correct_rate, grpo.last.correct_rate, grpo.first.reward_correct,
+      grpo.last.reward_correct, grpo.first.entropy, grpo.last.entropy));
+  if (r.grpo_runs.size() > 1)
+    notes.push_back(RunsNote(o, modes, r.grpo_runs, r.heldout_ids.size()));
   if (filtered_groups > 0) {
     notes.push_back(fmt::format(
         "GRPO skipped {} groups over its {} steps because every rollout of the group earned the "
@@ -256,13 +347,16 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
 
 Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in) {
   const DemoProgress progress = progress_in ? progress_in : [](const std::string&) {};
-  if (o.train_tasks < 1 || o.heldout_tasks < 1 || o.k < 1) {
-    return Status::InvalidArgument("train_tasks, heldout_tasks and k must be at least 1");
+  if (o.train_tasks < 1 || o.rl_tasks < 1 || o.heldout_tasks < 1 || o.k < 1 ||
+      o.ablation_seeds < 1) {
+    return Status::InvalidArgument(
+        "train_tasks, rl_tasks, heldout_tasks, k and ablation_seeds must be at least 1");
   }
   DemoResult r;
   const fs::path out(o.out);
   const std::string synth_dir = (out / "synth").string();
-  const std::string train_dir = synth_dir + "/train", heldout_dir = synth_dir + "/heldout";
+  const std::string train_dir = synth_dir + "/train", rl_dir = synth_dir + "/rl",
+                    heldout_dir = synth_dir + "/heldout";
   const std::string eval_dir = (out / "eval").string();
   r.summary = eval_dir + "/summary.json";
   r.report = (out / "report.html").string();
@@ -283,39 +377,51 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
     return save_summary();
   };
 
-  // ---- synthetic tasks, split; solutions checked by our evaluator
-  begin("synth", fmt::format("{} training and {} held-out synthetic tasks (seed {})", o.train_tasks,
-                             o.heldout_tasks, o.seed));
-  auto drawn = DrawTasks(o.train_tasks, o.heldout_tasks, o.seed);
+  // ---- synthetic tasks, split three ways; solutions checked by our evaluator
+  begin("synth", fmt::format("{} SFT, {} RL and {} held-out synthetic tasks (seed {})",
+                             o.train_tasks, o.rl_tasks, o.heldout_tasks, o.seed));
+  auto drawn = DrawTasks(o.train_tasks, o.rl_tasks, o.heldout_tasks, o.seed);
   if (!drawn.ok()) return InStage("synth", drawn.status());
-  auto& [train_tasks, heldout_tasks] = *drawn;
+  auto& [train_tasks, rl_tasks, heldout_tasks] = *drawn;
   using TaskList = std::vector<data::SynthTask>;
-  const std::vector<std::pair<std::string, TaskList*>> folders = {{train_dir, &train_tasks},
-                                                                  {heldout_dir, &heldout_tasks}};
-  for (const auto& [dir, tasks] : folders) {
-    if (auto s = WriteSynthFolder(dir, *tasks, false); !s.ok()) return InStage("synth", s);
+  struct Folder {
+    std::string dir, verify_db;
+    TaskList* tasks;
+  };
+  const std::vector<Folder> folders = {{train_dir, synth_dir + "/verify_train.db", &train_tasks},
+                                       {rl_dir, synth_dir + "/verify_rl.db", &rl_tasks},
+                                       {heldout_dir, eval_dir + "/heldout.db", &heldout_tasks}};
+  for (const Folder& f : folders) {
+    if (auto s = WriteSynthFolder(f.dir, *f.tasks, false); !s.ok()) return InStage("synth", s);
   }
   auto heldout_scorer = OpenScorer(o, heldout_dir + "/tasks", eval_dir + "/heldout.db");
   if (!heldout_scorer.ok()) return InStage("synth", heldout_scorer.status());
   if (o.verify_synth) {
-    auto train_scorer = OpenScorer(o, train_dir + "/tasks", synth_dir + "/verify_train.db");
-    if (!train_scorer.ok()) return InStage("synth", train_scorer.status());
-    const std::vector<scoring::Scorer*> scorers = {train_scorer->get(), heldout_scorer->get()};
-    for (size_t i = 0; i < folders.size(); ++i) {
-      const auto& [dir, tasks] = folders[i];
-      auto failed = FailedSolutions(*scorers[i], *tasks);
-      if (!failed.ok()) return InStage("synth", failed.status());
-      std::erase_if(*tasks, [&](const auto& t) { return failed->count(t.id) > 0; });
-      for (const auto& id : *failed) progress("demo: synth: dropped " + id + " (solution failed)");
-      if (tasks->empty()) {
-        return InStage("synth", Status::FailedPrecondition(dir + ": every solution failed"));
+    for (const Folder& f : folders) {
+      // The held-out tasks' verdicts go to the evaluation's store; the others to their own.
+      std::unique_ptr<scoring::Scorer> own;
+      scoring::Scorer* scorer = heldout_scorer->get();
+      if (f.dir != heldout_dir) {
+        auto opened = OpenScorer(o, f.dir + "/tasks", f.verify_db);
+        if (!opened.ok()) return InStage("synth", opened.status());
+        own = std::move(opened.value());
+        scorer = own.get();
       }
-      if (auto s = WriteSynthFolder(dir, *tasks, true); !s.ok()) return InStage("synth", s);
+      auto failed = FailedSolutions(*scorer, *f.tasks);
+      if (!failed.ok()) return InStage("synth", failed.status());
+      std::erase_if(*f.tasks, [&](const auto& t) { return failed->count(t.id) > 0; });
+      for (const auto& id : *failed) progress("demo: synth: dropped " + id + " (solution failed)");
+      if (f.tasks->empty()) {
+        return InStage("synth", Status::FailedPrecondition(f.dir + ": every solution failed"));
+      }
+      if (auto s = WriteSynthFolder(f.dir, *f.tasks, true); !s.ok()) return InStage("synth", s);
     }
   }
   for (const auto& t : train_tasks) r.train_ids.push_back(t.id);
+  for (const auto& t : rl_tasks) r.rl_ids.push_back(t.id);
   for (const auto& t : heldout_tasks) r.heldout_ids.push_back(t.id);
   summary["train_tasks"] = r.train_ids;
+  summary["rl_tasks"] = r.rl_ids;
   summary["heldout_tasks"] = r.heldout_ids;
   auto suite = task::LoadSuite(o.suite);
   if (!suite.ok()) return InStage("synth", suite.status());
@@ -330,9 +436,9 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   summary["level1_tasks"] = r.level1_ids;
   auto level1_scorer = OpenScorer(o, o.suite, eval_dir + "/level1.db");
   if (!level1_scorer.ok()) return InStage("synth", level1_scorer.status());
-  if (auto s =
-          end("synth", fmt::format("{} training, {} held-out, {} level-1 tasks", r.train_ids.size(),
-                                   r.heldout_ids.size(), r.level1_ids.size()));
+  if (auto s = end("synth",
+                   fmt::format("{} SFT, {} RL, {} held-out, {} level-1 tasks", r.train_ids.size(),
+                               r.rl_ids.size(), r.heldout_ids.size(), r.level1_ids.size()));
       !s.ok()) {
     return InStage("synth", s);
   }
@@ -464,8 +570,10 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   }
   TRITONRL_RETURN_IF_ERROR(evaluate("sft", sft->checkpoint));
 
-  // ---- GRPO on the training tasks from the SFT checkpoint: the demo's mode, then each ablation
-  // mode at the same settings and seed (evaluated on the held-out tasks only).
+  // ---- GRPO on the RL tasks (none of them an SFT task) from the SFT checkpoint: the demo's
+  // mode, then each ablation mode at the same settings and seed (evaluated on the held-out tasks
+  // only); with ablation_seeds > 1 all of that again for each further seed, seed-major, so a run
+  // cut short still has every mode at the first seed.
   std::vector<std::string> modes = {o.grpo_mode};
   for (const auto& m : o.ablation_modes) {
     if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
@@ -473,58 +581,79 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   std::optional<train::GrpoSummary> main_grpo;
   std::string steps_path;
   int64_t filtered_groups = 0;
-  for (const std::string& mode : modes) {
-    const bool is_main = mode == o.grpo_mode;
-    const std::string stage = is_main ? "grpo" : "grpo-" + mode;
-    begin(stage, fmt::format("{} steps, {} tasks x {} rollouts, mode {}", o.grpo_steps,
-                             o.grpo_tasks_per_step, o.grpo_group, mode));
-    train::GrpoOptions go;
-    go.model = sft->checkpoint;
-    go.tasks = train_dir;
-    go.out = (out / stage).string();
-    go.device = o.device;
-    go.eval_device = o.eval_device;
-    go.steps = o.grpo_steps;
-    go.group = o.grpo_group;
-    go.tasks_per_step = o.grpo_tasks_per_step;
-    go.mode = mode;
-    go.lr = o.grpo_lr;
-    go.max_new_tokens = o.grpo_max_new_tokens;
-    go.temperature = o.temperature;
-    go.jobs = o.jobs;
-    go.variants = o.variants;
-    go.seed = o.seed;
-    const std::string log_path = (out / (stage + "_steps.jsonl")).string();
-    std::ofstream steps_log(log_path, std::ios::trunc);
-    if (!steps_log) return InStage(stage, Status::IoError(log_path + ": cannot open"));
-    int64_t filtered = 0;
-    auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
-      filtered += m.filtered_groups;
-      steps_log << StepJson(m).dump() << "\n" << std::flush;
-      progress(
-          fmt::format("demo: {} step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} "
-                      "(generate {:.1f} s, score {:.1f} s, update {:.1f} s)",
-                      stage, m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.gen_seconds,
-                      m.score_seconds, m.update_seconds));
-    });
-    steps_log.close();
-    if (!grpo.ok()) return InStage(stage, grpo.status());
-    summary[stage] = {{"mode", mode},
-                      {"steps", grpo->steps},
-                      {"checkpoint", grpo->checkpoint},
-                      {"metrics", go.out + "/metrics.jsonl"},
-                      {"steps_log", log_path},
-                      {"first", StepJson(grpo->first)},
-                      {"last", StepJson(grpo->last)}};
-    if (auto s = end(stage, fmt::format("{} steps; checkpoint {}", grpo->steps, grpo->checkpoint));
-        !s.ok()) {
-      return InStage(stage, s);
-    }
-    TRITONRL_RETURN_IF_ERROR(evaluate(stage, grpo->checkpoint, /*level1=*/is_main));
-    if (is_main) {
-      main_grpo = *grpo;
-      steps_path = log_path;
-      filtered_groups = filtered;
+  summary["grpo_runs"] = json::array();
+  for (int seed_index = 0; seed_index < o.ablation_seeds; ++seed_index) {
+    const uint64_t grpo_seed = o.seed + static_cast<uint64_t>(seed_index);
+    for (const std::string& mode : modes) {
+      const bool is_main = mode == o.grpo_mode && seed_index == 0;
+      const std::string stage = seed_index > 0 ? fmt::format("grpo-{}-seed{}", mode, grpo_seed)
+                                : mode == o.grpo_mode ? std::string("grpo")
+                                                      : "grpo-" + mode;
+      begin(stage, fmt::format("{} steps, {} tasks x {} rollouts, mode {}, seed {}", o.grpo_steps,
+                               o.grpo_tasks_per_step, o.grpo_group, mode, grpo_seed));
+      train::GrpoOptions go;
+      go.model = sft->checkpoint;
+      go.tasks = rl_dir;
+      go.out = (out / stage).string();
+      go.device = o.device;
+      go.eval_device = o.eval_device;
+      go.steps = o.grpo_steps;
+      go.group = o.grpo_group;
+      go.tasks_per_step = o.grpo_tasks_per_step;
+      go.mode = mode;
+      go.lr = o.grpo_lr;
+      go.max_new_tokens = o.grpo_max_new_tokens;
+      go.temperature = o.temperature;
+      go.jobs = o.jobs;
+      go.variants = o.variants;
+      // The rollouts' sampling seed and the task order (the SFT checkpoint fixes the weights).
+      go.seed = grpo_seed;
+      const std::string log_path = (out / (stage + "_steps.jsonl")).string();
+      std::ofstream steps_log(log_path, std::ios::trunc);
+      if (!steps_log) return InStage(stage, Status::IoError(log_path + ": cannot open"));
+      int64_t filtered = 0;
+      auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
+        filtered += m.filtered_groups;
+        steps_log << StepJson(m).dump() << "\n" << std::flush;
+        progress(fmt::format(
+            "demo: {} step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} entropy {:.3f} "
+            "filtered groups {} (generate {:.1f} s, score {:.1f} s, update {:.1f} s)",
+            stage, m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.entropy,
+            m.filtered_groups, m.gen_seconds, m.score_seconds, m.update_seconds));
+      });
+      steps_log.close();
+      if (!grpo.ok()) return InStage(stage, grpo.status());
+      summary[stage] = {{"mode", mode},
+                        {"seed", grpo_seed},
+                        {"steps", grpo->steps},
+                        {"checkpoint", grpo->checkpoint},
+                        {"metrics", go.out + "/metrics.jsonl"},
+                        {"steps_log", log_path},
+                        {"filtered_groups", filtered},
+                        {"first", StepJson(grpo->first)},
+                        {"last", StepJson(grpo->last)}};
+      if (auto s =
+              end(stage, fmt::format("{} steps; checkpoint {}", grpo->steps, grpo->checkpoint));
+          !s.ok()) {
+        return InStage(stage, s);
+      }
+      TRITONRL_RETURN_IF_ERROR(evaluate(stage, grpo->checkpoint, /*level1=*/is_main));
+      GrpoRun run{stage, mode, grpo_seed, 0};
+      for (const auto& e : r.evals) {
+        if (e.stage == stage && e.suite == "heldout") run.heldout_pass_at_1 = e.summary.pass_at_1;
+      }
+      r.grpo_runs.push_back(run);
+      summary["grpo_runs"].push_back({{"stage", run.stage},
+                                      {"mode", run.mode},
+                                      {"seed", run.seed},
+                                      {"heldout_pass_at_1", run.heldout_pass_at_1}});
+      summary["ablation"] = AblationJson(modes, r.grpo_runs);
+      if (auto s = save_summary(); !s.ok()) return InStage(stage, s);
+      if (is_main) {
+        main_grpo = *grpo;
+        steps_path = log_path;
+        filtered_groups = filtered;
+      }
     }
   }
 
@@ -535,21 +664,28 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   for (const auto& e : r.evals) in.rows.push_back(ReportRow(e));
   in.sft_metrics = so.out + "/metrics.jsonl";
   in.grpo_metrics = steps_path;
-  in.notes = Notes(o, r, *sft, *main_grpo, filtered_groups);
+  in.notes = Notes(o, r, modes, *sft, *main_grpo, filtered_groups);
   in.settings = {
       {"model", o.model},
       {"policy device", o.device.empty() ? "auto" : o.device},
       {"scoring device", o.eval_device},
       {"seed", std::to_string(o.seed)},
-      {"tasks", fmt::format("{} training, {} held-out synthetic, {} of level 1", r.train_ids.size(),
-                            r.heldout_ids.size(), r.level1_ids.size())},
+      {"tasks",
+       fmt::format("{} SFT, {} RL (GRPO), {} held-out synthetic, {} of level 1", r.train_ids.size(),
+                   r.rl_ids.size(), r.heldout_ids.size(), r.level1_ids.size())},
+      {"SFT tasks", fmt::format("{}", fmt::join(r.train_ids, " "))},
+      {"RL tasks", fmt::format("{}", fmt::join(r.rl_ids, " "))},
+      {"held-out tasks", fmt::format("{}", fmt::join(r.heldout_ids, " "))},
       {"evaluation", fmt::format("k={}, max_new_tokens={}, temperature {:g}", o.k, o.max_new_tokens,
                                  o.temperature)},
       {"SFT",
        fmt::format("{} steps, lr {:g}, max_tokens {}", o.sft_steps, o.sft_lr, o.sft_max_tokens)},
-      {"GRPO", fmt::format("{} steps, {} tasks x {} rollouts, mode {}, lr {:g}, max_new_tokens {}",
-                           o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group,
-                           fmt::join(modes, " then "), o.grpo_lr, o.grpo_max_new_tokens)},
+      {"GRPO",
+       fmt::format("{} steps, {} tasks x {} rollouts, mode {}, lr {:g}, temperature {:g}, "
+                   "max_new_tokens {}, seeds {}..{}",
+                   o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group, fmt::join(modes, " then "),
+                   o.grpo_lr, o.temperature, o.grpo_max_new_tokens, o.seed,
+                   o.seed + static_cast<uint64_t>(o.ablation_seeds) - 1)},
       {"outputs", o.out + " (synth/, sft/, grpo/, eval/*.jsonl, eval/summary.json)"},
   };
   for (const auto& [name, s] : r.stage_seconds) {

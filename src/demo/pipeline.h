@@ -1,6 +1,6 @@
 // `tritonrl demo`, the README's main job, as a library: synthetic tasks (split
-// into training and held-out tasks) -> SFT records -> SFT of a small built-in
-// model -> GRPO with HRD -> evaluation of the base, SFT and GRPO policies on
+// into SFT, RL and held-out tasks) -> SFT records -> SFT of a small built-in
+// model -> GRPO with HRD on the RL tasks -> evaluation of the base, SFT and GRPO policies on
 // the held-out synthetic tasks and on the built-in suite's level 1 -> an HTML
 // report (docs/demo.md). libtorch-free interface; RunDemo owns the process's
 // training loops (one at a time, from one thread). What survives a crash or a
@@ -25,7 +25,11 @@ struct DemoOptions {
   std::string device;                  // policy device; empty: cuda if available, else cpu
   std::string eval_device = "cpu";     // scoring device (cpu: Triton's interpreter)
   uint64_t seed = 0;                   // synthetic tasks, weights, data order, sampling
-  int train_tasks = 12;                // synthetic training tasks (SFT records and GRPO tasks)
+  // Synthetic tasks of the generator's training split, in two disjoint parts: SFT trains on the
+  // first `train_tasks`, GRPO samples only from the next `rl_tasks`, so RL faces tasks the policy
+  // has not memorised (as TritonRL's RL data is not its SFT data).
+  int train_tasks = 12;
+  int rl_tasks = 4;
   int heldout_tasks = 4;  // synthetic held-out tasks (patterns or shapes never trained)
   int level1_tasks = 8;   // tasks of level 1 evaluated (suite order); 0: all
   // Check each synthetic solution with our evaluator and drop the tasks whose solution fails
@@ -47,11 +51,17 @@ struct DemoOptions {
   int64_t grpo_steps = 3;
   int64_t grpo_group = 4;
   int64_t grpo_tasks_per_step = 2;
-  double grpo_lr = 1e-5;
+  // Adam moves each weight by about lr a step: 1e-5 for a few steps stayed below the bf16
+  // spacing of the policy's weights on the GPU, so the policy did not change (docs/demo.md).
+  double grpo_lr = 1e-4;
   std::string grpo_mode = "hrd";
   // GRPO again from the same SFT checkpoint in each of these modes (e.g. uniform, binary), at the
   // same settings and seed, each evaluated on the held-out tasks (stages grpo-<mode>).
   std::vector<std::string> ablation_modes;
+  // GRPO seeds per mode (the main one and each ablation mode): run i uses seed + i for its
+  // rollout sampling and task order, so each mode's held-out pass@1 comes with a spread.
+  // Runs after the first are stages grpo-<mode>-seed<seed>, evaluated on the held-out tasks.
+  int ablation_seeds = 1;
   int64_t grpo_max_new_tokens = 128;
   // Scoring.
   int jobs = 2;
@@ -72,11 +82,21 @@ struct StageEval {
   double generate_seconds = 0, score_seconds = 0;
 };
 
+// One GRPO run of the demo (the main one, an ablation mode or a further seed).
+struct GrpoRun {
+  std::string stage;  // grpo, grpo-<mode>, grpo-<mode>-seed<seed>
+  std::string mode;
+  uint64_t seed = 0;
+  double heldout_pass_at_1 = 0;
+};
+
 struct DemoResult {
   std::vector<StageEval> evals;
-  std::vector<std::string> heldout_ids, train_ids, level1_ids;
-  std::string report;   // OUT/report.html
-  std::string summary;  // OUT/eval/summary.json
+  // train_ids: the SFT tasks; rl_ids: GRPO's tasks; the two and heldout_ids are disjoint.
+  std::vector<std::string> heldout_ids, train_ids, rl_ids, level1_ids;
+  std::vector<GrpoRun> grpo_runs;  // in the order they ran (seed-major)
+  std::string report;              // OUT/report.html
+  std::string summary;             // OUT/eval/summary.json
   std::vector<std::pair<std::string, double>> stage_seconds;
 };
 

@@ -61,8 +61,12 @@ std::string StageName(const std::string& stage) {
   if (stage == "base") return "base model";
   if (stage == "sft") return "after SFT";
   if (stage == "grpo") return "after GRPO";
-  if (stage.rfind("grpo-", 0) == 0) return "after GRPO (" + stage.substr(5) + ")";
-  return stage;
+  if (stage.rfind("grpo-", 0) != 0) return stage;
+  // grpo-<mode> or grpo-<mode>-seed<N> (the demo's ablation modes and further GRPO seeds).
+  std::string mode = stage.substr(5);
+  const size_t seed = mode.find("-seed");
+  if (seed == std::string::npos) return "after GRPO (" + mode + ")";
+  return "after GRPO (" + mode.substr(0, seed) + ", seed " + mode.substr(seed + 5) + ")";
 }
 
 std::string SuiteName(const std::string& suite) {

@@ -1,7 +1,9 @@
 """`tritonrl demo --quick` end to end (real synth, SFT, GRPO, scoring on the CPU
-interpreter): the report exists with the before/after table and the curves, the
-stage outputs exist, and the report's numbers equal the ones recomputed here from
-the per-sample eval JSONL. A failing stage names itself and keeps earlier outputs.
+interpreter), with an ablation mode and two GRPO seeds: the report exists with the
+before/after table and the curves, the stage outputs exist, SFT, RL and held-out
+tasks are disjoint and each stage used its own, the GRPO seed changes the rollouts,
+and the report's numbers equal the ones recomputed here from the per-sample eval
+JSONL. A failing stage names itself and keeps earlier outputs.
 
 Usage: demo_e2e_test.py TRITONRL_BINARY SUITE_DIR"""
 import json
@@ -60,15 +62,17 @@ def hand_numbers(rows, k):
 
 def main():
     out = tempfile.mkdtemp(prefix="tritonrl_demo_e2e_")
-    p = subprocess.run([BIN, "demo", "--quick", "--ablation", "uniform", "--out", out, "--suite", SUITE],
+    p = subprocess.run([BIN, "demo", "--quick", "--ablation", "uniform", "--ablation-seeds", "2",
+                        "--out", out, "--suite", SUITE],
                        capture_output=True, text=True, timeout=1200)
     print(p.stderr[-4000:])
     print(p.stdout)
     check(p.returncode == 0, f"demo exited {p.returncode}")
     report = os.path.join(out, "report.html")
     check(f"report at {report}" in p.stdout, "the demo does not print where the report is")
-    for stage in ("synth", "records", "base-eval", "sft", "sft-eval", "grpo", "grpo-eval", "grpo-uniform",
-                  "grpo-uniform-eval", "report"):
+    grpo_stages = ("grpo", "grpo-uniform", "grpo-hrd-seed1", "grpo-uniform-seed1")
+    for stage in ("synth", "records", "base-eval", "sft", "sft-eval", "report") + grpo_stages + tuple(
+            s + "-eval" for s in grpo_stages):
         check(f"demo: stage {stage} done" in p.stderr, f"no progress line for stage {stage}")
 
     # Stage outputs.
@@ -88,13 +92,42 @@ def main():
     summary = json.load(open(os.path.join(out, "eval", "summary.json")))
     check(summary["grpo-uniform"]["mode"] == "uniform" and summary["grpo"]["mode"] == "hrd",
           "GRPO modes in summary.json")
-    check(len(summary["evals"]) == 7, f"{len(summary['evals'])} evaluations, want 7")
-    check(len(summary["heldout_tasks"]) >= 1 and len(summary["train_tasks"]) >= 1, "task split")
-    check(not set(summary["heldout_tasks"]) & set(summary["train_tasks"]),
-          "a held-out task is also a training task")
+    check(len(summary["evals"]) == 9, f"{len(summary['evals'])} evaluations, want 9")
+
+    # The three task sets are disjoint; SFT saw exactly its own, GRPO drew only RL tasks.
+    sft_ids, rl_ids = set(summary["train_tasks"]), set(summary["rl_tasks"])
+    heldout_ids = set(summary["heldout_tasks"])
+    check(len(sft_ids) == 3 and len(rl_ids) == 2 and len(heldout_ids) == 2,
+          f"task split {len(sft_ids)}/{len(rl_ids)}/{len(heldout_ids)}, want 3/2/2 (--quick)")
+    check(not (sft_ids & rl_ids) and not (sft_ids & heldout_ids) and not (rl_ids & heldout_ids),
+          "the SFT, RL and held-out task sets overlap")
     sft_records = read_jsonl(os.path.join(out, "synth", "sft_train.jsonl"))
-    check({r["task"] for r in sft_records} == set(summary["train_tasks"]),
-          "SFT records are not exactly the training tasks")
+    check({r["task"] for r in sft_records} == sft_ids,
+          "SFT records are not exactly the SFT tasks")
+    rollouts = {st: read_jsonl(os.path.join(out, st, "rollouts.jsonl")) for st in grpo_stages}
+    for st, rows in rollouts.items():
+        check(rows and {r["task"] for r in rows} <= rl_ids, f"{st} rolled out a task not in rl_tasks")
+
+    # Seeds: the same seed gives each mode the same first-step rollouts (same policy, same
+    # sampling), another seed other ones.
+    def step1(st):
+        return [(r["task"], r["response"]) for r in rollouts[st] if r["step"] == 1]
+    check(step1("grpo") == step1("grpo-uniform"), "two modes at one seed sampled differently")
+    check(step1("grpo") != step1("grpo-hrd-seed1"), "GRPO seed 1 sampled what seed 0 did")
+    check([summary[st]["seed"] for st in grpo_stages] == [0, 0, 1, 1], "GRPO seeds in summary.json")
+    runs = summary["grpo_runs"]
+    check([r["stage"] for r in runs] == list(grpo_stages), f"grpo_runs {runs}")
+    for mode in ("hrd", "uniform"):
+        a = summary["ablation"][mode]
+        check(a["seeds"] == [0, 1], f"ablation {mode} seeds {a['seeds']}")
+        values = [r["heldout_pass_at_1"] for r in runs if r["mode"] == mode]
+        check(a["heldout_pass_at_1"] == values and a["min"] == min(values) and
+              a["max"] == max(values) and abs(a["mean"] - sum(values) / 2) < 1e-12,
+              f"ablation {mode} spread {a}")
+        for r in runs:
+            ev = [e for e in summary["evals"] if e["stage"] == r["stage"] and e["suite"] == "heldout"]
+            check(len(ev) == 1 and ev[0]["pass_at_1"] == r["heldout_pass_at_1"],
+                  f"{r['stage']}: held-out pass@1 differs from its evaluation")
 
     html = open(report).read()
     for marker in ('id="before-after"', 'id="demo-shares"', 'id="sft-loss"', 'id="grpo-reward"',
@@ -102,12 +135,13 @@ def main():
         check(marker in html, f"report lacks {marker}")
     check("<polyline" in html, "report draws no curve")
     check("Ablation, GRPO from the same SFT checkpoint" in html, "report lacks the ablation note")
+    check("(seed 1)" in html and "mean " in html, "the ablation note lacks the seeds' spread")
 
     # Every report row equals the numbers recomputed from that evaluation's JSONL.
     cols = ["tasks", "samples", "k", "pass@1", "pass@k", "valid", "compiled", "correct", "fast1",
             "invalid_syntax", "invalid_functionality", "incorrect", "correct_share", "truncated"]
     rows = re.findall(r'<tr data-stage="([\w-]+)" data-suite="(\w+)">(.*?)</tr>', html)
-    check(len(rows) == 7, f"{len(rows)} before/after rows, want 7")
+    check(len(rows) == 9, f"{len(rows)} before/after rows, want 9")
     seen = set()
     for stage, suite, cells in rows:
         values = dict(zip(cols, re.findall(r'<td class="num">([^<]*)</td>', cells)))
@@ -133,7 +167,7 @@ def main():
         check(values["fast1"] == "n/a", "fast1 shown without timing")
         seen.add((stage, suite))
     check(seen == {(s, t) for s in ("base", "sft", "grpo") for t in ("heldout", "level1")}
-          | {("grpo-uniform", "heldout")},
+          | {(s, "heldout") for s in grpo_stages[1:]},
           f"rows {sorted(seen)}")
 
     # A failing stage names itself and keeps the earlier stages' outputs.

@@ -51,6 +51,23 @@ TEST(DemoReport, TableRowsCurvesAndNotes) {
   EXPECT_NE(html->find("<polyline"), std::string::npos);
 }
 
+// Ablation rows name their mode and, for a further GRPO seed, the seed.
+TEST(DemoReport, GrpoRowsNameModeAndSeed) {
+  DemoReportInput in;
+  for (const char* stage : {"grpo", "grpo-uniform", "grpo-binary-seed3"}) {
+    DemoEvalRow row;
+    row.stage = stage;
+    row.suite = "heldout";
+    in.rows.push_back(row);
+  }
+  auto html = RenderDemoReport(in);
+  ASSERT_TRUE(html.ok()) << html.status().message();
+  for (const char* name :
+       {">after GRPO<", ">after GRPO (uniform)<", ">after GRPO (binary, seed 3)<"}) {
+    EXPECT_NE(html->find(name), std::string::npos) << name;
+  }
+}
+
 TEST(DemoReport, BadMetricsLineNamesFileAndLine) {
   DemoReportInput in;
   in.grpo_metrics = TempFile("demo_report_bad.jsonl", "{\"step\":1}\nnot json\n");
