@@ -284,11 +284,21 @@ class Worker:
             model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype)
             self.send({"type": "stage", "stage": "build", "variant": variant, "ms": _ms(t1)})
             # The engine may run fewer trials on a variant (the large one on the GPU); it names them.
-            indices = (req.get("variant_trials") or {}).get(variant, range(len(req["trials"])))
-            for index in indices:
+            given = (req.get("variant_trials") or {}).get(variant)
+            indices = list(given if given is not None else range(len(req["trials"])))
+            # The reference alone: a variant whose first trial's outputs reach large_output.bytes
+            # runs the large variant's trials only, and says so in that trial's frame.
+            self._large_output = req.get("large_output") if recorder is None and given is None else None
+            at = 0
+            while at < len(indices):
+                index = indices[at]
                 trial = req["trials"][index]
                 self.stage = "trial"
-                self._trial(task, taskmod, hooks, model, variant, index, trial, device, recorder, audit, cand_file)
+                plan = self._trial(task, taskmod, hooks, model, variant, index, trial, device, recorder, audit,
+                                   cand_file)
+                if plan is not None:
+                    indices = plan
+                at += 1
         if clock is not None:
             self.stage = "timing"
             timing.run_stage(self, task, taskmod, cls, device, dtype, clock, names, recorder, cand_file)
@@ -401,6 +411,13 @@ class Worker:
                 d["type"] = f"{type(o).__module__}.{type(o).__qualname__}"
             described.append(d)
         header["outputs"] = described
+        plan = None
+        if getattr(self, "_large_output", None):
+            out_bytes = sum(d.get("nbytes", 0) for d in described)
+            if out_bytes >= self._large_output["bytes"]:
+                plan = [int(i) for i in self._large_output["trials"]]
+                header["variant_trials"] = plan
+            self._large_output = None  # decided on the variant's first trial
         header["input_bytes"] = sum(x.numel() * x.element_size() for x in inputs
                                     if isinstance(x, torch.Tensor))
         tp = time.monotonic()
@@ -430,6 +447,7 @@ class Worker:
                 self.send({"type": "slice", "output": i, "offset": offset}, part)
                 offset += part.nbytes
         self._send_ms = _ms(tp)
+        return plan
 
 
 def main(argv: list[str]) -> int:

@@ -44,6 +44,7 @@ struct Options {
   bool cpu_timing = false, no_timing = false;
   int jobs = 1, trials = 5;
   int large_trials = 2;               // correctness trials of the 'large' variant
+  double large_output_mb = 1024;      // a variant with outputs this large runs large_trials
   std::vector<std::string> variants;  // of those a task has; empty: the device's default
   double stage_timeout = 0;           // seconds; 0 = defaults
   double idle_timeout = 30;           // seconds; 0 = off (GPU only)
@@ -62,6 +63,7 @@ sc::ScoringConfig ToScoringConfig(const Options& o) {
   c.jobs = o.jobs;
   c.trials = o.trials;
   c.large_trials = o.large_trials;
+  c.large_output_mb = o.large_output_mb;
   c.variants = o.variants;
   c.timing_trials = o.timing_trials;
   c.baseline = o.baseline;
@@ -338,6 +340,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--large-trials", o->large_trials,
                       "correctness trials of the 'large' variant, the secret one included "
                       "(default 2; large variants are sized for timing)");
+       sub.add_option(
+           "--large-output-mb", o->large_output_mb,
+           "a variant whose first trial's outputs reach this many MiB runs only "
+           "--large-trials trials (default 1024, e.g. KernelBench's default sizes; 0: off)");
        sub.add_option("--variants", o->variants,
                       "comma-separated variants to run, of those each task has (e.g. medium); "
                       "a task with none of them runs the default (cpu: small, cuda: all)")

@@ -95,6 +95,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
            ->capture_default_str();
        sub.add_option("--trials", sc.trials, "Correctness trials per variant (at least 5)")
            ->capture_default_str();
+       sub.add_option("--large-output-mb", sc.large_output_mb,
+                      "A variant with outputs this large (MiB) runs --large-trials trials (0: off)")
+           ->capture_default_str();
        sub.add_option("--large-trials", sc.large_trials, "Correctness trials of the large variant")
            ->capture_default_str();
        sub.add_option("--variants", sc.variants,

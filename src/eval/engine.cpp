@@ -113,8 +113,14 @@ json MakeRequest(const EngineConfig& cfg, const std::string& role, const std::st
   if (!candidate_path.empty()) req["candidate_path"] = candidate_path;
   if (!variants.empty()) req["variants"] = variants;
   if (role == "reference" && !cfg.variants.empty()) req["prefer_variants"] = cfg.variants;
-  if (const auto large = TrialIndicesFor(cfg, "large"); large.size() < cfg.schedule.size())
+  const auto large = TrialIndicesFor(cfg, "large");
+  if (large.size() < cfg.schedule.size()) {
     req["variant_trials"] = {{"large", large}};
+    // The reference runs the first trial in either case: the rule needs the large list to start
+    // with it.
+    if (role == "reference" && cfg.large_output_bytes > 0 && large.front() == 0)
+      req["large_output"] = {{"bytes", cfg.large_output_bytes}, {"trials", large}};
+  }
   if (cfg.timing.enabled) req["timing"] = TimingRequest(cfg.timing, "");
   req["tolerance_policy"] = cfg.tolerance_policy;
   return req;
@@ -323,6 +329,13 @@ std::vector<TrialSpec> MakeSchedule(int trials, std::uint64_t secret_seed) {
   return out;
 }
 
+std::vector<int> RecordedTrials(const ReferenceResult& ref, const std::string& variant) {
+  std::vector<int> out;
+  for (const TrialRecord& t : ref.trials)
+    if (t.variant == variant) out.push_back(t.index);
+  return out;
+}
+
 std::vector<int> TrialIndicesFor(const EngineConfig& cfg, const std::string& variant) {
   const int n = static_cast<int>(cfg.schedule.size());
   const int cap = cfg.large_variant_trials;
@@ -474,8 +487,13 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
     v.reasons.push_back({"startup", "io_error", s.message()});
     return v;
   }
-  const json req = MakeRequest(cfg, "candidate", task_path, fs::canonical(cand_path).string(),
-                               ref.variants, cfg.malloc_perturb);
+  json req = MakeRequest(cfg, "candidate", task_path, fs::canonical(cand_path).string(),
+                         ref.variants, cfg.malloc_perturb);
+  // The trials the reference ran, per variant (fewer where its outputs were large).
+  for (const std::string& variant : ref.variants) {
+    const std::vector<int> ran = RecordedTrials(ref, variant);
+    if (ran.size() != cfg.schedule.size()) req["variant_trials"][variant] = ran;
+  }
   CandidateChecker checker(cfg, ref);
   const WorkerRun run = DriveWorker(cfg, req, *dir, &ref, checker);
   v.sandbox = run.fin.sandbox.ToJson();

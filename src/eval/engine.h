@@ -56,6 +56,11 @@ struct EngineConfig {
   // for timing; shipping and hashing GB-sized outputs every trial would dominate a GPU run. The
   // secret trial is always among them.
   int large_variant_trials = 0;
+  // A variant whose first trial's outputs reach this many bytes runs the large variant's trials
+  // only (KernelBench's default sizes have 6-8 GB outputs under any variant name: five of them
+  // spilled per task filled the disk). The reference decides after its first trial and says so;
+  // the candidate runs what the reference ran. 0: off.
+  std::uint64_t large_output_bytes = 0;
   // Variants the reference runs, of those a task has; empty or none present: the device's
   // default. The candidate runs the reference's list.
   std::vector<std::string> variants;
@@ -171,6 +176,9 @@ struct ReferenceResult {
 
 // The configuration a candidate of `ref`'s task runs with: `config` with the reference's seeds.
 EngineConfig CandidateConfig(const EngineConfig& config, const ReferenceResult& ref);
+// The schedule indices the reference ran on a variant, in order: TrialIndicesFor's, or the large
+// variant's list where its outputs reached EngineConfig::large_output_bytes.
+std::vector<int> RecordedTrials(const ReferenceResult& ref, const std::string& variant);
 
 ReferenceResult RunReference(const EngineConfig& config, const std::string& task_path);
 

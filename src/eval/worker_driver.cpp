@@ -66,6 +66,7 @@ class Driver {
          TrialSink& sink, Child& child, WorkerRun& run)
       : cfg_(cfg),
         candidate_(reference != nullptr),
+        reference_(reference),
         // Every timed phase goes call by call, the reference's too (the same cycle on both sides
         // is the parent clock's baseline); only a reference that re-checks for cached timings
         // gets the whole plan at once.
@@ -271,7 +272,8 @@ class Driver {
     if (Step s = Expect(f, "stage", "build"); s || (s = Accept(f))) return s;
     if (variant_at_ >= variant_names_.size())
       return Stop{WorkerEnd::kProtocol, "a build stage beyond the variant list"};
-    variant_trials_ = TrialIndicesFor(cfg_, variant_names_[variant_at_]);
+    variant_trials_ = candidate_ ? RecordedTrials(*reference_, variant_names_[variant_at_])
+                                 : TrialIndicesFor(cfg_, variant_names_[variant_at_]);
     trial_at_ = 0;
     if (variant_trials_.empty()) return NextVariant();
     state_ = WorkerState::kTrial;
@@ -281,6 +283,7 @@ class Driver {
 
   Step OnTrial(const Frame& f) {
     if (Step s = Expect(f, "trial"); s || (s = Accept(f))) return s;
+    if (Step s = OnReferencePlan(f.header)) return s;
     auto cursor = SliceCursor::FromTrialHeader(f.header);
     if (!cursor.ok())
       return Stop{WorkerEnd::kProtocol, "trial outputs: " + cursor.status().message()};
@@ -291,6 +294,20 @@ class Driver {
     if (cursor_.done()) return EndTrial();
     state_ = WorkerState::kSlices;
     slices_deadline_ = Clock::now() + cfg_.trial_timeout;
+    return std::nullopt;
+  }
+
+  // The reference's first trial of a variant may say that its outputs were large
+  // (EngineConfig::large_output_bytes): the variant then runs the large variant's trials only, the
+  // one alternative accepted.
+  Step OnReferencePlan(const json& h) {
+    const auto plan = h.find("variant_trials");
+    if (plan == h.end()) return std::nullopt;
+    std::vector<int> large = TrialIndicesFor(cfg_, "large");
+    if (candidate_ || trial_at_ != 0 || cfg_.large_output_bytes == 0 || !plan->is_array() ||
+        *plan != json(large))
+      return Stop{WorkerEnd::kProtocol, "an unexpected trial plan in a trial frame"};
+    variant_trials_ = std::move(large);
     return std::nullopt;
   }
 
@@ -406,6 +423,7 @@ class Driver {
 
   const EngineConfig& cfg_;
   const bool candidate_;
+  const ReferenceResult* reference_;  // a candidate's: the trials to run are those it ran
   const bool per_call_;
   TrialSink& sink_;
   Child& child_;

@@ -45,6 +45,8 @@ Status ValidateConfig(const ScoringConfig& c) {
   if (c.trials < 5) return Status::InvalidArgument("--trials must be at least 5");
   if (c.jobs < 1) return Status::InvalidArgument("--jobs must be at least 1");
   if (c.large_trials < 1) return Status::InvalidArgument("--large-trials must be at least 1");
+  if (!(c.large_output_mb >= 0))
+    return Status::InvalidArgument("--large-output-mb must not be negative");
   if (c.timing_trials < 5) return Status::InvalidArgument("--timing-trials must be at least 5");
   if (c.baseline != "eager" && c.baseline != "compile")
     return Status::InvalidArgument("--baseline must be eager or compile");
@@ -69,6 +71,8 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
   cfg.runner_dir = *runner;
   cfg.device = device;
   cfg.large_variant_trials = o.large_trials;
+  cfg.large_output_bytes =
+      static_cast<std::uint64_t>(std::min(o.large_output_mb, 1e12) * 1024.0 * 1024.0);
   cfg.variants = o.variants;
   cfg.keep_work = o.keep_work;
   cfg.warm_workers = !o.cold_workers;
@@ -149,6 +153,7 @@ nlohmann::json RunConfigJson(const ScoringConfig& o, const std::string& device) 
           {"device", device},
           {"trials", o.trials},
           {"large_trials", o.large_trials},
+          {"large_output_mb", o.large_output_mb},
           {"variants", o.variants},
           {"static", o.static_stage},
           {"policy", o.policy},

@@ -62,6 +62,9 @@ struct ScoringConfig {
   int jobs = 1;                     // worker processes at once, over all concurrent Score calls
   int trials = 5;                   // correctness trials per variant (at least 5)
   int large_trials = 2;             // correctness trials of the "large" variant
+  // A variant whose outputs reach this many MiB runs large_trials trials too (its reference decides
+  // on its first trial; EngineConfig::large_output_bytes); 0 = off.
+  double large_output_mb = 1024;
   // Variants to run, of those a task has (e.g. {"medium"}); empty, or none of them in a task:
   // the device's default (cpu: small; cuda: all).
   std::vector<std::string> variants;

@@ -5,6 +5,7 @@
 #                                           + 128 MiB (half of one output)
 #   memory_test.sh TRITONRL ROOT admission  a sample whose estimate exceeds --memory-budget-mb is
 #                                           resource_exhausted; the others' verdicts are intact
+#   memory_test.sh TRITONRL ROOT large_output  outputs over --large-output-mb: 2 trials, not 5
 # The fixture suite (tests/eval/fixtures/memory) is not part of tasks/.
 set -euo pipefail
 BIN="$1"
@@ -96,6 +97,25 @@ for name in ("small1", "small2"):
     assert got[name]["outcome"] == "correct", (name, got[name])
     # 768 MiB base + 3 x (16 KiB of input + 16 KiB of output)
     assert got[name]["evidence"]["admission"]["host_bytes_estimate"] == (768 << 20) + 3 * 32768, got[name]["evidence"]
+PY
+    ;;
+  large_output)
+    # --large-output-mb 100: the 256 MiB outputs make the reference run only --large-trials (2)
+    # trials, the secret one among them, and the candidate runs the same ones; the 16 KiB task
+    # keeps all 5.
+    printf '%s\n' "honest level1/1_OuterProduct $FIX/solutions/1_OuterProduct.py" \
+      "wrong level1/1_OuterProduct $FIX/solutions/1_OuterProduct.py wrong" \
+      "small level1/2_Scale $FIX/solutions/2_Scale.py" | make_samples >"$T/s.jsonl"
+    "$BIN" eval --tasks "$FIX" --samples "$T/s.jsonl" --device cpu --jobs 2 --json --no-cache \
+      --stage-timeout 300 --large-output-mb 100 --work-dir "$T/work" >"$T/r.json"
+    "$PY" - "$T/r.json" <<'PY'
+import json, sys
+got = {s["sample"]: s for s in json.load(open(sys.argv[1]))["samples"]}
+honest, wrong, small = got["honest"], got["wrong"], got["small"]
+assert honest["outcome"] == "correct", honest["reasons"]
+assert honest["evidence"]["trials_checked"] == 2 and honest["evidence"]["trials_expected"] == 2, honest["evidence"]
+assert wrong["outcome"] == "incorrect" and wrong["reasons"][0]["code"] == "not_allclose", wrong["reasons"]
+assert small["outcome"] == "correct" and small["evidence"]["trials_checked"] == 5, small["evidence"]
 PY
     ;;
   *)
