@@ -16,6 +16,7 @@
 # tasks than KB_PER_LEVEL_<n> (defaults 40, 24, 12): every k-th file in name order, always including
 # the largest-output families of level 1 (19-32 elementwise at 4096 x 393216, 38/39 norms at
 # 32768 x 65535, 7 matmul at 32768^2). KB_PER_LEVEL_n=all evaluates every task of level n.
+# KB_LEVELS (default "1 2 3") picks the levels, so that one device call can take a whole level.
 # Each level also has a wall-clock cap (KB_LIMIT_<n> seconds, defaults 200, 140, 140): a level
 # still running then is stopped with SIGINT and the verdicts stored so far are counted from its
 # store (--db), so the script itself stays inside the budget.
@@ -52,7 +53,7 @@ note "host: $(free -g | awk '/Mem:/ {print $2 " GB total, " $7 " GB available"}'
 summary="$OUT/summary.txt"
 printf '%-7s %6s %5s %7s %16s %17s %17s %16s %s\n' level tasks exit wall_s tritonrl_hwm_mb time_v_tree_max_mb host_min_avail_gb gpu_peak_used_mb outcomes >"$summary"
 
-for level in 1 2 3; do
+for level in ${KB_LEVELS:-1 2 3}; do
   dir="$KB/KernelBench/level$level"
   if [[ ! -d "$dir" ]]; then
     note "level$level: $dir missing, skipped"
