@@ -109,6 +109,12 @@ struct EngineConfig {
       reuse_reference;
   std::function<void(const std::string& task_path, std::shared_ptr<const ReferenceResult>)>
       keep_reference;
+  // Concurrent runs of one scorer share a reference in flight: claim_reference is asked before
+  // this run computes a task's reference (false: another run computes it now; its samples wait for
+  // reuse_reference to find it kept) and release_reference after it is kept or failed. Both may
+  // be empty; called from pool threads.
+  std::function<bool(const std::string& task_path)> claim_reference;
+  std::function<void(const std::string& task_path)> release_reference;
 };
 
 // The schedule indices a variant runs, in order: all of them, or for the "large" variant with

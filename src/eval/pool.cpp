@@ -139,8 +139,10 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
     pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
     return i;
   };
-  bool stopped = false;  // control.cancelled said so: nothing more is taken
+  bool stopped = false;   // control.cancelled said so: nothing more is taken
+  bool deferred = false;  // the last pick passed over a task whose reference another run computes
   auto pick = [&](bool& run_reference) -> std::optional<std::size_t> {
+    deferred = false;
     if (!stopped && control.cancelled && control.cancelled()) {
       stopped = true;
       changed.notify_all();
@@ -151,13 +153,25 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
     }
     if (live >= n) return std::nullopt;
     for (std::size_t k = 0; k < pending.size(); ++k) {
-      auto& slot = slots.at(jobs[pending[k]].task_path);
-      if (slot->state == ReferenceSlot::kNotStarted) {
-        slot->state = ReferenceSlot::kRunning;
-        ++live;
-        run_reference = true;
-        return take(k);
+      const std::string& path = jobs[pending[k]].task_path;
+      auto& slot = slots.at(path);
+      if (slot->state != ReferenceSlot::kNotStarted) continue;
+      if (config.reuse_reference) {  // kept by another run since this one began
+        if (auto kept = config.reuse_reference(path)) {
+          slot->result = std::move(kept);
+          slot->state = ReferenceSlot::kReady;
+          slot->kept = true;
+          return take(k);
+        }
       }
+      if (config.claim_reference && !config.claim_reference(path)) {
+        deferred = true;
+        continue;
+      }
+      slot->state = ReferenceSlot::kRunning;
+      ++live;
+      run_reference = true;
+      return take(k);
     }
     return std::nullopt;
   };
@@ -182,9 +196,15 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
         if (pending.empty()) return;
         const auto asked = std::chrono::steady_clock::now();
         std::optional<std::size_t> got;
-        changed.wait(lock, [&] {
-          return pending.empty() || (got = pick(run_reference)).has_value() || stopped;
-        });
+        // A task passed over for another run's reference in flight is looked at again every
+        // 100 ms: that run's keeping it wakes nobody here.
+        while (!(pending.empty() || (got = pick(run_reference)).has_value() || stopped)) {
+          if (deferred) {
+            changed.wait_for(lock, std::chrono::milliseconds(100));
+          } else {
+            changed.wait(lock);
+          }
+        }
         if (!got) return;
         i = *got;
         waited_ms = MsSince(asked);
@@ -198,6 +218,7 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
         auto r = std::make_shared<const ReferenceResult>(
             AdmitAndRunReference(config, job.task_path, admission, shared));
         if (r->ok && config.keep_reference) config.keep_reference(job.task_path, r);
+        if (config.release_reference) config.release_reference(job.task_path);
         std::lock_guard<std::mutex> lock(mu);
         slot->result = r;
         slot->state = ReferenceSlot::kReady;

@@ -91,7 +91,18 @@ struct Scorer::Impl {
     std::uint64_t bytes = 0;
   };
   std::map<std::string, KeptReference> kept;
-  std::mutex kept_mu;
+  std::set<std::string> computing;  // references a call computes now (a concurrent call waits)
+  std::mutex kept_mu;               // guards kept and computing
+
+  // True: the caller computes key's reference now; false: another call does.
+  bool Claim(const std::string& key) {
+    std::lock_guard<std::mutex> lock(kept_mu);
+    return computing.insert(key).second;
+  }
+  void Unclaim(const std::string& key) {
+    std::lock_guard<std::mutex> lock(kept_mu);
+    computing.erase(key);
+  }
 
   std::shared_ptr<const eval::ReferenceResult> KeptFor(const std::string& key) {
     std::lock_guard<std::mutex> lock(kept_mu);
@@ -438,6 +449,15 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
       cfg.keep_reference = [&im, ref_key](const std::string& task_path,
                                           std::shared_ptr<const eval::ReferenceResult> ref) {
         if (const auto key = ref_key(task_path)) im.Keep(*key, std::move(ref));
+      };
+      // Concurrent calls (the server's requests, a trainer's overlapping steps) on one task run
+      // its reference once.
+      cfg.claim_reference = [&im, ref_key](const std::string& task_path) {
+        const auto key = ref_key(task_path);
+        return !key || im.Claim(*key);
+      };
+      cfg.release_reference = [&im, ref_key](const std::string& task_path) {
+        if (const auto key = ref_key(task_path)) im.Unclaim(*key);
       };
     }
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 
 namespace tritonrl::eval {
 namespace {
@@ -335,6 +336,66 @@ TEST_F(EngineTest, PoolHoldsASharedSlotPerSampleAndStopsWhenCancelled) {
   RunPool(
       cfg_, jobs, 1, [&](std::size_t, Verdict) { ++done; }, stop);
   EXPECT_EQ(done, 2);
+}
+
+TEST_F(EngineTest, ConcurrentPoolsRunASharedTasksReferenceOnce) {
+  // A second run starts while the first computes the task's reference: it runs none of its own,
+  // and serves its samples from the one the first keeps.
+  cfg_.extra_env = {"FAKE_SCENARIO=correct", "FAKE_REFERENCE_DELAY_MS=1500"};
+  std::mutex mu;
+  std::shared_ptr<const ReferenceResult> kept;
+  bool computing = false;
+  int refused = 0;
+  cfg_.reuse_reference = [&](const std::string&) {
+    std::lock_guard<std::mutex> lock(mu);
+    return kept;
+  };
+  cfg_.keep_reference = [&](const std::string&, std::shared_ptr<const ReferenceResult> r) {
+    std::lock_guard<std::mutex> lock(mu);
+    kept = std::move(r);
+  };
+  cfg_.claim_reference = [&](const std::string&) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (computing) {
+      ++refused;
+      return false;
+    }
+    return computing = true;
+  };
+  cfg_.release_reference = [&](const std::string&) {
+    std::lock_guard<std::mutex> lock(mu);
+    computing = false;
+  };
+  const auto jobs_of = [](const std::string& prefix) {
+    std::vector<SampleJob> jobs;
+    for (int i = 0; i < 2; ++i)
+      jobs.push_back(
+          {prefix + std::to_string(i), "t", "task.py", "print('unused')\n", std::nullopt});
+    return jobs;
+  };
+  std::vector<Verdict> first(2), second(2);
+  std::thread a([&] {
+    RunPool(cfg_, jobs_of("a"), 2, [&](std::size_t i, Verdict v) { first[i] = std::move(v); });
+  });
+  for (;;) {  // until the first run has claimed the reference
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (computing) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  RunPool(cfg_, jobs_of("b"), 2, [&](std::size_t i, Verdict v) { second[i] = std::move(v); });
+  a.join();
+  int ran = 0;
+  for (const auto* set : {&first, &second}) {
+    for (const Verdict& v : *set) {
+      EXPECT_EQ(v.outcome, "correct") << v.sample;
+      ran += v.evidence["pool"]["ran_reference"].get<bool>();
+    }
+  }
+  EXPECT_EQ(ran, 1);
+  EXPECT_GE(refused, 1);
+  for (const Verdict& v : second) EXPECT_TRUE(v.evidence["pool"].value("reference_kept", false));
 }
 
 TEST(CandidateConfig, RunsWithTheSeedsItsReferenceRanWith) {
