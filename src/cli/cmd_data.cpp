@@ -100,6 +100,12 @@ Verdicts Evaluate(const std::string& tasks_dir, const std::vector<EvalSample>& s
                  WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
     return verdicts;
   }
+  std::size_t reused = 0;
+  for (const auto& s : doc["samples"]) reused += s.value("from_cache", false) ? 1 : 0;
+  const std::size_t resumed = doc.value("resumed_samples", std::size_t{0});
+  if (reused + resumed > 0)
+    std::fprintf(stderr, "tritonrl data: %zu verdicts resumed and %zu from the cache of %s\n",
+                 resumed, reused, db.c_str());
   for (const auto& s : doc["samples"]) {
     std::string reason;
     if (s.contains("reasons") && s["reasons"].is_array() && !s["reasons"].empty()) {
@@ -147,7 +153,9 @@ int RunSynth(const SynthOptions& o) {
   std::map<std::string, std::string> rejected;
   if (!o.no_verify) {
     const std::string work = o.out + "/.verify";
-    fs::remove_all(work, ec);
+    // verify.db stays: a run stopped part-way (a device call's time limit) resumes from its
+    // verdicts, and a task already judged is not run again (the cache keys on code and task).
+    for (const char* f : {"samples.jsonl", "eval.json"}) fs::remove(fs::path(work) / f, ec);
     fs::create_directories(work, ec);
     std::vector<EvalSample> samples;
     for (const auto& t : tasks) samples.push_back({t.id, t.id, "code", t.solution});

@@ -8,7 +8,7 @@ PY="$2"
 N="${SYNTH_TEST_N:-14}"
 T="$(mktemp -d)"
 trap 'rm -rf "$T"' EXIT
-"$TRITONRL" data synth --n "$N" --seed 7 --out "$T/s" --python "$PY" --jobs 2
+"$TRITONRL" data synth --n "$N" --seed 7 --out "$T/s" --python "$PY" --jobs 2 --keep-work
 python3 - "$T/s" "$N" <<'PYCHECK'
 import json, sys
 d, n = sys.argv[1], int(sys.argv[2])
@@ -22,4 +22,18 @@ assert not bad, bad
 assert stats["kept"] >= n - max(2, n // 10), stats
 assert len(stats["per_family"]) == 7, stats["per_family"]
 print("ok:", stats["kept"], "kept of", n)
+PYCHECK
+# The same draw again: every verdict comes from the kept verify.db (a run stopped part-way on the
+# GPU resumes the same way), and the result is the same.
+cp "$T/s/stats.json" "$T/first_stats.json"
+"$TRITONRL" data synth --n "$N" --seed 7 --out "$T/s" --python "$PY" --jobs 2 2>"$T/again.log"
+grep -E "tritonrl data: [0-9]+ verdicts resumed and [0-9]+ from the cache" "$T/again.log"
+python3 - "$T/again.log" "$N" "$T/first_stats.json" "$T/s/stats.json" <<'PYCHECK'
+import json, re, sys
+log, n = open(sys.argv[1]).read(), int(sys.argv[2])
+m = re.search(r"(\d+) verdicts resumed and (\d+) from the cache", log)
+assert m and int(m.group(1)) + int(m.group(2)) >= n - 2, log[-2000:]
+a, b = json.load(open(sys.argv[3])), json.load(open(sys.argv[4]))
+assert a["kept"] == b["kept"] and a["rejected_tasks"] == b["rejected_tasks"], (a, b)
+print("ok: the second run reused", m.group(0))
 PYCHECK
