@@ -44,7 +44,7 @@ for spec in "$@"; do
     demo) read -r -a demo_flags <<<"${DEMO_FLAGS:-}"
           cmd=(env OUT="$d" DEMO_LIMIT="$((limit - 20))" bench/demo/demo_gpu.sh "${demo_flags[@]}") ;;
     synth) cmd=(env OUT="$d" N="${SYNTH_N:-200}" JOBS=16 TRITONRL="$BIN/tritonrl" PY=python3 bench/data/synth_gpu.sh) ;;
-    latency) cmd=(env OUT="$d" python3 bench/serve/latency.py --device cuda --variants "${LATENCY_VARIANTS:-medium}") ;;
+    latency) cmd=(env OUT="$d" python3 bench/serve/latency.py --device cuda --variants "${LATENCY_VARIANTS:-medium}" --repeats 3) ;;
     serve) cmd=(bash -c "OUT=$d python3 bench/serve/throughput.py --jobs 16 --max-samples ${SERVE_SAMPLES:-120}; OUT=$d python3 bench/serve/grpo_loop.py --steps 3") ;;
     trl) # TRL's GRPOTrainer against /v1/reward (needs .whl carried): a tiny random Qwen3, then the
          # demo's SFT policy on its training tasks when the demo ran earlier in this call.

@@ -42,7 +42,7 @@ def main():
     try:
         for task in args.tasks.split(","):
             code = open(os.path.join(ROOT, "tasks", "solutions", task + ".py")).read()
-            times, outcomes, kept = [], [], []
+            times, outcomes, kept, phases = [], [], [], []
             for i in range(1 + args.repeats):
                 t0 = time.time()
                 job = server.post("/v1/evaluate", {"samples": [
@@ -55,13 +55,18 @@ def main():
                 r = (j.get("results") or [None])[0] or {}
                 outcomes.append(r.get("outcome"))
                 kept.append(bool(((r.get("evidence") or {}).get("pool") or {}).get("reference_kept")))
+                phases.append(r.get("timings_ms") or {})
             warm = times[1:]
+            # Where a warm request's time went, by the verdict's own stage and phase timings (ms).
+            keys = sorted({k for p in phases[1:] for k in p if isinstance(p[k], (int, float))})
+            warm_phases = {k: round(statistics.median(p.get(k, 0) for p in phases[1:])) for k in keys}
             rows.append({"task": task, "cold_s": round(times[0], 3), "warm_s": [round(t, 3) for t in warm],
                          "warm_median_s": round(statistics.median(warm), 3) if warm else None,
-                         "outcomes": outcomes, "reference_kept": kept})
+                         "outcomes": outcomes, "reference_kept": kept, "warm_phases_ms": warm_phases})
             print("%-26s cold %6.2f s  warm median %6.2f s  %s  kept %s" % (
                 task, times[0], rows[-1]["warm_median_s"] or 0, sorted(set(map(str, outcomes))), kept[1:]),
                 flush=True)
+            print("    warm medians (ms): " + ", ".join("%s %d" % kv for kv in warm_phases.items()), flush=True)
     finally:
         server.stop()
     warm_all = [t for r in rows for t in r["warm_s"]]
