@@ -192,6 +192,16 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sft->add_flag("--phase-timing", o->phase_timing,
                      "Synchronise the device between each step's phases and log their times "
                      "(metrics phase_ms; slower, for profiling)");
+       sft->add_flag("--fused-adamw", o->fused_adamw,
+                     "Speed: multi-tensor fused AdamW and gradient clipping (no host sync)");
+       sft->add_option("--loss-chunk", o->loss_chunk,
+                       "Speed: fused head + cross-entropy over chunks of N scored rows "
+                       "(0: whole-batch fp32 logits)")
+           ->capture_default_str();
+       sft->add_flag("--fused-norm", o->fused_norm,
+                     "Speed: fused RMSNorm kernel in the training forward (one rounding)");
+       sft->add_flag("--fused-proj", o->fused_proj,
+                     "Speed: one q/k/v GEMM and one gate/up GEMM in the training forward");
        sft->add_option("--eval-every", o->eval_every,
                        "Held-out loss every N steps (and at the end)");
        sft->add_option("--save-every", o->save_every, "Checkpoint every N steps (and at the end)");
