@@ -59,8 +59,8 @@ sft "$WORK/phases" 8 --phase-timing >/dev/null 2>&1
 # The speed options (docs/train.md), each alone and all together, VARIANT_STEPS
 # steps each (median tokens/s after 3 warm-up steps, peak memory). SFT_VARIANTS
 # overrides the list ("" skips them): NAME=FLAG[,FLAG...] items.
-FAST="--fused-adamw,--fused-norm,--fused-proj,--loss-chunk,4096"
-VARIANTS="${SFT_VARIANTS-fused-adamw=--fused-adamw loss-chunk=--loss-chunk,4096 fused-norm=--fused-norm fused-proj=--fused-proj all=$FAST}"
+FAST="--fused-adamw,--fused-norm,--fused-proj,--rope-roll,--loss-chunk,4096"
+VARIANTS="${SFT_VARIANTS-fused-adamw=--fused-adamw loss-chunk=--loss-chunk,4096 fused-norm=--fused-norm fused-proj=--fused-proj rope-roll=--rope-roll all=$FAST}"
 for v in $VARIANTS; do
   name="${v%%=*}"
   IFS=, read -r -a flags <<<"${v#*=}"

@@ -202,6 +202,8 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                      "Speed: fused RMSNorm kernel in the training forward (one rounding)");
        sft->add_flag("--fused-proj", o->fused_proj,
                      "Speed: one q/k/v GEMM and one gate/up GEMM in the training forward");
+       sft->add_flag("--rope-roll", o->rope_roll,
+                     "Speed: rotary embedding with a roll (same values, cheaper backward)");
        sft->add_option("--eval-every", o->eval_every,
                        "Held-out loss every N steps (and at the end)");
        sft->add_option("--save-every", o->save_every, "Checkpoint every N steps (and at the end)");

@@ -53,6 +53,16 @@ at::Tensor ApplyRope(const at::Tensor& x, const at::Tensor& cos, const at::Tenso
   return out;
 }
 
+// The same sums with the halves of x * sin_swapped swapped by a roll: the
+// same rounded operands, so the same values (the gradients equal up to
+// reduction order). For training: autograd's
+// backward of a roll is one roll, where the two in-place adds into views
+// above each cost a full clone, a zero-filled gradient and its accumulation.
+at::Tensor ApplyRopeRoll(const at::Tensor& x, const at::Tensor& cos,
+                         const at::Tensor& sin_swapped) {
+  return x * cos + (x * sin_swapped).roll(x.size(-1) / 2, -1);
+}
+
 // Rotary tables as the reference computes them: inverse frequencies in fp32 on
 // the CPU (1 / theta^(2i/d)), angles position * inv_freq and their cos/sin in
 // fp32 on the model's device (device cos/sin may differ from the CPU's in the
@@ -430,7 +440,7 @@ struct LayerEnv {
   at::Tensor mask;         // padded rows: [B, 1, G * T, L]
   const ForwardArgs* args = nullptr;
   bool grad = false;  // out-of-place residuals and activations (autograd records the graph)
-  bool fused_norm = false, fused_proj = false;  // ForwardArgs' training speed options
+  bool fused_norm = false, fused_proj = false, rope_roll = false;  // ForwardArgs' speed options
 };
 
 // The layer's RMSNorm: the reference's rounding points, or the fused kernel.
@@ -485,9 +495,10 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
     k = proj(x, H * D, Hkv * D).view({B, T, Hkv, D});
     v = proj(x, (H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
   }
-  q = ApplyRope(Norm(e, q, W.q_norm).transpose(1, 2), trim ? e.cos.narrow(2, T - 1, 1) : e.cos,
-                trim ? e.sin_sw.narrow(2, T - 1, 1) : e.sin_sw);         // [B, H, Tq, D]
-  k = ApplyRope(Norm(e, k, W.k_norm).transpose(1, 2), e.cos, e.sin_sw);  // [B, Hkv, T, D]
+  auto rope = e.rope_roll ? ApplyRopeRoll : ApplyRope;
+  q = rope(Norm(e, q, W.q_norm).transpose(1, 2), trim ? e.cos.narrow(2, T - 1, 1) : e.cos,
+           trim ? e.sin_sw.narrow(2, T - 1, 1) : e.sin_sw);         // [B, H, Tq, D]
+  k = rope(Norm(e, k, W.k_norm).transpose(1, 2), e.cos, e.sin_sw);  // [B, Hkv, T, D]
   at::Tensor o;
   if (causal) {
     if (cache) {
@@ -612,6 +623,7 @@ struct CheckpointedLayer : torch::autograd::Function<CheckpointedLayer> {
     e.scale = std::pow(static_cast<double>(e.D), -0.5);
     e.fused_norm = d[6] != 0;
     e.fused_proj = d[7] != 0;
+    e.rope_roll = d[8] != 0;
     return e;
   }
 };
@@ -627,8 +639,8 @@ at::Tensor CheckpointLayer(const LayerEnv& e, const Qwen3Layer& W, const at::Ten
   }
   return CheckpointedLayer::apply(
       at::TensorList(t),
-      std::vector<int64_t>{e.B, e.T, e.H, e.Hkv, e.D, e.I, e.fused_norm, e.fused_proj}, e.eps,
-      has_bias);
+      std::vector<int64_t>{e.B, e.T, e.H, e.Hkv, e.D, e.I, e.fused_norm, e.fused_proj, e.rope_roll},
+      e.eps, has_bias);
 }
 
 }  // namespace
@@ -653,6 +665,7 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
   env.grad = RecordsGradients(m);
   env.fused_norm = a.fused_norm;
   env.fused_proj = a.fused_proj;
+  env.rope_roll = a.rope_roll;
   env.cos = cos.view({B, 1, T, D});
   env.sin_sw = sin_sw.view({B, 1, T, D});
   const int64_t G = env.H / env.Hkv;

@@ -99,6 +99,9 @@ struct ForwardArgs {
   // weights (other summation blocking than the reference's separate GEMMs, so not bit-equal).
   bool fused_norm = false;
   bool fused_proj = false;
+  // rope_roll: rotary embedding as x * cos + roll(x * sin_swapped) (bit-identical values,
+  // gradients up to reduction order; a cheaper backward pass than in-place adds into halves).
+  bool rope_roll = false;
 };
 
 // True when a forward of `model` records an autograd graph (grad mode on and

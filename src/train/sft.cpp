@@ -86,8 +86,11 @@ struct Schedule {
   }
 };
 
+// The held-out loss through the training loss's kernels (with --loss-chunk, no
+// [N, vocab] fp32 logits here either).
 double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
-                const std::vector<std::vector<int32_t>>& plan, c10::Device device) {
+                const std::vector<std::vector<int32_t>>& plan, c10::Device device,
+                const LossKernels& kernels) {
   at::NoGradGuard no_grad;
   model::Qwen3Model view = ComputeView(t);
   double sum = 0;
@@ -100,7 +103,8 @@ double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
       from.push_back(ex[i].prompt_tokens);
     }
     TokenBatch b = MakeBatch(rows, from, device);
-    sum -= ScoredLogProbs(view, b).sum().item<double>();
+    sum += HeadNllSum(ScoredHidden(view, b, kernels), view.lm_head, b.targets, kernels.loss_chunk)
+               .item<double>();
     n += b.targets.size(0);
   }
   return n ? sum / static_cast<double>(n) : 0.0;
@@ -207,6 +211,7 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
   kernels.checkpoint_layers = o.checkpoint_layers;
   kernels.fused_norm = o.fused_norm;
   kernels.fused_proj = o.fused_proj;
+  kernels.rope_roll = o.rope_roll;
   kernels.loss_chunk = o.loss_chunk;
   int64_t step = 0, epoch = 0, index = 0;
   if (ckpt) {
@@ -370,7 +375,7 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
     const bool last = step == total_steps || step == o.stop_after;
     if (dist.is_root() && !eval_plan.empty() &&
         ((o.eval_every > 0 && step % o.eval_every == 0) || last)) {
-      summary.eval_loss = EvalLoss(t, eval_examples, eval_plan, *device);
+      summary.eval_loss = EvalLoss(t, eval_examples, eval_plan, *device, kernels);
       log({{"step", step}, {"eval_loss", summary.eval_loss}});
     }
     if (dist.is_root() && (last || (o.save_every > 0 && step % o.save_every == 0))) {

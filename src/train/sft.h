@@ -44,6 +44,7 @@ struct SftOptions {
   int64_t loss_chunk = 0;      // > 0: head + cross-entropy fused over chunks of this many rows
   bool fused_norm = false;     // at::rms_norm's fused kernel in the training forward
   bool fused_proj = false;     // one q/k/v GEMM and one gate/up GEMM in the training forward
+  bool rope_roll = false;      // rotary embedding with a roll (same values, cheaper backward)
   int64_t eval_every = 0;      // steps; 0: at the end only (when eval_data is set)
   int64_t save_every = 0;      // steps; 0: at the end only
   uint64_t seed = 0;           // builtin weights and the data order

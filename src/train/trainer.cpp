@@ -136,6 +136,7 @@ at::Tensor ScoredHidden(const model::Qwen3Model& m, const TokenBatch& b, const L
   a.checkpoint_layers = k.checkpoint_layers;
   a.fused_norm = k.fused_norm;
   a.fused_proj = k.fused_proj;
+  a.rope_roll = k.rope_roll;
   at::Tensor h = model::Forward(m, a);
   return h.reshape({B * T, h.size(-1)}).index_select(0, b.rows);
 }

@@ -65,7 +65,7 @@ at::Tensor ScoredLogProbs(const model::Qwen3Model& model, const TokenBatch& batc
 // optimised, only rounding and memory).
 struct LossKernels {
   bool checkpoint_layers = false;
-  bool fused_norm = false, fused_proj = false;  // model::ForwardArgs'
+  bool fused_norm = false, fused_proj = false, rope_roll = false;  // model::ForwardArgs'
   // > 0: the head and the cross-entropy run fused over chunks of this many
   // scored rows (HeadNllSum); 0: ScoredLogProbs' whole-batch fp32 logits.
   int64_t loss_chunk = 0;

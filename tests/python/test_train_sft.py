@@ -206,22 +206,24 @@ def test_stopped_and_resumed_run_equals_uninterrupted(tmp_path):
         (part / "checkpoint" / "model.safetensors").read_bytes()
 
 
-SPEED = ["--fused-adamw", "--fused-norm", "--fused-proj", "--loss-chunk", 64]
+SPEED = ["--fused-adamw", "--fused-norm", "--fused-proj", "--rope-roll", "--loss-chunk", 64]
 
 
 def test_speed_options_train_the_same_and_resume_exactly(tmp_path):
     # The speed options change rounding only: on the CPU in fp32 the same
     # trajectory to ~1e-5; they are not part of the checkpoint, so a resumed
     # run given them again continues bit-identically.
-    data, _ = suite(tmp_path)
+    data, held = suite(tmp_path)
     plain, fast, part = tmp_path / "plain", tmp_path / "fast", tmp_path / "part"
-    args = [*COMMON, "--data", data, "--steps", 6]
+    args = [*COMMON, "--data", data, "--eval-data", held, "--steps", 6]
     train(*args, "--out", plain)
     train(*args, *SPEED, "--out", fast)
     a, b = metrics(plain)[0], metrics(fast)[0]
     np.testing.assert_allclose([s["loss"] for s in b], [s["loss"] for s in a], rtol=1e-4)
     np.testing.assert_allclose([s["grad_norm"] for s in b], [s["grad_norm"] for s in a], rtol=1e-3)
     assert b[-1]["loss"] < b[0]["loss"]
+    # The held-out loss goes through the chunked head too.
+    np.testing.assert_allclose(metrics(fast)[1][-1]["eval_loss"], metrics(plain)[1][-1]["eval_loss"], rtol=1e-4)
     train(*args, *SPEED, "--out", part, "--stop-after", 3)
     train("--data", data, "--out", part, "--resume", part / "checkpoint", *SPEED)
     c = metrics(part)[0]

@@ -7,7 +7,8 @@
 // scored tokens (fp32 everywhere), the gradients are written under the
 // trainer's parameter names (fused q/k/v and gate/up as trained). --kernels
 // fused: the loss through sft's speed options (fused RMSNorm, fused q/k/v and
-// gate/up GEMMs, the chunked head + cross-entropy in chunks of 3 rows).
+// gate/up GEMMs, rotary embedding with a roll, the chunked head +
+// cross-entropy in chunks of 3 rows).
 #include <ATen/ATen.h>
 
 #include <cstdio>
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
   at::Tensor loss;
   if (kernels == "fused") {
     t::LossKernels k;
-    k.fused_norm = k.fused_proj = true;
+    k.fused_norm = k.fused_proj = k.rope_roll = true;
     k.loss_chunk = 3;
     m::Qwen3Model view = t::ComputeView(tr);
     loss = t::HeadNllSum(t::ScoredHidden(view, b, k), view.lm_head, b.targets, k.loss_chunk) /

@@ -296,6 +296,32 @@ TEST(TrainForward, FusedKernelsGiveTheSameGradients) {
   }
 }
 
+// --rope-roll: the same rounded operands summed, so the same loss bit for bit
+// (fp32 and bf16 compute); the gradients to rounding (the q/k norm weights'
+// reductions see the gradient in another memory order).
+TEST(TrainForward, RopeRollIsBitIdentical) {
+  for (c10::ScalarType dt : {at::kFloat, at::kBFloat16}) {
+    std::vector<at::Tensor> grads[2];
+    at::Tensor losses[2];
+    for (int v = 0; v < 2; ++v) {
+      Trainable t = MakeTrainable(Tiny(), dt);
+      TokenBatch b = MakeBatch(Rows(), {3, 2}, at::kCPU);
+      LossKernels k;
+      k.rope_roll = v == 1;
+      m::Qwen3Model view = ComputeView(t);
+      at::Tensor loss = HeadNllSum(ScoredHidden(view, b, k), view.lm_head, b.targets, 0);
+      loss.backward();
+      losses[v] = loss.detach();
+      for (const Param& p : t.params) grads[v].push_back(p.value.grad().clone());
+    }
+    EXPECT_TRUE(at::equal(losses[0], losses[1])) << c10::toString(dt);
+    for (size_t i = 0; i < grads[0].size(); ++i) {
+      const double scale = grads[0][i].abs().max().item<double>();
+      EXPECT_LE(MaxAbsDiff(grads[0][i], grads[1][i]), 1e-6 * scale) << c10::toString(dt) << i;
+    }
+  }
+}
+
 TEST_F(TempDir, BadJsonlLinesNameFileAndLine) {
   std::string p = Write("a.jsonl",
                         "{\"prompt\": \"p\", \"completion\": \"c\"}\n\n{\"prompt\": 3, "
