@@ -7,7 +7,8 @@
 #     tokens per step), median tokens/s after 3 warm-up steps, peak GPU memory
 #     (nvidia-smi, sampled every 0.2 s, for both); our step's phase split; each
 #     speed option alone and all together (SFT_VARIANTS, VARIANT_STEPS), the
-#     split with all of them; then --checkpoint-layers
+#     split with all of them; then --checkpoint-layers. Every run --no-save.
+#     Part 1 takes about 4 minutes (~60 s of assets, ~10-25 s per run).
 #   2 builtin:small from scratch on the suite's SFT records, at most 10 minutes (SFT_SMALL=0: skip)
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -36,11 +37,13 @@ peak_mem() {  # peak_mem LOGFILE -- command...: runs it, records max GPU memory 
 
 "$PY" "$HERE/sft_gpu.py" assets "$WORK" "$T" $((B * STEPS)) | tee -a "$SUMMARY"
 
+# --no-save: a checkpoint of this model is ~7 GB (fp32 weights and moments); ten
+# runs' worth would fill the GPU machine's disk and cost a write each.
 sft() {  # sft RUN_DIR STEPS [FLAGS...]: train sft on the bench model and data
   local run="$1" steps="$2"; shift 2
   "$BIN/tritonrl" train sft --model "$WORK/model" --data "$WORK/bench.jsonl" --out "$run" \
     --device cuda --max-tokens "$T" --batch-tokens $((B * T)) --steps "$steps" --lr 1e-4 --warmup 2 \
-    --no-progress "$@"
+    --no-progress --no-save "$@"
 }
 
 # Order: what issue 19 is judged on first (baseline, ours, where our step's

@@ -320,7 +320,9 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
       mark("head");
       // The hook runs once the head's gradient reaches the layers: the backward
       // pass splits into the head's part and the layers' part.
-      if (o.phase_timing) hidden.register_hook([&](const at::Tensor&) { mark("head_backward"); });
+      if (o.phase_timing && hidden.requires_grad()) {
+        hidden.register_hook([&](const at::Tensor&) { mark("head_backward"); });
+      }
       loss.backward();
       loss_sum += loss.detach();
       mark("backward");
@@ -378,7 +380,7 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
       summary.eval_loss = EvalLoss(t, eval_examples, eval_plan, *device, kernels);
       log({{"step", step}, {"eval_loss", summary.eval_loss}});
     }
-    if (dist.is_root() && (last || (o.save_every > 0 && step % o.save_every == 0))) {
+    if (dist.is_root() && o.save && (last || (o.save_every > 0 && step % o.save_every == 0))) {
       TRITONRL_RETURN_IF_ERROR(save());
       summary.checkpoint = ckpt_dir;
     }

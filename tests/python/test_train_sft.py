@@ -154,8 +154,9 @@ def test_phase_timing_splits_each_step(tmp_path):
         step_ms = s["tokens"] / s["tokens_per_s"] * 1000  # the step's own clock
         assert sum(ph.values()) <= step_ms * 1.01 + 1, (ph, step_ms)
     plain = tmp_path / "plain"
-    train(*COMMON, "--data", data, "--steps", 1, "--out", plain)
+    train(*COMMON, "--data", data, "--steps", 1, "--out", plain, "--no-save")
     assert "phase_ms" not in metrics(plain)[0][0]
+    assert not (plain / "checkpoint").exists()  # --no-save
 
 
 def test_tiny_learns_suite_records_and_checkpoint_reloads(tmp_path):
