@@ -55,9 +55,9 @@ at::Tensor ApplyRope(const at::Tensor& x, const at::Tensor& cos, const at::Tenso
 
 // The same sums with the halves of x * sin_swapped swapped by a roll: the
 // same rounded operands, so the same values (the gradients equal up to
-// reduction order). For training: autograd's
-// backward of a roll is one roll, where the two in-place adds into views
-// above each cost a full clone, a zero-filled gradient and its accumulation.
+// reduction order). For training: autograd's backward of a roll is one roll,
+// where each in-place add into a view above costs a full clone, a zero-filled
+// gradient and its accumulation.
 at::Tensor ApplyRopeRoll(const at::Tensor& x, const at::Tensor& cos,
                          const at::Tensor& sin_swapped) {
   return x * cos + (x * sin_swapped).roll(x.size(-1) / 2, -1);
