@@ -5,7 +5,10 @@
 #   1 throughput: `tritonrl train sft` against a plain PyTorch loop of the same
 #     shape (Qwen3-0.6B, bf16 autocast / bf16 compute with fp32 masters, B x T
 #     tokens per step), median tokens/s after 3 warm-up steps, peak GPU memory
-#     (nvidia-smi, sampled every 0.2 s, for both)
+#     (nvidia-smi, sampled every 0.2 s, for both); our step's phase split; each
+#     speed option alone and all together (SFT_VARIANTS, VARIANT_STEPS), the
+#     split with all of them; then --checkpoint-layers. Every run --no-save.
+#     Part 1 takes about 4 minutes (~60 s of assets, ~10-25 s per run).
 #   2 builtin:small from scratch on the suite's SFT records, at most 10 minutes (SFT_SMALL=0: skip)
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -33,30 +36,51 @@ peak_mem() {  # peak_mem LOGFILE -- command...: runs it, records max GPU memory 
 }
 
 "$PY" "$HERE/sft_gpu.py" assets "$WORK" "$T" $((B * STEPS)) | tee -a "$SUMMARY"
+
+# --no-save: a checkpoint of this model is ~7 GB (fp32 weights and moments); ten
+# runs' worth would fill the GPU machine's disk and cost a write each.
+sft() {  # sft RUN_DIR STEPS [FLAGS...]: train sft on the bench model and data
+  local run="$1" steps="$2"; shift 2
+  "$BIN/tritonrl" train sft --model "$WORK/model" --data "$WORK/bench.jsonl" --out "$run" \
+    --device cuda --max-tokens "$T" --batch-tokens $((B * T)) --steps "$steps" --lr 1e-4 --warmup 2 \
+    --no-progress --no-save "$@"
+}
+
+# Order: what issue 19 is judged on first (baseline, ours, where our step's
+# time goes), then the A/B of the speed options, then the memory-saving run, so
+# that a step cut short by its time limit loses the least important part.
 echo "== baseline (plain PyTorch, B=$B T=$T)" | tee -a "$SUMMARY"
 peak_mem "$OUT/sft_baseline.log" "$PY" "$HERE/sft_gpu.py" baseline "$WORK" "$B" "$T" "$STEPS" 2>&1 | tee -a "$SUMMARY"
 echo "== tritonrl train sft (B=$B T=$T)" | tee -a "$SUMMARY"
-peak_mem "$OUT/sft_ours.log" "$BIN/tritonrl" train sft --model "$WORK/model" --data "$WORK/bench.jsonl" \
-  --out "$WORK/ours" --device cuda --max-tokens "$T" --batch-tokens $((B * T)) --steps "$STEPS" \
-  --lr 1e-4 --warmup 2 --no-progress 2>&1 | tee "$OUT/sft_ours.log" | tail -2 | tee -a "$SUMMARY"
+peak_mem "$OUT/sft_ours.log" sft "$WORK/ours" "$STEPS" 2>&1 | tee "$OUT/sft_ours.log" | tail -2 | tee -a "$SUMMARY"
 "$PY" "$HERE/sft_gpu.py" ours "$WORK" | tee -a "$SUMMARY"
 cp "$WORK/ours/metrics.jsonl" "$OUT/sft_ours_metrics.jsonl"
-echo "== same, with --checkpoint-layers" | tee -a "$SUMMARY"
-peak_mem "$OUT/sft_ours_ckpt.log" "$BIN/tritonrl" train sft --model "$WORK/model" --data "$WORK/bench.jsonl" \
-  --out "$WORK/ours" --device cuda --max-tokens "$T" --batch-tokens $((B * T)) --steps "$STEPS" \
-  --lr 1e-4 --warmup 2 --no-progress --checkpoint-layers 2>&1 | tail -1 | tee -a "$SUMMARY"
-"$PY" "$HERE/sft_gpu.py" ours "$WORK" | tee -a "$SUMMARY"
 echo "== where a step's time goes (--phase-timing, 8 steps, device synchronised per phase)" | tee -a "$SUMMARY"
-"$BIN/tritonrl" train sft --model "$WORK/model" --data "$WORK/bench.jsonl" --out "$WORK/phases" --device cuda \
-  --max-tokens "$T" --batch-tokens $((B * T)) --steps 8 --lr 1e-4 --warmup 2 --no-progress --phase-timing \
-  >/dev/null 2>&1
-"$PY" - "$WORK/phases/metrics.jsonl" <<'PY' | tee -a "$SUMMARY"
-import json, statistics, sys
-steps = [json.loads(l) for l in open(sys.argv[1]) if '"phase_ms"' in l][3:]  # after warm-up
-keys = sorted({k for s in steps for k in s["phase_ms"]})
-print("median ms per step (steps 4-8): " + ", ".join(
-    "%s %.1f" % (k, statistics.median(s["phase_ms"].get(k, 0) for s in steps)) for k in keys))
-PY
+sft "$WORK/phases" 8 --phase-timing >/dev/null 2>&1
+"$PY" "$HERE/sft_gpu.py" phases "$WORK/phases" | tee -a "$SUMMARY"
+
+# The speed options (docs/train.md), each alone and all together, VARIANT_STEPS
+# steps each (median tokens/s after 3 warm-up steps, peak memory). SFT_VARIANTS
+# overrides the list ("" skips them): NAME=FLAG[,FLAG...] items.
+FAST="--fused-adamw,--fused-norm,--fused-proj,--rope-roll,--loss-chunk,4096"
+VARIANTS="${SFT_VARIANTS-fused-adamw=--fused-adamw loss-chunk=--loss-chunk,4096 fused-norm=--fused-norm fused-proj=--fused-proj rope-roll=--rope-roll all=$FAST}"
+for v in $VARIANTS; do
+  name="${v%%=*}"
+  IFS=, read -r -a flags <<<"${v#*=}"
+  echo "== variant $name (${flags[*]}, ${VARIANT_STEPS:-12} steps)" | tee -a "$SUMMARY"
+  peak_mem "$OUT/sft_$name.log" sft "$WORK/v_$name" "${VARIANT_STEPS:-12}" "${flags[@]}" >"$OUT/sft_$name.log" 2>&1
+  "$PY" "$HERE/sft_gpu.py" ours "$WORK" "$WORK/v_$name" "$name" | tee -a "$SUMMARY"
+done
+if [[ -n "$VARIANTS" ]]; then
+  echo "== step split with every speed option (--phase-timing, 8 steps)" | tee -a "$SUMMARY"
+  IFS=, read -r -a flags <<<"$FAST"
+  sft "$WORK/phases_fast" 8 --phase-timing "${flags[@]}" >/dev/null 2>&1
+  "$PY" "$HERE/sft_gpu.py" phases "$WORK/phases_fast" | tee -a "$SUMMARY"
+fi
+
+echo "== same, with --checkpoint-layers" | tee -a "$SUMMARY"
+peak_mem "$OUT/sft_ours_ckpt.log" sft "$WORK/ckpt" "$STEPS" --checkpoint-layers >"$OUT/sft_ours_ckpt.log" 2>&1
+"$PY" "$HERE/sft_gpu.py" ours "$WORK" "$WORK/ckpt" "checkpoint-layers" | tee -a "$SUMMARY"
 
 # SFT_SMALL=0 skips part 2 (the demo's --gpu setting trains builtin:small and scores it too).
 if [[ "${SFT_SMALL:-1}" == 1 ]]; then

@@ -8,8 +8,10 @@
                              the independent Qwen3 below; fp32 master weights,
                              bf16 autocast, AdamW, clipping, loss on the
                              completion positions (labels -100 on the prompt)
-  ours WORK                  summary of `tritonrl train sft`'s metrics.jsonl
-Each prints one JSON line."""
+  ours WORK [RUN [LABEL]]    summary of `tritonrl train sft`'s RUN/metrics.jsonl
+                             (RUN: WORK/ours by default)
+  phases RUN                 median phase split (--phase-timing) of RUN/metrics.jsonl
+Each prints one line (JSON, or the phase split as text)."""
 
 import json
 import math
@@ -170,14 +172,28 @@ def baseline(work, B, T, steps):
                       "last_loss": loss.item()}))
 
 
-def ours(work):
-    rows = [json.loads(l) for l in open(os.path.join(work, "ours", "metrics.jsonl"))]
+def ours(work, run=None, label="tritonrl train sft"):
+    rows = [json.loads(l) for l in open(os.path.join(run or os.path.join(work, "ours"), "metrics.jsonl"))]
     steps = [r for r in rows if "loss" in r]
     steady = steps[3:] if len(steps) > 5 else steps
     tps = statistics.median(r["tokens_per_s"] for r in steady)
-    print(json.dumps({"impl": "tritonrl train sft", "steps": len(steps), "tokens_per_s": tps,
+    print(json.dumps({"impl": label, "steps": len(steps), "tokens_per_s": tps,
                       "tokens_per_step": steps[-1]["tokens"], "last_loss": steps[-1]["loss"],
                       "finite": all(math.isfinite(r["loss"]) for r in steps)}))
+
+
+# The order a step runs its phases in (train sft --phase-timing).
+PHASES = ["batch", "forward", "head", "head_backward", "backward", "allreduce", "clip", "optimizer"]
+
+
+def phases(run):
+    steps = [json.loads(l) for l in open(os.path.join(run, "metrics.jsonl")) if '"phase_ms"' in l]
+    steady = steps[3:] if len(steps) > 4 else steps  # after warm-up
+    keys = [k for k in PHASES if any(k in s["phase_ms"] for s in steady)]
+    keys += sorted({k for s in steady for k in s["phase_ms"]} - set(keys))
+    med = {k: statistics.median(s["phase_ms"].get(k, 0) for s in steady) for k in keys}
+    print("median ms per step (%d steps after warm-up): " % len(steady)
+          + ", ".join("%s %.1f" % (k, med[k]) for k in keys) + "; sum %.1f" % sum(med.values()))
 
 
 if __name__ == "__main__":
@@ -187,4 +203,6 @@ if __name__ == "__main__":
     elif cmd == "baseline":
         baseline(work, int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
     elif cmd == "ours":
-        ours(work)
+        ours(work, *sys.argv[3:5])
+    elif cmd == "phases":
+        phases(work)

@@ -28,7 +28,7 @@ int RunSftCommand(const t::SftOptions& o) {
       stderr, "train sft: %s; %lld steps, loss %.4f -> %.4f%s, %.0f tokens/s; checkpoint %s\n",
       r->description.c_str(), static_cast<long long>(r->steps), r->first_loss, r->last_loss,
       r->eval_loss >= 0 ? (", eval loss " + std::to_string(r->eval_loss)).c_str() : "",
-      r->tokens_per_second, r->checkpoint.c_str());
+      r->tokens_per_second, r->checkpoint.empty() ? "none (--no-save)" : r->checkpoint.c_str());
   return 0;
 }
 
@@ -192,9 +192,23 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sft->add_flag("--phase-timing", o->phase_timing,
                      "Synchronise the device between each step's phases and log their times "
                      "(metrics phase_ms; slower, for profiling)");
+       sft->add_flag("--fused-adamw", o->fused_adamw,
+                     "Speed: multi-tensor fused AdamW and gradient clipping (no host sync)");
+       sft->add_option("--loss-chunk", o->loss_chunk,
+                       "Speed: fused head + cross-entropy over chunks of N scored rows "
+                       "(0: whole-batch fp32 logits)")
+           ->capture_default_str();
+       sft->add_flag("--fused-norm", o->fused_norm,
+                     "Speed: fused RMSNorm kernel in the training forward (one rounding)");
+       sft->add_flag("--fused-proj", o->fused_proj,
+                     "Speed: one q/k/v GEMM and one gate/up GEMM in the training forward");
+       sft->add_flag("--rope-roll", o->rope_roll,
+                     "Speed: rotary embedding with a roll (same values, cheaper backward)");
        sft->add_option("--eval-every", o->eval_every,
                        "Held-out loss every N steps (and at the end)");
        sft->add_option("--save-every", o->save_every, "Checkpoint every N steps (and at the end)");
+       auto no_save = std::make_shared<bool>(false);
+       sft->add_flag("--no-save", *no_save, "Write no checkpoint (benchmarks)");
        sft->add_option("--seed", o->seed, "builtin weights and data order")->capture_default_str();
        sft->add_option("--small-vocab", o->small_vocab, "builtin:small BPE vocabulary size")
            ->capture_default_str();
@@ -202,12 +216,13 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sft->add_flag("--no-progress", *quiet_ptr, "No progress bar");
        std::vector<std::function<int()>> runs;
        AddGrpo(sub, runs);
-       return [o, quiet_ptr, sft, runs]() -> int {
+       return [o, quiet_ptr, no_save, sft, runs]() -> int {
          for (const auto& run : runs) {
            if (int rc = run(); rc >= 0) return rc;
          }
          if (!sft->parsed()) return 2;
          o->progress = !*quiet_ptr;
+         o->save = !*no_save;
          return RunSftCommand(*o);
        };
      }});

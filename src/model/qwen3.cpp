@@ -53,6 +53,16 @@ at::Tensor ApplyRope(const at::Tensor& x, const at::Tensor& cos, const at::Tenso
   return out;
 }
 
+// The same sums with the halves of x * sin_swapped swapped by a roll: the
+// same rounded operands, so the same values (the gradients equal up to
+// reduction order). For training: autograd's backward of a roll is one roll,
+// where each in-place add into a view above costs a full clone, a zero-filled
+// gradient and its accumulation.
+at::Tensor ApplyRopeRoll(const at::Tensor& x, const at::Tensor& cos,
+                         const at::Tensor& sin_swapped) {
+  return x * cos + (x * sin_swapped).roll(x.size(-1) / 2, -1);
+}
+
 // Rotary tables as the reference computes them: inverse frequencies in fp32 on
 // the CPU (1 / theta^(2i/d)), angles position * inv_freq and their cos/sin in
 // fp32 on the model's device (device cos/sin may differ from the CPU's in the
@@ -430,7 +440,14 @@ struct LayerEnv {
   at::Tensor mask;         // padded rows: [B, 1, G * T, L]
   const ForwardArgs* args = nullptr;
   bool grad = false;  // out-of-place residuals and activations (autograd records the graph)
+  bool fused_norm = false, fused_proj = false, rope_roll = false;  // ForwardArgs' speed options
 };
+
+// The layer's RMSNorm: the reference's rounding points, or the fused kernel.
+at::Tensor Norm(const LayerEnv& e, const at::Tensor& x, const at::Tensor& w) {
+  if (e.fused_norm) return at::rms_norm(x, {x.size(-1)}, w, e.eps);
+  return RmsNorm(x, w, e.eps, e.grad);
+}
 
 LayerEnv MakeEnv(const Qwen3Config& c, int64_t B, int64_t T) {
   LayerEnv e;
@@ -456,22 +473,32 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
   const bool causal = a == nullptr || a->causal;
   KvCache* cache = a ? a->cache : nullptr;
   const int64_t Tq = trim ? 1 : T;
-  at::Tensor x = RmsNorm(h, W.input_norm, e.eps, e.grad);
-  // Separate q/k/v GEMMs (row slices of the fused weight are contiguous):
-  // the same GEMM shapes, hence the same cuBLAS kernels and sums, as the
-  // reference's three projections.
-  auto proj = [&](const at::Tensor& in, int64_t row, int64_t n) {
-    return at::linear(in, W.qkv_proj.narrow(0, row, n),
-                      W.qkv_bias.defined() ? W.qkv_bias.narrow(0, row, n) : at::Tensor());
-  };
-  at::Tensor q = proj(trim ? x.narrow(1, T - 1, 1) : x, 0, H * D).view({B, Tq, H, D});
-  at::Tensor k = proj(x, H * D, Hkv * D).view({B, T, Hkv, D});
-  at::Tensor v = proj(x, (H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
-  q = ApplyRope(RmsNorm(q, W.q_norm, e.eps, e.grad).transpose(1, 2),
-                trim ? e.cos.narrow(2, T - 1, 1) : e.cos,
-                trim ? e.sin_sw.narrow(2, T - 1, 1) : e.sin_sw);  // [B, H, Tq, D]
-  k = ApplyRope(RmsNorm(k, W.k_norm, e.eps, e.grad).transpose(1, 2), e.cos,
-                e.sin_sw);  // [B, Hkv, T, D]
+  at::Tensor x = Norm(e, h, W.input_norm);
+  at::Tensor q, k, v;
+  if (e.fused_proj && !trim) {
+    // One GEMM; split (not narrow) so that the backward pass concatenates the
+    // three gradients once instead of summing three zero-padded copies.
+    at::Tensor qkv = at::linear(x, W.qkv_proj, W.qkv_bias);
+    std::vector<at::Tensor> p = qkv.split_with_sizes({H * D, Hkv * D, Hkv * D}, -1);
+    q = p[0].view({B, T, H, D});
+    k = p[1].view({B, T, Hkv, D});
+    v = p[2].view({B, T, Hkv, D}).transpose(1, 2);
+  } else {
+    // Separate q/k/v GEMMs (row slices of the fused weight are contiguous):
+    // the same GEMM shapes, hence the same cuBLAS kernels and sums, as the
+    // reference's three projections.
+    auto proj = [&](const at::Tensor& in, int64_t row, int64_t n) {
+      return at::linear(in, W.qkv_proj.narrow(0, row, n),
+                        W.qkv_bias.defined() ? W.qkv_bias.narrow(0, row, n) : at::Tensor());
+    };
+    q = proj(trim ? x.narrow(1, T - 1, 1) : x, 0, H * D).view({B, Tq, H, D});
+    k = proj(x, H * D, Hkv * D).view({B, T, Hkv, D});
+    v = proj(x, (H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
+  }
+  auto rope = e.rope_roll ? ApplyRopeRoll : ApplyRope;
+  q = rope(Norm(e, q, W.q_norm).transpose(1, 2), trim ? e.cos.narrow(2, T - 1, 1) : e.cos,
+           trim ? e.sin_sw.narrow(2, T - 1, 1) : e.sin_sw);         // [B, H, Tq, D]
+  k = rope(Norm(e, k, W.k_norm).transpose(1, 2), e.cos, e.sin_sw);  // [B, Hkv, T, D]
   at::Tensor o;
   if (causal) {
     if (cache) {
@@ -499,13 +526,20 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
   if (trim) h = h.narrow(1, T - 1, 1).contiguous();
   if (e.grad) {  // the same sums, out of place: autograd keeps the inputs it saved
     h = h + at::linear(o, W.o_proj, W.o_bias);
-    x = RmsNorm(h, W.post_norm, e.eps, true);
-    at::Tensor gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
-    at::Tensor up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
+    x = Norm(e, h, W.post_norm);
+    at::Tensor gate, up;
+    if (e.fused_proj) {
+      std::vector<at::Tensor> gu = at::linear(x, W.gate_up_proj).split(I, -1);
+      gate = gu[0];
+      up = gu[1];
+    } else {
+      gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
+      up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
+    }
     return h + at::linear(at::silu(gate) * up, W.down_proj);
   }
   h.add_(at::linear(o, W.o_proj, W.o_bias));  // h is fresh (embedding): in place is safe
-  x = RmsNorm(h, W.post_norm, e.eps);
+  x = Norm(e, h, W.post_norm);
   at::Tensor gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
   at::Tensor up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
   h.add_(at::linear(at::silu_(gate).mul_(up), W.down_proj));
@@ -587,6 +621,9 @@ struct CheckpointedLayer : torch::autograd::Function<CheckpointedLayer> {
     e.I = d[5];
     e.eps = eps;
     e.scale = std::pow(static_cast<double>(e.D), -0.5);
+    e.fused_norm = d[6] != 0;
+    e.fused_proj = d[7] != 0;
+    e.rope_roll = d[8] != 0;
     return e;
   }
 };
@@ -601,7 +638,9 @@ at::Tensor CheckpointLayer(const LayerEnv& e, const Qwen3Layer& W, const at::Ten
     t.push_back(W.o_bias.defined() ? W.o_bias : at::zeros({W.o_proj.size(0)}, W.o_proj.options()));
   }
   return CheckpointedLayer::apply(
-      at::TensorList(t), std::vector<int64_t>{e.B, e.T, e.H, e.Hkv, e.D, e.I}, e.eps, has_bias);
+      at::TensorList(t),
+      std::vector<int64_t>{e.B, e.T, e.H, e.Hkv, e.D, e.I, e.fused_norm, e.fused_proj, e.rope_roll},
+      e.eps, has_bias);
 }
 
 }  // namespace
@@ -624,6 +663,9 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
   LayerEnv env = MakeEnv(c, B, T);
   env.args = &a;
   env.grad = RecordsGradients(m);
+  env.fused_norm = a.fused_norm;
+  env.fused_proj = a.fused_proj;
+  env.rope_roll = a.rope_roll;
   env.cos = cos.view({B, 1, T, D});
   env.sin_sw = sin_sw.view({B, 1, T, D});
   const int64_t G = env.H / env.Hkv;
@@ -641,7 +683,7 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
     h = checkpoint ? CheckpointLayer(env, m.layers[l], h) : Layer(env, m.layers[l], l, h, trim);
   }
   if (a.last_only) h = h.select(1, h.size(1) - 1);
-  h = RmsNorm(h, m.final_norm, c.rms_norm_eps, env.grad);
+  h = Norm(env, h, m.final_norm);
   if (a.hidden_only) return h;
   return at::linear(h, m.lm_head).to(at::kFloat);
 }

@@ -92,6 +92,16 @@ struct ForwardArgs {
   // Training: recompute each layer's activations in the backward pass instead
   // of keeping them (causal, cache-free forwards that record gradients).
   bool checkpoint_layers = false;
+  // Training speed options for T > 1 (issue 19; A/B-measured by bench/train/sft_bench.sh).
+  // fused_norm: at::rms_norm's fused kernel for every RMSNorm (one pass forward and backward on
+  // the GPU instead of ~7 fp32 ops each way; x * rstd * w rounded once instead of twice, as the
+  // decode step already does). fused_proj: one q/k/v GEMM and one gate/up GEMM over the fused
+  // weights (other summation blocking than the reference's separate GEMMs, so not bit-equal).
+  bool fused_norm = false;
+  bool fused_proj = false;
+  // rope_roll: rotary embedding as x * cos + roll(x * sin_swapped) (bit-identical values,
+  // gradients up to reduction order; a cheaper backward pass than in-place adds into halves).
+  bool rope_roll = false;
 };
 
 // True when a forward of `model` records an autograd graph (grad mode on and

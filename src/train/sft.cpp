@@ -86,8 +86,11 @@ struct Schedule {
   }
 };
 
+// The held-out loss through the training loss's kernels (with --loss-chunk, no
+// [N, vocab] fp32 logits here either).
 double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
-                const std::vector<std::vector<int32_t>>& plan, c10::Device device) {
+                const std::vector<std::vector<int32_t>>& plan, c10::Device device,
+                const LossKernels& kernels) {
   at::NoGradGuard no_grad;
   model::Qwen3Model view = ComputeView(t);
   double sum = 0;
@@ -100,7 +103,8 @@ double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
       from.push_back(ex[i].prompt_tokens);
     }
     TokenBatch b = MakeBatch(rows, from, device);
-    sum -= ScoredLogProbs(view, b).sum().item<double>();
+    sum += HeadNllSum(ScoredHidden(view, b, kernels), view.lm_head, b.targets, kernels.loss_chunk)
+               .item<double>();
     n += b.targets.size(0);
   }
   return n ? sum / static_cast<double>(n) : 0.0;
@@ -202,7 +206,13 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
       o.max_steps > 0 ? o.max_steps : (total_micro + o.grad_accum - 1) / o.grad_accum;
 
   AdamWState adam = ckpt ? std::move(ckpt->adam) : InitAdamW(t);
-  AdamWOptions ao{o.beta1, o.beta2, o.adam_eps, o.weight_decay};
+  AdamWOptions ao{o.beta1, o.beta2, o.adam_eps, o.weight_decay, o.fused_adamw};
+  LossKernels kernels;
+  kernels.checkpoint_layers = o.checkpoint_layers;
+  kernels.fused_norm = o.fused_norm;
+  kernels.fused_proj = o.fused_proj;
+  kernels.rope_roll = o.rope_roll;
+  kernels.loss_chunk = o.loss_chunk;
   int64_t step = 0, epoch = 0, index = 0;
   if (ckpt) {
     step = resumed_state.at("step");
@@ -303,9 +313,16 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
       step_tokens += b.real_tokens;
       mark("batch");
       model::Qwen3Model view = ComputeView(t);
-      at::Tensor loss = ScoredLogProbs(view, b, o.checkpoint_layers).sum().neg() /
-                        static_cast<double>(loss_tokens);
+      at::Tensor hidden = ScoredHidden(view, b, kernels);
       mark("forward");
+      at::Tensor loss = HeadNllSum(hidden, view.lm_head, b.targets, kernels.loss_chunk) /
+                        static_cast<double>(loss_tokens);
+      mark("head");
+      // The hook runs once the head's gradient reaches the layers: the backward
+      // pass splits into the head's part and the layers' part.
+      if (o.phase_timing && hidden.requires_grad()) {
+        hidden.register_hook([&](const at::Tensor&) { mark("head_backward"); });
+      }
       loss.backward();
       loss_sum += loss.detach();
       mark("backward");
@@ -320,12 +337,20 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
       step_tokens = static_cast<int64_t>(totals[1].item<double>());
       mark("allreduce");
     }
-    const double grad_norm = ClipGradNorm(t, o.clip);
+    // The fused path leaves the norm on the device until the step is done (no sync here).
+    at::Tensor grad_norm_t;
+    double grad_norm = 0;
+    if (o.fused_adamw) {
+      grad_norm_t = ClipGradNormForeach(t, o.clip);
+    } else {
+      grad_norm = ClipGradNorm(t, o.clip);
+    }
     mark("clip");
     const double lr = CosineLr(step, o.warmup, total_steps, o.lr, o.min_lr_ratio);
     AdamWStep(t, adam, lr, ao);
     mark("optimizer");
     const double loss = loss_sum.item<double>();  // synchronises: the step is done
+    if (grad_norm_t.defined()) grad_norm = grad_norm_t.item<double>();
     ++step;
     const double step_s = Since(ts0);
     tokens_done += step_tokens;
@@ -352,10 +377,10 @@ Result<SftSummary> RunSftImpl(SftOptions o) {
     const bool last = step == total_steps || step == o.stop_after;
     if (dist.is_root() && !eval_plan.empty() &&
         ((o.eval_every > 0 && step % o.eval_every == 0) || last)) {
-      summary.eval_loss = EvalLoss(t, eval_examples, eval_plan, *device);
+      summary.eval_loss = EvalLoss(t, eval_examples, eval_plan, *device, kernels);
       log({{"step", step}, {"eval_loss", summary.eval_loss}});
     }
-    if (dist.is_root() && (last || (o.save_every > 0 && step % o.save_every == 0))) {
+    if (dist.is_root() && o.save && (last || (o.save_every > 0 && step % o.save_every == 0))) {
       TRITONRL_RETURN_IF_ERROR(save());
       summary.checkpoint = ckpt_dir;
     }

@@ -35,10 +35,19 @@ struct SftOptions {
   double clip = 1.0;  // <= 0: no clipping
   bool checkpoint_layers = false;
   // Synchronise the device between a step's phases and log each one's milliseconds
-  // (metrics "phase_ms": batch, forward, backward, allreduce, clip, optimizer); slower.
+  // (metrics "phase_ms": batch, forward (the layers), head (head and loss), head_backward,
+  // backward (the rest), allreduce, clip, optimizer); slower.
   bool phase_timing = false;
+  // Speed options (issue 19; docs/train.md "Speed options"). Implementation
+  // choices, not part of the trajectory: a resumed run uses its own flags.
+  bool fused_adamw = false;    // at::_fused_adamw_ and multi-tensor clipping, no host sync
+  int64_t loss_chunk = 0;      // > 0: head + cross-entropy fused over chunks of this many rows
+  bool fused_norm = false;     // at::rms_norm's fused kernel in the training forward
+  bool fused_proj = false;     // one q/k/v GEMM and one gate/up GEMM in the training forward
+  bool rope_roll = false;      // rotary embedding with a roll (same values, cheaper backward)
   int64_t eval_every = 0;      // steps; 0: at the end only (when eval_data is set)
   int64_t save_every = 0;      // steps; 0: at the end only
+  bool save = true;            // false: no checkpoint at all (benchmarks: 7 GB per 0.6B run)
   uint64_t seed = 0;           // builtin weights and the data order
   int32_t small_vocab = 4096;  // builtin:small's BPE vocabulary
   bool progress = true;        // progress bar on stderr

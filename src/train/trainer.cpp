@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
+#include <torch/csrc/autograd/custom_function.h>
 
 #include <cmath>
 #include <cstdio>
@@ -125,17 +126,109 @@ TokenBatch MakeBatch(const std::vector<std::vector<int32_t>>& rows,
   return b;
 }
 
-at::Tensor ScoredLogProbs(const model::Qwen3Model& m, const TokenBatch& b, bool checkpoint_layers,
-                          double temperature, at::Tensor* entropy) {
+at::Tensor ScoredHidden(const model::Qwen3Model& m, const TokenBatch& b, const LossKernels& k) {
   const int64_t B = b.ids.size(0), T = b.ids.size(1);
   model::ForwardArgs a;
   a.ids = b.ids;
   a.positions = at::arange(T, b.ids.options()).unsqueeze(0).expand({B, T}).contiguous();
   a.causal = true;  // right padding: a real position never attends to the padding after it
   a.hidden_only = true;
-  a.checkpoint_layers = checkpoint_layers;
+  a.checkpoint_layers = k.checkpoint_layers;
+  a.fused_norm = k.fused_norm;
+  a.fused_proj = k.fused_proj;
+  a.rope_roll = k.rope_roll;
   at::Tensor h = model::Forward(m, a);
-  at::Tensor sel = h.reshape({B * T, h.size(-1)}).index_select(0, b.rows);
+  return h.reshape({B * T, h.size(-1)}).index_select(0, b.rows);
+}
+
+namespace {
+
+// -sum log p(target) over the rows of `hidden`, a chunk of rows at a time;
+// with dh / dw set, also d(that sum)/d hidden into *dh (hidden's dtype) and
+// d/d head into *dw (fp32, accumulated over the chunks).
+at::Tensor ChunkedNll(const at::Tensor& hidden, const at::Tensor& head, const at::Tensor& targets,
+                      int64_t chunk, at::Tensor* dh, at::Tensor* dw) {
+  const int64_t N = hidden.size(0);
+  at::Tensor nll = at::zeros({}, hidden.options().dtype(at::kFloat));
+  if (dh) *dh = at::empty_like(hidden);
+  if (dw) *dw = at::zeros(head.sizes(), head.options().dtype(at::kFloat));
+  for (int64_t s = 0; s < N; s += chunk) {
+    const int64_t n = std::min(chunk, N - s);
+    at::Tensor hc = hidden.narrow(0, s, n);
+    at::Tensor tc = targets.narrow(0, s, n).unsqueeze(1);
+    // The head's GEMM in the compute dtype, the softmax in fp32 (as ScoredLogProbs).
+    at::Tensor logp = at::log_softmax(at::linear(hc, head), -1, at::kFloat);
+    at::Tensor lpt = logp.gather(1, tc);
+    nll.sub_(lpt.sum());
+    if (!dh && !dw) continue;
+    // d(-log p_t)/d logits = softmax - onehot(t), rounded to the compute dtype
+    // as autograd's path rounds it; the target column from the fp32 log-prob,
+    // so p_t - 1 is not the difference of an already rounded p_t.
+    at::Tensor g = at::empty(logp.sizes(), hidden.options());
+    at::exp_out(g, logp);
+    logp.reset();  // the fp32 chunk is the largest tensor: free it before the GEMMs
+    g.scatter_(1, tc, lpt.exp().sub_(1.0).to(g.scalar_type()));
+    if (dh) {
+      at::Tensor out = dh->narrow(0, s, n);
+      at::mm_out(out, g, head);
+    }
+    if (dw) {
+      if (head.scalar_type() == at::kFloat) {
+        dw->addmm_(g.t(), hc);
+      } else {
+        dw->add_(at::mm(g.t(), hc));
+      }
+    }
+  }
+  return nll;
+}
+
+// The gradients are computed in the forward pass (the loss is linear in the
+// sum, so the backward pass only scales them): no [N, vocab] tensor outlives
+// its chunk and the head's GEMM is not run again.
+struct FusedHeadNll : torch::autograd::Function<FusedHeadNll> {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& hidden,
+                            const at::Tensor& head, const at::Tensor& targets, int64_t chunk) {
+    at::Tensor dh, dw;
+    at::Tensor nll =
+        ChunkedNll(hidden, head, targets, chunk, hidden.requires_grad() ? &dh : nullptr,
+                   head.requires_grad() ? &dw : nullptr);
+    ctx->saved_data["dh"] = dh;
+    ctx->saved_data["dw"] = dw;
+    ctx->saved_data["head_dtype"] = static_cast<int64_t>(head.scalar_type());
+    return nll;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grad_out) {
+    at::Tensor dh = ctx->saved_data["dh"].toTensor();
+    at::Tensor dw = ctx->saved_data["dw"].toTensor();
+    const auto head_dtype = static_cast<c10::ScalarType>(ctx->saved_data["head_dtype"].toInt());
+    ctx->saved_data.clear();                // the gradients are handed on: keep no second reference
+    const at::Tensor& scale = grad_out[0];  // fp32 scalar on the device: no host sync
+    if (dh.defined()) dh.mul_(scale.to(dh.scalar_type()));
+    if (dw.defined()) dw = dw.mul_(scale).to(head_dtype);
+    return {dh, dw, at::Tensor(), at::Tensor()};
+  }
+};
+
+}  // namespace
+
+at::Tensor HeadNllSum(const at::Tensor& hidden, const at::Tensor& head, const at::Tensor& targets,
+                      int64_t loss_chunk) {
+  if (loss_chunk <= 0) {
+    at::Tensor logits = at::linear(hidden, head).to(at::kFloat);
+    return at::log_softmax(logits, -1).gather(1, targets.unsqueeze(1)).sum().neg();
+  }
+  const bool grad = at::GradMode::is_enabled() && (hidden.requires_grad() || head.requires_grad());
+  if (!grad) return ChunkedNll(hidden, head, targets, loss_chunk, nullptr, nullptr);
+  return FusedHeadNll::apply(hidden, head, targets, loss_chunk);
+}
+
+at::Tensor ScoredLogProbs(const model::Qwen3Model& m, const TokenBatch& b, bool checkpoint_layers,
+                          double temperature, at::Tensor* entropy) {
+  LossKernels k;
+  k.checkpoint_layers = checkpoint_layers;
+  at::Tensor sel = ScoredHidden(m, b, k);
   at::Tensor logits = at::linear(sel, m.lm_head).to(at::kFloat);
   if (temperature > 0 && temperature != 1.0) logits = logits / temperature;
   at::Tensor logp = at::log_softmax(logits, -1);
@@ -156,9 +249,42 @@ AdamWState InitAdamW(const Trainable& t) {
   return s;
 }
 
+namespace {
+
+// Two multi-tensor calls (with and without weight decay) over the tensors that have gradients.
+void FusedAdamWStep(Trainable& t, AdamWState& s, double lr, const AdamWOptions& o) {
+  if (s.fused_steps.size() != t.params.size()) {  // first step, or after a resume
+    s.fused_steps.clear();
+    for (const Param& p : t.params) {
+      s.fused_steps.push_back(at::full({}, static_cast<double>(s.step - 1),
+                                       p.value.options().dtype(at::kFloat).requires_grad(false)));
+    }
+  }
+  at::_foreach_add_(s.fused_steps, 1.0);  // the kernel reads the step (bias correction) from here
+  std::vector<at::Tensor> p[2], g[2], m[2], v[2], st[2];
+  for (size_t i = 0; i < t.params.size(); ++i) {
+    at::Tensor grad = t.params[i].value.grad();
+    if (!grad.defined()) continue;
+    const int d = t.params[i].decay && o.weight_decay != 0 ? 1 : 0;
+    p[d].push_back(t.params[i].value);
+    g[d].push_back(grad);
+    m[d].push_back(s.exp_avg[i]);
+    v[d].push_back(s.exp_avg_sq[i]);
+    st[d].push_back(s.fused_steps[i]);
+  }
+  for (int d = 0; d < 2; ++d) {
+    if (p[d].empty()) continue;
+    at::_fused_adamw_(p[d], g[d], m[d], v[d], /*max_exp_avg_sqs=*/{}, st[d], lr, o.beta1, o.beta2,
+                      d ? o.weight_decay : 0.0, o.eps, /*amsgrad=*/false, /*maximize=*/false);
+  }
+}
+
+}  // namespace
+
 void AdamWStep(Trainable& t, AdamWState& s, double lr, const AdamWOptions& o) {
   at::NoGradGuard no_grad;
   ++s.step;
+  if (o.fused) return FusedAdamWStep(t, s, lr, o);
   const double bc1 = 1.0 - std::pow(o.beta1, static_cast<double>(s.step));
   const double bc2 = 1.0 - std::pow(o.beta2, static_cast<double>(s.step));
   for (size_t i = 0; i < t.params.size(); ++i) {
@@ -194,6 +320,20 @@ double ClipGradNorm(Trainable& t, double max_norm) {
     for (const Param& p : t.params) {
       if (p.value.grad().defined()) p.value.mutable_grad().mul_(scale);
     }
+  }
+  return total;
+}
+
+at::Tensor ClipGradNormForeach(Trainable& t, double max_norm) {
+  at::NoGradGuard no_grad;
+  std::vector<at::Tensor> grads;
+  for (const Param& p : t.params) {
+    if (p.value.grad().defined()) grads.push_back(p.value.grad());
+  }
+  if (grads.empty()) return at::zeros({}, at::TensorOptions().dtype(at::kDouble));
+  at::Tensor total = at::stack(at::_foreach_norm(grads, 2)).norm(2.0);
+  if (max_norm > 0) {
+    at::_foreach_mul_(grads, (total + 1e-6).reciprocal().mul_(max_norm).clamp_max_(1.0));
   }
   return total;
 }

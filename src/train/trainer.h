@@ -61,12 +61,39 @@ at::Tensor ScoredLogProbs(const model::Qwen3Model& model, const TokenBatch& batc
                           bool checkpoint_layers = false, double temperature = 1.0,
                           at::Tensor* entropy = nullptr);
 
+// How the SFT loss is computed (issue 19's speed options; none changes what is
+// optimised, only rounding and memory).
+struct LossKernels {
+  bool checkpoint_layers = false;
+  bool fused_norm = false, fused_proj = false, rope_roll = false;  // model::ForwardArgs'
+  // > 0: the head and the cross-entropy run fused over chunks of this many
+  // scored rows (HeadNllSum); 0: ScoredLogProbs' whole-batch fp32 logits.
+  int64_t loss_chunk = 0;
+};
+
+// The final-normed hidden states of the scored positions, [N, hidden] (compute dtype).
+at::Tensor ScoredHidden(const model::Qwen3Model& model, const TokenBatch& batch,
+                        const LossKernels& k);
+// Sum over rows of -log softmax(hidden @ head^T)[target], fp32 scalar. With
+// loss_chunk > 0 the [N, vocab] logits exist one chunk at a time: the forward
+// also computes the gradients of that sum (softmax - onehot, through the head's
+// two GEMMs; the fp32 head gradient accumulated over chunks) and the backward
+// only scales them by the incoming scalar, so nothing is recomputed and no
+// fp32 [N, vocab] tensor is kept. Exact for a loss linear in this sum (SFT's).
+at::Tensor HeadNllSum(const at::Tensor& hidden, const at::Tensor& head, const at::Tensor& targets,
+                      int64_t loss_chunk);
+
 struct AdamWOptions {
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8, weight_decay = 0.1;
+  // at::_fused_adamw_: one multi-tensor kernel per decay group instead of ~8
+  // kernels per tensor; the same update, fp32 throughout (rounding may differ
+  // in the last bit: in-register arithmetic instead of rounded temporaries).
+  bool fused = false;
 };
 struct AdamWState {
   int64_t step = 0;
   std::vector<at::Tensor> exp_avg, exp_avg_sq;  // one per Param, fp32
+  std::vector<at::Tensor> fused_steps;  // fused: each Param's step as a device scalar (not saved)
 };
 AdamWState InitAdamW(const Trainable& t);
 // One decoupled-weight-decay Adam update (weight decay only on Param::decay).
@@ -78,6 +105,11 @@ double CosineLr(int64_t step, int64_t warmup, int64_t total, double peak, double
 
 // Global L2 norm of the gradients; scaled to max_norm when above it (max_norm <= 0: no clipping).
 double ClipGradNorm(Trainable& t, double max_norm);
+// The same with multi-tensor kernels and no host synchronisation: the
+// gradients are multiplied by min(1, max_norm / (norm + 1e-6)) on the device
+// (1 leaves them exact); returns the norm as a device scalar, for reading
+// once the step is done.
+at::Tensor ClipGradNormForeach(Trainable& t, double max_norm);
 
 // Checkpoint directory layout:
 //   config.json, model.safetensors (fp32, Hugging Face names), tokenizer.json

@@ -54,14 +54,18 @@ def reference_loss(w, rows, score_from, cfg):
     return total / n, n
 
 
-def test_loss_and_gradients_match_independent_reference(tmp_path):
+# "plain": the reference-order forward; "fused": train sft's speed options
+# (--fused-norm, --fused-proj, --loss-chunk) on the same weights and batch.
+@pytest.mark.parametrize("kernels", ["plain", "fused"])
+def test_loss_and_gradients_match_independent_reference(tmp_path, kernels):
     w = ref.make_weights(seed=4)
     ref.write_checkpoint(tmp_path, w, [[1]])
     rows = [[3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7], [250, 251, 7, 8, 299, 0, 12]]
     score_from = [5, 2]
     (tmp_path / "batch.json").write_text(json.dumps({"rows": rows, "score_from": score_from}))
     r = subprocess.run([PARITY, "--model", str(tmp_path), "--batch", str(tmp_path / "batch.json"),
-                        "--out", str(tmp_path / "grads.safetensors")], capture_output=True, text=True)
+                        "--out", str(tmp_path / "grads.safetensors"), "--kernels", kernels],
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     ours = json.loads(r.stdout)
     grads = read_safetensors(tmp_path / "grads.safetensors")
@@ -144,13 +148,15 @@ def test_phase_timing_splits_each_step(tmp_path):
     assert len(steps) == 3
     for s in steps:
         ph = s["phase_ms"]
-        assert set(ph) == {"batch", "forward", "backward", "clip", "optimizer"}, ph
+        assert set(ph) == {"batch", "forward", "head", "head_backward", "backward", "clip",
+                           "optimizer"}, ph
         assert all(v >= 0 for v in ph.values()) and ph["forward"] > 0 and ph["backward"] > 0, ph
         step_ms = s["tokens"] / s["tokens_per_s"] * 1000  # the step's own clock
         assert sum(ph.values()) <= step_ms * 1.01 + 1, (ph, step_ms)
     plain = tmp_path / "plain"
-    train(*COMMON, "--data", data, "--steps", 1, "--out", plain)
+    train(*COMMON, "--data", data, "--steps", 1, "--out", plain, "--no-save")
     assert "phase_ms" not in metrics(plain)[0][0]
+    assert not (plain / "checkpoint").exists()  # --no-save
 
 
 def test_tiny_learns_suite_records_and_checkpoint_reloads(tmp_path):
@@ -198,6 +204,32 @@ def test_stopped_and_resumed_run_equals_uninterrupted(tmp_path):
     # Bit-identical on the CPU: the same floats, not merely close ones.
     assert [(s["loss"], s["grad_norm"], s["lr"]) for s in a] == [(s["loss"], s["grad_norm"], s["lr"]) for s in b]
     assert (full / "checkpoint" / "model.safetensors").read_bytes() == \
+        (part / "checkpoint" / "model.safetensors").read_bytes()
+
+
+SPEED = ["--fused-adamw", "--fused-norm", "--fused-proj", "--rope-roll", "--loss-chunk", 64]
+
+
+def test_speed_options_train_the_same_and_resume_exactly(tmp_path):
+    # The speed options change rounding only: on the CPU in fp32 the same
+    # trajectory to ~1e-5; they are not part of the checkpoint, so a resumed
+    # run given them again continues bit-identically.
+    data, held = suite(tmp_path)
+    plain, fast, part = tmp_path / "plain", tmp_path / "fast", tmp_path / "part"
+    args = [*COMMON, "--data", data, "--eval-data", held, "--steps", 6]
+    train(*args, "--out", plain)
+    train(*args, *SPEED, "--out", fast)
+    a, b = metrics(plain)[0], metrics(fast)[0]
+    np.testing.assert_allclose([s["loss"] for s in b], [s["loss"] for s in a], rtol=1e-4)
+    np.testing.assert_allclose([s["grad_norm"] for s in b], [s["grad_norm"] for s in a], rtol=1e-3)
+    assert b[-1]["loss"] < b[0]["loss"]
+    # The held-out loss goes through the chunked head too.
+    np.testing.assert_allclose(metrics(fast)[1][-1]["eval_loss"], metrics(plain)[1][-1]["eval_loss"], rtol=1e-4)
+    train(*args, *SPEED, "--out", part, "--stop-after", 3)
+    train("--data", data, "--out", part, "--resume", part / "checkpoint", *SPEED)
+    c = metrics(part)[0]
+    assert [(s["loss"], s["grad_norm"]) for s in c] == [(s["loss"], s["grad_norm"]) for s in b]
+    assert (fast / "checkpoint" / "model.safetensors").read_bytes() == \
         (part / "checkpoint" / "model.safetensors").read_bytes()
 
 

@@ -1,11 +1,14 @@
 // train_parity: loss and gradients of the trainer's forward for
 // tests/python/test_train_sft.py, which checks them against an independent
 // PyTorch Qwen3.
-//   train_parity --model DIR --batch BATCH.json --out GRADS.safetensors
+//   train_parity --model DIR --batch BATCH.json --out GRADS.safetensors [--kernels fused]
 // BATCH.json: {"rows": [[ids...], ...], "score_from": [n, ...]}. Prints
 // {"loss": L, "scored": N}; the loss is the mean negative log-likelihood of the
 // scored tokens (fp32 everywhere), the gradients are written under the
-// trainer's parameter names (fused q/k/v and gate/up as trained).
+// trainer's parameter names (fused q/k/v and gate/up as trained). --kernels
+// fused: the loss through sft's speed options (fused RMSNorm, fused q/k/v and
+// gate/up GEMMs, rotary embedding with a roll, the chunked head +
+// cross-entropy in chunks of 3 rows).
 #include <ATen/ATen.h>
 
 #include <cstdio>
@@ -27,10 +30,14 @@ namespace {
 int main(int argc, char** argv) {
   namespace m = tritonrl::model;
   namespace t = tritonrl::train;
-  std::string model, batch, out;
+  std::string model, batch, out, kernels;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
-    (k == "--model" ? model : k == "--batch" ? batch : k == "--out" ? out : model) = argv[i + 1];
+    (k == "--model"     ? model
+     : k == "--batch"   ? batch
+     : k == "--out"     ? out
+     : k == "--kernels" ? kernels
+                        : model) = argv[i + 1];
   }
   if (model.empty() || batch.empty() || out.empty()) Die("usage: --model DIR --batch F --out F");
   auto text = tritonrl::ReadFile(batch);
@@ -42,7 +49,17 @@ int main(int argc, char** argv) {
   if (!loaded.ok()) Die(loaded.status().message());
   t::Trainable tr = t::MakeTrainable(std::move(loaded.value()), at::kFloat);
   t::TokenBatch b = t::MakeBatch(rows, from, at::kCPU);
-  at::Tensor loss = t::ScoredLogProbs(t::ComputeView(tr), b).mean().neg();
+  at::Tensor loss;
+  if (kernels == "fused") {
+    t::LossKernels k;
+    k.fused_norm = k.fused_proj = k.rope_roll = true;
+    k.loss_chunk = 3;
+    m::Qwen3Model view = t::ComputeView(tr);
+    loss = t::HeadNllSum(t::ScoredHidden(view, b, k), view.lm_head, b.targets, k.loss_chunk) /
+           static_cast<double>(b.targets.size(0));
+  } else {
+    loss = t::ScoredLogProbs(t::ComputeView(tr), b).mean().neg();
+  }
   loss.backward();
   std::vector<at::Tensor> keep;
   std::vector<m::TensorToWrite> w;

@@ -196,6 +196,132 @@ TEST(Optimizer, CosineScheduleAndClipping) {
   EXPECT_NEAR(std::sqrt(after), 1.0, 1e-4);
 }
 
+// Random gradients for every parameter (a fixed generator: both runs see the same).
+void RandomGrads(Trainable& t, uint64_t seed) {
+  at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+  for (const Param& p : t.params) {
+    p.value.mutable_grad() = at::empty_like(p.value.detach()).normal_(0.0, 1.0, gen);
+  }
+}
+
+// --fused-adamw: at::_fused_adamw_ (it has a CPU kernel in libtorch 2.11) and the
+// multi-tensor clipping give the per-tensor loop's parameters and moments.
+TEST(Optimizer, FusedAdamWAndForeachClipMatchTheLoop) {
+  Trainable t[2] = {MakeTrainable(Tiny(), at::kFloat), MakeTrainable(Tiny(), at::kFloat)};
+  AdamWState s[2] = {InitAdamW(t[0]), InitAdamW(t[1])};
+  for (int step = 0; step < 4; ++step) {
+    double norms[2];
+    for (int f = 0; f < 2; ++f) {
+      RandomGrads(t[f], 100 + step);
+      // Step 2 clips (max 1 is far below the norm of ~N(0,1) gradients); the others do not.
+      const double max_norm = step == 2 ? 1.0 : 1e9;
+      norms[f] =
+          f ? ClipGradNormForeach(t[f], max_norm).item<double>() : ClipGradNorm(t[f], max_norm);
+      AdamWOptions o{0.9, 0.95, 1e-8, 0.1, /*fused=*/f == 1};
+      AdamWStep(t[f], s[f], 0.01 * (step + 1), o);
+    }
+    EXPECT_NEAR(norms[0], norms[1], 1e-6 * norms[0]) << step;
+  }
+  EXPECT_EQ(s[0].step, s[1].step);
+  for (size_t i = 0; i < t[0].params.size(); ++i) {
+    const std::string& n = t[0].params[i].name;
+    EXPECT_LT(MaxAbsDiff(t[0].params[i].value.detach(), t[1].params[i].value.detach()), 1e-6) << n;
+    EXPECT_LT(MaxAbsDiff(s[0].exp_avg[i], s[1].exp_avg[i]), 1e-6) << n;
+    EXPECT_LT(MaxAbsDiff(s[0].exp_avg_sq[i], s[1].exp_avg_sq[i]), 1e-6) << n;
+  }
+  // The updates were not no-ops: the weights moved by ~4 lr-sized steps.
+  Trainable fresh = MakeTrainable(Tiny(), at::kFloat);
+  EXPECT_GT(MaxAbsDiff(fresh.params[1].value.detach(), t[1].params[1].value.detach()), 0.01);
+}
+
+// --loss-chunk: the fused head + cross-entropy (gradients computed in the
+// forward pass, over chunks) equals autograd through whole-batch logits.
+TEST(TrainLoss, ChunkedHeadNllMatchesAutograd) {
+  for (c10::ScalarType dt : {at::kFloat, at::kBFloat16}) {
+    at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(5);
+    at::Tensor h0 = at::empty({11, 16}).normal_(0.0, 1.0, gen);
+    at::Tensor w0 = at::empty({50, 16}).normal_(0.0, 0.5, gen);
+    at::Tensor tg = at::randint(50, {11}, gen, at::TensorOptions().dtype(at::kLong));
+    double loss[3];
+    at::Tensor gh[3], gw[3];
+    for (int v = 0; v < 3; ++v) {  // autograd, chunks of 4 rows (3 chunks), one chunk
+      at::Tensor h = h0.clone().requires_grad_(true), w = w0.clone().requires_grad_(true);
+      at::Tensor l = HeadNllSum(h.to(dt), w.to(dt), tg, v == 0 ? 0 : v == 1 ? 4 : 64) * 0.25;
+      l.backward();
+      loss[v] = l.item<double>();
+      gh[v] = h.grad();
+      gw[v] = w.grad();
+    }
+    const double tol = dt == at::kFloat ? 1e-5 : 2e-2;
+    for (int v = 1; v < 3; ++v) {
+      EXPECT_NEAR(loss[v], loss[0], 1e-6 * std::abs(loss[0])) << c10::toString(dt) << v;
+      EXPECT_LT(MaxAbsDiff(gh[v], gh[0]), tol * gh[0].abs().max().item<double>()) << v;
+      EXPECT_LT(MaxAbsDiff(gw[v], gw[0]), tol * gw[0].abs().max().item<double>()) << v;
+    }
+    at::NoGradGuard ng;  // without grad mode: the same loss, no graph
+    at::Tensor l = HeadNllSum(h0.to(dt), w0.to(dt), tg, 4) * 0.25;
+    EXPECT_FALSE(l.requires_grad());
+    EXPECT_NEAR(l.item<double>(), loss[0], 1e-6 * std::abs(loss[0]));
+  }
+}
+
+// --fused-norm / --fused-proj (with and without checkpointed layers): the same
+// loss and gradients as the reference-order forward, to fp32 rounding.
+TEST(TrainForward, FusedKernelsGiveTheSameGradients) {
+  std::vector<at::Tensor> grads[4];
+  double losses[4];
+  for (int v = 0; v < 4; ++v) {
+    Trainable t = MakeTrainable(Tiny(), at::kFloat);
+    TokenBatch b = MakeBatch(Rows(), {3, 2}, at::kCPU);
+    LossKernels k;
+    k.fused_norm = v >= 1;
+    k.fused_proj = v >= 2;
+    k.checkpoint_layers = v == 3;
+    k.loss_chunk = v >= 2 ? 4 : 0;
+    m::Qwen3Model view = ComputeView(t);
+    at::Tensor loss = HeadNllSum(ScoredHidden(view, b, k), view.lm_head, b.targets, k.loss_chunk);
+    loss.backward();
+    losses[v] = loss.item<double>();
+    for (const Param& p : t.params) {
+      ASSERT_TRUE(p.value.grad().defined()) << p.name;
+      grads[v].push_back(p.value.grad().clone());
+    }
+  }
+  for (int v = 1; v < 4; ++v) {
+    EXPECT_NEAR(losses[v], losses[0], 1e-5 * std::abs(losses[0])) << v;
+    for (size_t i = 0; i < grads[0].size(); ++i) {
+      const double scale = std::max(grads[0][i].abs().max().item<double>(), 1e-3);
+      EXPECT_LT(MaxAbsDiff(grads[v][i], grads[0][i]), 1e-4 * scale) << v << " " << i;
+    }
+  }
+}
+
+// --rope-roll: the same rounded operands summed, so the same loss bit for bit
+// (fp32 and bf16 compute); the gradients to rounding (the q/k norm weights'
+// reductions see the gradient in another memory order).
+TEST(TrainForward, RopeRollIsBitIdentical) {
+  for (c10::ScalarType dt : {at::kFloat, at::kBFloat16}) {
+    std::vector<at::Tensor> grads[2];
+    at::Tensor losses[2];
+    for (int v = 0; v < 2; ++v) {
+      Trainable t = MakeTrainable(Tiny(), dt);
+      TokenBatch b = MakeBatch(Rows(), {3, 2}, at::kCPU);
+      LossKernels k;
+      k.rope_roll = v == 1;
+      m::Qwen3Model view = ComputeView(t);
+      at::Tensor loss = HeadNllSum(ScoredHidden(view, b, k), view.lm_head, b.targets, 0);
+      loss.backward();
+      losses[v] = loss.detach();
+      for (const Param& p : t.params) grads[v].push_back(p.value.grad().clone());
+    }
+    EXPECT_TRUE(at::equal(losses[0], losses[1])) << c10::toString(dt);
+    for (size_t i = 0; i < grads[0].size(); ++i) {
+      const double scale = grads[0][i].abs().max().item<double>();
+      EXPECT_LE(MaxAbsDiff(grads[0][i], grads[1][i]), 1e-6 * scale) << c10::toString(dt) << i;
+    }
+  }
+}
+
 TEST_F(TempDir, BadJsonlLinesNameFileAndLine) {
   std::string p = Write("a.jsonl",
                         "{\"prompt\": \"p\", \"completion\": \"c\"}\n\n{\"prompt\": 3, "
