@@ -43,7 +43,11 @@ for spec in "$@"; do
     grpo) cmd=(env OUT="$d" bench/train/grpo_gpu.sh) ;;
     demo) read -r -a demo_flags <<<"${DEMO_FLAGS:-}"
           cmd=(env OUT="$d" DEMO_LIMIT="$((limit - 20))" bench/demo/demo_gpu.sh "${demo_flags[@]}") ;;
-    synth) cmd=(env OUT="$d" N="${SYNTH_N:-200}" JOBS=16 TRITONRL="$BIN/tritonrl" PY=python3 bench/data/synth_gpu.sh) ;;
+    synth) # A fixed folder (not this call's scratch): a 2,000-task draw stopped by the step's limit
+           # resumes in the next call on the same warm machine (its verify.db is kept).
+           sd="${SYNTH_OUT:-$ROOT/.synth_gpu}"
+           cmd=(bash -c "OUT='$sd' N='${SYNTH_N:-200}' JOBS=16 TRITONRL='$BIN/tritonrl' PY=python3 bench/data/synth_gpu.sh;
+                rc=\$?; cp '$sd'/synth_gpu.log '$sd'/synth/stats.json '$d'/ 2>/dev/null; exit \$rc") ;;
     latency) cmd=(env OUT="$d" python3 bench/serve/latency.py --device cuda --variants "${LATENCY_VARIANTS:-medium}" --repeats 3) ;;
     serve) cmd=(bash -c "OUT=$d python3 bench/serve/throughput.py --jobs 16 --max-samples ${SERVE_SAMPLES:-120}; OUT=$d python3 bench/serve/grpo_loop.py --steps 3") ;;
     trl) # TRL's GRPOTrainer against /v1/reward (needs .whl carried): a tiny random Qwen3, then the
