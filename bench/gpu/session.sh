@@ -12,6 +12,7 @@
 #          measure12 (measure.sh 1 2),
 #          synth (bench/data/synth_gpu.sh, N=$SYNTH_N tasks, default 200), grpo (bench/train/grpo_gpu.sh),
 #          demo (bench/demo/demo_gpu.sh: tritonrl demo --gpu $DEMO_FLAGS, cut 20 s before the step's limit)
+#          kbaudit (bench/gpu/tasks_audit.sh on KernelBench levels: KB_AUDIT_LEVELS, KB_ARGS)
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
@@ -36,6 +37,10 @@ for spec in "$@"; do
     runtime) cmd=(env OUT="$d" bench/gpu/runtime_guards.sh) ;;
     load) cmd=(env OUT="$d" bench/gpu/load_test.sh) ;;
     kbmem) cmd=(env OUT="$d" bench/gpu/kernelbench_memory.sh "${KB:?}") ;;
+    kbaudit) # The null-model audit of KernelBench levels (tasks_audit.sh), KB_AUDIT_LEVELS
+             # (default level2) and KB_ARGS (e.g. "--tasks level1/38_L1Norm_,level1/39_L2Norm_").
+             cmd=(env OUT="$d" OURS=0 KB="${KB:?}/KernelBench" KB_LEVELS="${KB_AUDIT_LEVELS:-level2}"
+                  bench/gpu/tasks_audit.sh) ;;
     throughput) cmd=(env OUT="$d" bench/gpu/measure.sh 4) ;;
     measure12) cmd=(env OUT="$d" bench/gpu/measure.sh 1 2) ;;
     warm) cmd=(env OUT="$d" LIMIT="${WARM_LIMIT:-24}" bench/gpu/warm_workers.sh) ;;
