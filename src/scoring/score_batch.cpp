@@ -435,12 +435,17 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
       result.sandbox = im.sandbox_level;
     }
     DrawBatchSeeds(o, cfg);
+    // By task file and content: an edited task never meets an old reference. Hashed once per
+    // task here: the pool asks for keys under its lock, again every 100 ms for a task whose
+    // reference another call computes.
+    std::map<std::string, std::string> ref_keys;
     if (o.reference_keep_s > 0) {
-      // By task file and content: an edited task never meets an old reference.
-      const auto ref_key = [&](const std::string& task_path) -> std::optional<std::string> {
-        auto id = task_by_path.find(task_path);
-        if (id == task_by_path.end()) return std::nullopt;
-        return task_path + "\n" + Sha256Hex(task_content.at(id->second));
+      for (const auto& [path, id] : task_by_path)
+        ref_keys[path] = path + "\n" + Sha256Hex(task_content.at(id));
+      const auto ref_key = [&ref_keys](const std::string& task_path) -> std::optional<std::string> {
+        auto it = ref_keys.find(task_path);
+        if (it == ref_keys.end()) return std::nullopt;
+        return it->second;
       };
       cfg.reuse_reference = [&im, ref_key](const std::string& task_path) {
         const auto key = ref_key(task_path);
