@@ -168,6 +168,9 @@ class Worker:
         self.monitor = None
         self.thread_ban = "off"
         self._send_lock = threading.Lock()
+        # The reference's large-output rule for the variant in progress (decided on its first
+        # trial), else None.
+        self._large_output = None
 
     def send(self, header: dict, payload: bytes = b"") -> None:
         with self._send_lock:  # Triton's async compile mode may report from another thread
@@ -412,7 +415,7 @@ class Worker:
             described.append(d)
         header["outputs"] = described
         plan = None
-        if getattr(self, "_large_output", None):
+        if self._large_output:
             out_bytes = sum(d.get("nbytes", 0) for d in described)
             if out_bytes >= self._large_output["bytes"]:
                 plan = [int(i) for i in self._large_output["trials"]]
