@@ -21,9 +21,16 @@
 # still running then is stopped with SIGINT and the verdicts stored so far are counted from its
 # store (--db), so the script itself stays inside the budget.
 #
+# A level stopped at its cap resumes where it stopped when the script runs again on the same
+# machine (a later device call on the warm machine): each level's sample file and store (--db) live
+# in KB_STATE (default $ROOT/.kb_memory_state, kept), and the same `tritonrl eval` command on the
+# same store resumes the run, skipping the verdicts it holds. KB_FRESH=1 starts over.
+#
 # Writes under $OUT: summary.txt (the table for bench/RESULTS.md), level<n>.json (tritonrl's
-# --json, when the run finished), level<n>.time.txt, level<n>.meminfo.txt, level<n>.gpu.txt,
-# run.log.
+# --json, when the run finished), level<n>.verdicts.tsv (task, outcome, first reason and its
+# message, one line per verdict stored so far, from --jsonl, which survives the cap),
+# level<n>.time.txt, level<n>.meminfo.txt, level<n>.gpu.txt, level<n>.disk.txt (free GB of the
+# spill folder's file system every second), run.log.
 # What it proves: the run completes with no OOM (exit status, dmesg not needed: tritonrl's peak RSS
 # is printed), tritonrl's peak RSS stays a few hundred MB whatever the outputs' size (it held
 # 55-103 GB before the sliced comparison), and a sample that cannot fit the host or device memory
@@ -38,12 +45,15 @@ OUT="${OUT:?set OUT to the output folder}"
 mkdir -p "$OUT"
 export TRITONRL_RUNNER_DIR="$ROOT/python"
 export TRITONRL_PYTHON="${TRITONRL_PYTHON:-$(command -v python3)}"
-JOBS="${KB_JOBS:-16}"
+JOBS="${KB_JOBS:-16}"  # KB_DEVICE=cpu (default cuda) runs it on the CPU: a check of the script
 # The reference outputs are spilled to the work folder: on the machine's disk, not a tmpfs.
 WORK="${KB_WORK:-$ROOT/.kb_memory_work}"
+STATE="${KB_STATE:-$ROOT/.kb_memory_state}"
+[[ "${KB_FRESH:-0}" == 1 ]] && rm -rf "$STATE"
+mkdir -p "$STATE"
 LOG="$OUT/run.log"
-TMP="$(mktemp -d)"
-trap 'rm -rf "$TMP" "$WORK"' EXIT
+TMP="$STATE"
+trap 'rm -rf "$WORK"' EXIT
 : >"$LOG"
 note() { echo "$*" | tee -a "$LOG"; }
 note "kernelbench_memory.sh: $(date -u +%FT%TZ) host $(hostname), jobs $JOBS"
@@ -51,7 +61,7 @@ note "gpu: $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/d
 note "host: $(free -g | awk '/Mem:/ {print $2 " GB total, " $7 " GB available"}'), disk free at $WORK: $(mkdir -p "$WORK" && df -h --output=avail "$WORK" | tail -1)"
 
 summary="$OUT/summary.txt"
-printf '%-7s %6s %5s %7s %16s %17s %17s %16s %s\n' level tasks exit wall_s tritonrl_hwm_mb time_v_tree_max_mb host_min_avail_gb gpu_peak_used_mb outcomes >"$summary"
+printf '%-7s %6s %5s %7s %5s %16s %17s %17s %16s %16s %s\n' level tasks exit wall_s calls tritonrl_hwm_mb time_v_tree_max_mb host_min_avail_gb gpu_peak_used_mb disk_min_free_gb outcomes >"$summary"
 
 for level in ${KB_LEVELS:-1 2 3}; do
   dir="$KB/KernelBench/level$level"
@@ -65,7 +75,7 @@ for level in ${KB_LEVELS:-1 2 3}; do
   limits=(0 200 140 140)
   per="${!per_var:-${defaults[$level]}}"
   limit="${!limit_var:-${limits[$level]}}"
-  "$TRITONRL_PYTHON" - "$dir" "$level" "$per" >"$TMP/level$level.jsonl" 2>>"$LOG" <<'PY'
+  "$TRITONRL_PYTHON" - "$dir" "$level" "$per" >"$TMP/level$level.samples.new" 2>>"$LOG" <<'PY'
 import json, os, re, sys
 folder, level, per = sys.argv[1], sys.argv[2], sys.argv[3]
 files = sorted((f for f in os.listdir(folder) if f.endswith(".py")),
@@ -84,19 +94,31 @@ for f in files:
     code = src + "\n\nclass ModelNew(Model):\n    pass\n"
     print(json.dumps({"task": f"level{level}/{f[:-3]}", "sample": "reference_as_candidate", "code": code}))
 PY
+  # The same samples as a stopped run (byte for byte) resume it; other ones start a new run.
+  if cmp -s "$TMP/level$level.samples.new" "$TMP/level$level.jsonl"; then
+    resumed=$(grep -c . "$TMP/level$level.verdicts.jsonl" 2>/dev/null || echo 0)
+  else
+    mv "$TMP/level$level.samples.new" "$TMP/level$level.jsonl"
+    rm -f "$TMP/level$level.db"* "$TMP/level$level.verdicts.jsonl" "$TMP/level$level.calls"
+    resumed=0
+  fi
+  rm -f "$TMP/level$level.samples.new"
   n=$(wc -l <"$TMP/level$level.jsonl")
-  note "level$level: $n tasks (KB_PER_LEVEL_$level=$per), cap ${limit}s"
+  note "level$level: $n tasks (KB_PER_LEVEL_$level=$per), cap ${limit}s, $resumed verdicts stored by earlier calls"
   # While it runs: the host's MemAvailable every second, tritonrl's own VmHWM (its peak RSS;
   # /usr/bin/time -v reports the largest of its descendants too, i.e. a worker), and every 5 s the
   # GPU's memory use.
   (while :; do nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -1; sleep 5; done) \
     >"$OUT/level$level.gpu.txt" &
   gpu_pid=$!
+  (while :; do df -B1G --output=avail "$WORK" 2>/dev/null | tail -1 | tr -d ' '; sleep 1; done) \
+    >"$OUT/level$level.disk.txt" &
+  disk_pid=$!
   t0=$(date +%s)
   timeout -s INT "$limit" /usr/bin/time -v -o "$OUT/level$level.time.txt" \
-    "$BIN/tritonrl" eval --device cuda --tasks "$KB/KernelBench" --samples "$TMP/level$level.jsonl" \
+    "$BIN/tritonrl" eval --device "${KB_DEVICE:-cuda}" --run-id "kbmem-level$level" --tasks "$KB/KernelBench" --samples "$TMP/level$level.jsonl" \
     --jobs "$JOBS" --no-static --no-cache --json --db "$TMP/level$level.db" --work-dir "$WORK/level$level" \
-    >"$TMP/level$level.json" 2>>"$LOG" &
+    --jsonl "$TMP/level$level.verdicts.jsonl" >"$TMP/level$level.json" 2>>"$LOG" &
   run_pid=$!
   hwm_kb=0
   : >"$OUT/level$level.meminfo.txt"
@@ -111,36 +133,47 @@ PY
   wait "$run_pid"
   rc=$?
   t1=$(date +%s)
-  kill "$gpu_pid" 2>/dev/null
-  wait "$gpu_pid" 2>/dev/null
+  kill "$gpu_pid" "$disk_pid" 2>/dev/null
+  wait "$gpu_pid" "$disk_pid" 2>/dev/null
+  echo "$((t1 - t0))" >>"$TMP/level$level.calls"
+  wall_total=$(awk '{s += $1} END {print s}' "$TMP/level$level.calls")
+  calls=$(wc -l <"$TMP/level$level.calls")
+  disk_min=$(sort -n "$OUT/level$level.disk.txt" | head -1)
   [[ -s "$TMP/level$level.json" ]] && cp "$TMP/level$level.json" "$OUT/level$level.json"
   tree_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$OUT/level$level.time.txt" 2>/dev/null)
   min_avail_kb=$(sort -n "$OUT/level$level.meminfo.txt" | head -1)
   gpu_peak=$(sort -n "$OUT/level$level.gpu.txt" | tail -1)
-  outcomes=$("$TRITONRL_PYTHON" - "$TMP/level$level.json" "$TMP/level$level.db" <<'PY' 2>>"$LOG"
-import collections, json, sqlite3, sys
+  # From --jsonl (every verdict of the run, the resumed ones first when it resumed): written per
+  # verdict, so it also counts a run stopped at its cap.
+  outcomes=$("$TRITONRL_PYTHON" - "$TMP/level$level.verdicts.jsonl" "$n" "$OUT/level$level.verdicts.tsv" <<'PY' 2>>"$LOG"
+import collections, json, sys
+path, total, tsv = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = []
 try:
-    d = json.load(open(sys.argv[1]))
-    c = collections.Counter(s["outcome"] for s in d["samples"])
-    codes = collections.Counter(r["code"] for s in d["samples"] for r in s["reasons"][:1])
-    print(" ".join(f"{k}={v}" for k, v in sorted(c.items())), "| first reasons:",
-          " ".join(f"{k}={v}" for k, v in codes.most_common(6)))
-except Exception:  # stopped at its cap: count what the store holds
-    db = sqlite3.connect(sys.argv[2])
-    tables = [r[0] for r in db.execute("select name from sqlite_master where type='table'")]
-    table = next((t for t in tables if "verdict" in t), None)
-    if table is None:
-        print("no verdicts")
-    else:
-        cols = [r[1] for r in db.execute(f"pragma table_info({table})")]
-        col = "outcome" if "outcome" in cols else cols[0]
-        rows = db.execute(f"select {col}, count(*) from {table} group by {col}").fetchall()
-        print("STOPPED AT CAP; stored:", " ".join(f"{k}={v}" for k, v in rows))
+    for line in open(path):
+        if line.strip():
+            rows.append(json.loads(line))
+except (OSError, ValueError):
+    pass
+with open(tsv, "w") as f:
+    for r in rows:
+        reason = (r.get("reasons") or [{}])[0]
+        msg = " ".join(str(reason.get("message", "")).split())[:300]
+        f.write(f"{r['task']}\t{r['outcome']}\t{reason.get('code', '')}\t{msg}\n")
+c = collections.Counter(r["outcome"] for r in rows)
+codes = collections.Counter((r.get("reasons") or [{}])[0].get("code", "")
+                            for r in rows)
+state = "" if len(rows) >= total else f"STOPPED AT CAP ({len(rows)} of {total}); "
+print(state + " ".join(f"{k}={v}" for k, v in sorted(c.items())), "| first reasons:",
+      " ".join(f"{k}={v}" for k, v in codes.most_common(6)))
 PY
 )
-  printf '%-7s %6s %5s %7s %16s %17s %17s %16s %s\n' "level$level" "$n" "$rc" "$((t1 - t0))" \
+  # wall_s: all calls of this level's run together (calls: how many device calls it took).
+  printf '%-7s %6s %5s %7s %5s %16s %17s %17s %16s %16s %s\n' "level$level" "$n" "$rc" "$wall_total" "$calls" \
     "$((hwm_kb / 1024))" "$((${tree_kb:-0} / 1024))" "$(( ${min_avail_kb:-0} / 1024 / 1024 ))" "${gpu_peak:-?}" \
-    "$outcomes" >>"$summary"
+    "${disk_min:-?}" "$outcomes" >>"$summary"
+  # resource_exhausted and failure messages, for the next session to read.
+  grep -v $'\tincorrect\t' "$OUT/level$level.verdicts.tsv" 2>/dev/null | head -40 | sed "s/^/  /" >>"$summary"
   rm -rf "$WORK/level$level"
 done
 note ""

@@ -36,6 +36,8 @@ for spec in "$@"; do
           [[ -d "$W/medium" ]] || python3 bench/gpu/derive_suite.py tasks "$W/medium" --keep medium >/dev/null 2>&1 || cmd=(env OUT="$d" EVAL_JOBS=16 bench/gpu/eval.sh) ;;
     runtime) cmd=(env OUT="$d" bench/gpu/runtime_guards.sh) ;;
     load) cmd=(env OUT="$d" bench/gpu/load_test.sh) ;;
+    # A level stopped at its KB_LIMIT_n resumes in the next call on the same warm machine (its
+    # store is kept in .kb_memory_state); per-verdict reasons land in level<n>.verdicts.tsv.
     kbmem) cmd=(env OUT="$d" bench/gpu/kernelbench_memory.sh "${KB:?}") ;;
     kbaudit) # The null-model audit of KernelBench levels (tasks_audit.sh), KB_AUDIT_LEVELS
              # (default level2) and KB_ARGS (e.g. "--tasks level1/38_L1Norm_,level1/39_L2Norm_").
