@@ -8,6 +8,9 @@
 #     (nvidia-smi, sampled every 0.2 s, for both); our step's phase split; each
 #     speed option alone and all together (SFT_VARIANTS, VARIANT_STEPS), the
 #     split with all of them; then --checkpoint-layers. Every run --no-save.
+#     The speed options are train sft's default: the runs "without options"
+#     turn each off explicitly (--no-..., --loss-chunk 0), so they measure the
+#     reference-order path.
 #     Part 1 takes about 4 minutes (~60 s of assets, ~10-25 s per run).
 #   2 builtin:small from scratch on the suite's SFT records, at most 10 minutes (SFT_SMALL=0: skip)
 set -uo pipefail
@@ -46,27 +49,42 @@ sft() {  # sft RUN_DIR STEPS [FLAGS...]: train sft on the bench model and data
     --no-progress --no-save "$@"
 }
 
+# Every speed option off (each is on by default): the path the options are measured against.
+OFF=(--no-fused-adamw --no-fused-norm --no-fused-proj --no-rope-roll --loss-chunk 0)
+# speed_flags FLAG...: the given speed flags, with every speed option not among them turned off.
+speed_flags() {
+  local given=" $* " out=() n
+  for n in fused-adamw fused-norm fused-proj rope-roll; do
+    [[ $given == *" --$n "* ]] || out+=("--no-$n")
+  done
+  [[ $given == *" --loss-chunk "* ]] || out+=(--loss-chunk 0)
+  echo "${out[*]} $*"
+}
+
 # Order: what issue 19 is judged on first (baseline, ours, where our step's
 # time goes), then the A/B of the speed options, then the memory-saving run, so
 # that a step cut short by its time limit loses the least important part.
 echo "== baseline (plain PyTorch, B=$B T=$T)" | tee -a "$SUMMARY"
 peak_mem "$OUT/sft_baseline.log" "$PY" "$HERE/sft_gpu.py" baseline "$WORK" "$B" "$T" "$STEPS" 2>&1 | tee -a "$SUMMARY"
-echo "== tritonrl train sft (B=$B T=$T)" | tee -a "$SUMMARY"
-peak_mem "$OUT/sft_ours.log" sft "$WORK/ours" "$STEPS" 2>&1 | tee "$OUT/sft_ours.log" | tail -2 | tee -a "$SUMMARY"
-"$PY" "$HERE/sft_gpu.py" ours "$WORK" | tee -a "$SUMMARY"
+echo "== tritonrl train sft, speed options off (${OFF[*]}; B=$B T=$T)" | tee -a "$SUMMARY"
+peak_mem "$OUT/sft_ours.log" sft "$WORK/ours" "$STEPS" "${OFF[@]}" 2>&1 | tee "$OUT/sft_ours.log" | tail -2 | tee -a "$SUMMARY"
+"$PY" "$HERE/sft_gpu.py" ours "$WORK" "$WORK/ours" "tritonrl train sft, speed options off" | tee -a "$SUMMARY"
 cp "$WORK/ours/metrics.jsonl" "$OUT/sft_ours_metrics.jsonl"
-echo "== where a step's time goes (--phase-timing, 8 steps, device synchronised per phase)" | tee -a "$SUMMARY"
-sft "$WORK/phases" 8 --phase-timing >/dev/null 2>&1
+echo "== where a step's time goes, speed options off (--phase-timing, 8 steps, device synchronised per phase)" | tee -a "$SUMMARY"
+sft "$WORK/phases" 8 --phase-timing "${OFF[@]}" >/dev/null 2>&1
 "$PY" "$HERE/sft_gpu.py" phases "$WORK/phases" | tee -a "$SUMMARY"
 
 # The speed options (docs/train.md), each alone and all together, VARIANT_STEPS
 # steps each (median tokens/s after 3 warm-up steps, peak memory). SFT_VARIANTS
-# overrides the list ("" skips them): NAME=FLAG[,FLAG...] items.
+# overrides the list ("" skips them): NAME=FLAG[,FLAG...] items, the options
+# turned on (every other speed option is turned off explicitly: speed_flags).
+# "all" is train sft's default.
 FAST="--fused-adamw,--fused-norm,--fused-proj,--rope-roll,--loss-chunk,4096"
 VARIANTS="${SFT_VARIANTS-fused-adamw=--fused-adamw loss-chunk=--loss-chunk,4096 fused-norm=--fused-norm fused-proj=--fused-proj rope-roll=--rope-roll all=$FAST}"
 for v in $VARIANTS; do
   name="${v%%=*}"
   IFS=, read -r -a flags <<<"${v#*=}"
+  read -r -a flags <<<"$(speed_flags "${flags[@]}")"
   echo "== variant $name (${flags[*]}, ${VARIANT_STEPS:-12} steps)" | tee -a "$SUMMARY"
   peak_mem "$OUT/sft_$name.log" sft "$WORK/v_$name" "${VARIANT_STEPS:-12}" "${flags[@]}" >"$OUT/sft_$name.log" 2>&1
   "$PY" "$HERE/sft_gpu.py" ours "$WORK" "$WORK/v_$name" "$name" | tee -a "$SUMMARY"
@@ -78,8 +96,8 @@ if [[ -n "$VARIANTS" ]]; then
   "$PY" "$HERE/sft_gpu.py" phases "$WORK/phases_fast" | tee -a "$SUMMARY"
 fi
 
-echo "== same, with --checkpoint-layers" | tee -a "$SUMMARY"
-peak_mem "$OUT/sft_ours_ckpt.log" sft "$WORK/ckpt" "$STEPS" --checkpoint-layers >"$OUT/sft_ours_ckpt.log" 2>&1
+echo "== same (speed options off), with --checkpoint-layers" | tee -a "$SUMMARY"
+peak_mem "$OUT/sft_ours_ckpt.log" sft "$WORK/ckpt" "$STEPS" --checkpoint-layers "${OFF[@]}" >"$OUT/sft_ours_ckpt.log" 2>&1
 "$PY" "$HERE/sft_gpu.py" ours "$WORK" "$WORK/ckpt" "checkpoint-layers" | tee -a "$SUMMARY"
 
 # SFT_SMALL=0 skips part 2 (the demo's --gpu setting trains builtin:small and scores it too).

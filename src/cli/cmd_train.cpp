@@ -192,18 +192,24 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sft->add_flag("--phase-timing", o->phase_timing,
                      "Synchronise the device between each step's phases and log their times "
                      "(metrics phase_ms; slower, for profiling)");
-       sft->add_flag("--fused-adamw", o->fused_adamw,
-                     "Speed: multi-tensor fused AdamW and gradient clipping (no host sync)");
+       // The speed options are on by default (the combination measured fastest on the H200,
+       // docs/train.md); --no-... (--loss-chunk 0) turns each off: the reference-order path.
+       sft->add_flag("--fused-adamw,!--no-fused-adamw", o->fused_adamw,
+                     "Speed: multi-tensor fused AdamW and gradient clipping (no host sync); "
+                     "default on, --no-fused-adamw: the per-tensor loop");
        sft->add_option("--loss-chunk", o->loss_chunk,
                        "Speed: fused head + cross-entropy over chunks of N scored rows "
-                       "(0: whole-batch fp32 logits)")
+                       "(default 4096; 0: whole-batch fp32 logits)")
            ->capture_default_str();
-       sft->add_flag("--fused-norm", o->fused_norm,
-                     "Speed: fused RMSNorm kernel in the training forward (one rounding)");
-       sft->add_flag("--fused-proj", o->fused_proj,
-                     "Speed: one q/k/v GEMM and one gate/up GEMM in the training forward");
-       sft->add_flag("--rope-roll", o->rope_roll,
-                     "Speed: rotary embedding with a roll (same values, cheaper backward)");
+       sft->add_flag("--fused-norm,!--no-fused-norm", o->fused_norm,
+                     "Speed: fused RMSNorm kernel in the training forward (one rounding); "
+                     "default on, --no-fused-norm: the reference-order RMSNorm");
+       sft->add_flag("--fused-proj,!--no-fused-proj", o->fused_proj,
+                     "Speed: one q/k/v GEMM and one gate/up GEMM in the training forward; "
+                     "default on, --no-fused-proj: separate GEMMs");
+       sft->add_flag("--rope-roll,!--no-rope-roll", o->rope_roll,
+                     "Speed: rotary embedding with a roll (same values, cheaper backward); "
+                     "default on, --no-rope-roll: in-place adds into the halves");
        sft->add_option("--eval-every", o->eval_every,
                        "Held-out loss every N steps (and at the end)");
        sft->add_option("--save-every", o->save_every, "Checkpoint every N steps (and at the end)");

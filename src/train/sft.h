@@ -39,12 +39,14 @@ struct SftOptions {
   // backward (the rest), allreduce, clip, optimizer); slower.
   bool phase_timing = false;
   // Speed options (issue 19; docs/train.md "Speed options"). Implementation
-  // choices, not part of the trajectory: a resumed run uses its own flags.
-  bool fused_adamw = false;    // at::_fused_adamw_ and multi-tensor clipping, no host sync
-  int64_t loss_chunk = 0;      // > 0: head + cross-entropy fused over chunks of this many rows
-  bool fused_norm = false;     // at::rms_norm's fused kernel in the training forward
-  bool fused_proj = false;     // one q/k/v GEMM and one gate/up GEMM in the training forward
-  bool rope_roll = false;      // rotary embedding with a roll (same values, cheaper backward)
+  // choices, not part of the trajectory: a resumed run uses its own flags. On by
+  // default: together they measured 1.63x a plain PyTorch loop on the H200
+  // (Qwen3-0.6B, bf16, 8 x 2048). false / 0 each: the reference-order path.
+  bool fused_adamw = true;     // at::_fused_adamw_ and multi-tensor clipping, no host sync
+  int64_t loss_chunk = 4096;   // > 0: head + cross-entropy fused over chunks of this many rows
+  bool fused_norm = true;      // at::rms_norm's fused kernel in the training forward
+  bool fused_proj = true;      // one q/k/v GEMM and one gate/up GEMM in the training forward
+  bool rope_roll = true;       // rotary embedding with a roll (same values, cheaper backward)
   int64_t eval_every = 0;      // steps; 0: at the end only (when eval_data is set)
   int64_t save_every = 0;      // steps; 0: at the end only
   bool save = true;            // false: no checkpoint at all (benchmarks: 7 GB per 0.6B run)

@@ -3,7 +3,8 @@ of test_model_reference.py, written from the architecture) and through the
 CLI: loss and gradients on the same random weights and batch; a checkpoint
 that reloads to the reference's logits; builtin:tiny learning the suite's SFT
 records; a stopped and resumed run equal to an uninterrupted one; corrupt
-checkpoints, other data and bad JSONL refused."""
+checkpoints, other data and bad JSONL refused. The speed options are on by
+default; the runs that test the reference-order path say so with PLAIN."""
 
 import json
 import os
@@ -54,8 +55,8 @@ def reference_loss(w, rows, score_from, cfg):
     return total / n, n
 
 
-# "plain": the reference-order forward; "fused": train sft's speed options
-# (--fused-norm, --fused-proj, --loss-chunk) on the same weights and batch.
+# "plain": the reference-order forward; "fused": train sft's speed options, its
+# default (--fused-norm, --fused-proj, --rope-roll, --loss-chunk) on the same weights and batch.
 @pytest.mark.parametrize("kernels", ["plain", "fused"])
 def test_loss_and_gradients_match_independent_reference(tmp_path, kernels):
     w = ref.make_weights(seed=4)
@@ -137,6 +138,12 @@ def metrics(out):
 # Small enough for a shared 2-core CI machine: byte tokens, prompts cut to fit.
 COMMON = ["--model", "builtin:tiny", "--max-tokens", 1280, "--batch-tokens", 5120, "--lr", 3e-3,
           "--warmup", 3, "--seed", 1]
+# Every speed option off: the reference-order path (the default before issue 19's measurement).
+PLAIN = ["--no-fused-adamw", "--loss-chunk", 0, "--no-fused-norm", "--no-fused-proj", "--no-rope-roll"]
+# Every speed option on, with chunks small enough that a batch has several.
+SPEED = ["--fused-adamw", "--fused-norm", "--fused-proj", "--rope-roll", "--loss-chunk", 64]
+# What train sft does with no speed flag (docs/train.md "Speed options").
+DEFAULTS = ["--fused-adamw", "--fused-norm", "--fused-proj", "--rope-roll", "--loss-chunk", 4096]
 
 
 def test_phase_timing_splits_each_step(tmp_path):
@@ -192,22 +199,21 @@ def test_tiny_learns_suite_records_and_checkpoint_reloads(tmp_path):
 
 
 def test_stopped_and_resumed_run_equals_uninterrupted(tmp_path):
+    # The reference-order path (PLAIN); test_speed_options_... resumes the fast one. The speed
+    # options are not in the checkpoint, so the resumed run is given them again.
     data, _ = suite(tmp_path)
     full, part = tmp_path / "full", tmp_path / "part"
-    args = [*COMMON, "--data", data, "--steps", 8, "--grad-accum", 2]
+    args = [*COMMON, *PLAIN, "--data", data, "--steps", 8, "--grad-accum", 2]
     train(*args, "--out", full)
     train(*args, "--out", part, "--stop-after", 3)
     assert len(metrics(part)[0]) == 3
-    train("--data", data, "--out", part, "--resume", part / "checkpoint")
+    train("--data", data, "--out", part, "--resume", part / "checkpoint", *PLAIN)
     a, b = metrics(full)[0], metrics(part)[0]
     assert [s["step"] for s in b] == list(range(1, 9))
     # Bit-identical on the CPU: the same floats, not merely close ones.
     assert [(s["loss"], s["grad_norm"], s["lr"]) for s in a] == [(s["loss"], s["grad_norm"], s["lr"]) for s in b]
     assert (full / "checkpoint" / "model.safetensors").read_bytes() == \
         (part / "checkpoint" / "model.safetensors").read_bytes()
-
-
-SPEED = ["--fused-adamw", "--fused-norm", "--fused-proj", "--rope-roll", "--loss-chunk", 64]
 
 
 def test_speed_options_train_the_same_and_resume_exactly(tmp_path):
@@ -217,7 +223,7 @@ def test_speed_options_train_the_same_and_resume_exactly(tmp_path):
     data, held = suite(tmp_path)
     plain, fast, part = tmp_path / "plain", tmp_path / "fast", tmp_path / "part"
     args = [*COMMON, "--data", data, "--eval-data", held, "--steps", 6]
-    train(*args, "--out", plain)
+    train(*args, *PLAIN, "--out", plain)
     train(*args, *SPEED, "--out", fast)
     a, b = metrics(plain)[0], metrics(fast)[0]
     np.testing.assert_allclose([s["loss"] for s in b], [s["loss"] for s in a], rtol=1e-4)
@@ -231,6 +237,30 @@ def test_speed_options_train_the_same_and_resume_exactly(tmp_path):
     assert [(s["loss"], s["grad_norm"]) for s in c] == [(s["loss"], s["grad_norm"]) for s in b]
     assert (fast / "checkpoint" / "model.safetensors").read_bytes() == \
         (part / "checkpoint" / "model.safetensors").read_bytes()
+
+
+def test_speed_options_are_the_default_and_each_can_be_turned_off(tmp_path):
+    # No speed flag: the same run bit for bit as every speed option given (--loss-chunk 4096);
+    # the --no-... flags (--loss-chunk 0) give the reference-order path, a different rounding.
+    data, _ = suite(tmp_path)
+    args = [*COMMON, "--data", data, "--steps", 2]
+    runs = {"default": [], "explicit": DEFAULTS, "plain": PLAIN}
+    for name, flags in runs.items():
+        train(*args, *flags, "--out", tmp_path / name)
+    weights = {name: (tmp_path / name / "checkpoint" / "model.safetensors").read_bytes() for name in runs}
+    losses = {name: [(s["loss"], s["grad_norm"]) for s in metrics(tmp_path / name)[0]] for name in runs}
+    assert losses["default"] == losses["explicit"] and weights["default"] == weights["explicit"]
+    assert weights["plain"] != weights["default"]
+    np.testing.assert_allclose([l for l, _ in losses["plain"]], [l for l, _ in losses["default"]], rtol=1e-4)
+    # A later flag wins: --no-fused-norm then --fused-norm is the default again.
+    train(*args, "--no-fused-norm", "--fused-norm", "--out", tmp_path / "twice")
+    assert (tmp_path / "twice" / "checkpoint" / "model.safetensors").read_bytes() == weights["default"]
+    # The help says so.
+    r = subprocess.run([TRITONRL, "train", "sft", "--help"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    for flag in ("--no-fused-adamw", "--no-fused-norm", "--no-fused-proj", "--no-rope-roll"):
+        assert flag in r.stdout, flag
+    assert "default on" in r.stdout and "4096" in r.stdout
 
 
 def test_corrupt_or_mismatched_checkpoint_and_bad_data_are_refused(tmp_path):
