@@ -49,6 +49,7 @@ struct Options {
   double stage_timeout = 0;           // seconds; 0 = defaults
   double idle_timeout = 30;           // seconds; 0 = off (GPU only)
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;  // 0: what is free at start
+  std::uint64_t spill_budget_mb = 0;                                // 0: the disk's free space
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
   bool cold_workers = false;       // a fresh interpreter per worker instead of a fork of the zygote
   std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (EngineConfig)
@@ -82,6 +83,7 @@ sc::ScoringConfig ToScoringConfig(const Options& o) {
   c.cold_workers = o.cold_workers;
   c.memory_budget_mb = o.memory_budget_mb;
   c.device_memory_budget_mb = o.device_memory_budget_mb;
+  c.spill_budget_mb = o.spill_budget_mb;
   c.tolerance = o.tolerance;
   c.python = o.python;
   c.runner = o.runner;
@@ -397,6 +399,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "of MemAvailable at start); a sample that cannot fit is resource_exhausted");
        sub.add_option("--device-memory-budget-mb", o->device_memory_budget_mb,
                       "the same for GPU memory (default: 90% of nvidia-smi's free memory)");
+       sub.add_option("--spill-budget-mb", o->spill_budget_mb,
+                      "disk space the spilled reference outputs may take at once (default: the "
+                      "work folder's free space less 1 GiB); a reference that runs out waits for "
+                      "others' to be freed, then runs again");
        sub.add_flag("--keep-work", o->keep_work, "keep the workers' folders and logs (debugging)");
        sub.add_flag("--no-static", o->no_static,
                     "TEST ONLY: skip the static verifier (fault-injection candidates would be "

@@ -93,6 +93,9 @@ struct EngineConfig {
   // Free space left on work_dir's file system when reference outputs are spilled there; a
   // reference that would need more fails its task's samples with resource_exhausted.
   std::uint64_t spill_reserve_bytes = 1ull << 30;
+  // The run's own quota of spilled bytes over all references at once (limit 0: none); null:
+  // none. Shared by the copies of this config.
+  std::shared_ptr<SpillBudget> spill_budget;
   // Admission control (src/eval/admission.h): the host and device memory the pool's workers may
   // hold at once. 0: MemAvailable (host) and nvidia-smi's free memory (device, CUDA runs) read at
   // the pool's start. A sample whose estimate exceeds a budget gets resource_exhausted.
@@ -109,6 +112,9 @@ struct EngineConfig {
       reuse_reference;
   std::function<void(const std::string& task_path, std::shared_ptr<const ReferenceResult>)>
       keep_reference;
+  // Drops the kept references that hold spilled outputs (their disk space is freed once no run
+  // uses them): asked before a reference that ran out of spill space runs again. May be empty.
+  std::function<void()> drop_kept_spills;
   // Concurrent runs of one scorer share a reference in flight: claim_reference is asked before
   // this run computes a task's reference (false: another run computes it now; its samples wait for
   // reuse_reference to find it kept) and release_reference after it is kept or failed. Both may

@@ -39,8 +39,7 @@ const Reason* FindReason(const Verdict& v, const std::string& code) {
 }
 
 // A task's reference, run once its worker's base memory is admitted; run again alone when it ran
-// out of GPU memory or spill space beside other workers (a reference failure fails every sample of
-// its task, and KernelBench's default sizes spill tens of GB a task).
+// out of GPU memory beside other workers (a reference failure fails every sample of its task).
 ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::string& task_path,
                                      MemoryAdmission& admission, bool shared) {
   auto ticket = admission.Admit(EstimateReferenceMemory(config));
@@ -51,7 +50,9 @@ ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::stri
     return ref;
   }
   ReferenceResult ref = RunReference(config, task_path);
-  if (!ref.ok && (ref.out_of_memory || ref.out_of_space) && shared) {
+  // Out of spill space is RunPool's to retry: the space is held by other tasks' spilled outputs,
+  // which only their candidates' runs free, so waiting alone for admission would not free it.
+  if (!ref.ok && ref.out_of_memory && shared) {
     ticket->Release();
     MemoryAdmission::Ticket alone = admission.AdmitAlone();
     ref = RunReference(config, task_path);
@@ -128,6 +129,11 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
   // References started and not yet dropped: at most one per thread, so a run over many tasks
   // never holds every task's spilled reference outputs at once.
   int live = 0;
+  // References that ran out of spill space and wait to run again: while any waits, no new
+  // reference starts, and a waiter runs again once every other live reference is dropped (their
+  // candidates, which free the space, keep running) and the kept ones' spills are let go.
+  // KernelBench's default sizes spill 6-13 GB a task; 16 at once do not fit a 64 GB disk.
+  int space_waiters = 0;
   std::size_t next_decided = 0;
 
   // The next job for a free thread (under mu): a job of a task whose reference is ready; else the
@@ -151,7 +157,7 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
     for (std::size_t k = 0; k < pending.size(); ++k) {
       if (slots.at(jobs[pending[k]].task_path)->state == ReferenceSlot::kReady) return take(k);
     }
-    if (live >= n) return std::nullopt;
+    if (live >= n || space_waiters > 0) return std::nullopt;
     for (std::size_t k = 0; k < pending.size(); ++k) {
       const std::string& path = jobs[pending[k]].task_path;
       auto& slot = slots.at(path);
@@ -214,9 +220,23 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
       auto slot = slots.at(job.task_path);
       const double start_ms = MsSince(pool_start);
       std::shared_ptr<const ReferenceResult> ref;
+      double space_wait_ms = -1;
       if (run_reference) {
-        auto r = std::make_shared<const ReferenceResult>(
-            AdmitAndRunReference(config, job.task_path, admission, shared));
+        ReferenceResult first = AdmitAndRunReference(config, job.task_path, admission, shared);
+        if (!first.ok && first.out_of_space && shared) {
+          const auto asked = std::chrono::steady_clock::now();
+          {
+            std::unique_lock<std::mutex> lock(mu);
+            ++space_waiters;
+            // This reference is live and waits; the others that wait do not count.
+            changed.wait(lock, [&] { return live - space_waiters == 0; });
+            --space_waiters;
+          }
+          space_wait_ms = MsSince(asked);
+          if (config.drop_kept_spills) config.drop_kept_spills();
+          first = AdmitAndRunReference(config, job.task_path, admission, shared);
+        }
+        auto r = std::make_shared<const ReferenceResult>(std::move(first));
         if (r->ok && config.keep_reference) config.keep_reference(job.task_path, r);
         if (config.release_reference) config.release_reference(job.task_path);
         std::lock_guard<std::mutex> lock(mu);
@@ -231,6 +251,8 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
       Verdict v = AdmitAndRunCandidate(config, job, *ref, admission, shared);
       // Blocked while other threads ran references: in no stage of this sample's own.
       if (!run_reference && waited_ms >= 1.0) v.timings_ms["reference_wait"] = waited_ms;
+      // Its reference ran out of spill space beside others and ran again once they were dropped.
+      if (space_wait_ms >= 0) v.timings_ms["reference_space_wait"] = space_wait_ms;
       // Where the sample sat in the run (for the benchmarks' utilisation figures).
       v.evidence["pool"] = {{"thread", thread_index},
                             {"start_ms", start_ms},

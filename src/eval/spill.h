@@ -8,6 +8,7 @@
 // descriptor closes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -17,12 +18,21 @@
 
 namespace tritonrl::eval {
 
+// The spilled bytes an engine's files may hold at once, over all of them (a run's own disk
+// quota, beside the free-space reserve); shared by the files it is given to.
+struct SpillBudget {
+  std::uint64_t limit = 0;  // 0: only the file system's free space limits
+  std::atomic<std::uint64_t> used{0};
+};
+
 class SpillFile {
  public:
   // `reserve_bytes`: an append that would leave less free space than this on the folder's file
-  // system fails with Unavailable (the sample gets resource_exhausted, the disk does not fill).
+  // system fails with Unavailable (the sample gets resource_exhausted, the disk does not fill);
+  // so does one that would take `budget` (may be null) past its limit.
   static Result<std::shared_ptr<SpillFile>> Create(const std::string& dir,
-                                                   std::uint64_t reserve_bytes);
+                                                   std::uint64_t reserve_bytes,
+                                                   std::shared_ptr<SpillBudget> budget = nullptr);
   ~SpillFile();
   SpillFile(const SpillFile&) = delete;
   SpillFile& operator=(const SpillFile&) = delete;
@@ -34,11 +44,12 @@ class SpillFile {
   Status ReadAt(std::int64_t offset, std::size_t n, std::string& into) const;
 
  private:
-  SpillFile(int fd, std::string dir, std::uint64_t reserve)
-      : fd_(fd), dir_(std::move(dir)), reserve_(reserve) {}
+  SpillFile(int fd, std::string dir, std::uint64_t reserve, std::shared_ptr<SpillBudget> budget)
+      : fd_(fd), dir_(std::move(dir)), reserve_(reserve), budget_(std::move(budget)) {}
   int fd_ = -1;
   std::string dir_;
   std::uint64_t reserve_ = 0;
+  std::shared_ptr<SpillBudget> budget_;
   std::int64_t size_ = 0;
 };
 

@@ -78,6 +78,8 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
   cfg.warm_workers = !o.cold_workers;
   cfg.host_memory_budget = o.memory_budget_mb << 20;
   cfg.device_memory_budget = o.device_memory_budget_mb << 20;
+  cfg.spill_budget = std::make_shared<eval::SpillBudget>();
+  cfg.spill_budget->limit = o.spill_budget_mb << 20;
   cfg.tolerance_policy = o.tolerance;
   cfg.timing.enabled = (device == "cuda" || o.cpu_timing) && !o.no_timing;
   cfg.timing.trials = o.timing_trials;

@@ -138,6 +138,12 @@ struct Scorer::Impl {
     }
   }
 
+  // The kept references with spilled outputs, dropped to free their disk space.
+  void DropKeptSpills() {
+    std::lock_guard<std::mutex> lock(kept_mu);
+    std::erase_if(kept, [](const auto& entry) { return entry.second.bytes > 0; });
+  }
+
   explicit Impl(int jobs) : slots(jobs) {}
 
   // Finds the strongest sandbox this machine allows, once (some platforms refuse a feature only
@@ -455,6 +461,7 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
                                           std::shared_ptr<const eval::ReferenceResult> ref) {
         if (const auto key = ref_key(task_path)) im.Keep(*key, std::move(ref));
       };
+      cfg.drop_kept_spills = [&im] { im.DropKeptSpills(); };
       // Concurrent calls (the server's requests, a trainer's overlapping steps) on one task run
       // its reference once.
       cfg.claim_reference = [&im, ref_key](const std::string& task_path) {

@@ -89,6 +89,8 @@ struct ScoringConfig {
   // Admission control (eval/admission.h): memory the workers may hold at once; 0 = 90% of what
   // is free at the pool's start.
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;
+  // Spilled reference outputs held at once on the work folder's disk (0: its free space alone).
+  std::uint64_t spill_budget_mb = 0;
   // A task's reference run serves later calls for this long (its secret seeds with it: a
   // candidate keeps no state between runs), so a call of a few samples skips it; at most
   // 4 x jobs references (a GRPO run cycles through its tasks) and this many spilled output bytes

@@ -6,6 +6,9 @@
 #   memory_test.sh TRITONRL ROOT admission  a sample whose estimate exceeds --memory-budget-mb is
 #                                           resource_exhausted; the others' verdicts are intact
 #   memory_test.sh TRITONRL ROOT large_output  outputs over --large-output-mb: 2 trials, not 5
+#   memory_test.sh TRITONRL ROOT spill      two references that do not fit --spill-budget-mb at
+#                                           once: one waits for the other's spill, no
+#                                           resource_exhausted
 # The fixture suite (tests/eval/fixtures/memory) is not part of tasks/.
 set -euo pipefail
 BIN="$1"
@@ -116,6 +119,34 @@ assert honest["outcome"] == "correct", honest["reasons"]
 assert honest["evidence"]["trials_checked"] == 2 and honest["evidence"]["trials_expected"] == 2, honest["evidence"]
 assert wrong["outcome"] == "incorrect" and wrong["reasons"][0]["code"] == "not_allclose", wrong["reasons"]
 assert small["outcome"] == "correct" and small["evidence"]["trials_checked"] == 5, small["evidence"]
+PY
+    ;;
+  spill)
+    # Two tasks with 256 MiB outputs (2 trials each under --large-output-mb 100: 512 MiB of spill
+    # a reference) on 2 jobs, with a 700 MiB spill budget: the two references cannot be spilled
+    # at once. The one that runs out waits until the other task's samples are done (which frees
+    # its spill), then runs again: every sample gets its real verdict, none resource_exhausted.
+    cp -r "$FIX" "$T/suite"
+    cp "$FIX/level1/1_OuterProduct.py" "$T/suite/level1/3_OuterProductCopy.py"
+    printf '%s\n' "a1 level1/1_OuterProduct $FIX/solutions/1_OuterProduct.py" \
+      "a2 level1/1_OuterProduct $FIX/solutions/1_OuterProduct.py wrong" \
+      "b1 level1/3_OuterProductCopy $FIX/solutions/1_OuterProduct.py" \
+      "b2 level1/3_OuterProductCopy $FIX/solutions/1_OuterProduct.py wrong" | make_samples >"$T/s.jsonl"
+    "$BIN" eval --tasks "$T/suite" --samples "$T/s.jsonl" --device cpu --jobs 2 --json --no-cache \
+      --stage-timeout 300 --large-output-mb 100 --spill-budget-mb 700 --work-dir "$T/work" >"$T/r.json"
+    "$PY" - "$T/r.json" <<'PY'
+import json, sys
+got = {s["sample"]: s for s in json.load(open(sys.argv[1]))["samples"]}
+for name in ("a1", "b1"):
+    assert got[name]["outcome"] == "correct", (name, got[name]["reasons"])
+for name in ("a2", "b2"):
+    assert got[name]["outcome"] == "incorrect", (name, got[name]["reasons"])
+    assert got[name]["reasons"][0]["code"] == "not_allclose", (name, got[name]["reasons"])
+waited = [n for n, s in got.items() if "reference_space_wait" in s["timings_ms"]]
+# One reference, or both when they ran out together (each then runs again in turn).
+assert waited, "no reference waited for spill space: the two never overlapped"
+print("spill: references that waited:",
+      {n: round(got[n]["timings_ms"]["reference_space_wait"]) for n in waited}, "ms")
 PY
     ;;
   *)
