@@ -29,6 +29,22 @@ Ops that add or clamp by a tiny scalar (0 < |v| <= 1e-3, an "eps") are not dropp
 an epsilon is numerically invisible by design, not a degenerate task. They are listed under
 "eps_ops". View ops, copies, dtype casts and factory ops are not "compute" ops.
 
+Dead ops are not dropped either. The tracing pass follows the data flow between storages (a
+storage is named by its StorageImpl, pinned by a weak reference for the trace): an op is live
+if a storage it writes (a result, or the tensor an in-place or out= op mutates) is an output's
+storage or is read by a later live op, or if it hands a Python value to its caller (.item(),
+bool(t)) or has no result (an assert). The rest reach no output: dropping one leaves the
+outputs unchanged by construction, which says nothing about the task. BatchNorm in training
+mode has one such op per layer, `num_batches_tracked.add_(1)` (the running statistics are
+updated inside the batch-norm op itself, which is live); a discarded result (MultiheadAttention's
+averaged weights, the unused fc of an LSTM task) is another. They are listed, as "k:OP" with
+k their index in "compute_ops", under "dead_ops". In doubt an op is live: every op before a
+read of data that no recorded op wrote and that did not exist before forward (torch.tensor(),
+numpy, an extension: it may have come from any op so far), and every op at all when an
+output's storage is such data or a tensor without a storage appears. State kept for a later
+call is dead here; if it changed the next call's outputs, "deterministic" (two runs in a row)
+fails.
+
 Protocol: a JSON request on stdin,
   {"tasks": [{"id": ID, "path": PATH, "level": N or null}], "variants": [..] or [] (all) or
    ["@eval"] (per task, what `tritonrl eval` runs on this device: taskmod.eval_variants),
@@ -56,6 +72,8 @@ import time
 import traceback
 
 import torch
+import torch.utils._pytree as pytree
+from torch.multiprocessing.reductions import StorageWeakRef
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from . import taskmod
@@ -120,17 +138,98 @@ def _eps_scalar(args) -> bool:
 
 
 class _OpTracer(TorchDispatchMode):
-    """Counts compute ops; with `drop` set, replaces that op's result with its first tensor arg."""
+    """Counts compute ops; with `drop` set, replaces that op's result with its first tensor arg.
 
-    def __init__(self, drop: int | None = None):
+    Without `drop` (the tracing pass) it also records, for every op it sees, the storages the
+    op reads and writes, so that dead_ops() can tell which compute ops reach the outputs."""
+
+    def __init__(self, drop: int | None = None, known=()):
         super().__init__()
         self.drop = drop
         self.ops: list[str] = []  # compute ops, in call order
         self.eps_ops: list[str] = []
         self.dropped = False  # whether `drop` could be applied (shape/dtype matched)
+        self._flow = drop is None
+        # (compute index or None, storages read, storages written, sink) per op, in call order
+        self._nodes: list[tuple[int | None, set, set, bool]] = []
+        # Weak references pin each StorageImpl's address (not its data) for the whole trace,
+        # so that StorageImpl addresses name storages uniquely even after they are freed.
+        self._refs: dict[int, StorageWeakRef] = {}
+        self._opaque = False  # a tensor without a storage was seen: no op is called dead
+        self._written: set[int] = set()  # storages some recorded op wrote
+        self._barrier = 0  # the ops before this position are all live (see _record)
+        self._known: set[int] = set()  # storages that existed before forward
+        self._last_index: int | None = None  # compute index of the op being dispatched
+        if self._flow:
+            for t in known:
+                k = self._key(t)
+                if k is not None:
+                    self._known.add(k)
+
+    def _key(self, t: torch.Tensor) -> int | None:
+        try:
+            s = t.untyped_storage()
+        except Exception:  # sparse and some subclass tensors have no storage
+            self._opaque = True
+            return None
+        k = s._cdata
+        if k not in self._refs:
+            self._refs[k] = StorageWeakRef(s)
+        return k
+
+    def _record(self, func, args, kwargs, out, index: int | None) -> None:
+        reads = {self._key(t) for t in pytree.tree_leaves((args, kwargs))
+                 if isinstance(t, torch.Tensor)}
+        writes = set()
+        for i, a in enumerate(func._schema.arguments):  # in-place and out= arguments
+            if a.alias_info is None or not a.alias_info.is_write:
+                continue
+            v = kwargs.get(a.name) if a.kwarg_only or i >= len(args) else args[i]
+            writes |= {self._key(t) for t in pytree.tree_leaves(v) if isinstance(t, torch.Tensor)}
+        leaves = [x for x in pytree.tree_leaves(out) if x is not None]
+        writes |= {self._key(t) for t in leaves if isinstance(t, torch.Tensor)}
+        # A Python value out of a tensor (.item(), bool(t)) can steer anything that follows;
+        # an op with no output at all is there for its effect (an assert).
+        sink = any(not isinstance(x, torch.Tensor) for x in leaves) or not writes
+        reads.discard(None)
+        writes.discard(None)
+        if reads - self._written - self._known:
+            # data made outside the dispatcher (torch.tensor(t.tolist()), numpy, an extension)
+            # may have come from any op so far
+            self._barrier = len(self._nodes)
+        self._written |= writes
+        self._nodes.append((index, reads, writes, sink))
+
+    def dead_ops(self, outputs) -> list[int]:
+        """Indices (into self.ops) of the compute ops of the traced forward whose results reach
+        no output: an op is live if a storage it writes is an output's or is read by a later
+        live op, or if it is a sink. Conservative: anything unclear keeps ops live."""
+        if not self._flow or self._opaque:
+            return []
+        live = {self._key(o) for o in outputs}
+        if self._opaque:
+            return []
+        barrier = self._barrier
+        if live - self._written - self._known:  # an output made outside the dispatcher
+            barrier = len(self._nodes)
+        live_ops = set()
+        for pos in range(len(self._nodes) - 1, -1, -1):
+            index, reads, writes, sink = self._nodes[pos]
+            if pos < barrier or sink or writes & live:
+                if index is not None:
+                    live_ops.add(index)
+                live |= reads  # writes stay live: an in-place or partial write keeps the rest
+        return [k for k in range(len(self.ops)) if k not in live_ops]
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        out = self._dispatch(func, args, kwargs)
+        if self._flow:
+            self._record(func, args, kwargs, out, self._last_index)
+        return out
+
+    def _dispatch(self, func, args, kwargs):
+        self._last_index = None
         name = _op_name(func)
         view, inplace = _is_view_or_inplace(func)
         first = _first_tensor(args)
@@ -140,6 +239,7 @@ class _OpTracer(TorchDispatchMode):
             self.eps_ops.append(str(func))
             return func(*args, **kwargs)
         index = len(self.ops)
+        self._last_index = index
         self.ops.append(str(func))
         if index != self.drop:
             return func(*args, **kwargs)
@@ -201,6 +301,16 @@ def _zero_inputs(inputs):
             for t in inputs]
 
 
+def _preexisting_tensors(mod, model, inputs) -> list[torch.Tensor]:
+    """Tensors that exist before forward: the inputs, the model's parameters, buffers and
+    other tensor attributes, and the task module's global tensors."""
+    found = list(pytree.tree_leaves(list(inputs)))
+    for m in model.modules():
+        found += pytree.tree_leaves(list(vars(m).values()))
+    found += pytree.tree_leaves([v for v in vars(mod).values() if not callable(v)])
+    return [t for t in found if isinstance(t, torch.Tensor)]
+
+
 def audit_variant(mod, level, variant: str, device: str, seed: int) -> dict:
     taskmod.apply_variant(mod, variant)
     dtype = taskmod.task_dtype(mod)
@@ -248,11 +358,14 @@ def audit_variant(mod, level, variant: str, device: str, seed: int) -> dict:
                              "error": repr(e)[:200]})
 
     if level is None or level >= 2:
-        tracer = _OpTracer()
-        run(inputs, tracer)
+        tracer = _OpTracer(known=_preexisting_tensors(mod, model, inputs))
+        dead = set(tracer.dead_ops(run(inputs, tracer)))
         res["compute_ops"] = tracer.ops
         res["eps_ops"] = tracer.eps_ops
+        res["dead_ops"] = [f"{k}:{tracer.ops[k]}" for k in sorted(dead)]
         for k, op in enumerate(tracer.ops):
+            if k in dead:
+                continue  # its result reaches no output: dropping it passes by construction
             dropper = _OpTracer(drop=k)
             try:
                 out = run(inputs, dropper)

@@ -16,12 +16,12 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 HEAD = "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n"
 
 
-def task(forward, inputs, init="[]", ctor="", extra=""):
+def task(forward, inputs, init="[]", ctor="", extra="", body=None):
     return HEAD + extra + textwrap.dedent(f"""
 class Model(nn.Module):
     def __init__(self{', ' if ctor else ''}{ctor}):
         super().__init__()
-{textwrap.indent(textwrap.dedent(init_body(ctor)), '        ')}
+{textwrap.indent(textwrap.dedent(body or init_body(ctor)), '        ')}
     def forward(self, *xs):
 {textwrap.indent(textwrap.dedent(forward).strip(), '        ')}
 
@@ -35,6 +35,10 @@ def get_init_inputs():
 
 def init_body(ctor):
     return "self.linear = nn.Linear(n, n)\n" if ctor == "n" else "pass\n"
+
+
+# a Linear, then a BatchNorm1d left in training mode (as in KernelBench)
+LINEAR_BN = "self.linear = nn.Linear(n, n)\nself.bn = nn.BatchNorm1d(n)\n"
 
 
 CASES = {
@@ -61,7 +65,30 @@ CASES = {
                                  "[torch.rand(1000, 1000), torch.rand(1000, 1000)]",
                                  extra="ATOL = RTOL = 1e-2\n"), 1, [], ["input_sensitive"]),
     "nan_output": (task("x, = xs\nreturn torch.log(x)", "[torch.randn(16, 16)]"), 1, [], ["finite"]),
+    # BatchNorm in training mode bumps num_batches_tracked (aten.add_), which reaches no
+    # output: a dead op, not dropped; before the liveness analysis drop:1 passed and the task
+    # (KernelBench level2/33_Gemm_Scale_BatchNorm and ten more) audited "fail"
+    "batchnorm_training": (task("x, = xs\nreturn self.bn(self.linear(x)) * 2.0",
+                                "[torch.randn(16, 32)]", "[32]", "n", body=LINEAR_BN), 2, [], []),
+    # ... while a live op that does nothing (ReLU of a sigmoid) is still caught beside it
+    "relu_after_batchnorm": (task("x, = xs\nreturn torch.relu(torch.sigmoid(self.bn(self.linear(x))))",
+                                  "[torch.randn(16, 32)]", "[32]", "n", body=LINEAR_BN), 2,
+                             ["drop:4:aten.relu"], []),
+    # a result nobody reads is dead too
+    "discarded_result": (task("x, = xs\ny = torch.exp(x)\nreturn torch.tanh(x) * 2.0",
+                              "[torch.randn(8, 64)]"), 2, [], []),
+    # data that leaves tensors (.item() into control flow, .tolist() into a new tensor) keeps
+    # the ops it came from live: their ineffectiveness here is the task's, and shows
+    "read_through_item": (task("x, = xs\ns = torch.exp(x).sum().item()\nreturn x * 2.0 if s == s else x",
+                               "[torch.randn(8, 64)]"), 2, ["drop:0:aten.exp"], []),
+    "read_through_tolist": (task("x, = xs\nc = torch.tensor(torch.exp(x).tolist())\n"
+                                 "return x * 2.0 + c * 0.0", "[torch.randn(8, 64)]"), 2,
+                            ["drop:0:aten.exp"], []),
 }
+
+DEAD_OPS = {"batchnorm_training": ["1:aten.add_.Tensor"],
+            "relu_after_batchnorm": ["1:aten.add_.Tensor"],
+            "discarded_result": ["0:aten.exp.default"]}
 
 
 def run_audit(tmp_path, files, variants=(), timeout=60):
@@ -117,6 +144,19 @@ def test_sound_task_tries_every_null_model(results):
                                                "aten.mul.Tensor"]
     assert [n for n in names if n.startswith("drop:")] == ["drop:1:aten.tanh.default",
                                                            "drop:2:aten.mul.Tensor"]
+
+
+@pytest.mark.parametrize("name", [n for n, c in CASES.items() if c[1] >= 2])
+def test_dead_ops_are_listed_and_not_dropped(results, name):
+    r = results[name]
+    assert r["dead_ops"] == DEAD_OPS.get(name, []), r["dead_ops"]
+    tried = [n["name"] for n in r["null_models"]]
+    for dead in r["dead_ops"]:
+        k, op = dead.split(":", 1)
+        assert r["compute_ops"][int(k)] == op
+        assert f"drop:{dead}" not in tried, tried
+    if name == "relu_after_batchnorm":  # the live ops after the dead one are still tried
+        assert "drop:3:aten.sigmoid.default" in tried
 
 
 def test_eps_ops_are_not_dropped(tmp_path):
