@@ -36,11 +36,15 @@ end=$(date +%s)
   "$TRITONRL_PYTHON" - "$OUT/demo/eval/summary.json" <<'PY' 2>/dev/null || true
 import json, sys
 s = json.load(open(sys.argv[1]))
-print("tasks: %d SFT, %d RL, %d held-out" % tuple(len(s.get(k, [])) for k in
-      ("train_tasks", "rl_tasks", "heldout_tasks")))
+print("tasks: %d SFT, %d RL (%d of them SFT tasks, %d others of an SFT pattern), %d held-out" % (
+    len(s.get("train_tasks", [])), len(s.get("rl_tasks", [])), len(s.get("rl_sft_tasks", [])),
+    s.get("rl_seen_pattern_tasks", 0), len(s.get("heldout_tasks", []))))
 for r in s.get("grpo_runs", []):
-    print("%s: mode %s seed %d held-out pass@1 %.3f" % (r["stage"], r["mode"], r["seed"],
-                                                       r["heldout_pass_at_1"]))
+    g = s.get(r["stage"], {})
+    print("%s: mode %s seed %d held-out pass@1 %.3f; groups %d informative of %d sampled in %d "
+          "rounds" % (r["stage"], r["mode"], r["seed"], r["heldout_pass_at_1"],
+                      g.get("informative_groups", 0), g.get("sampled_groups", 0),
+                      g.get("rounds", 0)))
 for mode, a in s.get("ablation", {}).items():
     print("%s over seeds %s: mean %.3f sd %.3f min %.3f max %.3f" % (mode, a["seeds"], a["mean"],
                                                                       a["sd"], a["min"], a["max"]))

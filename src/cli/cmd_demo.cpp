@@ -25,8 +25,11 @@ struct DemoCli {
   std::string out = "build/demo", suite = "tasks";
   std::optional<std::string> model, device, eval_device, mode;
   std::optional<uint64_t> seed;
-  std::optional<int> train_tasks, rl_tasks, heldout_tasks, level1_tasks, k, jobs, ablation_seeds;
-  std::optional<int64_t> max_new_tokens, sft_steps, grpo_steps, group, tasks_per_step;
+  std::optional<int> train_tasks, rl_tasks, rl_sft_tasks, heldout_tasks, level1_tasks, k, jobs,
+      ablation_seeds;
+  std::optional<int64_t> max_new_tokens, sft_steps, grpo_steps, group, tasks_per_step,
+      max_sample_rounds;
+  std::optional<std::vector<std::string>> sft_verify_variants;
   std::optional<double> sft_lr, grpo_lr;
   std::vector<std::string> variants;  // empty: the preset's
   std::vector<std::string> ablation;
@@ -51,41 +54,52 @@ d::DemoOptions Preset(const DemoCli& c) {
     o.grpo_tasks_per_step = 1;
     o.grpo_max_new_tokens = 16;
   }
-  if (c.gpu) {  // the H200: builtin:small, compiled kernels, larger everything (10 minutes)
+  if (c.gpu) {  // the H200: builtin:small, compiled kernels, larger everything (~8 minutes)
     o.model = "builtin:small";
     o.device = "cuda";
     o.eval_device = "cuda";
     o.verify_synth = true;
     o.jobs = 16;
-    // SFT and RL tasks are disjoint (TritonRL's RL data is not its SFT data): 64 SFT tasks
-    // teach the format and templates, 48 unseen ones give GRPO 6 x 4 = 24 tasks it has not
-    // memorised; 120 verified tasks cost ~85 s (104 took 73 s).
-    o.train_tasks = 64;
-    o.rl_tasks = 48;
+    // 64 SFT tasks for 100 steps left a policy that recited spliced training files (every
+    // held-out sample invalid_syntax) and GRPO with no informative group; 96 tasks for 300 steps
+    // wrote valid code for 69-84% of held-out samples. 256 tasks for 400 steps (~50 epochs of
+    // ~8 steps of 32k tokens) give the policy more to generalise from at the same number of
+    // epochs per task as the 96-task run's first 150 steps.
+    o.train_tasks = 256;
+    // GRPO's pool: 40 new tasks (at seed 0, 84% of the tasks after the first 256 share a pattern
+    // with an SFT task at other shapes, scalars, dtype or template, and 40% have an SFT task's
+    // solution up to its docstring) and 8 of the SFT tasks, so that the SFT policy solves some
+    // of its samples and not all: a group then has rewards to compare (docs/demo.md).
+    o.rl_tasks = 40;
+    o.rl_sft_tasks = 8;
     o.heldout_tasks = 8;
     o.level1_tasks = 10;
+    // The RL and held-out tasks are verified on the scored variant; the SFT-only ones are not
+    // (~0.6 s a task: 248 of them would be ~145 s; no solution failed in ~200 verified on the
+    // H200 so far). --sft-verify-variants small|medium checks them too.
+    o.sft_verify_variants = {"none"};
     o.k = 4;
     o.max_new_tokens = 1024;
     o.prompts_per_batch = 32;
-    // 300 steps at 1e-3 (~150 epochs of 64 tasks) drove the loss to 0.0015 and the policy's
-    // entropy to ~0.01: every GRPO group was constant. 100 steps stop near loss 0.05 (the 300-step
-    // run passed 0.074 at step 90), with the format learnt and sampling left to the policy.
-    o.sft_steps = 100;
+    o.sft_steps = 400;
     o.sft_lr = 1e-3;
     o.sft_warmup = 10;
     o.sft_max_tokens = 2048;
     o.sft_batch_tokens = 32768;
-    // 6 steps a mode keep the demo with --ablation uniform,binary near 450 s when rollouts of
-    // unseen tasks are scored at ~15 s a step (docs/demo.md has the estimate); lr 1e-4: see
-    // DemoOptions::grpo_lr.
-    o.grpo_steps = 6;
-    o.grpo_group = 6;
+    // 3 steps of 4 tasks x 8 rollouts, DAPO dynamic sampling up to 2 rounds a step: with
+    // --ablation (three modes, two seeds each: six GRPO runs) the demo stays near 450 s by the
+    // estimate of docs/demo.md; lr 1e-4: see DemoOptions::grpo_lr.
+    o.grpo_steps = 3;
+    o.grpo_group = 8;
     o.grpo_tasks_per_step = 4;
+    o.grpo_max_sample_rounds = 2;
     o.grpo_lr = 1e-4;
     o.grpo_max_new_tokens = 1024;
     // One variant: the first H200 run scored all three and spent 95% of its time scoring, the
     // large variants (hundreds of MB a tensor) most of it (bench/RESULTS.md, ninth session).
     o.variants = {"medium"};
+    // With --ablation, each mode at two GRPO seeds (a spread beside each mode's pass@1).
+    if (!c.ablation.empty()) o.ablation_seeds = 2;
   }
   return o;
 }
@@ -104,6 +118,8 @@ int RunDemoCommand(const DemoCli& c) {
   if (c.seed) o.seed = *c.seed;
   if (c.train_tasks) o.train_tasks = *c.train_tasks;
   if (c.rl_tasks) o.rl_tasks = *c.rl_tasks;
+  if (c.rl_sft_tasks) o.rl_sft_tasks = *c.rl_sft_tasks;
+  if (c.sft_verify_variants) o.sft_verify_variants = *c.sft_verify_variants;
   if (c.heldout_tasks) o.heldout_tasks = *c.heldout_tasks;
   if (c.level1_tasks) o.level1_tasks = *c.level1_tasks;
   if (c.k) o.k = *c.k;
@@ -113,6 +129,7 @@ int RunDemoCommand(const DemoCli& c) {
   if (c.grpo_steps) o.grpo_steps = *c.grpo_steps;
   if (c.group) o.grpo_group = *c.group;
   if (c.tasks_per_step) o.grpo_tasks_per_step = *c.tasks_per_step;
+  if (c.max_sample_rounds) o.grpo_max_sample_rounds = *c.max_sample_rounds;
   if (c.sft_lr) o.sft_lr = *c.sft_lr;
   if (c.grpo_lr) o.grpo_lr = *c.grpo_lr;
   if (!c.variants.empty()) o.variants = c.variants;
@@ -167,6 +184,8 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--train-tasks", c->train_tasks, "Synthetic SFT tasks");
        sub.add_option("--rl-tasks", c->rl_tasks,
                       "Further synthetic training-split tasks for GRPO only (none an SFT task)");
+       sub.add_option("--rl-sft-tasks", c->rl_sft_tasks,
+                      "SFT tasks also put into GRPO's pool (default 0; --gpu: 8)");
        sub.add_option("--heldout-tasks", c->heldout_tasks, "Synthetic held-out tasks");
        sub.add_option("--level1-tasks", c->level1_tasks, "Level-1 tasks evaluated (0: all)");
        sub.add_option("--k", c->k, "Samples per task in each evaluation");
@@ -177,6 +196,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--grpo-steps", c->grpo_steps, "GRPO steps");
        sub.add_option("--group", c->group, "GRPO rollouts per task");
        sub.add_option("--tasks-per-step", c->tasks_per_step, "GRPO tasks per step");
+       sub.add_option("--max-sample-rounds", c->max_sample_rounds,
+                      "GRPO dynamic sampling: rounds a step may take to find --tasks-per-step "
+                      "groups with non-constant rewards (default 1; --gpu: 2)")
+           ->check(CLI::PositiveNumber);
        sub.add_option("--grpo-lr", c->grpo_lr, "GRPO learning rate");
        sub.add_option("--mode", c->mode, "GRPO advantages: hrd (default), uniform or binary");
        sub.add_option("--ablation", c->ablation,
@@ -186,7 +209,8 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
            ->check(CLI::IsMember({"hrd", "uniform", "binary"}));
        sub.add_option("--ablation-seeds", c->ablation_seeds,
                       "GRPO seeds per mode (seed, seed+1, ...: rollout sampling and task order); "
-                      "runs after the first are evaluated on the held-out tasks (default 1)")
+                      "runs after the first are evaluated on the held-out tasks (default 1; --gpu "
+                      "with --ablation: 2)")
            ->check(CLI::PositiveNumber);
        sub.add_option("--jobs", c->jobs, "Scoring worker processes");
        sub.add_option("--variants", c->variants,
@@ -199,6 +223,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_flag("--no-verify-synth", c->no_verify,
                     "Keep synthetic tasks without checking their solutions")
            ->excludes(verify);
+       sub.add_option("--sft-verify-variants", c->sft_verify_variants,
+                      "With --verify-synth, the variants the SFT-only tasks are checked on "
+                      "(comma-separated; none: not checked; default: --variants; --gpu: none)")
+           ->delimiter(',');
        return [c]() { return RunDemoCommand(*c); };
      }});
 

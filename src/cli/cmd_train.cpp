@@ -129,6 +129,12 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
   g->add_flag(
       "--no-filter", [o](int64_t) { o->filter_constant_groups = false; },
       "Keep constant-reward groups in the loss (DAPO filtering off)");
+  g->add_option("--max-sample-rounds", o->max_sample_rounds,
+                "DAPO dynamic sampling: while fewer than --tasks-per-step groups of a step have "
+                "non-constant rewards, sample the missing groups from further tasks, up to this "
+                "many rounds a step (1: no resampling)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   g->add_option("--update-batch-tokens", o->update_batch_tokens,
                 "Padded tokens per update micro-batch")
       ->capture_default_str();

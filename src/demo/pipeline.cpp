@@ -79,9 +79,10 @@ Result<DrawnTasks> DrawTasks(int sft, int rl, int heldout, uint64_t seed) {
       fmt::format("cannot draw {} SFT, {} RL and {} held-out synthetic tasks", sft, rl, heldout));
 }
 
-// A `data synth`-layout folder (tasks/, solutions/, manifest.jsonl) of `tasks`.
+// A `data synth`-layout folder (tasks/, solutions/, manifest.jsonl) of `tasks`; the manifest
+// marks the ids in `verified` as verified.
 Status WriteSynthFolder(const std::string& dir, const std::vector<data::SynthTask>& tasks,
-                        bool verified) {
+                        const std::set<std::string>& verified) {
   std::error_code ec;
   fs::remove_all(dir, ec);
   TRITONRL_RETURN_IF_ERROR(MakeDirs(fs::path(dir) / "tasks"));
@@ -90,30 +91,44 @@ Status WriteSynthFolder(const std::string& dir, const std::vector<data::SynthTas
   for (const auto& t : tasks) {
     TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(dir + "/tasks/" + t.id + ".py", t.reference));
     TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(dir + "/solutions/" + t.id + ".py", t.solution));
-    manifest += json{{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
-                     {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
-                     {"split", t.split}, {"plan", t.plan},     {"verified", verified}}
-                    .dump() +
-                "\n";
+    manifest +=
+        json{{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
+             {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
+             {"split", t.split}, {"plan", t.plan},     {"verified", verified.count(t.id) > 0}}
+            .dump() +
+        "\n";
   }
   return WriteFileAtomic(dir + "/manifest.jsonl", manifest);
 }
 
+// `variants`: the variants run; null: the demo's (o.variants).
 scoring::ScoringConfig ScorerConfig(const DemoOptions& o, const std::string& tasks,
-                                    const std::string& db) {
+                                    const std::string& db,
+                                    const std::vector<std::string>* variants = nullptr) {
   scoring::ScoringConfig c;
   c.tasks = tasks;
   c.db = db;
   c.device = o.eval_device;
   c.jobs = o.jobs;
   c.no_timing = !o.timing;
-  c.variants = o.variants;
+  c.variants = variants ? *variants : o.variants;
   return c;
 }
 
-Result<std::unique_ptr<scoring::Scorer>> OpenScorer(const DemoOptions& o, const std::string& tasks,
-                                                    const std::string& db) {
-  return scoring::Scorer::Open(ScorerConfig(o, tasks, db));
+Result<std::unique_ptr<scoring::Scorer>> OpenScorer(
+    const DemoOptions& o, const std::string& tasks, const std::string& db,
+    const std::vector<std::string>* variants = nullptr) {
+  return scoring::Scorer::Open(ScorerConfig(o, tasks, db, variants));
+}
+
+// GRPO's pool: the new RL tasks, then `from_sft` SFT tasks spread evenly over the SFT list
+// (families are drawn in turn, so a stride mixes them).
+std::vector<data::SynthTask> RlPool(const std::vector<data::SynthTask>& rl,
+                                    const std::vector<data::SynthTask>& sft, int from_sft) {
+  std::vector<data::SynthTask> pool = rl;
+  const size_t n = sft.size(), m = static_cast<size_t>(std::max(0, from_sft));
+  for (size_t i = 0; i < m && n > 0; ++i) pool.push_back(sft[i * n / m]);
+  return pool;
 }
 
 // Scores each task's own solution; returns the ids whose solution is not correct (or whose task
@@ -198,8 +213,16 @@ json StepJson(const train::GrpoStepMetrics& m) {
           {"score_seconds", m.score_seconds},
           {"update_seconds", m.update_seconds},
           {"truncated", m.truncated},
-          {"filtered_groups", m.filtered_groups}};
+          {"filtered_groups", m.filtered_groups},
+          {"sampled_groups", m.sampled_groups},
+          {"informative_groups", m.informative_groups},
+          {"rounds", m.rounds}};
 }
+
+// A GRPO run's groups over its steps (the step metrics summed).
+struct GroupCounts {
+  int64_t filtered = 0, sampled = 0, informative = 0, rounds = 0;
+};
 
 // One mode's held-out pass@1 over its GRPO seeds.
 struct Spread {
@@ -290,7 +313,7 @@ std::string RunsNote(const DemoOptions& o, const std::vector<std::string>& modes
 // What the numbers say, in words; never more than they show.
 std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
                                const std::vector<std::string>& modes, const train::SftSummary& sft,
-                               const train::GrpoSummary& grpo, int64_t filtered_groups) {
+                               const train::GrpoSummary& grpo, const GroupCounts& groups) {
   std::vector<std::string> notes;
   for (const char* suite : {"heldout", "level1"}) {
     std::string line = std::string(suite == std::string("heldout") ? "Held-out synthetic tasks"
@@ -322,20 +345,30 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
       "SFT: {} steps on {} SFT tasks, training loss {:.3f} -> {:.3f}{}.", sft.steps,
       r.train_ids.size(), sft.first_loss, sft.last_loss,
       sft.eval_loss >= 0 ? fmt::format(", held-out loss {:.3f}", sft.eval_loss) : std::string()));
+  const size_t unseen = r.rl_ids.size() - r.rl_sft_ids.size();
   notes.push_back(fmt::format(
-      "GRPO ({}): {} steps on {} RL tasks that SFT never saw, {} tasks per step x {} rollouts at "
-      "temperature {:g}; rollouts correct {:.3f} at the first step, {:.3f} at the last; mean "
-      "R_correct {:.3f} -> {:.3f}; policy entropy {:.3f} -> {:.3f} nats per token.",
-      o.grpo_mode, grpo.steps, r.rl_ids.size(), o.grpo_tasks_per_step, o.grpo_group, o.temperature,
-      grpo.first.correct_rate, grpo.last.correct_rate, grpo.first.reward_correct,
-      grpo.last.reward_correct, grpo.first.entropy, grpo.last.entropy));
+      "GRPO ({}): {} steps on {} RL tasks ({} that SFT never saw, {} of them of a pattern an SFT "
+      "task has; {} SFT tasks), {} tasks per step x {} rollouts at temperature {:g}; rollouts "
+      "correct {:.3f} at the first step, {:.3f} at the last; mean R_correct {:.3f} -> {:.3f}; "
+      "policy entropy {:.3f} -> {:.3f} nats per token.",
+      o.grpo_mode, grpo.steps, r.rl_ids.size(), unseen, r.rl_seen_pattern, r.rl_sft_ids.size(),
+      o.grpo_tasks_per_step, o.grpo_group, o.temperature, grpo.first.correct_rate,
+      grpo.last.correct_rate, grpo.first.reward_correct, grpo.last.reward_correct,
+      grpo.first.entropy, grpo.last.entropy));
   if (r.grpo_runs.size() > 1)
     notes.push_back(RunsNote(o, modes, r.grpo_runs, r.heldout_ids.size()));
-  if (filtered_groups > 0) {
+  if (groups.filtered > 0) {
     notes.push_back(fmt::format(
         "GRPO skipped {} groups over its {} steps because every rollout of the group earned the "
         "same reward (DAPO filtering: such a group has no advantage to learn from).",
-        filtered_groups, grpo.steps));
+        groups.filtered, grpo.steps));
+  }
+  if (o.grpo_max_sample_rounds > 1) {
+    notes.push_back(fmt::format(
+        "Dynamic sampling (up to {} rounds a step): GRPO sampled {} groups in {} rounds over its "
+        "{} steps, {} of them informative (non-constant rewards), against {} wanted ({} a step).",
+        o.grpo_max_sample_rounds, groups.sampled, groups.rounds, grpo.steps, groups.informative,
+        grpo.steps * o.grpo_tasks_per_step, o.grpo_tasks_per_step));
   }
   notes.push_back(
       "A small model trained for minutes learns little: a flat or zero line here is the honest "
@@ -347,10 +380,17 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
 
 Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in) {
   const DemoProgress progress = progress_in ? progress_in : [](const std::string&) {};
-  if (o.train_tasks < 1 || o.rl_tasks < 1 || o.heldout_tasks < 1 || o.k < 1 ||
-      o.ablation_seeds < 1) {
+  if (o.train_tasks < 1 || o.heldout_tasks < 1 || o.k < 1 || o.ablation_seeds < 1 ||
+      o.grpo_max_sample_rounds < 1) {
     return Status::InvalidArgument(
-        "train_tasks, rl_tasks, heldout_tasks, k and ablation_seeds must be at least 1");
+        "train_tasks, heldout_tasks, k, ablation_seeds and grpo_max_sample_rounds must be at "
+        "least 1");
+  }
+  if (o.rl_tasks < 0 || o.rl_sft_tasks < 0 || o.rl_sft_tasks > o.train_tasks ||
+      o.rl_tasks + o.rl_sft_tasks < 1) {
+    return Status::InvalidArgument(
+        "rl_tasks and rl_sft_tasks must be >= 0 with at least one RL task, and rl_sft_tasks at "
+        "most train_tasks");
   }
   DemoResult r;
   const fs::path out(o.out);
@@ -377,51 +417,104 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
     return save_summary();
   };
 
-  // ---- synthetic tasks, split three ways; solutions checked by our evaluator
-  begin("synth", fmt::format("{} SFT, {} RL and {} held-out synthetic tasks (seed {})",
-                             o.train_tasks, o.rl_tasks, o.heldout_tasks, o.seed));
+  // ---- synthetic tasks, split three ways (with rl_sft_tasks, GRPO's pool also holds some SFT
+  // tasks); solutions checked by our evaluator
+  begin(
+      "synth",
+      fmt::format("{} SFT, {} RL (+{} of the SFT tasks) and {} held-out synthetic tasks (seed {})",
+                  o.train_tasks, o.rl_tasks, o.rl_sft_tasks, o.heldout_tasks, o.seed));
   auto drawn = DrawTasks(o.train_tasks, o.rl_tasks, o.heldout_tasks, o.seed);
   if (!drawn.ok()) return InStage("synth", drawn.status());
-  auto& [train_tasks, rl_tasks, heldout_tasks] = *drawn;
+  auto& [train_tasks, new_rl_tasks, heldout_tasks] = *drawn;
   using TaskList = std::vector<data::SynthTask>;
-  struct Folder {
-    std::string dir, verify_db;
-    TaskList* tasks;
+  TaskList rl_tasks = RlPool(new_rl_tasks, train_tasks, o.rl_sft_tasks);
+  std::set<std::string> verified;
+  auto write_folders = [&]() -> Status {
+    for (const auto& [dir, tasks] : {std::pair{&train_dir, &train_tasks},
+                                     {&rl_dir, &rl_tasks},
+                                     {&heldout_dir, &heldout_tasks}}) {
+      if (tasks->empty()) {
+        return Status::FailedPrecondition(*dir + ": every solution failed");
+      }
+      TRITONRL_RETURN_IF_ERROR(WriteSynthFolder(*dir, *tasks, verified));
+    }
+    return Status::Ok();
   };
-  const std::vector<Folder> folders = {{train_dir, synth_dir + "/verify_train.db", &train_tasks},
-                                       {rl_dir, synth_dir + "/verify_rl.db", &rl_tasks},
-                                       {heldout_dir, eval_dir + "/heldout.db", &heldout_tasks}};
-  for (const Folder& f : folders) {
-    if (auto s = WriteSynthFolder(f.dir, *f.tasks, false); !s.ok()) return InStage("synth", s);
-  }
+  if (auto s = write_folders(); !s.ok()) return InStage("synth", s);
   auto heldout_scorer = OpenScorer(o, heldout_dir + "/tasks", eval_dir + "/heldout.db");
   if (!heldout_scorer.ok()) return InStage("synth", heldout_scorer.status());
   if (o.verify_synth) {
-    for (const Folder& f : folders) {
+    // The RL pool and the held-out tasks on the variants GRPO and the evaluations score; the
+    // SFT-only tasks on sft_verify_variants (or not at all). A failed SFT task of the RL pool
+    // leaves both sets.
+    std::set<std::string> in_rl;
+    for (const auto& t : rl_tasks) in_rl.insert(t.id);
+    TaskList sft_only;
+    for (const auto& t : train_tasks) {
+      if (!in_rl.count(t.id)) sft_only.push_back(t);
+    }
+    const bool check_sft =
+        !(o.sft_verify_variants.size() == 1 && o.sft_verify_variants[0] == "none");
+    const std::vector<std::string>& sft_variants =
+        o.sft_verify_variants.empty() ? o.variants : o.sft_verify_variants;
+    struct Check {
+      const char* what;
+      std::string dir, db;
+      const TaskList* tasks;
+      const std::vector<std::string>* variants;
+    };
+    std::vector<Check> checks = {
+        {"RL", rl_dir, synth_dir + "/verify_rl.db", &rl_tasks, nullptr},
+        {"held-out", heldout_dir, eval_dir + "/heldout.db", &heldout_tasks, nullptr}};
+    if (check_sft && !sft_only.empty()) {
+      checks.push_back(
+          {"SFT", train_dir, synth_dir + "/verify_train.db", &sft_only, &sft_variants});
+    }
+    std::set<std::string> failed;
+    for (const Check& c : checks) {
       // The held-out tasks' verdicts go to the evaluation's store; the others to their own.
       std::unique_ptr<scoring::Scorer> own;
       scoring::Scorer* scorer = heldout_scorer->get();
-      if (f.dir != heldout_dir) {
-        auto opened = OpenScorer(o, f.dir + "/tasks", f.verify_db);
+      if (c.dir != heldout_dir) {
+        auto opened = OpenScorer(o, c.dir + "/tasks", c.db, c.variants);
         if (!opened.ok()) return InStage("synth", opened.status());
         own = std::move(opened.value());
         scorer = own.get();
       }
-      auto failed = FailedSolutions(*scorer, *f.tasks);
-      if (!failed.ok()) return InStage("synth", failed.status());
-      std::erase_if(*f.tasks, [&](const auto& t) { return failed->count(t.id) > 0; });
-      for (const auto& id : *failed) progress("demo: synth: dropped " + id + " (solution failed)");
-      if (f.tasks->empty()) {
-        return InStage("synth", Status::FailedPrecondition(f.dir + ": every solution failed"));
+      auto bad = FailedSolutions(*scorer, *c.tasks);
+      if (!bad.ok()) return InStage("synth", bad.status());
+      for (const auto& t : *c.tasks) {
+        if (!bad->count(t.id)) verified.insert(t.id);
       }
-      if (auto s = WriteSynthFolder(f.dir, *f.tasks, true); !s.ok()) return InStage("synth", s);
+      for (const auto& id : *bad) {
+        progress(fmt::format("demo: synth: dropped {} ({} task; solution failed)", id, c.what));
+        failed.insert(id);
+      }
+    }
+    for (TaskList* list : {&train_tasks, &rl_tasks, &heldout_tasks}) {
+      std::erase_if(*list, [&](const auto& t) { return failed.count(t.id) > 0; });
+    }
+    if (auto s = write_folders(); !s.ok()) return InStage("synth", s);
+  }
+  std::set<std::string> sft_ids, sft_patterns;
+  for (const auto& t : train_tasks) {
+    r.train_ids.push_back(t.id);
+    sft_ids.insert(t.id);
+    sft_patterns.insert(t.pattern);
+  }
+  for (const auto& t : rl_tasks) {
+    r.rl_ids.push_back(t.id);
+    if (sft_ids.count(t.id)) {
+      r.rl_sft_ids.push_back(t.id);
+    } else if (sft_patterns.count(t.pattern)) {
+      ++r.rl_seen_pattern;
     }
   }
-  for (const auto& t : train_tasks) r.train_ids.push_back(t.id);
-  for (const auto& t : rl_tasks) r.rl_ids.push_back(t.id);
   for (const auto& t : heldout_tasks) r.heldout_ids.push_back(t.id);
   summary["train_tasks"] = r.train_ids;
   summary["rl_tasks"] = r.rl_ids;
+  summary["rl_sft_tasks"] = r.rl_sft_ids;
+  summary["rl_seen_pattern_tasks"] = r.rl_seen_pattern;
   summary["heldout_tasks"] = r.heldout_ids;
   auto suite = task::LoadSuite(o.suite);
   if (!suite.ok()) return InStage("synth", suite.status());
@@ -436,9 +529,11 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   summary["level1_tasks"] = r.level1_ids;
   auto level1_scorer = OpenScorer(o, o.suite, eval_dir + "/level1.db");
   if (!level1_scorer.ok()) return InStage("synth", level1_scorer.status());
-  if (auto s = end("synth",
-                   fmt::format("{} SFT, {} RL, {} held-out, {} level-1 tasks", r.train_ids.size(),
-                               r.rl_ids.size(), r.heldout_ids.size(), r.level1_ids.size()));
+  if (auto s =
+          end("synth", fmt::format("{} SFT, {} RL ({} of them SFT tasks, {} others of an SFT "
+                                   "task's pattern), {} held-out, {} level-1 tasks",
+                                   r.train_ids.size(), r.rl_ids.size(), r.rl_sft_ids.size(),
+                                   r.rl_seen_pattern, r.heldout_ids.size(), r.level1_ids.size()));
       !s.ok()) {
     return InStage("synth", s);
   }
@@ -580,7 +675,7 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   }
   std::optional<train::GrpoSummary> main_grpo;
   std::string steps_path;
-  int64_t filtered_groups = 0;
+  GroupCounts main_counts;
   summary["grpo_runs"] = json::array();
   for (int seed_index = 0; seed_index < o.ablation_seeds; ++seed_index) {
     const uint64_t grpo_seed = o.seed + static_cast<uint64_t>(seed_index);
@@ -589,8 +684,11 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
       const std::string stage = seed_index > 0 ? fmt::format("grpo-{}-seed{}", mode, grpo_seed)
                                 : mode == o.grpo_mode ? std::string("grpo")
                                                       : "grpo-" + mode;
-      begin(stage, fmt::format("{} steps, {} tasks x {} rollouts, mode {}, seed {}", o.grpo_steps,
-                               o.grpo_tasks_per_step, o.grpo_group, mode, grpo_seed));
+      begin(stage,
+            fmt::format("{} steps, {} tasks x {} rollouts (up to {} sampling round{} a step), mode "
+                        "{}, seed {}",
+                        o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group, o.grpo_max_sample_rounds,
+                        o.grpo_max_sample_rounds == 1 ? "" : "s", mode, grpo_seed));
       train::GrpoOptions go;
       go.model = sft->checkpoint;
       go.tasks = rl_dir;
@@ -600,6 +698,7 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
       go.steps = o.grpo_steps;
       go.group = o.grpo_group;
       go.tasks_per_step = o.grpo_tasks_per_step;
+      go.max_sample_rounds = o.grpo_max_sample_rounds;
       go.mode = mode;
       go.lr = o.grpo_lr;
       go.max_new_tokens = o.grpo_max_new_tokens;
@@ -611,14 +710,19 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
       const std::string log_path = (out / (stage + "_steps.jsonl")).string();
       std::ofstream steps_log(log_path, std::ios::trunc);
       if (!steps_log) return InStage(stage, Status::IoError(log_path + ": cannot open"));
-      int64_t filtered = 0;
+      GroupCounts counts;
       auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
-        filtered += m.filtered_groups;
+        counts.filtered += m.filtered_groups;
+        counts.sampled += m.sampled_groups;
+        counts.informative += m.informative_groups;
+        counts.rounds += m.rounds;
         steps_log << StepJson(m).dump() << "\n" << std::flush;
         progress(fmt::format(
             "demo: {} step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} entropy {:.3f} "
-            "filtered groups {} (generate {:.1f} s, score {:.1f} s, update {:.1f} s)",
+            "groups {} informative of {} sampled in {} round{}, {} filtered (generate {:.1f} s, "
+            "score {:.1f} s, update {:.1f} s)",
             stage, m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.entropy,
+            m.informative_groups, m.sampled_groups, m.rounds, m.rounds == 1 ? "" : "s",
             m.filtered_groups, m.gen_seconds, m.score_seconds, m.update_seconds));
       });
       steps_log.close();
@@ -629,7 +733,10 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
                         {"checkpoint", grpo->checkpoint},
                         {"metrics", go.out + "/metrics.jsonl"},
                         {"steps_log", log_path},
-                        {"filtered_groups", filtered},
+                        {"filtered_groups", counts.filtered},
+                        {"sampled_groups", counts.sampled},
+                        {"informative_groups", counts.informative},
+                        {"rounds", counts.rounds},
                         {"first", StepJson(grpo->first)},
                         {"last", StepJson(grpo->last)}};
       if (auto s =
@@ -652,7 +759,7 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
       if (is_main) {
         main_grpo = *grpo;
         steps_path = log_path;
-        filtered_groups = filtered;
+        main_counts = counts;
       }
     }
   }
@@ -664,15 +771,17 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
   for (const auto& e : r.evals) in.rows.push_back(ReportRow(e));
   in.sft_metrics = so.out + "/metrics.jsonl";
   in.grpo_metrics = steps_path;
-  in.notes = Notes(o, r, modes, *sft, *main_grpo, filtered_groups);
+  in.notes = Notes(o, r, modes, *sft, *main_grpo, main_counts);
   in.settings = {
       {"model", o.model},
       {"policy device", o.device.empty() ? "auto" : o.device},
       {"scoring device", o.eval_device},
       {"seed", std::to_string(o.seed)},
       {"tasks",
-       fmt::format("{} SFT, {} RL (GRPO), {} held-out synthetic, {} of level 1", r.train_ids.size(),
-                   r.rl_ids.size(), r.heldout_ids.size(), r.level1_ids.size())},
+       fmt::format(
+           "{} SFT, {} RL (GRPO; {} of them SFT tasks), {} held-out synthetic, {} of level 1",
+           r.train_ids.size(), r.rl_ids.size(), r.rl_sft_ids.size(), r.heldout_ids.size(),
+           r.level1_ids.size())},
       {"SFT tasks", fmt::format("{}", fmt::join(r.train_ids, " "))},
       {"RL tasks", fmt::format("{}", fmt::join(r.rl_ids, " "))},
       {"held-out tasks", fmt::format("{}", fmt::join(r.heldout_ids, " "))},
@@ -681,11 +790,11 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
       {"SFT",
        fmt::format("{} steps, lr {:g}, max_tokens {}", o.sft_steps, o.sft_lr, o.sft_max_tokens)},
       {"GRPO",
-       fmt::format("{} steps, {} tasks x {} rollouts, mode {}, lr {:g}, temperature {:g}, "
-                   "max_new_tokens {}, seeds {}..{}",
-                   o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group, fmt::join(modes, " then "),
-                   o.grpo_lr, o.temperature, o.grpo_max_new_tokens, o.seed,
-                   o.seed + static_cast<uint64_t>(o.ablation_seeds) - 1)},
+       fmt::format("{} steps, {} tasks x {} rollouts, up to {} sampling rounds a step, mode {}, "
+                   "lr {:g}, temperature {:g}, max_new_tokens {}, seeds {}..{}",
+                   o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group, o.grpo_max_sample_rounds,
+                   fmt::join(modes, " then "), o.grpo_lr, o.temperature, o.grpo_max_new_tokens,
+                   o.seed, o.seed + static_cast<uint64_t>(o.ablation_seeds) - 1)},
       {"outputs", o.out + " (synth/, sft/, grpo/, eval/*.jsonl, eval/summary.json)"},
   };
   for (const auto& [name, s] : r.stage_seconds) {

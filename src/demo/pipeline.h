@@ -26,16 +26,24 @@ struct DemoOptions {
   std::string eval_device = "cpu";     // scoring device (cpu: Triton's interpreter)
   uint64_t seed = 0;                   // synthetic tasks, weights, data order, sampling
   // Synthetic tasks of the generator's training split, in two disjoint parts: SFT trains on the
-  // first `train_tasks`, GRPO samples only from the next `rl_tasks`, so RL faces tasks the policy
-  // has not memorised (as TritonRL's RL data is not its SFT data).
+  // first `train_tasks`, GRPO samples from the next `rl_tasks`, so RL faces tasks the policy
+  // has not memorised (as TritonRL's RL data is not its SFT data). Most of those share a
+  // pattern with an SFT task at other shapes, scalars, dtype or template (docs/demo.md).
   int train_tasks = 12;
   int rl_tasks = 4;
+  // SFT tasks also put into GRPO's pool (evenly spread over the SFT list): tasks the policy
+  // has seen, beside the unseen ones. 0: the RL pool and the SFT tasks are disjoint.
+  int rl_sft_tasks = 0;
   int heldout_tasks = 4;  // synthetic held-out tasks (patterns or shapes never trained)
   int level1_tasks = 8;   // tasks of level 1 evaluated (suite order); 0: all
   // Check each synthetic solution with our evaluator and drop the tasks whose solution fails
   // (as `data synth` does). Off by default: on the CPU interpreter it costs ~10-30 s a task,
   // and the generator's templates are verified in CI (tests/data); --gpu turns it on.
   bool verify_synth = false;
+  // With verify_synth, the variants the SFT-only tasks (those not in the RL pool) are checked on:
+  // empty: `variants` (as RL and held-out tasks); {"none"}: not checked (their solutions are
+  // only SFT targets; --gpu, where ~0.6 s a task would be most of the synth stage).
+  std::vector<std::string> sft_verify_variants;
   // Evaluation.
   int k = 4;
   int64_t max_new_tokens = 128;
@@ -51,6 +59,9 @@ struct DemoOptions {
   int64_t grpo_steps = 3;
   int64_t grpo_group = 4;
   int64_t grpo_tasks_per_step = 2;
+  // DAPO dynamic sampling (train::GrpoOptions::max_sample_rounds): rounds a GRPO step may take
+  // to find grpo_tasks_per_step groups with non-constant rewards. 1: no resampling.
+  int64_t grpo_max_sample_rounds = 1;
   // Adam moves each weight by about lr a step: 1e-5 for a few steps stayed below the bf16
   // spacing of the policy's weights on the GPU, so the policy did not change (docs/demo.md).
   double grpo_lr = 1e-4;
@@ -92,8 +103,10 @@ struct GrpoRun {
 
 struct DemoResult {
   std::vector<StageEval> evals;
-  // train_ids: the SFT tasks; rl_ids: GRPO's tasks; the two and heldout_ids are disjoint.
-  std::vector<std::string> heldout_ids, train_ids, rl_ids, level1_ids;
+  // train_ids: the SFT tasks; rl_ids: GRPO's pool, which shares only rl_sft_ids with train_ids;
+  // heldout_ids is disjoint from both.
+  std::vector<std::string> heldout_ids, train_ids, rl_ids, rl_sft_ids, level1_ids;
+  int rl_seen_pattern = 0;         // RL tasks not SFT tasks whose pattern an SFT task has
   std::vector<GrpoRun> grpo_runs;  // in the order they ran (seed-major)
   std::string report;              // OUT/report.html
   std::string summary;             // OUT/eval/summary.json

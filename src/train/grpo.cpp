@@ -50,6 +50,7 @@ json TrajectoryOptions(const GrpoOptions& o) {
           {"beta", o.beta},
           {"dr_grpo", o.dr_grpo},
           {"filter_constant_groups", o.filter_constant_groups},
+          {"max_sample_rounds", o.max_sample_rounds},
           {"clip_low", o.clip_low},
           {"clip_high", o.clip_high},
           {"kl", o.kl},
@@ -81,6 +82,8 @@ void ApplyTrajectoryOptions(const json& j, GrpoOptions& o) {
   o.beta = j.at("beta");
   o.dr_grpo = j.at("dr_grpo");
   o.filter_constant_groups = j.at("filter_constant_groups");
+  // Absent from checkpoints written before dynamic sampling: those runs had one round a step.
+  o.max_sample_rounds = j.value("max_sample_rounds", int64_t{1});
   o.clip_low = j.at("clip_low");
   o.clip_high = j.at("clip_high");
   o.kl = j.at("kl");
@@ -105,6 +108,7 @@ Status ValidateOptions(const GrpoOptions& o) {
   if (o.steps < 1) return bad("--steps must be at least 1");
   if (o.group < 2) return bad("--group must be at least 2 (a group of one has no advantage)");
   if (o.tasks_per_step < 1) return bad("--tasks-per-step must be at least 1");
+  if (o.max_sample_rounds < 1) return bad("--max-sample-rounds must be at least 1");
   if (!(o.clip_low > 0 && o.clip_low < 1)) return bad("--clip-low must be in (0, 1)");
   if (!(o.clip_high > 0 && std::isfinite(o.clip_high))) return bad("--clip-high must be > 0");
   if (!(o.kl >= 0 && std::isfinite(o.kl))) return bad("--kl must be >= 0");
@@ -236,6 +240,13 @@ uint64_t StepSeed(uint64_t seed, int64_t step) {
   return s;
 }
 
+// The generation seed of a round of a step: round 1's is the step's (a run without
+// resampling draws what it drew before rounds existed), each further round another.
+uint64_t RoundSeed(uint64_t seed, int64_t step, int64_t round) {
+  if (round <= 1) return StepSeed(seed, step);
+  return StepSeed(seed ^ (0xd1b54a32d192ed03ull * static_cast<uint64_t>(round)), step);
+}
+
 // One rollout: a response to a task's prompt.
 struct Rollout {
   size_t task = 0;              // index into the pool
@@ -246,11 +257,12 @@ struct Rollout {
   bool injected = false;  // TEST ONLY: the suite's solution, not sampled
 };
 
-// The rollouts of one step, generated before the step's update (one step
-// earlier under off-policy overlap).
+// The rollouts of one round of a step, generated before the step's update (round 1 one
+// step earlier under off-policy overlap).
 struct GenBatch {
   int64_t step = 0;               // the step these rollouts train (1-based)
-  std::vector<size_t> tasks;      // tasks_per_step pool indices
+  int64_t round = 1;              // the step's sampling round (1-based)
+  std::vector<size_t> tasks;      // pool indices, one group each
   std::vector<Rollout> rollouts;  // task-major, G each
   double seconds = 0;
   int64_t new_tokens = 0;
@@ -266,16 +278,14 @@ json GenBatchToJson(const GenBatch& g) {
                         {"truncated", r.truncated},
                         {"injected", r.injected}});
   }
-  return {{"step", g.step},
-          {"tasks", g.tasks},
-          {"rollouts", rollouts},
-          {"seconds", g.seconds},
-          {"new_tokens", g.new_tokens}};
+  return {{"step", g.step},       {"round", g.round},     {"tasks", g.tasks},
+          {"rollouts", rollouts}, {"seconds", g.seconds}, {"new_tokens", g.new_tokens}};
 }
 
 GenBatch GenBatchFromJson(const json& j) {
   GenBatch g;
   g.step = j.at("step");
+  g.round = j.value("round", int64_t{1});
   g.tasks = j.at("tasks").get<std::vector<size_t>>();
   for (const json& r : j.at("rollouts")) {
     Rollout x;
@@ -306,15 +316,17 @@ struct Runner {
   int32_t stop_id = -1;
   std::string run_nonce;  // scorer run ids of this training run
 
-  Result<GenBatch> Generate(int64_t step);
+  // Samples `n_tasks` groups: the next tasks of the task order, G rollouts each.
+  Result<GenBatch> Generate(int64_t step, int64_t round, int64_t n_tasks);
   Status ScoreLogProbsOfInjected(GenBatch& g);
 };
 
-Result<GenBatch> Runner::Generate(int64_t step) {
+Result<GenBatch> Runner::Generate(int64_t step, int64_t round, int64_t n_tasks) {
   const auto t0 = Clock::now();
   GenBatch g;
   g.step = step;
-  for (int64_t b = 0; b < o.tasks_per_step; ++b) {
+  g.round = round;
+  for (int64_t b = 0; b < n_tasks; ++b) {
     const std::string& id = sampler->Next().id;
     const auto it = std::find_if(pool.tasks.begin(), pool.tasks.end(),
                                  [&](const GrpoTask& t) { return t.id == id; });
@@ -337,7 +349,7 @@ Result<GenBatch> Runner::Generate(int64_t step) {
         std::to_string(m.trainable.master.max_positions()) + " positions");
   }
   so.stop_token_ids = {stop_id};
-  so.seed = StepSeed(o.seed, step);
+  so.seed = RoundSeed(o.seed, step, round);
   model::GenerationStats stats;
   std::vector<model::Completion> done;
   {
@@ -423,7 +435,10 @@ json MetricsJson(const GrpoStepMetrics& s) {
           {"score_seconds", s.score_seconds},
           {"update_seconds", s.update_seconds},
           {"truncated", s.truncated},
-          {"filtered_groups", s.filtered_groups}};
+          {"filtered_groups", s.filtered_groups},
+          {"sampled_groups", s.sampled_groups},
+          {"informative_groups", s.informative_groups},
+          {"rounds", s.rounds}};
 }
 
 Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) {
@@ -580,136 +595,163 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
 
   while (step < o.steps) {
     const int64_t this_step = step + 1;
-    // ---- Rollouts of this step (already sampled under off-policy overlap).
-    GenBatch gen;
-    if (pending) {
-      gen = std::move(*pending);
-      pending.reset();
-    } else {
-      auto g = run.Generate(this_step);
-      if (!g.ok()) return g.status();
-      gen = std::move(g.value());
-    }
-    // ---- Scoring, overlapped with sampling the next step's rollouts when off-policy.
-    std::vector<scoring::Sample> batch;
-    for (size_t i = 0; i < gen.rollouts.size(); ++i) {
-      const Rollout& r = gen.rollouts[i];
-      batch.push_back({run.pool.tasks[r.task].id,
-                       "s" + std::to_string(this_step) + "-r" + std::to_string(i), r.text,
-                       scoring::TextKind::kOutput});
-    }
-    scoring::BatchOptions bo;
-    bo.run_id = "grpo-" + run.run_nonce + "-step" + std::to_string(this_step);
-    const auto ts0 = Clock::now();
-    double score_seconds = 0;
-    auto scored_future = std::async(std::launch::async, [&]() {
-      auto r = run.scorer->Score(batch, bo);
-      score_seconds = Since(ts0);
-      return r;
-    });
-    if (o.off_policy && this_step < o.steps) {
-      auto next = run.Generate(this_step + 1);
-      if (!next.ok()) {
-        scored_future.wait();
-        return next.status();
-      }
-      pending = std::move(next.value());
-    }
-    auto scored = scored_future.get();
-    if (!scored.ok()) return scored.status();
-    if (scored->samples.size() != batch.size()) {
-      return Status::Internal("scorer returned " + std::to_string(scored->samples.size()) +
-                              " verdicts for " + std::to_string(batch.size()) + " rollouts");
-    }
-
-    // ---- Rewards and advantages, group by group.
+    // ---- Rollouts, verdicts and advantages, round by round (DAPO dynamic sampling): round 1
+    // samples tasks_per_step groups (already sampled under off-policy overlap); while fewer
+    // than tasks_per_step groups are informative, a further round samples the shortfall from
+    // the task order, up to max_sample_rounds rounds.
     StepOutcome out;
     GrpoStepMetrics& s = out.metrics;
     s.step = this_step;
-    std::vector<std::vector<float>> token_adv(gen.rollouts.size());
-    std::vector<bool> carries_loss(gen.rollouts.size(), false);
+    std::vector<Rollout> rollouts;  // every round's, in order; task-major within a round
+    std::vector<std::vector<float>> token_adv;
+    std::vector<bool> carries_loss;
     std::array<int64_t, kOutcomeClasses> classes{};
     double speedup_sum = 0;
-    int64_t speedup_n = 0, constant_groups = 0;
-    for (size_t b = 0; b < gen.tasks.size(); ++b) {
-      std::vector<GroupRollout> group;
-      for (size_t k = 0; k < G; ++k) {
-        const size_t i = b * G + k;
-        const Rollout& r = gen.rollouts[i];
-        const scoring::ScoredSample& v = scored->samples[i];
-        GroupRollout gr;
-        gr.num_tokens = static_cast<int64_t>(r.tokens.size());
-        gr.plan_tokens = PlanTokenRange(run.m.tokenizer, r.tokens);
-        gr.verdict.syntax_ok = v.syntax_ok;
-        gr.verdict.functionality_ok = v.functionality_ok;
-        gr.verdict.correct = v.correct;
-        if (v.speedup) gr.verdict.speedup = *v.speedup;
-        gr.verdict.flags = v.flags;
-        gr.truncated = r.truncated;
-        group.push_back(std::move(gr));
+    int64_t speedup_n = 0, constant_groups = 0, new_tokens = 0;
+    DynamicSampling sampling{o.tasks_per_step, o.max_sample_rounds};
+    for (int64_t want = sampling.NextRoundTasks(); want > 0; want = sampling.NextRoundTasks()) {
+      const int64_t round = sampling.rounds + 1;
+      GenBatch gen;
+      if (round == 1 && pending) {
+        gen = std::move(*pending);
+        pending.reset();
+      } else {
+        auto g = run.Generate(this_step, round, want);
+        if (!g.ok()) return g.status();
+        gen = std::move(g.value());
       }
-      auto adv =
-          ComputeGroupTokenAdvantages(group, run.reward_config, run.adv_config, run.truncated);
-      if (!adv.ok()) return adv.status();
-      if (adv->filtered) ++s.filtered_groups;
-      if (adv->constant) ++constant_groups;
-      int64_t passed = 0;
-      for (size_t k = 0; k < G; ++k) {
-        const size_t i = b * G + k;
+      // ---- Scoring, overlapped with sampling the next step's first round when off-policy.
+      // Sample ids count on over the step's rounds (round 1's are those of a one-round step).
+      const size_t first = rollouts.size();
+      std::vector<scoring::Sample> batch;
+      for (size_t i = 0; i < gen.rollouts.size(); ++i) {
         const Rollout& r = gen.rollouts[i];
-        const scoring::ScoredSample& v = scored->samples[i];
-        const RolloutTokenAdvantages& ra = adv->rollouts[k];
-        token_adv[i] = ra.per_token;
-        carries_loss[i] = !ra.masked && !r.tokens.empty();
-        if (v.correct) ++passed;
-        s.reward_correct += ra.rewards.r_correct;
-        s.reward_speedup += ra.rewards.r_speedup;
-        s.valid_rate += v.valid;
-        s.compiled_rate += v.compiled;
-        s.correct_rate += v.correct;
-        const rl::Rewards raw = rl::ComputeRewards(group[k].verdict, run.reward_config);
-        const OutcomeClass c = ClassifyOutcome(v.outcome, raw, v.speedup);
-        ++classes[static_cast<size_t>(c)];
-        if (c == OutcomeClass::kFast) s.fast1_rate += 1;
-        if (v.correct && v.speedup && !raw.speedup_voided && !raw.speedup_missing) {
-          speedup_sum += *v.speedup;
-          ++speedup_n;
+        batch.push_back({run.pool.tasks[r.task].id,
+                         "s" + std::to_string(this_step) + "-r" + std::to_string(first + i), r.text,
+                         scoring::TextKind::kOutput});
+      }
+      scoring::BatchOptions bo;
+      bo.run_id = "grpo-" + run.run_nonce + "-step" + std::to_string(this_step);
+      const auto ts0 = Clock::now();
+      double score_seconds = 0;
+      auto scored_future = std::async(std::launch::async, [&]() {
+        auto r = run.scorer->Score(batch, bo);
+        score_seconds = Since(ts0);
+        return r;
+      });
+      if (round == 1 && o.off_policy && this_step < o.steps) {
+        auto next = run.Generate(this_step + 1, 1, o.tasks_per_step);
+        if (!next.ok()) {
+          scored_future.wait();
+          return next.status();
         }
-        s.response_tokens += static_cast<double>(r.tokens.size());
-        if (r.truncated) ++s.truncated;
-        out.rollout_lines.push_back(
-            {{"step", this_step},
-             {"task", run.pool.tasks[r.task].id},
-             {"group", b},
-             {"sample", k},
-             {"prompt", run.pool.tasks[r.task].prompt},
-             {"response", r.text},
-             {"tokens", r.tokens.size()},
-             {"truncated", r.truncated},
-             {"injected", r.injected},
-             {"outcome", std::string(vocab::OutcomeName(v.outcome))},
-             {"class", OutcomeClassName(c)},
-             {"syntax_ok", v.syntax_ok},
-             {"functionality_ok", v.functionality_ok},
-             {"compiled", v.compiled},
-             {"correct", v.correct},
-             {"speedup", v.speedup ? json(*v.speedup) : json(nullptr)},
-             {"flags", v.flags},
-             {"r_correct", ra.rewards.r_correct},
-             {"r_speedup", ra.rewards.r_speedup},
-             {"r_binary", ra.rewards.r_binary},
-             {"adv_plan", ra.advantage.plan},
-             {"adv_code", ra.advantage.code},
-             {"plan_tokens", group[k].plan_tokens ? json::array({group[k].plan_tokens->begin,
-                                                                 group[k].plan_tokens->end})
-                                                  : json(nullptr)},
-             {"masked", ra.masked},
-             {"filtered", adv->filtered}});
+        pending = std::move(next.value());
       }
-      TRITONRL_RETURN_IF_ERROR(
-          run.sampler->RecordGroup(run.pool.tasks[gen.tasks[b]].id, passed, o.group));
+      auto scored = scored_future.get();
+      if (!scored.ok()) return scored.status();
+      if (scored->samples.size() != batch.size()) {
+        return Status::Internal("scorer returned " + std::to_string(scored->samples.size()) +
+                                " verdicts for " + std::to_string(batch.size()) + " rollouts");
+      }
+      s.score_seconds += score_seconds;
+      s.gen_seconds += gen.seconds;
+      new_tokens += gen.new_tokens;
+
+      // ---- Rewards and advantages, group by group.
+      token_adv.resize(first + gen.rollouts.size());
+      carries_loss.resize(first + gen.rollouts.size(), false);
+      int64_t informative = 0;
+      for (size_t b = 0; b < gen.tasks.size(); ++b) {
+        std::vector<GroupRollout> group;
+        for (size_t k = 0; k < G; ++k) {
+          const size_t i = b * G + k;
+          const Rollout& r = gen.rollouts[i];
+          const scoring::ScoredSample& v = scored->samples[i];
+          GroupRollout gr;
+          gr.num_tokens = static_cast<int64_t>(r.tokens.size());
+          gr.plan_tokens = PlanTokenRange(run.m.tokenizer, r.tokens);
+          gr.verdict.syntax_ok = v.syntax_ok;
+          gr.verdict.functionality_ok = v.functionality_ok;
+          gr.verdict.correct = v.correct;
+          if (v.speedup) gr.verdict.speedup = *v.speedup;
+          gr.verdict.flags = v.flags;
+          gr.truncated = r.truncated;
+          group.push_back(std::move(gr));
+        }
+        auto adv =
+            ComputeGroupTokenAdvantages(group, run.reward_config, run.adv_config, run.truncated);
+        if (!adv.ok()) return adv.status();
+        if (adv->filtered) ++s.filtered_groups;
+        if (adv->constant) {
+          ++constant_groups;
+        } else {
+          ++informative;
+        }
+        int64_t passed = 0;
+        for (size_t k = 0; k < G; ++k) {
+          const size_t i = b * G + k;
+          const Rollout& r = gen.rollouts[i];
+          const scoring::ScoredSample& v = scored->samples[i];
+          const RolloutTokenAdvantages& ra = adv->rollouts[k];
+          token_adv[first + i] = ra.per_token;
+          carries_loss[first + i] = !ra.masked && !r.tokens.empty();
+          if (v.correct) ++passed;
+          s.reward_correct += ra.rewards.r_correct;
+          s.reward_speedup += ra.rewards.r_speedup;
+          s.valid_rate += v.valid;
+          s.compiled_rate += v.compiled;
+          s.correct_rate += v.correct;
+          const rl::Rewards raw = rl::ComputeRewards(group[k].verdict, run.reward_config);
+          const OutcomeClass c = ClassifyOutcome(v.outcome, raw, v.speedup);
+          ++classes[static_cast<size_t>(c)];
+          if (c == OutcomeClass::kFast) s.fast1_rate += 1;
+          if (v.correct && v.speedup && !raw.speedup_voided && !raw.speedup_missing) {
+            speedup_sum += *v.speedup;
+            ++speedup_n;
+          }
+          s.response_tokens += static_cast<double>(r.tokens.size());
+          if (r.truncated) ++s.truncated;
+          out.rollout_lines.push_back(
+              {{"step", this_step},
+               {"round", round},
+               {"task", run.pool.tasks[r.task].id},
+               {"group", sampling.sampled + static_cast<int64_t>(b)},
+               {"sample", k},
+               {"prompt", run.pool.tasks[r.task].prompt},
+               {"response", r.text},
+               {"tokens", r.tokens.size()},
+               {"truncated", r.truncated},
+               {"injected", r.injected},
+               {"outcome", std::string(vocab::OutcomeName(v.outcome))},
+               {"class", OutcomeClassName(c)},
+               {"syntax_ok", v.syntax_ok},
+               {"functionality_ok", v.functionality_ok},
+               {"compiled", v.compiled},
+               {"correct", v.correct},
+               {"speedup", v.speedup ? json(*v.speedup) : json(nullptr)},
+               {"flags", v.flags},
+               {"r_correct", ra.rewards.r_correct},
+               {"r_speedup", ra.rewards.r_speedup},
+               {"r_binary", ra.rewards.r_binary},
+               {"adv_plan", ra.advantage.plan},
+               {"adv_code", ra.advantage.code},
+               {"plan_tokens", group[k].plan_tokens ? json::array({group[k].plan_tokens->begin,
+                                                                   group[k].plan_tokens->end})
+                                                    : json(nullptr)},
+               {"masked", ra.masked},
+               {"constant", adv->constant},
+               {"filtered", adv->filtered}});
+        }
+        TRITONRL_RETURN_IF_ERROR(
+            run.sampler->RecordGroup(run.pool.tasks[gen.tasks[b]].id, passed, o.group));
+      }
+      sampling.Record(static_cast<int64_t>(gen.tasks.size()), informative);
+      for (Rollout& r : gen.rollouts) rollouts.push_back(std::move(r));
     }
-    const double n = static_cast<double>(gen.rollouts.size());
+    s.sampled_groups = sampling.sampled;
+    s.informative_groups = sampling.informative;
+    s.rounds = sampling.rounds;
+    const double n = static_cast<double>(rollouts.size());
     s.reward_correct /= n;
     s.reward_speedup /= n;
     s.valid_rate /= n;
@@ -718,17 +760,14 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
     s.fast1_rate /= n;
     s.mean_speedup = speedup_n ? speedup_sum / static_cast<double>(speedup_n) : 0.0;
     s.response_tokens /= n;
-    s.gen_seconds = gen.seconds;
-    s.gen_tokens_per_second = gen.new_tokens / std::max(gen.seconds, 1e-9);
-    s.score_seconds = score_seconds;
-
+    s.gen_tokens_per_second = static_cast<double>(new_tokens) / std::max(s.gen_seconds, 1e-9);
     // ---- The update: recomputed log-probs, the clipped surrogate, one AdamW step.
     const auto tu0 = Clock::now();
     Trainable& t = run.m.trainable;
     for (const Param& p : t.params) p.value.mutable_grad().reset();
     int64_t loss_tokens = 0;
-    for (size_t i = 0; i < gen.rollouts.size(); ++i) {
-      if (carries_loss[i]) loss_tokens += static_cast<int64_t>(gen.rollouts[i].tokens.size());
+    for (size_t i = 0; i < rollouts.size(); ++i) {
+      if (carries_loss[i]) loss_tokens += static_cast<int64_t>(rollouts[i].tokens.size());
     }
     double clipped = 0, kl_sum = 0, entropy_sum = 0, loss_value = 0;
     int64_t entropy_n = 0;
@@ -745,7 +784,7 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
         std::vector<int64_t> from;
         std::vector<float> adv_v, old_v;
         for (size_t i : rows) {
-          const Rollout& r = gen.rollouts[i];
+          const Rollout& r = rollouts[i];
           std::vector<int32_t> row = run.pool.tasks[r.task].ids;
           row.insert(row.end(), r.tokens.begin(), r.tokens.end());
           from.push_back(static_cast<int64_t>(run.pool.tasks[r.task].ids.size()));
@@ -780,10 +819,10 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
         rows.clear();
         longest = 0;
       };
-      for (size_t i = 0; i < gen.rollouts.size(); ++i) {
-        if (carries_loss[i] != with_loss || gen.rollouts[i].tokens.empty()) continue;
-        const int64_t len = static_cast<int64_t>(run.pool.tasks[gen.rollouts[i].task].ids.size() +
-                                                 gen.rollouts[i].tokens.size());
+      for (size_t i = 0; i < rollouts.size(); ++i) {
+        if (carries_loss[i] != with_loss || rollouts[i].tokens.empty()) continue;
+        const int64_t len = static_cast<int64_t>(run.pool.tasks[rollouts[i].task].ids.size() +
+                                                 rollouts[i].tokens.size());
         if (!rows.empty() && std::max(longest, len) * static_cast<int64_t>(rows.size() + 1) >
                                  o.update_batch_tokens) {
           flush();
@@ -823,9 +862,13 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
     if (summary.steps == 0 && step == first_step + 1) summary.first = s;
     summary.last = s;
     summary.steps = step;
-    char stats[160];
-    std::snprintf(stats, sizeof stats, "R_correct %.3f correct %.2f len %.0f %.0f tok/s",
-                  s.reward_correct, s.correct_rate, s.response_tokens, s.gen_tokens_per_second);
+    char stats[200];
+    std::snprintf(
+        stats, sizeof stats,
+        "R_correct %.3f correct %.2f groups %lld/%lld in %lld round%s len %.0f %.0f tok/s",
+        s.reward_correct, s.correct_rate, static_cast<long long>(s.informative_groups),
+        static_cast<long long>(s.sampled_groups), static_cast<long long>(s.rounds),
+        s.rounds == 1 ? "" : "s", s.response_tokens, s.gen_tokens_per_second);
     const double eta = (o.steps - step) * Since(t0) / static_cast<double>(step - first_step);
     bar.Update(step, o.steps, stats, eta);
     if (on_step) on_step(s);

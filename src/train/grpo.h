@@ -39,7 +39,13 @@ struct GrpoOptions {
   double alpha = 0.1;                  // HRD: plan tokens' weight of the speedup advantage
   double beta = 0.3;                   // uniform: weight of R_correct
   bool dr_grpo = false;                // mean-centred advantages, no std division
-  bool filter_constant_groups = true;  // DAPO dynamic sampling
+  bool filter_constant_groups = true;  // DAPO: constant-reward groups carry no loss
+  // DAPO dynamic sampling: when fewer than tasks_per_step groups of a step are informative
+  // (non-constant rewards), the step draws the missing number of further tasks from its task
+  // order and samples and scores their groups, round after round, until it has tasks_per_step
+  // informative groups or this many rounds are spent; the update uses every round's groups
+  // (the constant ones filtered as above). 1: one round (no resampling).
+  int64_t max_sample_rounds = 1;
   double clip_low = 0.2, clip_high = 0.28;
   double kl = 0;  // > 0: k3 KL penalty to the frozen initial policy
   double lr = 1e-6;
@@ -71,6 +77,9 @@ struct GrpoStepMetrics {
   double gen_tokens_per_second = 0;
   double gen_seconds = 0, score_seconds = 0, update_seconds = 0;
   int64_t truncated = 0, filtered_groups = 0;
+  // Dynamic sampling: groups sampled over the step's rounds, those with non-constant rewards,
+  // and the rounds it took (1 without resampling).
+  int64_t sampled_groups = 0, informative_groups = 0, rounds = 1;
 };
 
 struct GrpoSummary {

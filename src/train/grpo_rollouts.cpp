@@ -65,6 +65,18 @@ Result<GroupTokenAdvantages> ComputeGroupTokenAdvantages(std::span<const GroupRo
   return out;
 }
 
+int64_t DynamicSampling::NextRoundTasks() const {
+  if (rounds == 0) return tasks_per_step;
+  if (rounds >= max_rounds || informative >= tasks_per_step) return 0;
+  return tasks_per_step - informative;
+}
+
+void DynamicSampling::Record(int64_t groups, int64_t informative_groups) {
+  ++rounds;
+  sampled += groups;
+  informative += informative_groups;
+}
+
 std::optional<rl::IndexRange> PlanTokenRange(const model::Tokenizer& tok,
                                              std::span<const int32_t> tokens) {
   std::string text;

@@ -56,6 +56,23 @@ Result<GroupTokenAdvantages> ComputeGroupTokenAdvantages(std::span<const GroupRo
                                                          const rl::AdvantageConfig& config,
                                                          TruncatedPolicy truncated);
 
+// DAPO's dynamic sampling within one GRPO step: round 1 draws tasks_per_step tasks; after
+// each round, while fewer than tasks_per_step of the step's groups are informative
+// (non-constant rewards) and fewer than max_rounds rounds are spent, the next round draws
+// the shortfall. The step's update has at most tasks_per_step informative groups.
+struct DynamicSampling {
+  int64_t tasks_per_step = 1;
+  int64_t max_rounds = 1;
+  int64_t rounds = 0;       // rounds sampled so far
+  int64_t sampled = 0;      // groups sampled so far
+  int64_t informative = 0;  // of them, groups with non-constant rewards
+
+  // Tasks the next round draws; 0: the step has its groups.
+  int64_t NextRoundTasks() const;
+  // A round of `groups` groups, `informative_groups` of them informative.
+  void Record(int64_t groups, int64_t informative_groups);
+};
+
 // The token range of the plan (<think> text) of a response, from the tokens'
 // raw bytes (the stop token, if last and special, is not part of the text).
 // None when the response has no plan.

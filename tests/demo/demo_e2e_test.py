@@ -1,7 +1,9 @@
 """`tritonrl demo --quick` end to end (real synth, SFT, GRPO, scoring on the CPU
-interpreter), with an ablation mode and two GRPO seeds: the report exists with the
-before/after table and the curves, the stage outputs exist, SFT, RL and held-out
-tasks are disjoint and each stage used its own, the GRPO seed changes the rollouts,
+interpreter), with an ablation mode, two GRPO seeds, one SFT task in the RL pool and
+dynamic sampling (two rounds a step): the report exists with the before/after table
+and the curves, the stage outputs exist, the held-out tasks are disjoint from SFT and
+RL, which share exactly the one task, each stage used its own, every GRPO step (all
+groups constant at this size) took its two rounds, the GRPO seed changes the rollouts,
 and the report's numbers equal the ones recomputed here from the per-sample eval
 JSONL. A failing stage names itself and keeps earlier outputs.
 
@@ -63,7 +65,8 @@ def hand_numbers(rows, k):
 def main():
     out = tempfile.mkdtemp(prefix="tritonrl_demo_e2e_")
     p = subprocess.run([BIN, "demo", "--quick", "--ablation", "uniform", "--ablation-seeds", "2",
-                        "--out", out, "--suite", SUITE],
+                        "--rl-sft-tasks", "1", "--max-sample-rounds", "2", "--out", out, "--suite",
+                        SUITE],
                        capture_output=True, text=True, timeout=1200)
     print(p.stderr[-4000:])
     print(p.stdout)
@@ -86,6 +89,9 @@ def main():
     for s in steps:
         for key in ("valid_rate", "correct_rate", "compiled_rate"):
             check(0.0 <= s[key] <= 1.0, f"GRPO step {s['step']} {key}={s[key]}")
+        # The tiny policy's groups are all constant: each step samples a second round.
+        check(s["rounds"] == 2 and s["sampled_groups"] == 2 and s["informative_groups"] == 0 and
+              s["filtered_groups"] == 2, f"GRPO step {s['step']} dynamic sampling {s}")
     # The ablation: GRPO again from the same SFT checkpoint in uniform mode, held-out only.
     ablation = read_jsonl(os.path.join(out, "grpo-uniform_steps.jsonl"))
     check([s["step"] for s in ablation] == [1, 2], f"ablation steps {[s['step'] for s in ablation]}")
@@ -94,13 +100,18 @@ def main():
           "GRPO modes in summary.json")
     check(len(summary["evals"]) == 9, f"{len(summary['evals'])} evaluations, want 9")
 
-    # The three task sets are disjoint; SFT saw exactly its own, GRPO drew only RL tasks.
+    # The held-out set is disjoint from the others; the RL pool holds 2 new tasks and the one
+    # SFT task asked for; SFT saw exactly its own, GRPO drew only RL tasks.
     sft_ids, rl_ids = set(summary["train_tasks"]), set(summary["rl_tasks"])
     heldout_ids = set(summary["heldout_tasks"])
-    check(len(sft_ids) == 3 and len(rl_ids) == 2 and len(heldout_ids) == 2,
-          f"task split {len(sft_ids)}/{len(rl_ids)}/{len(heldout_ids)}, want 3/2/2 (--quick)")
-    check(not (sft_ids & rl_ids) and not (sft_ids & heldout_ids) and not (rl_ids & heldout_ids),
-          "the SFT, RL and held-out task sets overlap")
+    check(len(sft_ids) == 3 and len(rl_ids) == 3 and len(heldout_ids) == 2,
+          f"task split {len(sft_ids)}/{len(rl_ids)}/{len(heldout_ids)}, want 3/3/2")
+    check(sft_ids & rl_ids == set(summary["rl_sft_tasks"]) and len(summary["rl_sft_tasks"]) == 1,
+          f"SFT tasks in the RL pool: {sft_ids & rl_ids}, summary {summary['rl_sft_tasks']}")
+    check(not (sft_ids & heldout_ids) and not (rl_ids & heldout_ids),
+          "the held-out tasks overlap the SFT or RL tasks")
+    check(summary["grpo"]["rounds"] == 4 and summary["grpo"]["sampled_groups"] == 4,
+          f"GRPO's dynamic sampling totals {summary['grpo']}")
     sft_records = read_jsonl(os.path.join(out, "synth", "sft_train.jsonl"))
     check({r["task"] for r in sft_records} == sft_ids,
           "SFT records are not exactly the SFT tasks")

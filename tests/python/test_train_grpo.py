@@ -5,7 +5,11 @@ metric, write its rollouts and a checkpoint. A run stopped after step 1 and
 resumed equals an uninterrupted one (numbers, timings aside). With the TEST-ONLY
 solution injection a group has one correct and one rejected rollout, so the
 advantages are +-1/sqrt(2)/... by hand and the update really moves the weights.
-Bad --levels, a missing task folder and a corrupt checkpoint are refused."""
+DAPO dynamic sampling (--max-sample-rounds): on a two-task suite where one task's injected
+solution is broken, a step whose first group is constant samples a second round from the task
+order; the counts in the metrics follow the rollouts, and a stopped and resumed run with
+resampling equals an uninterrupted one. Bad --levels, a missing task folder and a corrupt
+checkpoint are refused."""
 
 import json
 import math
@@ -29,7 +33,8 @@ FIELDS = {"step", "reward_correct", "reward_speedup", "valid_rate", "compiled_ra
           "fast1_rate", "mean_speedup", "response_tokens", "entropy", "clip_fraction", "kl",
           "gen_tokens_per_second", "gen_seconds", "score_seconds", "update_seconds", "truncated",
           "filtered_groups", "share_invalid_syntax", "share_invalid_functionality",
-          "share_incorrect", "share_correct_not_fast", "share_fast"}
+          "share_incorrect", "share_correct_not_fast", "share_fast", "sampled_groups",
+          "informative_groups", "rounds"}
 
 
 def grpo(out, *extra, check=True, tasks=TASKS):
@@ -63,6 +68,7 @@ def test_tiny_run_logs_every_metric_and_resumes_exactly(tmp_path):
         assert math.isclose(shares, 1.0)
         assert r["response_tokens"] > 0 and r["entropy"] > 0
         assert r["truncated"] <= 2
+    assert all(r["rounds"] == 1 and r["sampled_groups"] == 1 for r in rows)  # no resampling
     rollouts = read_jsonl(full / "rollouts.jsonl")
     assert len(rollouts) == 6
     assert all(r["task"].startswith("level1/") and r["prompt"] for r in rollouts)
@@ -139,5 +145,69 @@ def test_off_policy_updates_with_stale_ratios_and_resumes_exactly(tmp_path):
     assert state["pending"]["step"] == 2  # the next step's rollouts travel with the checkpoint
     grpo(part, "--resume", str(part / "checkpoint"))
     assert without_timings(read_jsonl(part / "metrics.jsonl")) == without_timings(rows)
+    assert (part / "checkpoint" / "model.safetensors").read_bytes() == \
+        (full / "checkpoint" / "model.safetensors").read_bytes()
+
+
+def two_task_suite(tmp_path):
+    """ReLU with its real solution, Sigmoid with a broken one: with injected solutions a ReLU
+    group is informative (one correct, one garbage rollout), a Sigmoid group constant."""
+    suite = tmp_path / "suite"
+    (suite / "level1").mkdir(parents=True)
+    (suite / "solutions" / "level1").mkdir(parents=True)
+    for name in ("1_ReLU", "8_Sigmoid"):
+        shutil.copy(os.path.join(TASKS, "level1", name + ".py"), suite / "level1")
+    shutil.copy(os.path.join(TASKS, "solutions", "level1", "1_ReLU.py"),
+                suite / "solutions" / "level1")
+    (suite / "solutions" / "level1" / "8_Sigmoid.py").write_text("not a kernel\n")
+    return str(suite)
+
+
+def test_dynamic_sampling_resamples_constant_groups_and_resumes_exactly(tmp_path):
+    suite = two_task_suite(tmp_path)
+    args = ("--steps", "4", "--max-sample-rounds", "2", "--test-inject-solutions", "--mode",
+            "binary")
+    full = tmp_path / "full"
+    grpo(full, *args, tasks=suite)
+    rows = read_jsonl(full / "metrics.jsonl")
+    rollouts = read_jsonl(full / "rollouts.jsonl")
+    assert [r["step"] for r in rows] == [1, 2, 3, 4]
+    draws = []  # the tasks in the order they were drawn, over steps and rounds
+    for row in rows:
+        mine = [r for r in rollouts if r["step"] == row["step"]]
+        groups = {}
+        for r in mine:
+            groups.setdefault((r["round"], r["group"]), []).append(r)
+        order = sorted(groups)
+        assert [g for _, g in order] == list(range(len(order)))  # groups count on over rounds
+        first_task = groups[order[0]][0]["task"]
+        # A ReLU group is informative: the step stops after round 1. A Sigmoid one is constant:
+        # a second round draws one more task.
+        want_rounds = 1 if first_task == "level1/1_ReLU" else 2
+        assert row["rounds"] == want_rounds and [rd for rd, _ in order] == list(
+            range(1, want_rounds + 1)), (row, order)
+        informative = [g for g in groups.values() if g[0]["task"] == "level1/1_ReLU"]
+        assert row["sampled_groups"] == len(groups) == want_rounds
+        assert row["informative_groups"] == len(informative)
+        assert row["filtered_groups"] == row["constant_groups"] == len(groups) - len(informative)
+        for g in groups.values():
+            assert len(g) == 2 and all(r["filtered"] == (g[0]["task"] != "level1/1_ReLU")
+                                       for r in g)
+        # Only the informative groups carry the loss; the metrics are over every rollout.
+        assert row["loss_tokens"] == sum(r["tokens"] for g in informative for r in g)
+        assert row["updated"] is (len(informative) > 0)
+        assert math.isclose(row["correct_rate"], len(informative) / (2 * len(groups)))
+        draws += [groups[k][0]["task"] for k in order]
+    assert any(r["rounds"] == 2 for r in rows), "no step needed a second round"
+    # Further rounds draw from the same task order: each epoch of the two-task pool holds both.
+    for i in range(0, len(draws) - 1, 2):
+        assert sorted(draws[i:i + 2]) == ["level1/1_ReLU", "level1/8_Sigmoid"], draws
+
+    part = tmp_path / "part"
+    grpo(part, *args, "--stop-after", "2", tasks=suite)
+    assert len(read_jsonl(part / "metrics.jsonl")) == 2
+    grpo(part, "--resume", str(part / "checkpoint"), tasks=suite)
+    assert without_timings(read_jsonl(part / "metrics.jsonl")) == without_timings(rows)
+    assert read_jsonl(part / "rollouts.jsonl") == rollouts
     assert (part / "checkpoint" / "model.safetensors").read_bytes() == \
         (full / "checkpoint" / "model.safetensors").read_bytes()

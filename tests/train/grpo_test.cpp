@@ -4,7 +4,7 @@
 // token-level average computed here with plain arithmetic, and compared with
 // the trainer's loss and its gradient. Also: truncated responses excluded from
 // the group statistics, the k3 KL gradient, the plan span through a tokenizer,
-// and the Figure 5 outcome classes.
+// the Figure 5 outcome classes, and DAPO dynamic sampling's rounds.
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
 
@@ -205,6 +205,58 @@ TEST(GrpoUpdate, FigureFiveClassesAndLevelsText) {
       EXPECT_NE(r.status().message().find("--levels"), std::string::npos);
     }
   }
+}
+
+// DAPO dynamic sampling as the step loop drives it: each round's groups go through
+// ComputeGroupTokenAdvantages, the non-constant ones count as informative, and the next round
+// draws the shortfall until tasks_per_step are informative or the rounds are spent.
+TEST(GrpoDynamicSampling, ConstantGroupsAreReplacedByFurtherRounds) {
+  const auto group_of = [](std::vector<bool> correct) {
+    std::vector<GroupRollout> g(correct.size());
+    for (size_t i = 0; i < g.size(); ++i) {
+      g[i].num_tokens = 3;
+      g[i].verdict = Verdict(true, correct[i], std::nan(""));
+    }
+    return g;
+  };
+  const auto informative_of = [](const std::vector<std::vector<GroupRollout>>& groups) {
+    int64_t n = 0;
+    for (const auto& g : groups) {
+      auto adv =
+          ComputeGroupTokenAdvantages(g, {}, rl::AdvantageConfig{}, TruncatedPolicy::kPenalize);
+      EXPECT_TRUE(adv.ok());
+      n += adv->constant ? 0 : 1;
+    }
+    return n;
+  };
+  DynamicSampling ds{4, 3};
+  EXPECT_EQ(ds.NextRoundTasks(), 4);  // round 1: a full step
+  // Round 1: two all-wrong groups, one all-correct, one mixed: one informative.
+  ds.Record(4, informative_of({group_of({false, false}), group_of({true, true}),
+                               group_of({false, false}), group_of({true, false})}));
+  EXPECT_EQ(ds.rounds, 1);
+  EXPECT_EQ(ds.informative, 1);
+  EXPECT_EQ(ds.NextRoundTasks(), 3);  // the shortfall
+  // Round 2: two of the three informative.
+  ds.Record(3, informative_of(
+                   {group_of({false, true}), group_of({false, false}), group_of({true, false})}));
+  EXPECT_EQ(ds.NextRoundTasks(), 1);
+  // Round 3: constant again; the rounds are spent, the step goes on with 3 informative of 8.
+  ds.Record(1, informative_of({group_of({true, true})}));
+  EXPECT_EQ(ds.NextRoundTasks(), 0);
+  EXPECT_EQ(ds.rounds, 3);
+  EXPECT_EQ(ds.sampled, 8);
+  EXPECT_EQ(ds.informative, 3);
+
+  // Enough informative groups: no further round, however many are allowed.
+  DynamicSampling full{2, 5};
+  full.Record(2, 2);
+  EXPECT_EQ(full.NextRoundTasks(), 0);
+  // One round allowed (the default): never a second, whatever the groups.
+  DynamicSampling once{2, 1};
+  once.Record(2, 0);
+  EXPECT_EQ(once.NextRoundTasks(), 0);
+  EXPECT_EQ(once.rounds, 1);
 }
 
 }  // namespace
