@@ -225,16 +225,22 @@ void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int
         ReferenceResult first = AdmitAndRunReference(config, job.task_path, admission, shared);
         if (!first.ok && first.out_of_space && shared) {
           const auto asked = std::chrono::steady_clock::now();
+          bool retry = false;
           {
             std::unique_lock<std::mutex> lock(mu);
             ++space_waiters;
             // This reference is live and waits; the others that wait do not count.
-            changed.wait(lock, [&] { return live - space_waiters == 0; });
+            // A stopped pool runs no more samples, so the others may never be dropped: the
+            // first failure stands.
+            changed.wait(lock, [&] { return stopped || live - space_waiters == 0; });
             --space_waiters;
+            retry = !stopped;
           }
           space_wait_ms = MsSince(asked);
-          if (config.drop_kept_spills) config.drop_kept_spills();
-          first = AdmitAndRunReference(config, job.task_path, admission, shared);
+          if (retry) {
+            if (config.drop_kept_spills) config.drop_kept_spills();
+            first = AdmitAndRunReference(config, job.task_path, admission, shared);
+          }
         }
         auto r = std::make_shared<const ReferenceResult>(std::move(first));
         if (r->ok && config.keep_reference) config.keep_reference(job.task_path, r);
