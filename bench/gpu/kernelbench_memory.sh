@@ -29,6 +29,7 @@
 # Writes under $OUT: summary.txt (the table for bench/RESULTS.md), level<n>.json (tritonrl's
 # --json, when the run finished), level<n>.verdicts.tsv (task, outcome, first reason and its
 # message, one line per verdict stored so far, from --jsonl, which survives the cap),
+# level<n>.verdicts.jsonl (the verdicts themselves, with their timings_ms),
 # level<n>.time.txt, level<n>.meminfo.txt, level<n>.gpu.txt, level<n>.disk.txt (free GB of the
 # spill folder's file system every second), run.log.
 # What it proves: the run completes with no OOM (exit status, dmesg not needed: tritonrl's peak RSS
@@ -46,7 +47,9 @@ mkdir -p "$OUT"
 export TRITONRL_RUNNER_DIR="$ROOT/python"
 export TRITONRL_PYTHON="${TRITONRL_PYTHON:-$(command -v python3)}"
 JOBS="${KB_JOBS:-16}"  # KB_DEVICE=cpu (default cuda) runs it on the CPU: a check of the script
-# The reference outputs are spilled to the work folder: on the machine's disk, not a tmpfs.
+# The reference outputs are spilled to memory (the engine's memory tier, a third of MemAvailable by
+# default; KB_SPILL_MEMORY_MB overrides it, 0: disk only) and then to the work folder: on the
+# machine's disk, not a tmpfs.
 WORK="${KB_WORK:-$ROOT/.kb_memory_work}"
 STATE="${KB_STATE:-$ROOT/.kb_memory_state}"
 [[ "${KB_FRESH:-0}" == 1 ]] && rm -rf "$STATE"
@@ -118,7 +121,8 @@ PY
   timeout -s INT "$limit" /usr/bin/time -v -o "$OUT/level$level.time.txt" \
     "$BIN/tritonrl" eval --device "${KB_DEVICE:-cuda}" --run-id "kbmem-level$level" --tasks "$KB/KernelBench" --samples "$TMP/level$level.jsonl" \
     --jobs "$JOBS" --no-static --no-cache --json --db "$TMP/level$level.db" --work-dir "$WORK/level$level" \
-    --jsonl "$TMP/level$level.verdicts.jsonl" >"$TMP/level$level.json" 2>>"$LOG" &
+    --jsonl "$TMP/level$level.verdicts.jsonl" --spill-memory-mb "${KB_SPILL_MEMORY_MB:--1}" \
+    >"$TMP/level$level.json" 2>>"$LOG" &
   run_pid=$!
   hwm_kb=0
   : >"$OUT/level$level.meminfo.txt"
@@ -140,6 +144,7 @@ PY
   calls=$(wc -l <"$TMP/level$level.calls")
   disk_min=$(sort -n "$OUT/level$level.disk.txt" | head -1)
   [[ -s "$TMP/level$level.json" ]] && cp "$TMP/level$level.json" "$OUT/level$level.json"
+  cp "$TMP/level$level.verdicts.jsonl" "$OUT/" 2>/dev/null
   tree_kb=$(awk -F: '/Maximum resident set size/ {gsub(/ /, "", $2); print $2}' "$OUT/level$level.time.txt" 2>/dev/null)
   min_avail_kb=$(sort -n "$OUT/level$level.meminfo.txt" | head -1)
   gpu_peak=$(sort -n "$OUT/level$level.gpu.txt" | tail -1)
@@ -159,7 +164,11 @@ with open(tsv, "w") as f:
     for r in rows:
         reason = (r.get("reasons") or [{}])[0]
         msg = " ".join(str(reason.get("message", "")).split())[:300]
-        f.write(f"{r['task']}\t{r['outcome']}\t{reason.get('code', '')}\t{msg}\n")
+        t = r.get("timings_ms") or {}
+        times = " ".join(f"{k}={t[k] / 1000:.1f}s" for k in
+                         ("reference", "reference_wait", "reference_space_wait", "admission_wait",
+                          "correctness", "total") if isinstance(t.get(k), (int, float)))
+        f.write(f"{r['task']}\t{r['outcome']}\t{reason.get('code', '')}\t{msg}\t{times}\n")
 c = collections.Counter(r["outcome"] for r in rows)
 codes = collections.Counter((r.get("reasons") or [{}])[0].get("code", "")
                             for r in rows)

@@ -50,6 +50,7 @@ struct Options {
   double idle_timeout = 30;           // seconds; 0 = off (GPU only)
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;  // 0: what is free at start
   std::uint64_t spill_budget_mb = 0;                                // 0: the disk's free space
+  std::int64_t spill_memory_mb = -1;  // -1: a third of MemAvailable at start
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
   bool cold_workers = false;       // a fresh interpreter per worker instead of a fork of the zygote
   std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (EngineConfig)
@@ -84,6 +85,7 @@ sc::ScoringConfig ToScoringConfig(const Options& o) {
   c.memory_budget_mb = o.memory_budget_mb;
   c.device_memory_budget_mb = o.device_memory_budget_mb;
   c.spill_budget_mb = o.spill_budget_mb;
+  c.spill_memory_mb = o.spill_memory_mb;
   c.tolerance = o.tolerance;
   c.python = o.python;
   c.runner = o.runner;
@@ -403,6 +405,11 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "disk space the spilled reference outputs may take at once (default: the "
                       "work folder's free space less 1 GiB); a reference that runs out waits for "
                       "others' to be freed, then runs again");
+       sub.add_option("--spill-memory-mb", o->spill_memory_mb,
+                      "reference output bytes held in anonymous memory before the disk (default "
+                      "-1: a third of MemAvailable at start, taken out of --memory-budget-mb's "
+                      "default; 0: disk only)")
+           ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
        sub.add_flag("--keep-work", o->keep_work, "keep the workers' folders and logs (debugging)");
        sub.add_flag("--no-static", o->no_static,
                     "TEST ONLY: skip the static verifier (fault-injection candidates would be "

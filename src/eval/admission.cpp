@@ -119,7 +119,12 @@ std::optional<std::uint64_t> DeviceFreeBytes() {
 
 MemoryAdmission MakeAdmission(const EngineConfig& cfg) {
   std::uint64_t host = cfg.host_memory_budget, device = cfg.device_memory_budget;
-  if (host == 0) host = HostAvailableBytes().value_or(0) / 10 * 9;
+  if (host == 0) {
+    host = HostAvailableBytes().value_or(0) / 10 * 9;
+    // The memory tier of the spilled reference outputs takes its share of the same memory.
+    const std::uint64_t spills = cfg.memory_spill_budget ? cfg.memory_spill_budget->limit : 0;
+    host = host > spills ? host - spills : 0;
+  }
   if (device == 0 && cfg.device != "cpu") device = DeviceFreeBytes().value_or(0) / 10 * 9;
   return MemoryAdmission(host, device);
 }

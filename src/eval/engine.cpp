@@ -389,7 +389,8 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   if (cfg.timing.enabled && cfg.cached_reference_timing)
     cached = cfg.cached_reference_timing(task_path);
   if (cached) req["timing"]["recheck_only"] = true;
-  auto spill = SpillFile::Create(cfg.work_dir, cfg.spill_reserve_bytes, cfg.spill_budget);
+  auto spill = SpillFile::Create(cfg.work_dir, cfg.spill_reserve_bytes, cfg.spill_budget,
+                                 cfg.memory_spill_budget);
   if (!spill.ok()) {
     ref.error = {"reference", "io_error", spill.status().message()};
     return ref;

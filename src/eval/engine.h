@@ -96,6 +96,10 @@ struct EngineConfig {
   // The run's own quota of spilled bytes over all references at once (limit 0: none); null:
   // none. Shared by the copies of this config.
   std::shared_ptr<SpillBudget> spill_budget;
+  // The memory tier in front of the disk (SpillFile): the bytes of reference outputs held in
+  // anonymous memory at once, and the MemAvailable that must remain. Null or limit 0: disk only.
+  // Admission control's default host budget leaves this limit out.
+  std::shared_ptr<SpillBudget> memory_spill_budget;
   // Admission control (src/eval/admission.h): the host and device memory the pool's workers may
   // hold at once. 0: MemAvailable (host) and nvidia-smi's free memory (device, CUDA runs) read at
   // the pool's start. A sample whose estimate exceeds a budget gets resource_exhausted.

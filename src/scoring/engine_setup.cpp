@@ -13,6 +13,7 @@
 
 #include "base/file.h"
 #include "base/runner_locate.h"
+#include "eval/admission.h"
 #include "eval/sandbox_check.h"
 #include "verify/allowlist.h"
 
@@ -80,6 +81,11 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
   cfg.device_memory_budget = o.device_memory_budget_mb << 20;
   cfg.spill_budget = std::make_shared<eval::SpillBudget>();
   cfg.spill_budget->limit = o.spill_budget_mb << 20;
+  cfg.memory_spill_budget = std::make_shared<eval::SpillBudget>();
+  cfg.memory_spill_budget->limit = o.spill_memory_mb < 0
+                                       ? eval::HostAvailableBytes().value_or(0) / 3
+                                       : static_cast<std::uint64_t>(o.spill_memory_mb) << 20;
+  cfg.memory_spill_budget->keep_available = 4ull << 30;
   cfg.tolerance_policy = o.tolerance;
   cfg.timing.enabled = (device == "cuda" || o.cpu_timing) && !o.no_timing;
   cfg.timing.trials = o.timing_trials;

@@ -91,6 +91,9 @@ struct ScoringConfig {
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;
   // Spilled reference outputs held at once on the work folder's disk (0: its free space alone).
   std::uint64_t spill_budget_mb = 0;
+  // Spilled reference outputs held in memory before the disk (-1: a third of MemAvailable at
+  // start, 0: none); admission control's default budget leaves it out.
+  std::int64_t spill_memory_mb = -1;
   // A task's reference run serves later calls for this long (its secret seeds with it: a
   // candidate keeps no state between runs), so a call of a few samples skips it; at most
   // 4 x jobs references (a GRPO run cycles through its tasks) and this many spilled output bytes

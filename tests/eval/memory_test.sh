@@ -123,8 +123,9 @@ PY
     ;;
   spill)
     # Two tasks with 256 MiB outputs (2 trials each under --large-output-mb 100: 512 MiB of spill
-    # a reference) on 2 jobs, with a 700 MiB spill budget: the two references cannot be spilled
-    # at once. The one that runs out waits until the other task's samples are done (which frees
+    # a reference) on 2 jobs, with a 700 MiB spill budget on disk behind a 300 MiB memory tier:
+    # the first reference's outputs are split between memory and disk (its compares read across
+    # the boundary), and the two references cannot be spilled at once. The one that runs out waits until the other task's samples are done (which frees
     # its spill), then runs again: every sample gets its real verdict, none resource_exhausted.
     cp -r "$FIX" "$T/suite"
     cp "$FIX/level1/1_OuterProduct.py" "$T/suite/level1/3_OuterProductCopy.py"
@@ -133,7 +134,8 @@ PY
       "b1 level1/3_OuterProductCopy $FIX/solutions/1_OuterProduct.py" \
       "b2 level1/3_OuterProductCopy $FIX/solutions/1_OuterProduct.py wrong" | make_samples >"$T/s.jsonl"
     "$BIN" eval --tasks "$T/suite" --samples "$T/s.jsonl" --device cpu --jobs 2 --json --no-cache \
-      --stage-timeout 300 --large-output-mb 100 --spill-budget-mb 700 --work-dir "$T/work" >"$T/r.json"
+      --stage-timeout 300 --large-output-mb 100 --spill-budget-mb 700 --spill-memory-mb 300 \
+      --work-dir "$T/work" >"$T/r.json"
     "$PY" - "$T/r.json" <<'PY'
 import json, sys
 got = {s["sample"]: s for s in json.load(open(sys.argv[1]))["samples"]}
