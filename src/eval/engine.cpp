@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 #include <string_view>
@@ -140,6 +141,32 @@ bool IsOutOfDeviceMemory(const std::string& exc, const std::string& msg) {
          msg.find("CUDA out of memory") != std::string::npos ||
          msg.find("CUDA error: out of memory") != std::string::npos;
 }
+
+}  // namespace
+
+std::uint64_t DeviceBytesAtOom(std::string_view message) {
+  // "<number> <unit>" right after `label`; 0 when absent.
+  const auto amount_after = [&](std::string_view label) -> std::uint64_t {
+    const auto at = message.rfind(label);
+    if (at == std::string_view::npos) return 0;
+    const std::string rest(message.substr(at + label.size(), 40));
+    double value = 0;
+    char unit[8] = {};
+    if (std::sscanf(rest.c_str(), "%lf %7[A-Za-z]", &value, unit) != 2 || !(value >= 0)) return 0;
+    const std::string_view u(unit);
+    const double scale = u == "GiB"     ? 1024.0 * 1024 * 1024
+                         : u == "MiB"   ? 1024.0 * 1024
+                         : u == "KiB"   ? 1024.0
+                         : u == "bytes" ? 1.0
+                                        : 0.0;
+    return static_cast<std::uint64_t>(std::min(value * scale, 1e18));
+  };
+  const std::uint64_t asked = amount_after("Tried to allocate ");
+  const std::uint64_t held = amount_after("this process has ");
+  return asked > 0 && held > 0 ? asked + held : 0;
+}
+
+namespace {
 
 // Outcome and reason for a worker that did not finish its sequence.
 std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
@@ -407,6 +434,9 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   if (run.end != WorkerEnd::kDone) {
     auto [outcome, reason] = ClassifyEnd(run);
     ref.out_of_memory = reason.code == "out_of_memory";
+    // The reference worker is ours: its whole message is trusted (the reason's is truncated).
+    if (ref.out_of_memory)
+      ref.oom_device_bytes = DeviceBytesAtOom(GetString(run.error_frame.header, "message"));
     ref.out_of_space = outcome == "resource_exhausted";
     reason.stage = "reference";
     reason.message = fmt::format("{} ({}): {}", task_path, reason.code, reason.message);

@@ -156,15 +156,25 @@ struct Reason {
   std::string message;
 };
 
+// Device bytes a worker needed when CUDA's allocator failed: the memory its process had in use
+// plus the allocation that failed, read from torch.OutOfMemoryError's message ("Tried to allocate
+// 6.00 GiB ... this process has 12.63 GiB memory in use"); 0 when either is missing.
+std::uint64_t DeviceBytesAtOom(std::string_view message);
+
 // The reference run of one task (computed once per run and task).
 struct ReferenceResult {
   bool ok = false;
   Reason error;  // when !ok
   // When !ok: the worker ran out of GPU memory (reason out_of_memory), which other workers on the
-  // same GPU may have caused (the pool runs it again alone).
+  // same GPU may have caused (the pool runs it again with room for oom_device_bytes, then alone).
   bool out_of_memory = false;
+  // With out_of_memory: what the worker held plus what it asked for when it ran out, from torch's
+  // message (DeviceBytesAtOom); 0 when the message did not say.
+  std::uint64_t oom_device_bytes = 0;
+  // How the pool ran it again after running out of GPU memory, in order (evidence.pool).
+  std::vector<std::string> oom_reruns;
   // When !ok: the spill file's disk ran short (resource_exhausted), which other references
-  // spilling at the same time may have caused (the pool runs it again alone, too).
+  // spilling at the same time may have caused (RunPool waits for their spills, then retries).
   bool out_of_space = false;
   std::vector<std::string> variants;
   Tolerance tolerance;

@@ -486,6 +486,43 @@ TEST_F(EngineTest, OutOfGpuMemoryBesideOthersRunsAgainAlone) {
   }
 }
 
+TEST_F(EngineTest, AReferenceOutOfGpuMemoryRunsAgainWithRoomForWhatItNeeded) {
+  // torch's message says what the reference held and asked for: 1.5 GiB + 2 GiB, a quarter more
+  // admitted for the rerun beside others; out of memory again, it runs alone.
+  cfg_.extra_env = {"FAKE_REFERENCE_SCENARIO=oom"};
+  std::vector<SampleJob> jobs;
+  for (int i = 0; i < 2; ++i)
+    jobs.push_back({"s" + std::to_string(i), "t", "task.py", "print('unused')\n", std::nullopt});
+  std::vector<Verdict> got(jobs.size());
+  RunPool(cfg_, jobs, 2, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
+  for (const Verdict& v : got) {
+    EXPECT_EQ(v.outcome, "runtime_error") << v.evidence.dump();
+    ASSERT_TRUE(v.evidence["pool"].contains("reference_oom_reruns")) << v.evidence.dump();
+    EXPECT_EQ(v.evidence["pool"]["reference_oom_reruns"],
+              nlohmann::json::array({"beside others, 4480 MiB admitted", "alone"}));
+  }
+  // No sizes in the message: straight to alone. One thread: nobody else's doing, no rerun.
+  cfg_.extra_env = {"FAKE_REFERENCE_SCENARIO=oom_no_sizes"};
+  RunPool(cfg_, jobs, 2, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
+  EXPECT_EQ(got[0].evidence["pool"]["reference_oom_reruns"], nlohmann::json::array({"alone"}));
+  RunPool(cfg_, jobs, 1, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
+  EXPECT_FALSE(got[0].evidence["pool"].contains("reference_oom_reruns"));
+}
+
+TEST(DeviceBytesAtOomTest, HeldPlusAskedFromTorchsMessage) {
+  EXPECT_EQ(DeviceBytesAtOom("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 6.00 "
+                             "GiB. GPU 0 has a total capacity of 139.80 GiB of which 5.25 GiB is "
+                             "free. Including non-PyTorch memory, this process has 12.50 GiB "
+                             "memory in use. Of the allocated memory 12.00 GiB is allocated"),
+            static_cast<std::uint64_t>(18.5 * (1ull << 30)));
+  EXPECT_EQ(DeviceBytesAtOom("Tried to allocate 512.00 MiB. this process has 100 bytes memory"),
+            (512ull << 20) + 100);
+  EXPECT_EQ(DeviceBytesAtOom("CUDA out of memory. Tried to allocate 2.00 GiB."), 0u);
+  EXPECT_EQ(DeviceBytesAtOom("this process has 2.00 GiB memory in use"), 0u);
+  EXPECT_EQ(DeviceBytesAtOom("Tried to allocate lots. this process has 2.00 GiB"), 0u);
+  EXPECT_EQ(DeviceBytesAtOom("Tried to allocate 1.00 PiB. this process has 2.00 GiB"), 0u);
+}
+
 TEST(ScheduleTest, LargeVariantKeepsTheSecretTrial) {
   EngineConfig cfg;
   cfg.schedule = MakeSchedule(5, 7);  // secret at 7 % 5 = 2

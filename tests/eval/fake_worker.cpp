@@ -67,6 +67,20 @@ int main() {
         {"atol", 1e-4},
         {"rtol", 1e-4},
         {"dtype", "float32"}});
+  // A reference that runs out of GPU memory, with torch's message (FAKE_REFERENCE_SCENARIO=oom,
+  // or oom_no_sizes without the sizes).
+  if (const char* ref_sc = std::getenv("FAKE_REFERENCE_SCENARIO"); ref_sc && !candidate) {
+    const std::string what = ref_sc;
+    Send({{"type", "error"},
+          {"stage", "trial"},
+          {"exc_type", "OutOfMemoryError"},
+          {"message", what == "oom" ? "Traceback ...\ntorch.OutOfMemoryError: CUDA out of memory. "
+                                      "Tried to allocate 2.00 GiB. GPU 0 has a total capacity of "
+                                      "139.80 GiB of which 1.25 GiB is free. Including non-PyTorch "
+                                      "memory, this process has 1536.00 MiB memory in use."
+                                    : "CUDA out of memory."}});
+    return 1;
+  }
   if (candidate) {
     if (sc == "error_import") {
       Send({{"type", "error"},
