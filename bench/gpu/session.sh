@@ -38,6 +38,9 @@ for spec in "$@"; do
     load) cmd=(env OUT="$d" bench/gpu/load_test.sh) ;;
     # A level stopped at its KB_LIMIT_n resumes in the next call on the same warm machine (its
     # store is kept in .kb_memory_state); per-verdict reasons land in level<n>.verdicts.tsv.
+    # The state also comes back as $OUT/kbmem_state.tar.gz: unpacked at the repository root and
+    # carried (".kb_memory_state") to a fresh machine, it resumes there. Never carry it to the warm
+    # machine that holds a newer one: carried paths replace what is there.
     kbmem) cmd=(env OUT="$d" bench/gpu/kernelbench_memory.sh "${KB:?}") ;;
     kbaudit) # The null-model audit of KernelBench levels (tasks_audit.sh), KB_AUDIT_LEVELS
              # (default level2) and KB_ARGS (e.g. "--tasks level1/38_L1Norm_,level1/39_L2Norm_").
@@ -70,6 +73,7 @@ for spec in "$@"; do
   timeout -k 15 "$limit" "${cmd[@]}" >"$d/stdout.txt" 2>&1
   rc=$?
   say "step $step rc=$rc"
+  [[ "$step" == kbmem ]] && tar -czf "$OUT/kbmem_state.tar.gz" -C "$ROOT" .kb_memory_state 2>/dev/null
   for f in "$d"/*summary*.txt "$d"/*table*.txt "$d"/*_check*.txt; do
     [[ -f "$f" ]] && { echo "--- $step/$(basename "$f")"; cat "$f"; } >>"$SUM"
   done
