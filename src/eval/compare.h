@@ -85,6 +85,8 @@ class OutputComparison {
   CompareResult Finish();
 
  private:
+  template <typename LoadFn>
+  void FeedFloating(const char* out, const char* ref, std::int64_t n, LoadFn load);
   DType dtype_;
   Tolerance tol_;
   std::vector<std::int64_t> shape_;
