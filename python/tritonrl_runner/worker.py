@@ -423,6 +423,10 @@ class Worker:
             self._large_output = None  # decided on the variant's first trial
         header["input_bytes"] = sum(x.numel() * x.element_size() for x in inputs
                                     if isinstance(x, torch.Tensor))
+        if recorder is None and device.type == "cuda":
+            # The trusted reference's peak so far (what torch's allocator reserved): the engine sizes
+            # the admission of the task's candidates by it.
+            header["peak_device_bytes"] = int(torch.cuda.max_memory_reserved(device))
         tp = time.monotonic()
         header["input_sha256_after"] = (hash_before if _inputs_unchanged(inputs, before)
                                         else "changed:" + _digest_inputs(inputs))

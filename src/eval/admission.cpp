@@ -1,5 +1,6 @@
 #include "eval/admission.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -13,8 +14,15 @@ MemoryNeed EstimateCandidateMemory(const EngineConfig& cfg, const ReferenceResul
   const auto tensors = static_cast<std::uint64_t>(ref.max_input_bytes) +
                        static_cast<std::uint64_t>(ref.max_output_bytes);
   if (cfg.device == "cpu") return {kWorkerBaseHostBytes + 3 * tensors, 0};
+  // The reference's worker ran the same trials through the same runner: its measured peak and a
+  // quarter more, but never less than the runner's own copies (inputs, their copy, outputs).
+  const auto peak = static_cast<std::uint64_t>(std::max<std::int64_t>(0, ref.peak_device_bytes));
+  const std::uint64_t device =
+      peak > 0 ? std::max(peak + peak / 4, 2 * static_cast<std::uint64_t>(ref.max_input_bytes) +
+                                               static_cast<std::uint64_t>(ref.max_output_bytes))
+               : 3 * tensors;
   return {kWorkerBaseHostBytesCuda + 2 * FrameLimits{}.max_payload,
-          kWorkerBaseDeviceBytes + 3 * tensors};
+          kWorkerBaseDeviceBytes + device};
 }
 
 MemoryNeed EstimateReferenceMemory(const EngineConfig& cfg) {

@@ -183,6 +183,9 @@ struct ReferenceResult {
   std::shared_ptr<SpillFile> spill;  // the trials' output bytes
   // The largest trial's input and output bytes: what a candidate's worker will hold at once.
   std::int64_t max_input_bytes = 0, max_output_bytes = 0;
+  // CUDA: the most device memory torch's allocator had reserved in the reference's worker by the
+  // end of a trial (0: not reported). Candidates' admission estimates start from it.
+  std::int64_t peak_device_bytes = 0;
   double ms = 0;
   std::map<std::string, double> phase_ms;  // WorkerRun::phase_ms of the reference's worker
   SandboxReport sandbox;

@@ -127,6 +127,8 @@ Status ReferenceRecorder::OnFrame(const Frame& f) {
     t.outputs.push_back(std::move(*o));
   }
   ref_.max_input_bytes = std::max(ref_.max_input_bytes, t.input_bytes);
+  ref_.peak_device_bytes = std::max<std::int64_t>(
+      ref_.peak_device_bytes, GetInt(f.header, "peak_device_bytes").value_or(0));
   ref_.max_output_bytes = std::max(ref_.max_output_bytes, total);
   ref_.trials.push_back(std::move(t));
   return Status::Ok();

@@ -79,6 +79,16 @@ TEST(AdmissionTest, EstimatesByHand) {
   const MemoryNeed gpu = EstimateCandidateMemory(cfg, ref);
   EXPECT_EQ(gpu.host, (2ull << 30) + (32ull << 20));
   EXPECT_EQ(gpu.device, (1ull << 30) + 3 * (400ull << 20));
+  // With the reference's measured peak: that and a quarter more, over the base.
+  ref.peak_device_bytes = 800 << 20;
+  EXPECT_EQ(EstimateCandidateMemory(cfg, ref).device, (1ull << 30) + (1000ull << 20));
+  // Never less than the runner's own copies: inputs twice (the copy kept to see them changed)
+  // and the outputs.
+  ref.peak_device_bytes = 100 << 20;
+  EXPECT_EQ(EstimateCandidateMemory(cfg, ref).device, (1ull << 30) + (500ull << 20));
+  // The CPU path ignores it (the reference does not report a host peak).
+  cfg.device = "cpu";
+  EXPECT_EQ(EstimateCandidateMemory(cfg, ref).host, (768ull << 20) + 3 * (400ull << 20));
 }
 
 TEST(AdmissionTest, HostAvailableIsReadFromProc) {

@@ -68,6 +68,7 @@ TEST_F(EngineTest, ReferenceRecordsEveryTrial) {
   std::memcpy(&first, bytes.data(), 4);
   EXPECT_EQ(first, static_cast<float>(cfg_.schedule[2].seed % 7));
   EXPECT_EQ(ref_.max_output_bytes, 8);
+  EXPECT_EQ(ref_.peak_device_bytes, 5 << 20);  // the largest of the five trials' reports
 }
 
 TEST_F(EngineTest, HonestWorkerIsCorrect) {
