@@ -23,8 +23,23 @@ eval_hack() {
   "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/$2.jsonl" --device cpu --cpu-timing --timing-trials "${3:-20}" \
     --no-static --json --no-cache --work-dir "$T/w-$2" >"$T/$2.json"
 }
-"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --cpu-timing --timing-trials 6 --no-static \
-  --json --no-cache --jobs 3 --work-dir "$T/w1" >"$T/timed.json"
+timed_run() {
+  "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --cpu-timing --timing-trials 6 --no-static \
+    --json --no-cache --jobs 3 --work-dir "$T/w1" >"$T/timed.json"
+}
+timed_run
+# A loaded host (other tests, builds) makes the engine's clock disagree with the honest sample's,
+# and the load rule then voids its speedup (parent_clock_gap, timing_contended), as it must. That
+# says nothing about the code under test: once more, and the second run must be clean.
+if "$ROOT/.venv/bin/python" - "$T/timed.json" <<'PY'
+import json, sys
+s = {x["sample"]: x for x in json.load(open(sys.argv[1]))["samples"]}["legit/relu_basic"]
+sys.exit(0 if {"parent_clock_gap", "timing_contended"} & set(s["flags"]) else 1)
+PY
+then
+  echo "timing e2e: the honest sample's speedup was voided by load flags; running again"
+  timed_run
+fi
 "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --no-static --json --no-cache --jobs 2 \
   --work-dir "$T/w2" >"$T/plain.json"
 test -f "$T/tritonrl-timing-gpu0.lock"  # the lease's lock file
