@@ -417,6 +417,117 @@ struct StepOutcome {
   std::vector<json> rollout_lines;
 };
 
+// A step's rollouts over its rounds, in order (task-major within a round), with what the update
+// and the step's metrics need from them.
+struct StepRollouts {
+  std::vector<Rollout> rollouts;
+  std::vector<std::vector<float>> token_adv;
+  std::vector<bool> carries_loss;
+  std::array<int64_t, kOutcomeClasses> classes{};
+  double speedup_sum = 0;
+  int64_t speedup_n = 0, constant_groups = 0;
+};
+
+// One round's groups: verdicts to rewards and per-token advantages, the step's tallies in
+// out.metrics and `acc`, one rollouts.jsonl line per rollout, each group's record in the
+// sampler; the round's rollouts move to acc.rollouts. Returns how many groups were informative.
+Result<int64_t> AddRoundGroups(Runner& run, const GrpoOptions& o, int64_t step, int64_t round,
+                               int64_t first_group, GenBatch& gen,
+                               const scoring::BatchResult& scored, StepRollouts& acc,
+                               StepOutcome& out) {
+  const size_t G = static_cast<size_t>(o.group);
+  const size_t first = acc.rollouts.size();
+  GrpoStepMetrics& s = out.metrics;
+  acc.token_adv.resize(first + gen.rollouts.size());
+  acc.carries_loss.resize(first + gen.rollouts.size(), false);
+  int64_t informative = 0;
+  for (size_t b = 0; b < gen.tasks.size(); ++b) {
+    std::vector<GroupRollout> group;
+    for (size_t k = 0; k < G; ++k) {
+      const size_t i = b * G + k;
+      const Rollout& r = gen.rollouts[i];
+      const scoring::ScoredSample& v = scored.samples[i];
+      GroupRollout gr;
+      gr.num_tokens = static_cast<int64_t>(r.tokens.size());
+      gr.plan_tokens = PlanTokenRange(run.m.tokenizer, r.tokens);
+      gr.verdict.syntax_ok = v.syntax_ok;
+      gr.verdict.functionality_ok = v.functionality_ok;
+      gr.verdict.correct = v.correct;
+      if (v.speedup) gr.verdict.speedup = *v.speedup;
+      gr.verdict.flags = v.flags;
+      gr.truncated = r.truncated;
+      group.push_back(std::move(gr));
+    }
+    auto adv = ComputeGroupTokenAdvantages(group, run.reward_config, run.adv_config, run.truncated);
+    if (!adv.ok()) return adv.status();
+    if (adv->filtered) ++s.filtered_groups;
+    if (adv->constant) {
+      ++acc.constant_groups;
+    } else {
+      ++informative;
+    }
+    int64_t passed = 0;
+    for (size_t k = 0; k < G; ++k) {
+      const size_t i = b * G + k;
+      const Rollout& r = gen.rollouts[i];
+      const scoring::ScoredSample& v = scored.samples[i];
+      const RolloutTokenAdvantages& ra = adv->rollouts[k];
+      acc.token_adv[first + i] = ra.per_token;
+      acc.carries_loss[first + i] = !ra.masked && !r.tokens.empty();
+      if (v.correct) ++passed;
+      s.reward_correct += ra.rewards.r_correct;
+      s.reward_speedup += ra.rewards.r_speedup;
+      s.valid_rate += v.valid;
+      s.compiled_rate += v.compiled;
+      s.correct_rate += v.correct;
+      const rl::Rewards raw = rl::ComputeRewards(group[k].verdict, run.reward_config);
+      const OutcomeClass c = ClassifyOutcome(v.outcome, raw, v.speedup);
+      ++acc.classes[static_cast<size_t>(c)];
+      if (c == OutcomeClass::kFast) s.fast1_rate += 1;
+      if (v.correct && v.speedup && !raw.speedup_voided && !raw.speedup_missing) {
+        acc.speedup_sum += *v.speedup;
+        ++acc.speedup_n;
+      }
+      s.response_tokens += static_cast<double>(r.tokens.size());
+      if (r.truncated) ++s.truncated;
+      out.rollout_lines.push_back(
+          {{"step", step},
+           {"round", round},
+           {"task", run.pool.tasks[r.task].id},
+           {"group", first_group + static_cast<int64_t>(b)},
+           {"sample", k},
+           {"prompt", run.pool.tasks[r.task].prompt},
+           {"response", r.text},
+           {"tokens", r.tokens.size()},
+           {"truncated", r.truncated},
+           {"injected", r.injected},
+           {"outcome", std::string(vocab::OutcomeName(v.outcome))},
+           {"class", OutcomeClassName(c)},
+           {"syntax_ok", v.syntax_ok},
+           {"functionality_ok", v.functionality_ok},
+           {"compiled", v.compiled},
+           {"correct", v.correct},
+           {"speedup", v.speedup ? json(*v.speedup) : json(nullptr)},
+           {"flags", v.flags},
+           {"r_correct", ra.rewards.r_correct},
+           {"r_speedup", ra.rewards.r_speedup},
+           {"r_binary", ra.rewards.r_binary},
+           {"adv_plan", ra.advantage.plan},
+           {"adv_code", ra.advantage.code},
+           {"plan_tokens", group[k].plan_tokens ? json::array({group[k].plan_tokens->begin,
+                                                               group[k].plan_tokens->end})
+                                                : json(nullptr)},
+           {"masked", ra.masked},
+           {"constant", adv->constant},
+           {"filtered", adv->filtered}});
+    }
+    TRITONRL_RETURN_IF_ERROR(
+        run.sampler->RecordGroup(run.pool.tasks[gen.tasks[b]].id, passed, o.group));
+  }
+  for (Rollout& r : gen.rollouts) acc.rollouts.push_back(std::move(r));
+  return informative;
+}
+
 json MetricsJson(const GrpoStepMetrics& s) {
   return {{"step", s.step},
           {"reward_correct", s.reward_correct},
@@ -591,7 +702,6 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
   Progress bar(o.progress);
   const auto t0 = Clock::now();
   const int64_t first_step = step;
-  const size_t G = static_cast<size_t>(o.group);
 
   while (step < o.steps) {
     const int64_t this_step = step + 1;
@@ -602,12 +712,9 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
     StepOutcome out;
     GrpoStepMetrics& s = out.metrics;
     s.step = this_step;
-    std::vector<Rollout> rollouts;  // every round's, in order; task-major within a round
-    std::vector<std::vector<float>> token_adv;
-    std::vector<bool> carries_loss;
-    std::array<int64_t, kOutcomeClasses> classes{};
-    double speedup_sum = 0;
-    int64_t speedup_n = 0, constant_groups = 0, new_tokens = 0;
+    StepRollouts acc;
+    auto& rollouts = acc.rollouts;
+    int64_t new_tokens = 0;
     DynamicSampling sampling{o.tasks_per_step, o.max_sample_rounds};
     for (int64_t want = sampling.NextRoundTasks(); want > 0; want = sampling.NextRoundTasks()) {
       const int64_t round = sampling.rounds + 1;
@@ -622,7 +729,7 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
       }
       // ---- Scoring, overlapped with sampling the next step's first round when off-policy.
       // Sample ids count on over the step's rounds (round 1's are those of a one-round step).
-      const size_t first = rollouts.size();
+      const size_t first = acc.rollouts.size();
       std::vector<scoring::Sample> batch;
       for (size_t i = 0; i < gen.rollouts.size(); ++i) {
         const Rollout& r = gen.rollouts[i];
@@ -657,96 +764,10 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
       s.gen_seconds += gen.seconds;
       new_tokens += gen.new_tokens;
 
-      // ---- Rewards and advantages, group by group.
-      token_adv.resize(first + gen.rollouts.size());
-      carries_loss.resize(first + gen.rollouts.size(), false);
-      int64_t informative = 0;
-      for (size_t b = 0; b < gen.tasks.size(); ++b) {
-        std::vector<GroupRollout> group;
-        for (size_t k = 0; k < G; ++k) {
-          const size_t i = b * G + k;
-          const Rollout& r = gen.rollouts[i];
-          const scoring::ScoredSample& v = scored->samples[i];
-          GroupRollout gr;
-          gr.num_tokens = static_cast<int64_t>(r.tokens.size());
-          gr.plan_tokens = PlanTokenRange(run.m.tokenizer, r.tokens);
-          gr.verdict.syntax_ok = v.syntax_ok;
-          gr.verdict.functionality_ok = v.functionality_ok;
-          gr.verdict.correct = v.correct;
-          if (v.speedup) gr.verdict.speedup = *v.speedup;
-          gr.verdict.flags = v.flags;
-          gr.truncated = r.truncated;
-          group.push_back(std::move(gr));
-        }
-        auto adv =
-            ComputeGroupTokenAdvantages(group, run.reward_config, run.adv_config, run.truncated);
-        if (!adv.ok()) return adv.status();
-        if (adv->filtered) ++s.filtered_groups;
-        if (adv->constant) {
-          ++constant_groups;
-        } else {
-          ++informative;
-        }
-        int64_t passed = 0;
-        for (size_t k = 0; k < G; ++k) {
-          const size_t i = b * G + k;
-          const Rollout& r = gen.rollouts[i];
-          const scoring::ScoredSample& v = scored->samples[i];
-          const RolloutTokenAdvantages& ra = adv->rollouts[k];
-          token_adv[first + i] = ra.per_token;
-          carries_loss[first + i] = !ra.masked && !r.tokens.empty();
-          if (v.correct) ++passed;
-          s.reward_correct += ra.rewards.r_correct;
-          s.reward_speedup += ra.rewards.r_speedup;
-          s.valid_rate += v.valid;
-          s.compiled_rate += v.compiled;
-          s.correct_rate += v.correct;
-          const rl::Rewards raw = rl::ComputeRewards(group[k].verdict, run.reward_config);
-          const OutcomeClass c = ClassifyOutcome(v.outcome, raw, v.speedup);
-          ++classes[static_cast<size_t>(c)];
-          if (c == OutcomeClass::kFast) s.fast1_rate += 1;
-          if (v.correct && v.speedup && !raw.speedup_voided && !raw.speedup_missing) {
-            speedup_sum += *v.speedup;
-            ++speedup_n;
-          }
-          s.response_tokens += static_cast<double>(r.tokens.size());
-          if (r.truncated) ++s.truncated;
-          out.rollout_lines.push_back(
-              {{"step", this_step},
-               {"round", round},
-               {"task", run.pool.tasks[r.task].id},
-               {"group", sampling.sampled + static_cast<int64_t>(b)},
-               {"sample", k},
-               {"prompt", run.pool.tasks[r.task].prompt},
-               {"response", r.text},
-               {"tokens", r.tokens.size()},
-               {"truncated", r.truncated},
-               {"injected", r.injected},
-               {"outcome", std::string(vocab::OutcomeName(v.outcome))},
-               {"class", OutcomeClassName(c)},
-               {"syntax_ok", v.syntax_ok},
-               {"functionality_ok", v.functionality_ok},
-               {"compiled", v.compiled},
-               {"correct", v.correct},
-               {"speedup", v.speedup ? json(*v.speedup) : json(nullptr)},
-               {"flags", v.flags},
-               {"r_correct", ra.rewards.r_correct},
-               {"r_speedup", ra.rewards.r_speedup},
-               {"r_binary", ra.rewards.r_binary},
-               {"adv_plan", ra.advantage.plan},
-               {"adv_code", ra.advantage.code},
-               {"plan_tokens", group[k].plan_tokens ? json::array({group[k].plan_tokens->begin,
-                                                                   group[k].plan_tokens->end})
-                                                    : json(nullptr)},
-               {"masked", ra.masked},
-               {"constant", adv->constant},
-               {"filtered", adv->filtered}});
-        }
-        TRITONRL_RETURN_IF_ERROR(
-            run.sampler->RecordGroup(run.pool.tasks[gen.tasks[b]].id, passed, o.group));
-      }
-      sampling.Record(static_cast<int64_t>(gen.tasks.size()), informative);
-      for (Rollout& r : gen.rollouts) rollouts.push_back(std::move(r));
+      auto informative =
+          AddRoundGroups(run, o, this_step, round, sampling.sampled, gen, *scored, acc, out);
+      if (!informative.ok()) return informative.status();
+      sampling.Record(static_cast<int64_t>(gen.tasks.size()), *informative);
     }
     s.sampled_groups = sampling.sampled;
     s.informative_groups = sampling.informative;
@@ -758,7 +779,7 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
     s.compiled_rate /= n;
     s.correct_rate /= n;
     s.fast1_rate /= n;
-    s.mean_speedup = speedup_n ? speedup_sum / static_cast<double>(speedup_n) : 0.0;
+    s.mean_speedup = acc.speedup_n ? acc.speedup_sum / static_cast<double>(acc.speedup_n) : 0.0;
     s.response_tokens /= n;
     s.gen_tokens_per_second = static_cast<double>(new_tokens) / std::max(s.gen_seconds, 1e-9);
     // ---- The update: recomputed log-probs, the clipped surrogate, one AdamW step.
@@ -767,7 +788,7 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
     for (const Param& p : t.params) p.value.mutable_grad().reset();
     int64_t loss_tokens = 0;
     for (size_t i = 0; i < rollouts.size(); ++i) {
-      if (carries_loss[i]) loss_tokens += static_cast<int64_t>(rollouts[i].tokens.size());
+      if (acc.carries_loss[i]) loss_tokens += static_cast<int64_t>(rollouts[i].tokens.size());
     }
     double clipped = 0, kl_sum = 0, entropy_sum = 0, loss_value = 0;
     int64_t entropy_n = 0;
@@ -789,7 +810,7 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
           row.insert(row.end(), r.tokens.begin(), r.tokens.end());
           from.push_back(static_cast<int64_t>(run.pool.tasks[r.task].ids.size()));
           ids.push_back(std::move(row));
-          adv_v.insert(adv_v.end(), token_adv[i].begin(), token_adv[i].end());
+          adv_v.insert(adv_v.end(), acc.token_adv[i].begin(), acc.token_adv[i].end());
           old_v.insert(old_v.end(), r.logprobs.begin(), r.logprobs.end());
         }
         TokenBatch tb = MakeBatch(ids, from, run.device);
@@ -820,7 +841,7 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
         longest = 0;
       };
       for (size_t i = 0; i < rollouts.size(); ++i) {
-        if (carries_loss[i] != with_loss || rollouts[i].tokens.empty()) continue;
+        if (acc.carries_loss[i] != with_loss || rollouts[i].tokens.empty()) continue;
         const int64_t len = static_cast<int64_t>(run.pool.tasks[rollouts[i].task].ids.size() +
                                                  rollouts[i].tokens.size());
         if (!rows.empty() && std::max(longest, len) * static_cast<int64_t>(rows.size() + 1) >
@@ -846,12 +867,12 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
     json line = MetricsJson(s);
     for (int c = 0; c < kOutcomeClasses; ++c) {
       line[std::string("share_") + OutcomeClassName(static_cast<OutcomeClass>(c))] =
-          static_cast<double>(classes[static_cast<size_t>(c)]) / n;
+          static_cast<double>(acc.classes[static_cast<size_t>(c)]) / n;
     }
     line["loss"] = loss_value;
     line["grad_norm"] = grad_norm;
     line["loss_tokens"] = loss_tokens;
-    line["constant_groups"] = constant_groups;
+    line["constant_groups"] = acc.constant_groups;
     line["updated"] = loss_tokens > 0;
     line["lr"] = o.lr;
     line["elapsed_s"] = Since(t0);
