@@ -62,19 +62,20 @@ ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::stri
   // which only their candidates' runs free, so waiting alone for admission would not free it.
   if (!ref.ok && ref.out_of_memory && shared) {
     ticket->Release();
+    std::vector<std::string> reruns;
     const std::uint64_t need = ref.oom_device_bytes + ref.oom_device_bytes / 4;
     if (need > 0 && (admission.device_budget() == 0 || need < admission.device_budget())) {
       auto sized = admission.Admit({base.host, std::max(base.device, need)});
       if (sized.ok()) {
         ref = RunReference(config, task_path);
-        ref.oom_reruns.push_back(fmt::format("beside others, {} MiB admitted", need >> 20));
-        if (ref.ok || !ref.out_of_memory) return ref;
+        reruns.push_back(fmt::format("beside others, {} MiB admitted", need >> 20));
       }
     }
-    std::vector<std::string> reruns = std::move(ref.oom_reruns);
-    MemoryAdmission::Ticket alone = admission.AdmitAlone();
-    ref = RunReference(config, task_path);
-    reruns.push_back("alone");
+    if (!ref.ok && ref.out_of_memory) {
+      MemoryAdmission::Ticket alone = admission.AdmitAlone();
+      ref = RunReference(config, task_path);
+      reruns.push_back("alone");
+    }
     ref.oom_reruns = std::move(reruns);
   }
   return ref;

@@ -88,7 +88,8 @@ SpillFile::~SpillFile() {
 }
 
 bool SpillFile::AppendToMemory(std::string_view bytes) {
-  if (!memory_ || disk_started_) return false;
+  // Once any append went to the disk, memory would no longer be the file's head.
+  if (!memory_ || size_ > memory_size_) return false;
   const auto available = HostAvailableBytes();
   if (!available || *available < bytes.size() + memory_->keep_available) return false;
   if (!Book(*memory_, bytes.size())) return false;
@@ -106,7 +107,6 @@ bool SpillFile::AppendToMemory(std::string_view bytes) {
 
 Status SpillFile::Append(std::string_view bytes) {
   if (AppendToMemory(bytes)) return Status::Ok();
-  disk_started_ = true;
   return AppendToDisk(bytes);
 }
 

@@ -66,7 +66,6 @@ class SpillFile {
   Status AppendToDisk(std::string_view bytes);
   int fd_ = -1;
   int memory_fd_ = -1;  // made by the first append that fits in memory
-  bool disk_started_ = false;
   std::string dir_;
   std::uint64_t reserve_ = 0;
   std::shared_ptr<SpillBudget> budget_;

@@ -125,8 +125,9 @@ PY
     # Two tasks with 256 MiB outputs (2 trials each under --large-output-mb 100: 512 MiB of spill
     # a reference) on 2 jobs, with a 700 MiB spill budget on disk behind a 300 MiB memory tier:
     # the first reference's outputs are split between memory and disk (its compares read across
-    # the boundary), and the two references cannot be spilled at once. The one that runs out waits until the other task's samples are done (which frees
-    # its spill), then runs again: every sample gets its real verdict, none resource_exhausted.
+    # the boundary), and the two references cannot be spilled at once. The one that runs out
+    # waits until the other task's samples are done (which frees its spill), then runs again:
+    # every sample gets its real verdict, none resource_exhausted.
     cp -r "$FIX" "$T/suite"
     cp "$FIX/level1/1_OuterProduct.py" "$T/suite/level1/3_OuterProductCopy.py"
     printf '%s\n' "a1 level1/1_OuterProduct $FIX/solutions/1_OuterProduct.py" \
