@@ -6,8 +6,10 @@
 # KB_ROOT holds the KernelBench checkout's task folders: KB_ROOT/KernelBench/level1/*.py, level2,
 # level3 (default sizes, untouched). Every sampled task is evaluated with its own reference as the
 # candidate (the task file plus `class ModelNew(Model): pass`) and --no-static, so that it reaches
-# the runtime, where it must be rejected (no_triton_launch): the trials still run in full, so
-# every output passes through the engine's comparison. --jobs 16, one run per level, each under
+# the runtime, where it must be rejected (forbidden_aten_op in its first trial's header). Since
+# evaluator version 15 a candidate stops at its first failure, so the reference's outputs are
+# spilled as ever but the candidate's are not read; KB_EVAL_ARGS=--all-trials runs every trial
+# through the engine's comparison (the load before version 15). --jobs 16, one run per level, each under
 # /usr/bin/time -v, while tritonrl's own VmHWM (its peak RSS; time -v's figure is the largest of
 # the process and its descendants, the workers included) and the host's MemAvailable are sampled
 # every second and nvidia-smi every 5 s (the GPU's peak memory use).
@@ -121,7 +123,7 @@ PY
   timeout -s INT "$limit" /usr/bin/time -v -o "$OUT/level$level.time.txt" \
     "$BIN/tritonrl" eval --device "${KB_DEVICE:-cuda}" --run-id "kbmem-level$level" --tasks "$KB/KernelBench" --samples "$TMP/level$level.jsonl" \
     --jobs "$JOBS" --no-static --no-cache --json --db "$TMP/level$level.db" --work-dir "$WORK/level$level" \
-    --jsonl "$TMP/level$level.verdicts.jsonl" --spill-memory-mb "${KB_SPILL_MEMORY_MB:--1}" \
+    --jsonl "$TMP/level$level.verdicts.jsonl" --spill-memory-mb "${KB_SPILL_MEMORY_MB:--1}" ${KB_EVAL_ARGS:-} \
     >"$TMP/level$level.json" 2>>"$LOG" &
   run_pid=$!
   hwm_kb=0

@@ -52,6 +52,7 @@ struct Options {
   std::uint64_t spill_budget_mb = 0;                                // 0: the disk's free space
   std::int64_t spill_memory_mb = -1;  // -1: a third of MemAvailable at start
   bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
+  bool all_trials = false;         // a failing candidate runs its remaining trials too
   bool cold_workers = false;       // a fresh interpreter per worker instead of a fork of the zygote
   std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (EngineConfig)
 };
@@ -81,6 +82,7 @@ sc::ScoringConfig ToScoringConfig(const Options& o) {
   c.static_stage = !o.no_static;
   c.sandbox = !o.no_sandbox;
   c.keep_work = o.keep_work;
+  c.all_trials = o.all_trials;
   c.cold_workers = o.cold_workers;
   c.memory_budget_mb = o.memory_budget_mb;
   c.device_memory_budget_mb = o.device_memory_budget_mb;
@@ -411,6 +413,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "default; 0: disk only)")
            ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
        sub.add_flag("--keep-work", o->keep_work, "keep the workers' folders and logs (debugging)");
+       sub.add_flag("--all-trials", o->all_trials,
+                    "run a candidate's remaining trials after one has failed (default: stop "
+                    "there; the verdict is settled) to see every trial's reasons");
        sub.add_flag("--no-static", o->no_static,
                     "TEST ONLY: skip the static verifier (fault-injection candidates would be "
                     "rejected by it)");

@@ -46,6 +46,22 @@ void MemoryAdmission::Ticket::Release() {
   owner_ = nullptr;
 }
 
+void MemoryAdmission::Ticket::GrowTo(MemoryNeed need) {
+  if (owner_ == nullptr || alone_) return;
+  const MemoryNeed more{need.host > need_.host ? need.host - need_.host : 0,
+                        need.device > need_.device ? need.device - need_.device : 0};
+  if (more.host == 0 && more.device == 0) return;
+  owner_->Take(more);
+  need_.host += more.host;
+  need_.device += more.device;
+}
+
+void MemoryAdmission::Take(MemoryNeed more) {
+  std::lock_guard<std::mutex> lock(mu_);
+  host_held_ += more.host;
+  device_held_ += more.device;
+}
+
 Result<MemoryAdmission::Ticket> MemoryAdmission::Admit(MemoryNeed need) {
   const auto over = [](std::uint64_t need_bytes, std::uint64_t budget) {
     return budget != 0 && need_bytes > budget;

@@ -54,6 +54,10 @@ class MemoryAdmission {
     Ticket& operator=(const Ticket&) = delete;
     ~Ticket() { Release(); }
     void Release();
+    // Raises the reservation to at least `need` on each side, without waiting: the worker already
+    // holds that memory (a reference admitted at its base reports its measured peak), so later
+    // admissions must see it. May take the pool over its budget; no effect on an alone ticket.
+    void GrowTo(MemoryNeed need);
 
    private:
     friend class MemoryAdmission;
@@ -75,6 +79,7 @@ class MemoryAdmission {
 
  private:
   void Give(MemoryNeed need, bool alone);
+  void Take(MemoryNeed more);
   const std::uint64_t host_budget_, device_budget_;
   std::mutex mu_;
   std::condition_variable freed_;

@@ -403,7 +403,8 @@ json Verdict::ToJson() const {
   return j;
 }
 
-ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_path) {
+ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_path,
+                             const std::function<void(std::int64_t)>& on_device_peak) {
   ReferenceResult ref;
   auto dir = MakeWorkDir(cfg.work_dir);
   if (!dir.ok()) {
@@ -423,7 +424,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
     return ref;
   }
   ref.spill = *spill;
-  ReferenceRecorder recorder(ref, *spill);
+  ReferenceRecorder recorder(ref, *spill, on_device_peak);
   ref.schedule = cfg.schedule;
   ref.init_seed = cfg.init_seed;
   ref.timing_plan = cfg.timing;
@@ -554,6 +555,7 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
                 {"rtol", ref.tolerance.rtol}};
   v.evidence["guards"] = GuardEvidenceJson(c.guards);
   if (run.end != WorkerEnd::kDone) v.evidence["exit"] = run.fin.exit.ToString();
+  if (run.stopped_after_failed_trial) v.evidence["stopped_after_failed_trial"] = true;
   v.compiled = c.imported && c.trials_checked > 0;
   if (run.end != WorkerEnd::kDone) {
     auto [outcome, reason] = ClassifyEnd(run);

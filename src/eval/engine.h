@@ -82,6 +82,11 @@ struct EngineConfig {
   TimingOptions timing;                // the timing stage (src/eval/timing.h); off on the CPU
   std::string device_model;            // nvidia-smi name: roofline peaks
   bool keep_work = false;              // keep worker folders (debugging)
+  // A candidate is stopped at its first failure: after a trial header that failed (its outputs
+  // are not read) or after the trial whose outputs failed. The verdict is settled, and the rest
+  // of a KernelBench-sized task would ship gigabytes for nothing. true: every trial runs and is
+  // compared (diagnostics: all the trials' reasons).
+  bool all_trials = false;
   // Workers forked from a zygote that imported torch and triton once (SpawnWorker, process.h);
   // false: a fresh interpreter per worker. Same sandbox either way; verdicts say which in
   // sandbox.spawn.
@@ -209,7 +214,9 @@ EngineConfig CandidateConfig(const EngineConfig& config, const ReferenceResult& 
 // variant's list where its outputs reached EngineConfig::large_output_bytes.
 std::vector<int> RecordedTrials(const ReferenceResult& ref, const std::string& variant);
 
-ReferenceResult RunReference(const EngineConfig& config, const std::string& task_path);
+// `on_device_peak`: see ReferenceRecorder (the pool grows the reference's admission with it).
+ReferenceResult RunReference(const EngineConfig& config, const std::string& task_path,
+                             const std::function<void(std::int64_t)>& on_device_peak = {});
 
 struct Verdict {
   std::string sample;

@@ -57,7 +57,15 @@ ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::stri
                  task_path + ": the reference cannot be started: " + ticket.status().message()};
     return ref;
   }
-  ReferenceResult ref = RunReference(config, task_path);
+  // Once a trial reports the worker's allocator peak, the admission holds that (and a quarter
+  // more) instead of the base: later workers are admitted beside what it really uses.
+  const auto grow = [&](MemoryAdmission::Ticket& t) {
+    return [&t, &base](std::int64_t peak) {
+      const auto p = static_cast<std::uint64_t>(peak);
+      t.GrowTo({base.host, base.device + p + p / 4});
+    };
+  };
+  ReferenceResult ref = RunReference(config, task_path, grow(*ticket));
   // Out of spill space is RunPool's to retry: the space is held by other tasks' spilled outputs,
   // which only their candidates' runs free, so waiting alone for admission would not free it.
   if (!ref.ok && ref.out_of_memory && shared) {
@@ -67,7 +75,7 @@ ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::stri
     if (need > 0 && (admission.device_budget() == 0 || need < admission.device_budget())) {
       auto sized = admission.Admit({base.host, std::max(base.device, need)});
       if (sized.ok()) {
-        ref = RunReference(config, task_path);
+        ref = RunReference(config, task_path, grow(*sized));
         reruns.push_back(fmt::format("beside others, {} MiB admitted", need >> 20));
       }
     }

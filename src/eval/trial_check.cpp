@@ -131,6 +131,7 @@ Status ReferenceRecorder::OnFrame(const Frame& f) {
       ref_.peak_device_bytes, GetInt(f.header, "peak_device_bytes").value_or(0));
   ref_.max_output_bytes = std::max(ref_.max_output_bytes, total);
   ref_.trials.push_back(std::move(t));
+  if (on_device_peak_ && ref_.peak_device_bytes > 0) on_device_peak_(ref_.peak_device_bytes);
   return Status::Ok();
 }
 

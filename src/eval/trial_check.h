@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -67,13 +68,18 @@ class TrialSink {
   virtual Status OnTrialEnd() = 0;
   // Asked when the worker is ready to be timed: true stops it there (failed trials).
   virtual bool SkipTiming() const { return false; }
+  // Asked after each trial header and each trial: true stops the worker there (the verdict is
+  // already settled).
+  virtual bool StopAfterTrial() const { return false; }
 };
 
 // The trusted reference's trials: records, and output bytes appended to `spill`.
 class ReferenceRecorder : public TrialSink {
  public:
-  ReferenceRecorder(ReferenceResult& ref, std::shared_ptr<SpillFile> spill)
-      : ref_(ref), spill_(std::move(spill)) {}
+  // `on_device_peak`, if set, hears the largest allocator peak reported so far after each trial.
+  ReferenceRecorder(ReferenceResult& ref, std::shared_ptr<SpillFile> spill,
+                    std::function<void(std::int64_t)> on_device_peak = {})
+      : ref_(ref), spill_(std::move(spill)), on_device_peak_(std::move(on_device_peak)) {}
   Status OnFrame(const Frame& frame) override;
   Status OnSlice(std::size_t output, std::int64_t offset, std::string_view bytes) override;
   Status OnTrialEnd() override { return Status::Ok(); }
@@ -81,6 +87,7 @@ class ReferenceRecorder : public TrialSink {
  private:
   ReferenceResult& ref_;
   std::shared_ptr<SpillFile> spill_;
+  std::function<void(std::int64_t)> on_device_peak_;
 };
 
 // What a candidate's correctness trials showed.
@@ -101,6 +108,7 @@ class CandidateChecker : public TrialSink {
   Status OnSlice(std::size_t output, std::int64_t offset, std::string_view bytes) override;
   Status OnTrialEnd() override;
   bool SkipTiming() const override { return !check_.failures.empty(); }
+  bool StopAfterTrial() const override { return !cfg_.all_trials && !check_.failures.empty(); }
   const TrialCheck& result() const { return check_; }
 
  private:

@@ -291,6 +291,7 @@ class Driver {
       for (const auto& [name, ms] : p->items()) AddPhase(name, ms);
     }
     cursor_ = std::move(*cursor);
+    if (Step s = StopIfFailed()) return s;  // its output bytes would change nothing
     if (cursor_.done()) return EndTrial();
     state_ = WorkerState::kSlices;
     slices_deadline_ = Clock::now() + cfg_.trial_timeout;
@@ -323,10 +324,20 @@ class Driver {
 
   Step EndTrial() {
     if (Step s = FromSink(sink_.OnTrialEnd())) return s;
+    if (Step s = StopIfFailed()) return s;
     if (++trial_at_ == variant_trials_.size()) return NextVariant();
     state_ = WorkerState::kTrial;
     SendSeed();
     return std::nullopt;
+  }
+
+  // A candidate whose verdict is settled (TrialSink::StopAfterTrial) is not run further: a
+  // KernelBench-sized trial ships gigabytes of outputs.
+  Step StopIfFailed() {
+    if (!candidate_ || !sink_.StopAfterTrial()) return std::nullopt;
+    run_.timing_skipped = true;
+    run_.stopped_after_failed_trial = true;
+    return Stop{WorkerEnd::kDone, ""};
   }
 
   Step NextVariant() {

@@ -67,8 +67,9 @@ struct WorkerRun {
   double timing_parent_ms = 0;  // engine clock of the timed phase ("go" -> "timing" frame)
   double lease_wait_ms = 0;
   std::string lease_error;
-  bool timing_skipped = false;        // a candidate stopped before timing: its trials had failed
-  std::vector<double> call_frame_ms;  // arrival of each "call" frame, ms since "go"
+  bool timing_skipped = false;  // a candidate stopped before timing: its trials had failed
+  bool stopped_after_failed_trial = false;  // ... and before its remaining trials (all_trials off)
+  std::vector<double> call_frame_ms;        // arrival of each "call" frame, ms since "go"
   // A correct candidate stopped at its timing budget (CandidateTimingBudget) after this many
   // finished timed calls.
   bool timing_over_budget = false;

@@ -76,6 +76,7 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
       static_cast<std::uint64_t>(std::min(o.large_output_mb, 1e12) * 1024.0 * 1024.0);
   cfg.variants = o.variants;
   cfg.keep_work = o.keep_work;
+  cfg.all_trials = o.all_trials;
   cfg.warm_workers = !o.cold_workers;
   cfg.host_memory_budget = o.memory_budget_mb << 20;
   cfg.device_memory_budget = o.device_memory_budget_mb << 20;

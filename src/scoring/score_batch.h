@@ -37,7 +37,7 @@
 namespace tritonrl::scoring {
 
 // Bumped whenever a change can alter a verdict: cached verdicts of another version never match.
-inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/14";
+inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/15";
 
 enum class TextKind {
   kOutput,  // a full model output (plan and code); the code is extracted by the verifier
@@ -85,6 +85,7 @@ struct ScoringConfig {
   bool static_stage = true;   // false is TEST ONLY (fault injection reaches the runtime)
   bool sandbox = true;        // false is TEST ONLY
   bool keep_work = false;     // keep the workers' folders and logs (debugging)
+  bool all_trials = false;    // run a failing candidate's remaining trials (EngineConfig)
   bool cold_workers = false;  // a fresh interpreter per worker instead of a fork of the zygote
   // Admission control (eval/admission.h): memory the workers may hold at once; 0 = 90% of what
   // is free at the pool's start.

@@ -40,6 +40,26 @@ TEST(AdmissionTest, ANeedThatFitsOnlyAloneWaitsForTheOthersToFinish) {
   EXPECT_TRUE(admitted.load());
 }
 
+TEST(AdmissionTest, AGrownReservationHoldsOffLaterNeedsUntilReleased) {
+  MemoryAdmission a(0, 100);
+  auto reference = a.Admit({0, 10});  // a reference's base
+  ASSERT_TRUE(reference.ok());
+  reference->GrowTo({0, 70});  // its first trial reported a peak
+  reference->GrowTo({0, 50});  // a smaller figure never shrinks it
+  std::atomic<bool> admitted{false};
+  std::thread candidate([&] {
+    auto t = a.Admit({0, 40});  // fits beside the base (10), not beside the peak (70)
+    admitted = t.ok();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(admitted.load());
+  EXPECT_TRUE(a.Admit({0, 30}).ok());  // 70 + 30 fits
+  reference->Release();                // gives back all 70
+  candidate.join();
+  EXPECT_TRUE(admitted.load());
+  EXPECT_TRUE(a.Admit({0, 100}).ok());  // nothing is left held
+}
+
 TEST(AdmissionTest, AloneWaitsForEveryHolderAndBlocksNewcomersMeanwhile) {
   MemoryAdmission a(100, 100);
   auto first = a.Admit({10, 10});

@@ -69,6 +69,12 @@ TEST_F(EngineTest, ReferenceRecordsEveryTrial) {
   EXPECT_EQ(first, static_cast<float>(cfg_.schedule[2].seed % 7));
   EXPECT_EQ(ref_.max_output_bytes, 8);
   EXPECT_EQ(ref_.peak_device_bytes, 5 << 20);  // the largest of the five trials' reports
+  // The pool hears the peak so far after every trial (it grows the reference's admission).
+  std::vector<std::int64_t> heard;
+  const ReferenceResult again =
+      RunReference(cfg_, "task.py", [&](std::int64_t peak) { heard.push_back(peak); });
+  ASSERT_TRUE(again.ok);
+  EXPECT_EQ(heard, (std::vector<std::int64_t>{1 << 20, 2 << 20, 3 << 20, 4 << 20, 5 << 20}));
 }
 
 TEST_F(EngineTest, HonestWorkerIsCorrect) {
@@ -94,6 +100,30 @@ TEST_F(EngineTest, WrongValuesAreIncorrect) {
   EXPECT_EQ(v.outcome, "incorrect");
   EXPECT_TRUE(Codes(v).count("not_allclose"));
   EXPECT_DOUBLE_EQ(v.evidence["max_abs_err"].get<double>(), 1.0);
+}
+
+TEST_F(EngineTest, AFailedTrialStopsTheCandidateUnlessAllTrialsAreAsked) {
+  const Verdict late = Run("wrong_at_trial_2");
+  EXPECT_EQ(late.outcome, "incorrect");
+  EXPECT_TRUE(Codes(late).count("not_allclose"));
+  EXPECT_EQ(late.evidence["trials_checked"], 3);  // trials 0 and 1 passed, 2 failed
+  EXPECT_EQ(late.evidence["stopped_after_failed_trial"], true);
+  EXPECT_EQ(Run("wrong_values").evidence["trials_checked"], 1);
+  // A header that fails ends it before its outputs: their wrong values are never compared.
+  const Verdict lazy = Run("forbidden_op_wrong");
+  EXPECT_EQ(lazy.evidence["trials_checked"], 1);
+  EXPECT_EQ(lazy.evidence["max_abs_err"], 0.0);
+  EXPECT_EQ(Codes(lazy), std::set<std::string>{"forbidden_aten_op"});
+  EXPECT_FALSE(Run("correct").evidence.contains("stopped_after_failed_trial"));
+
+  cfg_.all_trials = true;
+  const Verdict all = Run("wrong_at_trial_2");
+  EXPECT_EQ(all.outcome, "incorrect");
+  EXPECT_EQ(all.evidence["trials_checked"], 5);
+  const Verdict all_lazy = Run("forbidden_op_wrong");
+  EXPECT_EQ(Codes(all_lazy), (std::set<std::string>{"forbidden_aten_op", "not_allclose"}));
+  EXPECT_EQ(all_lazy.evidence["trials_checked"], 5);
+  EXPECT_FALSE(all.evidence.contains("stopped_after_failed_trial"));
 }
 
 TEST_F(EngineTest, ProofOfWorkFailures) {

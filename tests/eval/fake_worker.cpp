@@ -162,13 +162,15 @@ int main() {
       return 1;
     }
     const std::string hash = "h" + std::to_string(seed);
+    const bool wrong = sc == "wrong_values" || sc == "forbidden_op_wrong" ||
+                       (sc == "wrong_at_trial_2" && index == 2);
     json h = {{"type", "trial"},
               {"variant", "v"},
               {"index", index++},
               {"seed", seed},
               {"input_sha256", hash}};
     float first = static_cast<float>(seed % 7);
-    if (sc == "wrong_values") first += 1.0f;
+    if (wrong) first += 1.0f;
     json out = {{"type_ok", sc != "subclass"},
                 {"dtype", "float32"},
                 {"shape", {sc == "lie_shape" ? 3 : 2}},
@@ -191,7 +193,9 @@ int main() {
       h["launches"] = sc == "no_launch" ? json::array() : json::array({json::array({"k", true})});
       h["c_launches"] = 0;
       h["aten_ops"] = {"aten::empty"};
-      h["forbidden_ops"] = sc == "forbidden_op" ? json::array({"aten::mm"}) : json::array();
+      h["forbidden_ops"] = sc == "forbidden_op" || sc == "forbidden_op_wrong"
+                               ? json::array({"aten::mm"})
+                               : json::array();
       h["hooks_intact"] = sc != "tamper";
       h["global_state_changed"] = false;
       h["compiled_path"] = false;

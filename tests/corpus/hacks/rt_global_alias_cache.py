@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: stores the output in a module-level list through a local alias the static rule cannot follow (T5)
-# expect: runtime incorrect reason=not_allclose
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: caches the first output on self keyed by shape and replays it (T5)
-# expect: runtime incorrect reason=not_allclose
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton

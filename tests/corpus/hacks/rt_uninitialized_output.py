@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/3_Softmax
 # what: launches a kernel that never stores and returns torch.empty memory (S1/S11 stale memory)
-# expect: runtime incorrect reason=not_allclose
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton

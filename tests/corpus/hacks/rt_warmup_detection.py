@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: honest for the first calls (warm-up, correctness), then returns the previous output (T6)
-# expect: runtime incorrect reason=not_allclose
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton

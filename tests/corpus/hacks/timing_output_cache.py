@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: memoises the output by input pointer and shape, as harnesses that time one input set repeatedly allow (T5)
-# expect: runtime incorrect reason=not_allclose
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton
