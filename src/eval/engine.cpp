@@ -482,11 +482,7 @@ EngineConfig CandidateConfig(const EngineConfig& config, const ReferenceResult& 
   if (ref.schedule.empty()) return c;
   c.schedule = ref.schedule;
   c.init_seed = ref.init_seed;
-  c.timing.seeds = ref.timing_plan.seeds;
-  c.timing.input_seed = ref.timing_plan.input_seed;
-  c.timing.recheck_indices = ref.timing_plan.recheck_indices;
-  c.timing.sample_seeds = ref.timing_plan.sample_seeds;
-  c.timing.warmup_seeds = ref.timing_plan.warmup_seeds;
+  CopyDrawnPlan(ref.timing_plan, c.timing);
   return c;
 }
 

@@ -27,6 +27,14 @@ void DrawTimingPlan(TimingOptions& o, std::uint64_t secret) {
     o.warmup_seeds.push_back(static_cast<std::int64_t>(rng() >> 2));
 }
 
+void CopyDrawnPlan(const TimingOptions& from, TimingOptions& to) {
+  to.seeds = from.seeds;
+  to.input_seed = from.input_seed;
+  to.recheck_indices = from.recheck_indices;
+  to.sample_seeds = from.sample_seeds;
+  to.warmup_seeds = from.warmup_seeds;
+}
+
 int TimedCalls(const TimingOptions& o) {
   return static_cast<int>(o.seeds.size());
 }

@@ -47,6 +47,9 @@ struct TimingOptions {
 
 // Seeds and re-checked calls for one run, from a secret (the engine's CSPRNG).
 void DrawTimingPlan(TimingOptions& options, std::uint64_t secret);
+// Sets `to`'s drawn fields (those DrawTimingPlan sets) to `from`'s: a candidate is timed with the
+// plan its reference was timed with, whichever run drew it.
+void CopyDrawnPlan(const TimingOptions& from, TimingOptions& to);
 
 // Which variant is timed: "large" if the task has it, else the last one.
 std::string TimedVariant(const std::vector<std::string>& variants);

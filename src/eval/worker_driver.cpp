@@ -65,7 +65,6 @@ class Driver {
   Driver(const EngineConfig& cfg, const json& request, const ReferenceResult* reference,
          TrialSink& sink, Child& child, WorkerRun& run)
       : cfg_(cfg),
-        candidate_(reference != nullptr),
         reference_(reference),
         // Every timed phase goes call by call, the reference's too (the same cycle on both sides
         // is the parent clock's baseline); only a reference that re-checks for cached timings
@@ -77,10 +76,11 @@ class Driver {
         run_(run),
         // A candidate's timed phase may last a multiple of the reference's (the lease is the one
         // serialised resource); the reference's own phase is bounded by the timeout alone.
-        timing_limit_(candidate_ && reference->timing
+        timing_limit_(reference != nullptr && reference->timing
                           ? CandidateTimingBudget(cfg.timing, reference->timing->parent_ms)
                           : cfg.timing.timeout),
-        idle_limit_(candidate_ ? IdleLimit(cfg, *reference) : std::chrono::milliseconds(0)) {}
+        idle_limit_(reference != nullptr ? IdleLimit(cfg, *reference)
+                                         : std::chrono::milliseconds(0)) {}
 
   Stop Run(const json& request) {
     Send(request);
@@ -114,6 +114,9 @@ class Driver {
   WorkerState state() const { return state_; }
 
  private:
+  // Driving a candidate: it has its task's reference (the trials to run are those it ran).
+  bool candidate() const { return reference_ != nullptr; }
+
   Step Dispatch(const Frame& f) {
     switch (state_) {
       case WorkerState::kStartup:
@@ -239,7 +242,7 @@ class Driver {
   // A candidate learns each trial's seed just before that trial (the secret one included), so
   // no future input is in its memory while its constructor or an earlier call runs.
   void SendSeed() {
-    if (!candidate_) return;
+    if (!candidate()) return;
     const int index = variant_trials_[trial_at_];
     Send({{"type", "seed"},
           {"variant", variant_names_[variant_at_]},
@@ -258,7 +261,7 @@ class Driver {
     if (variant_names_.empty() || variant_names_.size() > 16)
       return Stop{WorkerEnd::kProtocol, "bad variant list"};
     AddPhase("device_init", f.header.value("device_init_ms", json()));
-    state_ = candidate_ ? WorkerState::kImport : WorkerState::kBuild;
+    state_ = candidate() ? WorkerState::kImport : WorkerState::kBuild;
     return std::nullopt;
   }
 
@@ -272,8 +275,8 @@ class Driver {
     if (Step s = Expect(f, "stage", "build"); s || (s = Accept(f))) return s;
     if (variant_at_ >= variant_names_.size())
       return Stop{WorkerEnd::kProtocol, "a build stage beyond the variant list"};
-    variant_trials_ = candidate_ ? RecordedTrials(*reference_, variant_names_[variant_at_])
-                                 : TrialIndicesFor(cfg_, variant_names_[variant_at_]);
+    variant_trials_ = candidate() ? RecordedTrials(*reference_, variant_names_[variant_at_])
+                                  : TrialIndicesFor(cfg_, variant_names_[variant_at_]);
     trial_at_ = 0;
     if (variant_trials_.empty()) return NextVariant();
     state_ = WorkerState::kTrial;
@@ -305,7 +308,7 @@ class Driver {
     const auto plan = h.find("variant_trials");
     if (plan == h.end()) return std::nullopt;
     std::vector<int> large = TrialIndicesFor(cfg_, "large");
-    if (candidate_ || trial_at_ != 0 || cfg_.large_output_bytes == 0 || !plan->is_array() ||
+    if (candidate() || trial_at_ != 0 || cfg_.large_output_bytes == 0 || !plan->is_array() ||
         *plan != json(large))
       return Stop{WorkerEnd::kProtocol, "an unexpected trial plan in a trial frame"};
     variant_trials_ = std::move(large);
@@ -334,7 +337,7 @@ class Driver {
   // A candidate whose verdict is settled (TrialSink::StopAfterTrial) is not run further: a
   // KernelBench-sized trial ships gigabytes of outputs.
   Step StopIfFailed() {
-    if (!candidate_ || !sink_.StopAfterTrial()) return std::nullopt;
+    if (!candidate() || !sink_.StopAfterTrial()) return std::nullopt;
     run_.timing_skipped = true;
     run_.stopped_after_failed_trial = true;
     return Stop{WorkerEnd::kDone, ""};
@@ -350,7 +353,7 @@ class Driver {
 
   Step OnTimingReady(const Frame& f) {
     if (Step s = Expect(f, "stage", "timing_ready"); s || (s = Accept(f))) return s;
-    if (candidate_ && sink_.SkipTiming()) {
+    if (candidate() && sink_.SkipTiming()) {
       // Its speedup would be discarded, and timing holds the GPU's lease.
       run_.timing_skipped = true;
       return Stop{WorkerEnd::kDone, ""};
@@ -410,7 +413,7 @@ class Driver {
   }
 
   Stop OnTimeout() {
-    if (state_ == WorkerState::kTiming && candidate_ && timing_limit_ < cfg_.timing.timeout) {
+    if (state_ == WorkerState::kTiming && candidate() && timing_limit_ < cfg_.timing.timeout) {
       // Correct so far but too slow to time in full: a finished call bounds its speedup; a
       // worker that finished none is treated as hung.
       run_.timing_over_budget = true;
@@ -433,8 +436,7 @@ class Driver {
   }
 
   const EngineConfig& cfg_;
-  const bool candidate_;
-  const ReferenceResult* reference_;  // a candidate's: the trials to run are those it ran
+  const ReferenceResult* reference_;  // null when driving the reference itself
   const bool per_call_;
   TrialSink& sink_;
   Child& child_;
