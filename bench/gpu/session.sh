@@ -10,7 +10,7 @@
 #          serve (bench/serve/throughput.py, grpo_loop.py), trl (bench/serve/trl_grpo.py; carry .whl),
 #          latency (bench/serve/latency.py: one-sample requests to a warm service, small tasks),
 #          measure12 (measure.sh 1 2),
-#          synth (bench/data/synth_gpu.sh, N=$SYNTH_N tasks, default 200), grpo (bench/train/grpo_gpu.sh),
+#          synth (bench/data/synth_gpu.sh, N=$SYNTH_N tasks, default 200; returns synth_state.tar.gz), grpo (bench/train/grpo_gpu.sh),
 #          demo (bench/demo/demo_gpu.sh: tritonrl demo --gpu $DEMO_FLAGS, cut 20 s before the step's limit)
 #          kbaudit (bench/gpu/tasks_audit.sh on KernelBench levels: KB_AUDIT_LEVELS, KB_ARGS)
 set -uo pipefail
@@ -74,6 +74,12 @@ for spec in "$@"; do
   rc=$?
   say "step $step rc=$rc"
   [[ "$step" == kbmem ]] && tar -czf "$OUT/kbmem_state.tar.gz" -C "$ROOT" .kb_memory_state 2>/dev/null
+  # The synth verdicts come back too (the tasks are regenerated from the seed): unpacked at the
+  # repository root and carried (".synth_gpu") on a fresh machine's first call, the draw resumes.
+  if [[ "$step" == synth ]]; then
+    ( cd "$(dirname "$sd")" && tar -czf "$OUT/synth_state.tar.gz" \
+        $(ls -d "$(basename "$sd")"/synth/.verify/verify.db* 2>/dev/null) ) 2>/dev/null
+  fi
   for f in "$d"/*summary*.txt "$d"/*table*.txt "$d"/*_check*.txt; do
     [[ -f "$f" ]] && { echo "--- $step/$(basename "$f")"; cat "$f"; } >>"$SUM"
   done
