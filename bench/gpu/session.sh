@@ -78,7 +78,7 @@ for spec in "$@"; do
   # repository root and carried (".synth_gpu") on a fresh machine's first call, the draw resumes.
   if [[ "$step" == synth ]]; then
     ( cd "$(dirname "$sd")" && tar -czf "$OUT/synth_state.tar.gz" \
-        $(ls -d "$(basename "$sd")"/synth/.verify/verify.db* 2>/dev/null) ) 2>/dev/null
+        $(ls -d "$(basename "$sd")"/synth/.verify/{verify.db*,audit.jsonl} 2>/dev/null) ) 2>/dev/null
   fi
   for f in "$d"/*summary*.txt "$d"/*table*.txt "$d"/*_check*.txt; do
     [[ -f "$f" ]] && { echo "--- $step/$(basename "$f")"; cat "$f"; } >>"$SUM"

@@ -153,8 +153,9 @@ int RunSynth(const SynthOptions& o) {
   std::map<std::string, std::string> rejected;
   if (!o.no_verify) {
     const std::string work = o.out + "/.verify";
-    // verify.db stays: a run stopped part-way (a device call's time limit) resumes from its
-    // verdicts, and a task already judged is not run again (the cache keys on code and task).
+    // verify.db and audit.jsonl stay until the run finishes: a run stopped part-way (a device
+    // call's time limit) resumes from them, and a task already judged is not run again (the
+    // caches key on code and task).
     for (const char* f : {"samples.jsonl", "eval.json"}) fs::remove(fs::path(work) / f, ec);
     fs::create_directories(work, ec);
     std::vector<EvalSample> samples;
@@ -187,11 +188,17 @@ int RunSynth(const SynthOptions& o) {
     if (o.device == "cpu") audit.variants = {"small"};
     std::fprintf(stderr, "tritonrl data synth: null-model audit of %zu references\n",
                  suite->tasks.size());
-    auto results = tritonrl::task::RunAudit(suite->tasks, audit, [](const auto&) {});
+    // Kept beside verify.db: an audit stopped part-way resumes after its last finished task.
+    std::size_t audits_resumed = 0;
+    auto results = tritonrl::task::RunAuditResumable(
+        suite->tasks, audit, work + "/audit.jsonl", [](const auto&) {}, &audits_resumed);
     if (!results.ok()) {
       std::fprintf(stderr, "tritonrl data synth: audit: %s\n", results.status().message().c_str());
       return 2;
     }
+    if (audits_resumed > 0)
+      std::fprintf(stderr, "tritonrl data synth: %zu audits resumed from %s/audit.jsonl\n",
+                   audits_resumed, work.c_str());
     for (const auto& r : *results) {
       if (r.status == "ok" || r.status == "skipped") continue;
       std::string why = "audit." + r.status;

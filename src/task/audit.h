@@ -4,6 +4,7 @@
 // (a task that hangs in native code is killed and the run resumes after it).
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,15 @@ struct AuditResult {
 Result<std::vector<AuditResult>> RunAudit(const std::vector<TaskInfo>& tasks,
                                           const AuditOptions& options,
                                           const std::function<void(const AuditResult&)>& on_result);
+
+// RunAudit that survives being stopped: each task's records are appended to `cache_path` (one
+// JSONL line per task, keyed on the file's sha256 and the options that change a verdict) as soon
+// as the task is over, and a task whose line is there is not audited again. Tasks with an error
+// or timeout record are not kept, so a rerun tries them again. A line cut short by a kill is
+// skipped. `resumed`, when given, receives how many tasks came from the cache.
+Result<std::vector<AuditResult>> RunAuditResumable(
+    const std::vector<TaskInfo>& tasks, const AuditOptions& options, const std::string& cache_path,
+    const std::function<void(const AuditResult&)>& on_result, std::size_t* resumed = nullptr);
 
 // Names of the null models that passed the correctness check (audit failures).
 std::vector<std::string> PassedNullModels(const AuditResult& result);

@@ -26,8 +26,17 @@ PYCHECK
 # The same draw again: every verdict comes from the kept verify.db (a run stopped part-way on the
 # GPU resumes the same way), and the result is the same.
 cp "$T/s/stats.json" "$T/first_stats.json"
+# The null-model audit resumes too (audit.jsonl): a line cut short by a kill is skipped, and only
+# that task is audited again.
+python3 - "$T/s/.verify/audit.jsonl" <<'PYCUT'
+import sys
+p = sys.argv[1]
+lines = open(p).read().splitlines(keepends=True)
+open(p, "w").write("".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+PYCUT
 "$TRITONRL" data synth --n "$N" --seed 7 --out "$T/s" --python "$PY" --jobs 2 2>"$T/again.log"
 grep -E "tritonrl data: [0-9]+ verdicts resumed and [0-9]+ from the cache" "$T/again.log"
+grep -E "tritonrl data synth: $((N - 1)) audits resumed" "$T/again.log"
 python3 - "$T/again.log" "$N" "$T/first_stats.json" "$T/s/stats.json" <<'PYCHECK'
 import json, re, sys
 log, n = open(sys.argv[1]).read(), int(sys.argv[2])
