@@ -70,16 +70,21 @@ for spec in "$@"; do
                 --prompts $demo_out/synth/sft_train.jsonl") ;;
     *) say "unknown step $step"; continue ;;
   esac
+  # The synth verdicts are snapshotted into $OUT every 60 s as well: a call killed by the device
+  # (its budget ran out before the step's limit) still returns the draw's progress.
+  snap=""
+  if [[ "$step" == synth ]]; then
+    ( while sleep 60; do bench/gpu/synth_snapshot.sh "$sd" "$OUT/synth_state.tar.gz"; done ) &
+    snap=$!
+  fi
   timeout -k 15 "$limit" "${cmd[@]}" >"$d/stdout.txt" 2>&1
   rc=$?
+  [[ -n "$snap" ]] && kill "$snap" 2>/dev/null
   say "step $step rc=$rc"
   [[ "$step" == kbmem ]] && tar -czf "$OUT/kbmem_state.tar.gz" -C "$ROOT" .kb_memory_state 2>/dev/null
   # The synth verdicts come back too (the tasks are regenerated from the seed): unpacked at the
   # repository root and carried (".synth_gpu") on a fresh machine's first call, the draw resumes.
-  if [[ "$step" == synth ]]; then
-    ( cd "$(dirname "$sd")" && tar -czf "$OUT/synth_state.tar.gz" \
-        $(ls -d "$(basename "$sd")"/synth/.verify/{verify.db*,audit.jsonl} 2>/dev/null) ) 2>/dev/null
-  fi
+  [[ "$step" == synth ]] && bench/gpu/synth_snapshot.sh "$sd" "$OUT/synth_state.tar.gz"
   for f in "$d"/*summary*.txt "$d"/*table*.txt "$d"/*_check*.txt; do
     [[ -f "$f" ]] && { echo "--- $step/$(basename "$f")"; cat "$f"; } >>"$SUM"
   done
