@@ -169,13 +169,26 @@ std::string Tolerance(double atol, double rtol, const std::string& why) {
   return fmt::format("# {}\nATOL = {}\nRTOL = {}\n", why, atol, rtol);
 }
 
+// True when `second` applied after `first` leaves one of the two without effect, so a kernel
+// that skips it is exact and the null-model audit rejects the task (measured on the H200: relu
+// then leaky, abs then square, sigmoid then relu, ...). Drawing them only wastes verification.
+bool DeadComposition(const std::string& first, const std::string& second) {
+  if (first == second) return true;
+  const bool first_nonnegative =
+      first == "relu" || first == "sigmoid" || first == "square" || first == "abs";
+  const bool identity_on_nonnegative = second == "relu" || second == "abs" || second == "leaky";
+  if (first_nonnegative && identity_on_nonnegative) return true;
+  // square(|v|) = square(v); relu(leaky(v)) = relu(v).
+  return (first == "abs" && second == "square") || (first == "leaky" && second == "relu");
+}
+
 SynthTask Pointwise(rl::Xoshiro256& rng) {
   const auto& ops = UnaryOps();
   const UnaryOp& op1 = Pick(rng, ops);
   const UnaryOp* op2 = nullptr;
   if (Coin(rng)) {
     do op2 = &Pick(rng, ops);
-    while (op2->name == op1.name || (op1.name == "square" && op2->name == "square"));
+    while (DeadComposition(op1.name, op2->name));
   }
   const std::string bcast = Pick(rng, std::vector<std::string>{"row", "col", "scalar"});
   const bool residual = rl::UniformBelow(rng, 3) == 0;
@@ -288,19 +301,29 @@ SynthTask Pointwise(rl::Xoshiro256& rng) {
 }
 
 SynthTask RowReduce(rl::Xoshiro256& rng) {
-  const UnaryOp& op = Pick(rng, UnaryOps());
+  const UnaryOp* op = &Pick(rng, UnaryOps());
   const std::string red = Pick(rng, std::vector<std::string>{"sum", "amax", "mean"});
+  // The max of a row of 1100+ normal draws is about 3 or more: relu and leaky do nothing to it
+  // and tanh and sigmoid saturate to one value for every row (the audit's mean model passes).
+  // The op is drawn again, from the ops that still change a large positive maximum.
+  if (red == "amax" &&
+      (op->name == "relu" || op->name == "leaky" || op->name == "tanh" || op->name == "sigmoid")) {
+    static const std::vector<std::string> live = {"square", "abs", "silu"};
+    const std::string& want = Pick(rng, live);
+    for (const auto& o : UnaryOps())
+      if (o.name == want) op = &o;
+  }
   const Shape shape = DrawShape(rng);
   const std::string scale = Scalar(rng, {"0.5", "1.5", "2.0"});
   const LoopStyle style = DrawLoopStyle(rng);
   SynthTask t;
   t.family = "row_reduce";
-  t.pattern = fmt::format("row_reduce/{}({})", red, op.name);
+  t.pattern = fmt::format("row_reduce/{}({})", red, op->name);
   t.shape_class = shape.shape_class;
   t.dtype = "float32";
   t.style = style.name;
   const std::string doc =
-      fmt::format("{} over each row of {}(x * {}) for a [rows, cols] tensor", red, op.name, scale);
+      fmt::format("{} over each row of {}(x * {}) for a [rows, cols] tensor", red, op->name, scale);
   const std::string tol =
       red == "sum" ? Tolerance(1e-3, 1e-4,
                                "Row sums reach hundreds; a valid summation order moves them by "
@@ -311,7 +334,7 @@ SynthTask RowReduce(rl::Xoshiro256& rng) {
       "    def forward(self, x):\n        v = x * {}\n        v = {}\n        return "
       "v.{}(dim=1)\n\n\ndef get_inputs():\n    return [torch.randn(rows, cols)]\n\n\n"
       "def get_init_inputs():\n    return []\n",
-      scale, op.torch_expr, red);
+      scale, op->torch_expr, red);
   const bool is_max = red == "amax";
   const std::string init = is_max ? "tl.full([BLOCK], float(\"-inf\"), dtype=tl.float32)"
                                   : "tl.zeros([BLOCK], dtype=tl.float32)";
@@ -327,7 +350,7 @@ SynthTask RowReduce(rl::Xoshiro256& rng) {
       "\n    for start in range(0, n_cols, BLOCK):\n        offs = start + tl.arange(0, BLOCK)\n"
       "        mask = offs < n_cols\n"
       "        v = tl.load(x_ptr + row * n_cols + offs, mask=mask, other=0.0) * " +
-      scale + "\n        v = " + op.triton_expr + "\n        v = tl.where(mask, v, " + fill +
+      scale + "\n        v = " + op->triton_expr + "\n        v = tl.where(mask, v, " + fill +
       ")\n        acc = " + combine + "\n    tl.store(out_ptr + row, " + finish + ")\n\n\n" +
       kModelNewHead +
       "    def forward(self, x):\n        x = x.contiguous()\n        rows, cols = x.shape\n"
@@ -339,7 +362,7 @@ SynthTask RowReduce(rl::Xoshiro256& rng) {
       "reduced to a scalar once at the end. The scale by {} and {} are fused into the loads. "
       "Masked tail lanes are replaced by {} after the op, because the op of a padding 0 is not "
       "neutral for the {}. 64-bit row offsets, since rows*cols passes 2^31 at the large size.",
-      style.words, scale, op.words, is_max ? "-inf" : "0", red);
+      style.words, scale, op->words, is_max ? "-inf" : "0", red);
   return t;
 }
 
@@ -582,7 +605,8 @@ SynthTask Matmul(rl::Xoshiro256& rng) {
   }
   const bool bias = Coin(rng);
   const std::string dtype = Coin(rng) ? "float32" : "float16";
-  const std::string alpha = Scalar(rng, {"0.5", "1.0", "2.0"});
+  // Not 1.0: a kernel that skips the scale would be exact (the audit drops such tasks).
+  const std::string alpha = Scalar(rng, {"0.5", "1.5", "2.0"});
   struct Tile {
     int m, n, k;
   };

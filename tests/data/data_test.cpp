@@ -53,6 +53,42 @@ TEST(Synth, EveryFamilyAppearsAndEveryFileParses) {
   EXPECT_EQ(families.size(), Families().size());
 }
 
+// The H200 audit of a 2,000-task draw rejected these compositions as weak (a kernel that skips
+// one op is exact, or every row gives the same value); the generator must not draw them.
+TEST(Synth, NoCompositionTheAuditFoundWeak) {
+  const std::set<std::string> nonnegative = {"relu", "sigmoid", "square", "abs"};
+  const std::set<std::string> identity_on_nonnegative = {"relu", "abs", "leaky"};
+  int pointwise_pairs = 0, amax = 0, matmuls = 0;
+  for (const auto& t : GenerateTasks(3000, 1)) {
+    if (t.family == "pointwise") {
+      // pointwise/<bcast>/<op1>[+<op2>][+residual]
+      const std::string chain = t.pattern.substr(t.pattern.rfind('/') + 1);
+      const auto plus = chain.find('+');
+      if (plus == std::string::npos) continue;
+      const std::string op1 = chain.substr(0, plus);
+      std::string op2 = chain.substr(plus + 1);
+      op2 = op2.substr(0, op2.find('+'));
+      if (op2 == "residual") continue;
+      ++pointwise_pairs;
+      EXPECT_NE(op1, op2) << t.id;
+      EXPECT_FALSE(nonnegative.count(op1) && identity_on_nonnegative.count(op2)) << t.id;
+      EXPECT_FALSE(op1 == "abs" && op2 == "square") << t.id;
+      EXPECT_FALSE(op1 == "leaky" && op2 == "relu") << t.id;
+    } else if (t.pattern.rfind("row_reduce/amax(", 0) == 0) {
+      ++amax;
+      for (const char* op : {"relu", "leaky", "tanh", "sigmoid"})
+        EXPECT_NE(t.pattern, std::string("row_reduce/amax(") + op + ")") << t.id;
+    } else if (t.family == "matmul") {
+      ++matmuls;
+      EXPECT_EQ(t.reference.find("(a @ b) * 1.0\n"), std::string::npos) << t.id;
+    }
+  }
+  // The draw is large enough to have met every excluded case before the fix.
+  EXPECT_GT(pointwise_pairs, 150);
+  EXPECT_GT(amax, 100);
+  EXPECT_GT(matmuls, 300);
+}
+
 TEST(Synth, HeldOutPatternsNeverInTraining) {
   const auto tasks = GenerateTasks(400, 1);
   std::set<std::string> train, heldout;
