@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdlib>
 #include <utility>
 
 #include "rl/rng.h"
@@ -54,6 +55,14 @@ const std::vector<UnaryOp>& UnaryOps() {
        "LeakyReLU (slope 0.15) as a select"},
   };
   return ops;
+}
+
+// One of `names`, drawn with the stream, as its UnaryOp (every name is in UnaryOps()).
+const UnaryOp& PickOp(rl::Xoshiro256& rng, const std::vector<std::string>& names) {
+  const std::string& want = Pick(rng, names);
+  for (const auto& o : UnaryOps())
+    if (o.name == want) return o;
+  std::abort();  // a name outside UnaryOps() is a bug in this file
 }
 
 struct Shape {
@@ -308,10 +317,7 @@ SynthTask RowReduce(rl::Xoshiro256& rng) {
   // The op is drawn again, from the ops that still change a large positive maximum.
   if (red == "amax" &&
       (op->name == "relu" || op->name == "leaky" || op->name == "tanh" || op->name == "sigmoid")) {
-    static const std::vector<std::string> live = {"square", "abs", "silu"};
-    const std::string& want = Pick(rng, live);
-    for (const auto& o : UnaryOps())
-      if (o.name == want) op = &o;
+    op = &PickOp(rng, {"square", "abs", "silu"});
   }
   const Shape shape = DrawShape(rng);
   const std::string scale = Scalar(rng, {"0.5", "1.5", "2.0"});
@@ -505,10 +511,7 @@ SynthTask Norm(rl::Xoshiro256& rng) {
   const std::string dtype = Pick(rng, std::vector<std::string>{"float32", "float16", "bfloat16"});
   const UnaryOp* act = nullptr;
   if (dtype != "bfloat16" && Coin(rng)) {
-    static const std::vector<std::string> names = {"relu", "silu", "sigmoid", "tanh"};
-    const std::string& want = Pick(rng, names);
-    for (const auto& o : UnaryOps())
-      if (o.name == want) act = &o;
+    act = &PickOp(rng, {"relu", "silu", "sigmoid", "tanh"});
   }
   const Shape shape = DrawShape(rng);
   const LoopStyle style = DrawLoopStyle(rng);
@@ -598,10 +601,7 @@ SynthTask Norm(rl::Xoshiro256& rng) {
 SynthTask Matmul(rl::Xoshiro256& rng) {
   const UnaryOp* act = nullptr;
   if (rl::UniformBelow(rng, 3) != 0) {
-    static const std::vector<std::string> names = {"relu", "silu", "sigmoid", "tanh", "leaky"};
-    const std::string& want = Pick(rng, names);
-    for (const auto& o : UnaryOps())
-      if (o.name == want) act = &o;
+    act = &PickOp(rng, {"relu", "silu", "sigmoid", "tanh", "leaky"});
   }
   const bool bias = Coin(rng);
   const std::string dtype = Coin(rng) ? "float32" : "float16";
