@@ -72,14 +72,20 @@ for spec in "$@"; do
   esac
   # The synth verdicts are snapshotted into $OUT every 60 s as well: a call killed by the device
   # (its budget ran out before the step's limit) still returns the draw's progress.
+  # Stopping the loop lets a snapshot in progress finish (bash runs the trap after it) before the
+  # final one below, so an older snapshot never lands after the final one.
   snap=""
   if [[ "$step" == synth ]]; then
-    ( while sleep 60; do bench/gpu/synth_snapshot.sh "$sd" "$OUT/synth_state.tar.gz"; done ) &
+    ( trap 'exit 0' TERM
+      while true; do
+        sleep 60 & wait $!
+        bench/gpu/synth_snapshot.sh "$sd" "$OUT/synth_state.tar.gz"
+      done ) &
     snap=$!
   fi
   timeout -k 15 "$limit" "${cmd[@]}" >"$d/stdout.txt" 2>&1
   rc=$?
-  [[ -n "$snap" ]] && kill "$snap" 2>/dev/null
+  [[ -n "$snap" ]] && { kill "$snap" 2>/dev/null; wait "$snap" 2>/dev/null; }
   say "step $step rc=$rc"
   [[ "$step" == kbmem ]] && tar -czf "$OUT/kbmem_state.tar.gz" -C "$ROOT" .kb_memory_state 2>/dev/null
   # The synth verdicts come back too (the tasks are regenerated from the seed): unpacked at the
