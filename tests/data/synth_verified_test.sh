@@ -15,7 +15,7 @@ d, n = sys.argv[1], int(sys.argv[2])
 stats = json.load(open(f"{d}/stats.json"))
 assert stats["verified"] is True and stats["generated"] == n, stats
 # No solution is wrong. Weak tasks (a null model matches the reference) would be dropped, but the
-# generator no longer draws the compositions the H200 audit found weak (relu after amax, abs
+# generator no longer draws the compositions the H200 audit found weak (the row max of relu, abs
 # before square, a scale of 1.0, ...), so this draw keeps every task.
 bad = [r for r in stats["rejected_tasks"]
        if not r["reason"].startswith(("audit.", "weak_task"))]
