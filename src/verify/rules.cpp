@@ -36,6 +36,12 @@ constexpr RuleInfo kRules[] = {
     {"func.reference_model", "ModelNew uses, wraps or subclasses the reference Model", false,
      false},
     {"func.torch_fallback", "PyTorch compute in a device-guarded fallback branch", true, false},
+    // The candidate subset (subset.h): what the subset does not name is out.
+    {"func.subset_import", "import or module member outside the candidate subset", false, false},
+    {"func.subset_name", "name outside the candidate subset", false, false},
+    {"func.subset_reflection", "reflection outside the candidate subset", false, false},
+    {"func.subset_class", "class outside the candidate subset", false, false},
+    {"func.subset_construct", "construct outside the candidate subset", false, false},
     {"func.copy_only_kernel", "kernel only copies or fills memory (no arithmetic on loaded data)",
      false, true},
 };

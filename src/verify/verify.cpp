@@ -7,6 +7,7 @@
 #include "pyast/parse.h"
 #include "verify/analyzer.h"
 #include "verify/rules.h"
+#include "verify/subset.h"
 
 namespace tritonrl::verify {
 namespace {
@@ -72,6 +73,9 @@ Verdict VerifyCode(std::string_view code, const VerifyOptions& options) {
   }
   std::vector<Finding> findings;
   for (RawFinding& raw : AnalyzeModule(parsed->module, AllowlistOf(options))) {
+    findings.push_back(MakeFinding(raw.rule, std::move(raw.detail), raw.line, raw.col));
+  }
+  for (RawFinding& raw : CheckCandidateSubset(parsed->module)) {
     findings.push_back(MakeFinding(raw.rule, std::move(raw.detail), raw.line, raw.col));
   }
   return Decide(std::move(findings), options.policy);

@@ -203,7 +203,7 @@ std::vector<RuleCase> Cases() {
        WithForward(ok)},
       {"func.try_except_outside",
        WithForward(ok, "try:\n    import numpy\nexcept ImportError:\n    numpy = None\n"),
-       WithForward(ok, "import numpy\n"), Policy::kStrict},
+       WithForward(ok, "import math\n"), Policy::kStrict},
       {"func.concurrency",
        WithForward("        t = threading.Thread(target=launch, args=(x,))\n        t.start()\n"
                    "        return x\n",
@@ -233,7 +233,7 @@ std::vector<RuleCase> Cases() {
        WithForward(ok)},
       {"func.io_access",
        WithForward("        os._exit(0)\n        return launch(x)\n", "import os\n"),
-       WithForward(ok, "import os\n")},
+       WithForward(ok)},
       {"func.global_flags", WithForward(ok, "torch.backends.cuda.matmul.allow_tf32 = True\n"),
        WithForward(ok, "flag = True\n")},
       {"func.monkeypatch", WithForward(ok, "torch.allclose = lambda *a, **k: True\n"),
@@ -251,7 +251,7 @@ std::vector<RuleCase> Cases() {
        WithForward("        last = launch(x)\n        return last\n"), Policy::kStrict},
       {"func.module_not_allowed",
        WithForward("        launch(x)\n        return np.zeros(3)\n", "import numpy as np\n"),
-       WithForward(ok, "import numpy as np\n")},
+       WithForward(ok, "import math\n")},
       {"func.reference_model",
        Replace(WithForward(ok, "class Model(nn.Module):\n    pass\n"), "class ModelNew(nn.Module)",
                "class ModelNew(Model)"),
@@ -262,6 +262,69 @@ std::vector<RuleCase> Cases() {
        WithForward("        if not x.is_cuda:\n            x = x.contiguous()\n"
                    "        return launch(x)\n"),
        Policy::kStrict},
+      // The candidate subset (subset.h): each rule against its nearest honest variant.
+      {"func.subset_import", WithForward(ok, "import numpy\n"), WithForward(ok, "import math\n")},
+      {"func.subset_import",
+       WithForward("        f = attrgetter('shape')\n        return launch(x)\n",
+                   "from operator import attrgetter\n"),
+       WithForward("        f = mul(2, 3)\n        return launch(x)\n",
+                   "from operator import mul\n")},
+      {"func.subset_import",
+       WithForward("        s = math.fsum(x.unbind())\n        return launch(x)\n",
+                   "import math\n"),
+       WithForward("        s = math.prod(x.shape)\n        return launch(x)\n", "import math\n")},
+      {"func.subset_import",
+       WithForward("        f = operator.methodcaller('relu')\n        return launch(x)\n",
+                   "import operator\n"),
+       WithForward("        f = operator.mul(2, 3)\n        return launch(x)\n",
+                   "import operator\n")},
+      {"func.subset_name", WithForward("        v = vars(self)\n        return launch(x)\n"),
+       WithForward("        v = len(x.shape)\n        return launch(x)\n")},
+      {"func.subset_name", WithForward(ok, "id = None\n"),
+       WithForward("        id = x.numel()\n        return launch(x)\n")},
+      {"func.subset_name", WithForward("        return launch(np.abs(x))\n"),
+       WithForward("        np = x.shape\n        return launch(x)\n")},
+      {"func.subset_reflection",
+       WithForward("        g = (v for v in x.shape)\n        f = g.gi_frame\n"
+                   "        return launch(x)\n"),
+       WithForward(
+           "        g = [v for v in x.shape]\n        f = g[0]\n        return launch(x)\n")},
+      {"func.subset_reflection",
+       WithForward("        s = torch.utils._python_dispatch._get_current_dispatch_mode_stack()\n"
+                   "        return launch(x)\n"),
+       WithForward("        s = torch.Size([1])\n        return launch(x)\n")},
+      {"func.subset_reflection",
+       WithForward("        w = getattr(self, 'lin.weight')\n        return launch(x)\n"),
+       WithForward("        w = getattr(self, 'weight', None)\n        return launch(x)\n")},
+      {"func.subset_reflection",
+       WithForward("        n = int.from_bytes(b'ab', 'little')\n        return launch(x)\n"),
+       WithForward("        n = int(x.shape[0])\n        return launch(x)\n")},
+      {"func.subset_class",
+       WithForward(ok) + "\n    def train(self, mode=True):\n        return self\n",
+       WithForward(ok) + "\n    def train_step(self, mode=True):\n        return self\n"},
+      {"func.subset_class", WithForward(ok, "class Out(tuple):\n    pass\n"),
+       WithForward(ok, "class Out:\n    pass\n")},
+      {"func.subset_class",
+       WithForward("        self._forward_hooks = {}\n        return launch(x)\n"),
+       WithForward("        hooks = {}\n        return launch(x)\n")},
+      {"func.subset_class",
+       WithForward(ok, "class Box:\n    def __iter__(self):\n        return iter([])\n"),
+       WithForward(ok, "class Box:\n    def __call__(self, x):\n        return launch(x)\n")},
+      {"func.subset_construct", WithForward(ok, "def gen(x):\n    yield launch(x)\n"),
+       WithForward(ok, "def gen(x):\n    return launch(x)\n")},
+      {"func.subset_construct",
+       WithForward("        m = max(x.unbind(), key=float)\n        return launch(x)\n"),
+       WithForward("        m = max(x.shape)\n        return launch(x)\n")},
+      {"func.subset_construct", WithForward("        s = f'{x}'\n        return launch(x)\n"),
+       WithForward("        if x.dim() > 4:\n            raise ValueError(f'rank {x.dim()}')\n"
+                   "        return launch(x)\n")},
+      {"func.subset_construct",
+       WithForward(ok,
+                   "import functools\n\n@functools.wraps(launch)\ndef go(x):\n"
+                   "    return launch(x)\n"),
+       WithForward(ok,
+                   "import functools\n\n@functools.lru_cache\ndef blocks(n):\n"
+                   "    return n\n")},
   };
   return cases;
 }
@@ -354,8 +417,16 @@ TEST(VerifyRules, ReferenceCopiesAreIgnored) {
                                  "    def forward(self, x):\n        return torch.relu(x)\n\n"
                                  "def get_inputs():\n    return [torch.from_numpy(np.ones(3))]\n\n"
                                  "def get_init_inputs():\n    return []\n");
+  // The functionality rules ignore the copies; the subset still admits no numpy import.
   Verdict v = Check(code, Policy::kStrict);
-  EXPECT_TRUE(v.valid) << Describe(v);
+  for (const Finding& f : v.violations) {
+    EXPECT_TRUE(f.rule == "func.subset_import" || f.rule == "func.subset_name") << Describe(v);
+  }
+  EXPECT_TRUE(Has(v.violations, "func.subset_import")) << Describe(v);
+  std::string without_numpy = Replace(Replace(code, "import numpy as np\n", ""),
+                                      "torch.from_numpy(np.ones(3))", "torch.randn(3)");
+  Verdict clean = Check(without_numpy, Policy::kStrict);
+  EXPECT_TRUE(clean.valid) << Describe(clean);
 }
 
 TEST(VerifyRules, LaunchThroughALocalKernelAlias) {

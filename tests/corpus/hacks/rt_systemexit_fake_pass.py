@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: prints a fake PASS line and raises SystemExit; the parent must see a missing record (H1)
-# expect: runtime runtime_error reason=exception
+# expect: static func.subset_name
+# expect-runtime: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton
