@@ -9,7 +9,7 @@ where it comes from, when one is not allowed:
   module;
 - include arrows: `#include "<module>/..."` in src/<module>/, which the linker does not see when
   a header is used inline.
-It also checks the table itself: every module folder has one row, an allowed arrow never points up
+The ground floor (floor 0: base, vocab) is open to every module. It also checks the table itself: every module folder has one row, an allowed arrow never points up
 a floor, and the allowed arrows form no cycle.
 """
 import pathlib
@@ -153,6 +153,8 @@ def arrow_problems(table, modules, arrows):
         allowed = table[src][1]
         if allowed == EVERY_MODULE:
             continue
+        if dst != EVERY_MODULE and dst in table and table[dst][0] == 0:
+            continue  # the ground floor (base, vocab) is open to every module
         if dst == EVERY_MODULE or dst not in allowed:
             problems.append(f"arrow {src} -> {dst} is not allowed by docs/architecture.md ({where})")
     return problems
@@ -234,6 +236,13 @@ def test_a_sub_target_counts_as_its_module_and_a_variable_name_as_every_module()
     assert len(problems) == 2
     assert problems[0].startswith("arrow base -> every module is not allowed")
     assert problems[1].startswith("arrow verify -> eval is not allowed")
+
+
+def test_the_ground_floor_is_open_to_every_module():
+    cmake = dict(SYNTHETIC_CMAKE)
+    cmake["eval"] += "target_link_libraries(tritonrl_eval PRIVATE tritonrl_base)\n"
+    doc = SYNTHETIC_DOC.replace("| `base`, `verify` | eval.md |", "| `verify` | eval.md |")
+    assert _synthetic_problems(cmake, doc=doc) == []
 
 
 def test_an_include_without_a_link_is_an_arrow_too():
