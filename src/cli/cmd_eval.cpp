@@ -22,6 +22,7 @@
 #include "cli/command.h"
 #include "eval/progress.h"
 #include "metrics/metrics.h"
+#include "report/report.h"
 #include "scoring/score_batch.h"
 #include "store/store.h"
 #include "vocab/verdict_vocab.h"
@@ -32,68 +33,13 @@ namespace fs = std::filesystem;
 namespace sc = tritonrl::scoring;
 using nlohmann::json;
 
+// The scoring configuration itself, bound flag by flag (as `train` binds its options), and
+// what the command does around it: the sample file, the shard and the outputs.
 struct Options {
-  std::string tasks, samples, db, device = "auto", report, shard = "0/1", run_id, python, runner,
-                                  work_dir, jsonl;
-  std::string policy = "standard";
-  // The timing stage (src/eval/timing.h, docs/measurement.md).
-  int timing_trials = 100;
-  std::string baseline = "eager";
-  double lazy_threshold = 0.8, speedup_cap = 10.0;
-  double slow_factor = 50.0, slow_floor = 10.0;  // a candidate's timing budget (seconds)
-  bool cpu_timing = false, no_timing = false;
-  int jobs = 1, trials = 5;
-  int large_trials = 2;               // correctness trials of the 'large' variant
-  double large_output_mb = 1024;      // a variant with outputs this large runs large_trials
-  std::vector<std::string> variants;  // of those a task has; empty: the device's default
-  double stage_timeout = 0;           // seconds; 0 = defaults
-  double idle_timeout = 30;           // seconds; 0 = off (GPU only)
-  std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;  // 0: what is free at start
-  std::uint64_t spill_budget_mb = 0;                                // 0: the disk's free space
-  std::int64_t spill_memory_mb = -1;  // -1: a third of MemAvailable at start
-  bool json_out = false, no_cache = false, no_static = false, keep_work = false, no_sandbox = false;
-  bool all_trials = false;         // a failing candidate runs its remaining trials too
-  bool cold_workers = false;       // a fresh interpreter per worker instead of a fork of the zygote
-  std::string tolerance = "ours";  // ours | kernelbench | kernelbench-v0 (EngineConfig)
+  sc::ScoringConfig scoring;
+  std::string samples, report, shard = "0/1", run_id, jsonl;
+  bool json_out = false;
 };
-
-sc::ScoringConfig ToScoringConfig(const Options& o) {
-  sc::ScoringConfig c;
-  c.tasks = o.tasks;
-  c.db = o.db;
-  c.device = o.device;
-  c.policy = o.policy;
-  c.jobs = o.jobs;
-  c.trials = o.trials;
-  c.large_trials = o.large_trials;
-  c.large_output_mb = o.large_output_mb;
-  c.variants = o.variants;
-  c.timing_trials = o.timing_trials;
-  c.baseline = o.baseline;
-  c.lazy_threshold = o.lazy_threshold;
-  c.speedup_cap = o.speedup_cap;
-  c.slow_factor = o.slow_factor;
-  c.slow_floor_s = o.slow_floor;
-  c.no_timing = o.no_timing;
-  c.cpu_timing = o.cpu_timing;
-  c.stage_timeout_s = o.stage_timeout;
-  c.idle_timeout_s = o.idle_timeout;
-  c.use_cache = !o.no_cache;
-  c.static_stage = !o.no_static;
-  c.sandbox = !o.no_sandbox;
-  c.keep_work = o.keep_work;
-  c.all_trials = o.all_trials;
-  c.cold_workers = o.cold_workers;
-  c.memory_budget_mb = o.memory_budget_mb;
-  c.device_memory_budget_mb = o.device_memory_budget_mb;
-  c.spill_budget_mb = o.spill_budget_mb;
-  c.spill_memory_mb = o.spill_memory_mb;
-  c.tolerance = o.tolerance;
-  c.python = o.python;
-  c.runner = o.runner;
-  c.work_dir = o.work_dir;
-  return c;
-}
 
 struct Line {
   int line = 0;
@@ -216,9 +162,42 @@ class JsonlSink {
   std::string error_;
 };
 
+// The outcome and flag counts and the metrics per level, as a table on stdout.
+void PrintTable(const sc::RunSummary& summary, const std::string& run_id, const std::string& db,
+                const std::string& device) {
+  const auto& metrics = summary.metrics;
+  // Flags mark verdicts to review (a suspect speedup, a verdict near its tolerance, ...).
+  std::map<tritonrl::vocab::Outcome, int> counts;
+  std::map<std::string, int> flags;
+  for (const auto& s : summary.samples) {
+    ++counts[s.outcome];
+    for (const auto& f : s.flags) ++flags[f];
+  }
+  fmt::print("\n{:<22} {:>7}\n", "outcome", "samples");
+  for (const auto outcome : tritonrl::vocab::kAllOutcomes)
+    fmt::print("{:<22} {:>7}\n", tritonrl::vocab::OutcomeName(outcome), counts[outcome]);
+  if (!flags.empty()) {
+    fmt::print("\n{:<22} {:>7}\n", "flag", "samples");
+    for (const auto& [flag, n] : flags) fmt::print("{:<22} {:>7}\n", flag, n);
+  }
+  fmt::print("\n{:<8} {:>7} {:>7} {:>9} {:>8} {:>7} {:>8}\n", "group", "samples", "valid",
+             "compiled", "correct", "fast_1", "geomean");
+  auto row = [](const tritonrl::metrics::GroupMetrics& g) {
+    const double fast1 = g.fast_p.empty() ? 0.0 : g.fast_p.front().rate;
+    fmt::print("{:<8} {:>7} {:>6.1f}% {:>8.1f}% {:>7.1f}% {:>6.1f}% {:>8}\n", g.name, g.samples,
+               100 * g.valid_rate, 100 * g.compiled_rate, 100 * g.correct_rate, 100 * fast1,
+               g.geomean_speedup ? fmt::format("{:.2f}x", *g.geomean_speedup) : "-");
+  };
+  for (const auto& g : metrics.levels) row(g);
+  row(metrics.overall);
+  fmt::print(
+      "\nrun {} ({} samples) in {}{}\n", run_id, summary.samples.size(), db,
+      device == "cpu" ? "; CPU verdicts are provisional on precision, the GPU verdict counts" : "");
+}
+
 int RunEval(const Options& o) {
   const auto [shard_i, shard_n] = ParseShard(o.shard);
-  sc::ScoringConfig config = ToScoringConfig(o);
+  sc::ScoringConfig config = o.scoring;
   // Without --db, a store of this process only (no resume, removed at the end).
   const bool temporary_db = config.db.empty();
   if (temporary_db) {
@@ -274,7 +253,11 @@ int RunEval(const Options& o) {
   if (!summary.ok()) Fail(summary.status().message());
   const auto& metrics = summary->metrics;
   if (!o.report.empty()) {
-    auto html = (*scorer)->RenderReport(result->run_id);
+    tritonrl::store::OpenOptions open;
+    open.create = false;
+    auto store = tritonrl::store::Store::Open(cfg.db, open);
+    if (!store.ok()) Fail(store.status().message());
+    auto html = tritonrl::report::RenderReport(*store, result->run_id);
     if (!html.ok()) Fail(html.status().message());
     if (auto s = tritonrl::WriteFileAtomic(o.report, *html); !s.ok()) Fail(s.message());
   }
@@ -293,38 +276,11 @@ int RunEval(const Options& o) {
     doc["samples"] = samples;
     fmt::print("{}\n", doc.dump(2));
   } else {
-    // Flags mark verdicts to review (a suspect speedup, a verdict near its tolerance, ...).
-    std::map<tritonrl::vocab::Outcome, int> counts;
-    std::map<std::string, int> flags;
-    for (const auto& s : summary->samples) {
-      ++counts[s.outcome];
-      for (const auto& f : s.flags) ++flags[f];
-    }
-    fmt::print("\n{:<22} {:>7}\n", "outcome", "samples");
-    for (const auto outcome : tritonrl::vocab::kAllOutcomes)
-      fmt::print("{:<22} {:>7}\n", tritonrl::vocab::OutcomeName(outcome), counts[outcome]);
-    if (!flags.empty()) {
-      fmt::print("\n{:<22} {:>7}\n", "flag", "samples");
-      for (const auto& [flag, n] : flags) fmt::print("{:<22} {:>7}\n", flag, n);
-    }
-    fmt::print("\n{:<8} {:>7} {:>7} {:>9} {:>8} {:>7} {:>8}\n", "group", "samples", "valid",
-               "compiled", "correct", "fast_1", "geomean");
-    auto row = [](const tritonrl::metrics::GroupMetrics& g) {
-      const double fast1 = g.fast_p.empty() ? 0.0 : g.fast_p.front().rate;
-      fmt::print("{:<8} {:>7} {:>6.1f}% {:>8.1f}% {:>7.1f}% {:>6.1f}% {:>8}\n", g.name, g.samples,
-                 100 * g.valid_rate, 100 * g.compiled_rate, 100 * g.correct_rate, 100 * fast1,
-                 g.geomean_speedup ? fmt::format("{:.2f}x", *g.geomean_speedup) : "-");
-    };
-    for (const auto& g : metrics.levels) row(g);
-    row(metrics.overall);
-    fmt::print("\nrun {} ({} samples) in {}{}\n", result->run_id, summary->samples.size(), cfg.db,
-               device == "cpu"
-                   ? "; CPU verdicts are provisional on precision, the GPU verdict counts"
-                   : "");
+    PrintTable(*summary, result->run_id, cfg.db, device);
     if (!o.report.empty()) fmt::print("report: {}\n", o.report);
   }
   scorer->reset();  // removes its work files
-  if (temporary_db && !o.keep_work) {
+  if (temporary_db && !o.scoring.keep_work) {
     std::error_code ec;
     for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(config.db + suffix, ec);
   }
@@ -335,22 +291,22 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
     {"eval", "evaluate a sample file (JSONL) against a task suite in sandboxed workers",
      [](CLI::App& sub) {
        auto o = std::make_shared<Options>();
-       sub.add_option("--tasks", o->tasks, "task suite folder (levelN/*.py)")->required();
+       sub.add_option("--tasks", o->scoring.tasks, "task suite folder (levelN/*.py)")->required();
        sub.add_option("--samples", o->samples, "JSONL: {task, sample, output|code} per line")
            ->required();
-       sub.add_option("--db", o->db, "results database (SQLite); default: a temporary one");
-       sub.add_option("--device", o->device,
+       sub.add_option("--db", o->scoring.db, "results database (SQLite); default: a temporary one");
+       sub.add_option("--device", o->scoring.device,
                       "auto, cpu (Triton interpreter, small variant) or cuda");
-       sub.add_option("--jobs", o->jobs, "samples evaluated in parallel");
-       sub.add_option("--trials", o->trials, "correctness trials per variant (at least 5)");
-       sub.add_option("--large-trials", o->large_trials,
+       sub.add_option("--jobs", o->scoring.jobs, "samples evaluated in parallel");
+       sub.add_option("--trials", o->scoring.trials, "correctness trials per variant (at least 5)");
+       sub.add_option("--large-trials", o->scoring.large_trials,
                       "correctness trials of the 'large' variant, the secret one included "
                       "(default 2; large variants are sized for timing)");
        sub.add_option(
-           "--large-output-mb", o->large_output_mb,
+           "--large-output-mb", o->scoring.large_output_mb,
            "a variant whose first trial's outputs reach this many MiB runs only "
            "--large-trials trials (default 1024, e.g. KernelBench's default sizes; 0: off)");
-       sub.add_option("--variants", o->variants,
+       sub.add_option("--variants", o->scoring.variants,
                       "comma-separated variants to run, of those each task has (e.g. medium); "
                       "a task with none of them runs the default (cpu: small, cuda: all)")
            ->delimiter(',');
@@ -360,73 +316,77 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "write each verdict as one JSON line as soon as it is stored (flushed to "
                       "the disk; rewritten from the store when a run resumes)");
        sub.add_option("--report", o->report, "write a self-contained HTML report");
-       sub.add_flag("--no-cache", o->no_cache,
-                    "re-evaluate everything (a fresh run, no cached verdicts)");
+       sub.add_flag(
+           "--no-cache", [o](std::int64_t) { o->scoring.use_cache = false; },
+           "re-evaluate everything (a fresh run, no cached verdicts)");
        sub.add_option("--shard", o->shard,
                       "evaluate only lines with index % n == i (i/n); merge with tritonrl merge");
        sub.add_option("--run-id", o->run_id,
                       "run id (default: derived from the samples and the config)");
-       sub.add_option("--policy", o->policy,
+       sub.add_option("--policy", o->scoring.policy,
                       "standard or strict (static verifier; strict also fails lazy_optimization)");
-       sub.add_option("--timing-trials", o->timing_trials,
+       sub.add_option("--timing-trials", o->scoring.timing_trials,
                       "timed calls per sample on the GPU (default 100)");
-       sub.add_option("--baseline", o->baseline,
+       sub.add_option("--baseline", o->scoring.baseline,
                       "how the reference is timed: eager (default) or compile");
-       sub.add_option("--lazy-threshold", o->lazy_threshold,
+       sub.add_option("--lazy-threshold", o->scoring.lazy_threshold,
                       "minimal share of GPU time in the candidate's own kernels (default 0.8)");
        sub.add_option(
-           "--speedup-cap", o->speedup_cap,
+           "--speedup-cap", o->scoring.speedup_cap,
            "speedups above this are flagged implausible_speedup where no roofline applies (10)");
-       sub.add_option("--slow-factor", o->slow_factor,
+       sub.add_option("--slow-factor", o->scoring.slow_factor,
                       "a candidate's timed phase may last this many times the reference's "
                       "(default 50); a slower correct sample is stopped, flagged "
                       "slow_over_budget and given an upper-bound speedup");
-       sub.add_option("--slow-floor", o->slow_floor,
+       sub.add_option("--slow-floor", o->scoring.slow_floor_s,
                       "seconds a candidate's timed phase may always last (default 10)");
-       sub.add_flag("--no-timing", o->no_timing,
+       sub.add_flag("--no-timing", o->scoring.no_timing,
                     "skip the timing stage on the GPU (correctness only; speedup null)");
-       sub.add_flag("--cpu-timing", o->cpu_timing,
+       sub.add_flag("--cpu-timing", o->scoring.cpu_timing,
                     "TEST ONLY: run the timing stage on the CPU (host clock; numbers meaningless)");
-       sub.add_option("--stage-timeout", o->stage_timeout,
+       sub.add_option("--stage-timeout", o->scoring.stage_timeout_s,
                       "seconds allowed per import, build and trial stage");
-       sub.add_option("--idle-timeout", o->idle_timeout,
+       sub.add_option("--idle-timeout", o->scoring.idle_timeout_s,
                       "GPU: seconds a candidate's stage may pass with no progress and no Triton "
                       "compile before it times out (default 30; 0: off)");
-       sub.add_option("--python", o->python,
+       sub.add_option("--python", o->scoring.python,
                       "the runner's interpreter (default: $TRITONRL_PYTHON, .venv, python3)");
-       sub.add_option("--runner", o->runner, "folder holding tritonrl_runner/");
-       sub.add_option("--work-dir", o->work_dir,
+       sub.add_option("--runner", o->scoring.runner, "folder holding tritonrl_runner/");
+       sub.add_option("--work-dir", o->scoring.work_dir,
                       "folder for the workers' private folders and the reference outputs spilled "
                       "to disk (put it on a disk, not a tmpfs)");
-       sub.add_option("--memory-budget-mb", o->memory_budget_mb,
+       sub.add_option("--memory-budget-mb", o->scoring.memory_budget_mb,
                       "host memory the workers may hold at once (admission control; default: 90% "
                       "of MemAvailable at start); a sample that cannot fit is resource_exhausted");
-       sub.add_option("--device-memory-budget-mb", o->device_memory_budget_mb,
+       sub.add_option("--device-memory-budget-mb", o->scoring.device_memory_budget_mb,
                       "the same for GPU memory (default: 90% of nvidia-smi's free memory)");
-       sub.add_option("--spill-budget-mb", o->spill_budget_mb,
+       sub.add_option("--spill-budget-mb", o->scoring.spill_budget_mb,
                       "disk space the spilled reference outputs may take at once (default: the "
                       "work folder's free space less 1 GiB); a reference that runs out waits for "
                       "others' to be freed, then runs again");
-       sub.add_option("--spill-memory-mb", o->spill_memory_mb,
+       sub.add_option("--spill-memory-mb", o->scoring.spill_memory_mb,
                       "reference output bytes held in anonymous memory before the disk (default "
                       "-1: a third of MemAvailable at start, taken out of --memory-budget-mb's "
                       "default; 0: disk only)")
            ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
-       sub.add_flag("--keep-work", o->keep_work, "keep the workers' folders and logs (debugging)");
-       sub.add_flag("--all-trials", o->all_trials,
+       sub.add_flag("--keep-work", o->scoring.keep_work,
+                    "keep the workers' folders and logs (debugging)");
+       sub.add_flag("--all-trials", o->scoring.all_trials,
                     "run a candidate's remaining trials after one has failed (default: stop "
                     "there; the verdict is settled) to see every trial's reasons");
-       sub.add_flag("--no-static", o->no_static,
-                    "TEST ONLY: skip the static verifier (fault-injection candidates would be "
-                    "rejected by it)");
-       sub.add_flag("--no-sandbox", o->no_sandbox,
-                    "TEST ONLY: run workers without rlimits, namespaces or seccomp");
-       sub.add_option("--tolerance", o->tolerance,
+       sub.add_flag(
+           "--no-static", [o](std::int64_t) { o->scoring.static_stage = false; },
+           "TEST ONLY: skip the static verifier (fault-injection candidates would be "
+           "rejected by it)");
+       sub.add_flag(
+           "--no-sandbox", [o](std::int64_t) { o->scoring.sandbox = false; },
+           "TEST ONLY: run workers without rlimits, namespaces or seccomp");
+       sub.add_option("--tolerance", o->scoring.tolerance,
                       "the correctness rule: ours (the task's ATOL/RTOL, allclose and relative "
                       "L2), kernelbench (KernelBench's harness: 1e-4 fp32, 1e-2 fp16/bf16, "
                       "allclose alone) or kernelbench-v0 (1e-2, allclose alone); docs/tasks.md")
            ->check(CLI::IsMember({"ours", "kernelbench", "kernelbench-v0"}));
-       sub.add_flag("--cold-workers", o->cold_workers,
+       sub.add_flag("--cold-workers", o->scoring.cold_workers,
                     "start every worker as a fresh interpreter (exec) instead of forking it from "
                     "the warm zygote (same sandbox; slower start)");
        return [o]() -> int {

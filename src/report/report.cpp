@@ -289,6 +289,103 @@ constexpr const char* kSampleHeader =
     "<th>tolerance margin</th><th>flags</th><th>reasons</th><th>source</th>"
     "<th>sandbox</th></tr>";
 
+// The run's identity and provenance: ids, times, hosts, devices, tool, sample file, counts,
+// sandbox levels, policy and configuration.
+std::string RunTable(const store::RunInfo& info, const std::vector<store::RunPart>& parts,
+                     const std::vector<store::VerdictRecord>& verdicts, size_t sample_count,
+                     int64_t task_count, const ReportOptions& options) {
+  std::string h;
+  int64_t cached = 0;
+  std::map<std::string, int> sandbox_levels, devices;
+  for (const auto& v : verdicts) {
+    cached += v.from_cache;
+    sandbox_levels[v.sandbox_level.empty() ? "unrecorded" : v.sandbox_level]++;
+    if (!v.device_model.empty()) devices[v.device_model]++;
+  }
+  auto kv = [](const std::string& k, const std::string& escaped_value) {
+    return "<tr><th>" + HtmlEscape(k) + "</th><td>" + escaped_value + "</td></tr>";
+  };
+  h += "<h2>Run</h2>\n<table id=\"summary\">";
+  h += kv("run", HtmlEscape(info.id));
+  h += kv("started", HtmlEscape(info.started_at));
+  h += kv("ended", info.ended_at.empty() ? "<span class=\"warn\">not ended (running or killed; "
+                                           "resume to finish)</span>"
+                                         : HtmlEscape(info.ended_at));
+  std::string part_list;
+  for (const auto& p : parts) {
+    part_list +=
+        (part_list.empty() ? "" : "<br>") +
+        HtmlEscape(p.host + " shard " + p.shard + " on " + p.device_model + ", " + p.started_at +
+                   " to " + (p.ended_at.empty() ? "(not ended)" : p.ended_at));
+  }
+  h += kv("hosts", part_list.empty() ? HtmlEscape(info.host) : part_list);
+  std::string device_list;
+  for (const auto& [d, n] : devices)
+    device_list += (device_list.empty() ? "" : ", ") + HtmlEscape(fmt::format("{} ({})", d, n));
+  h += kv("devices", device_list.empty() ? HtmlEscape(info.device_model) : device_list);
+  h += kv("tool", HtmlEscape(info.tool_version +
+                             (info.git_revision.empty() ? "" : " (" + info.git_revision + ")")));
+  h += kv("sample file",
+          HtmlEscape(info.sample_file +
+                     (info.sample_file_hash.empty() ? "" : " sha256 " + info.sample_file_hash)));
+  h += kv("samples",
+          fmt::format("{} ({} tasks; {} served from the cache)", sample_count, task_count, cached));
+  std::string sandbox;
+  for (const auto& [lvl, n] : sandbox_levels)
+    sandbox += (sandbox.empty() ? "" : ", ") + HtmlEscape(fmt::format("{}: {}", lvl, n));
+  h += kv("sandbox", sandbox.empty() ? "-" : sandbox);
+  h += kv("correctness policy",
+          options.metrics.policy == metrics::CorrectnessPolicy::kStrict
+              ? "strict (flags " + JoinEscaped(options.metrics.strict_flags, ", ") + " fail)"
+              : "standard (the evaluator's verdict; the strict column also fails flagged samples)");
+  h += kv("configuration", "<pre>" + HtmlEscape(info.config_json) + "</pre>");
+  h += "</table>\n";
+
+  return h;
+}
+
+// The samples flagged for review (a flag or an implausible speedup), then every sample (up to
+// max_sample_rows).
+std::string SampleTables(const std::vector<store::VerdictRecord>& verdicts,
+                         const std::vector<metrics::SampleResult>& samples,
+                         const ReportOptions& options) {
+  std::string h;
+  // ---- Flagged
+  std::map<std::string, int> level_of;
+  for (size_t i = 0; i < samples.size(); ++i) level_of[verdicts[i].key.task_id] = samples[i].level;
+  std::vector<const store::VerdictRecord*> flagged;
+  for (const auto& v : verdicts) {
+    bool implausible = v.speedup && *v.speedup > options.implausible_speedup;
+    if (implausible || !v.flags.empty()) flagged.push_back(&v);
+  }
+  std::stable_sort(flagged.begin(), flagged.end(), [](const auto* a, const auto* b) {
+    return a->speedup.value_or(0) > b->speedup.value_or(0);
+  });
+  h += fmt::format("<h2>Flagged for review ({})</h2>\n", flagged.size());
+  h += fmt::format(
+      "<p class=\"note\">Samples with a flag or a speedup above {:g}x. A large speedup over an "
+      "eager reference can be real; these deserve a look before a number is published.</p>\n",
+      options.implausible_speedup);
+  h += "<table id=\"flagged\">" + std::string(kSampleHeader);
+  for (const auto* v : flagged) h += SampleRow(*v, level_of[v->key.task_id]);
+  h += "</table>\n";
+
+  // ---- Samples
+  h += fmt::format("<h2>Samples ({})</h2>\n", verdicts.size());
+  h += "<table id=\"samples\">" + std::string(kSampleHeader);
+  size_t shown = 0;
+  for (const auto& v : verdicts) {
+    if (shown++ >= options.max_sample_rows) break;
+    h += SampleRow(v, level_of[v.key.task_id]);
+  }
+  h += "</table>\n";
+  if (verdicts.size() > options.max_sample_rows) {
+    h += fmt::format("<p class=\"note\">{} more samples not shown (max_sample_rows).</p>\n",
+                     verdicts.size() - options.max_sample_rows);
+  }
+  return h;
+}
+
 }  // namespace
 
 std::vector<metrics::SampleResult> ToSampleResults(
@@ -342,52 +439,7 @@ Result<std::string> RenderReport(store::Store& store, const std::string& run_id,
   h += "<title>" + HtmlEscape(title) + "</title><style>" + kStyle + "</style></head><body>\n";
   h += "<h1>" + HtmlEscape(title) + "</h1>\n";
 
-  // ---- Summary
-  int64_t cached = 0;
-  std::map<std::string, int> sandbox_levels, devices;
-  for (const auto& v : *verdicts) {
-    cached += v.from_cache;
-    sandbox_levels[v.sandbox_level.empty() ? "unrecorded" : v.sandbox_level]++;
-    if (!v.device_model.empty()) devices[v.device_model]++;
-  }
-  auto kv = [](const std::string& k, const std::string& escaped_value) {
-    return "<tr><th>" + HtmlEscape(k) + "</th><td>" + escaped_value + "</td></tr>";
-  };
-  h += "<h2>Run</h2>\n<table id=\"summary\">";
-  h += kv("run", HtmlEscape(info.id));
-  h += kv("started", HtmlEscape(info.started_at));
-  h += kv("ended", info.ended_at.empty() ? "<span class=\"warn\">not ended (running or killed; "
-                                           "resume to finish)</span>"
-                                         : HtmlEscape(info.ended_at));
-  std::string part_list;
-  for (const auto& p : *parts) {
-    part_list +=
-        (part_list.empty() ? "" : "<br>") +
-        HtmlEscape(p.host + " shard " + p.shard + " on " + p.device_model + ", " + p.started_at +
-                   " to " + (p.ended_at.empty() ? "(not ended)" : p.ended_at));
-  }
-  h += kv("hosts", part_list.empty() ? HtmlEscape(info.host) : part_list);
-  std::string device_list;
-  for (const auto& [d, n] : devices)
-    device_list += (device_list.empty() ? "" : ", ") + HtmlEscape(fmt::format("{} ({})", d, n));
-  h += kv("devices", device_list.empty() ? HtmlEscape(info.device_model) : device_list);
-  h += kv("tool", HtmlEscape(info.tool_version +
-                             (info.git_revision.empty() ? "" : " (" + info.git_revision + ")")));
-  h += kv("sample file",
-          HtmlEscape(info.sample_file +
-                     (info.sample_file_hash.empty() ? "" : " sha256 " + info.sample_file_hash)));
-  h += kv("samples", fmt::format("{} ({} tasks; {} served from the cache)", samples.size(),
-                                 m.overall.tasks, cached));
-  std::string sandbox;
-  for (const auto& [lvl, n] : sandbox_levels)
-    sandbox += (sandbox.empty() ? "" : ", ") + HtmlEscape(fmt::format("{}: {}", lvl, n));
-  h += kv("sandbox", sandbox.empty() ? "-" : sandbox);
-  h += kv("correctness policy",
-          options.metrics.policy == metrics::CorrectnessPolicy::kStrict
-              ? "strict (flags " + JoinEscaped(options.metrics.strict_flags, ", ") + " fail)"
-              : "standard (the evaluator's verdict; the strict column also fails flagged samples)");
-  h += kv("configuration", "<pre>" + HtmlEscape(info.config_json) + "</pre>");
-  h += "</table>\n";
+  h += RunTable(info, *parts, *verdicts, samples.size(), m.overall.tasks, options);
 
   // ---- Metrics
   h += "<h2>Metrics</h2>\n" + MetricsTable(m, strict);
@@ -416,40 +468,7 @@ Result<std::string> RenderReport(store::Store& store, const std::string& run_id,
   // ---- Timings
   h += "<h2>Stage timings</h2>\n" + StageTable(*verdicts);
 
-  // ---- Flagged
-  std::map<std::string, int> level_of;
-  for (size_t i = 0; i < samples.size(); ++i)
-    level_of[(*verdicts)[i].key.task_id] = samples[i].level;
-  std::vector<const store::VerdictRecord*> flagged;
-  for (const auto& v : *verdicts) {
-    bool implausible = v.speedup && *v.speedup > options.implausible_speedup;
-    if (implausible || !v.flags.empty()) flagged.push_back(&v);
-  }
-  std::stable_sort(flagged.begin(), flagged.end(), [](const auto* a, const auto* b) {
-    return a->speedup.value_or(0) > b->speedup.value_or(0);
-  });
-  h += fmt::format("<h2>Flagged for review ({})</h2>\n", flagged.size());
-  h += fmt::format(
-      "<p class=\"note\">Samples with a flag or a speedup above {:g}x. A large speedup over an "
-      "eager reference can be real; these deserve a look before a number is published.</p>\n",
-      options.implausible_speedup);
-  h += "<table id=\"flagged\">" + std::string(kSampleHeader);
-  for (const auto* v : flagged) h += SampleRow(*v, level_of[v->key.task_id]);
-  h += "</table>\n";
-
-  // ---- Samples
-  h += fmt::format("<h2>Samples ({})</h2>\n", verdicts->size());
-  h += "<table id=\"samples\">" + std::string(kSampleHeader);
-  size_t shown = 0;
-  for (const auto& v : *verdicts) {
-    if (shown++ >= options.max_sample_rows) break;
-    h += SampleRow(v, level_of[v.key.task_id]);
-  }
-  h += "</table>\n";
-  if (verdicts->size() > options.max_sample_rows) {
-    h += fmt::format("<p class=\"note\">{} more samples not shown (max_sample_rows).</p>\n",
-                     verdicts->size() - options.max_sample_rows);
-  }
+  h += SampleTables(*verdicts, samples, options);
   h += "</body></html>\n";
   return h;
 }

@@ -17,7 +17,6 @@
 #include "base/file.h"
 #include "eval/pool.h"
 #include "eval/sandbox_check.h"
-#include "report/report.h"
 #include "scoring/engine_setup.h"
 #include "scoring/records.h"
 #include "store/store.h"
@@ -59,6 +58,20 @@ int LevelOf(const std::string& task_id) {
   return std::atoi(task_id.c_str() + 5);
 }
 
+// A verdict as the metrics count it.
+metrics::SampleResult MetricsInput(const ScoredSample& s, int level) {
+  metrics::SampleResult m;
+  m.task = s.task;
+  m.level = level;
+  m.outcome = std::string(vocab::OutcomeName(s.outcome));
+  m.valid = s.valid;
+  m.compiled = s.compiled;
+  m.correct = s.correct;
+  m.speedup = s.speedup;
+  m.flags = s.flags;
+  return m;
+}
+
 // A hash of the batch that stands for the sample file when the caller has none.
 std::string BatchHash(const std::vector<Sample>& batch) {
   std::string all;
@@ -69,6 +82,69 @@ std::string BatchHash(const std::vector<Sample>& batch) {
     all += line.dump() + "\n";
   }
   return Sha256Hex(all);
+}
+
+// What one Score call carries from phase to phase.
+struct Call {
+  Call(const std::vector<Sample>& b, const Callbacks& c, store::Store& st, store::RunInfo r)
+      : batch(b), callbacks(c), store(st), run(std::move(r)), out(b.size()) {
+    result.run_id = run.id;
+    result.sandbox = "not started";  // until a worker is needed
+  }
+  const std::vector<Sample>& batch;
+  const Callbacks& callbacks;
+  store::Store& store;
+  std::mutex store_mu;  // the pool's threads share this call's store connection
+  store::RunInfo run;
+  BatchResult result;
+  std::vector<std::optional<ScoredSample>> out;  // by batch index
+  std::size_t finished = 0;
+  std::map<std::string, std::string> task_content;  // task id -> file bytes
+  std::map<std::string, std::string> task_by_path;  // task file -> task id
+  Status error = Status::Ok();  // a store error while the pool runs (stops the call)
+
+  void Note(const std::string& line) const {
+    if (callbacks.on_note) callbacks.on_note(line);
+  }
+  // Sample i's verdict (in out) is finished: on_verdict learns of it.
+  void Tell(std::size_t i) {
+    ++finished;
+    if (callbacks.on_verdict) callbacks.on_verdict(*out[i], finished, batch.size());
+  }
+};
+
+// A sample past the static stage: decided (pre_verdict set) or to run.
+struct Pending {
+  std::size_t index = 0;  // in the batch
+  eval::SampleJob job;
+  store::SampleRecord record;
+  std::string cache_key;
+};
+
+struct Decisions {
+  std::vector<Pending> decided, runnable;
+};
+
+// The runnable samples, one leader per distinct cache key (with the cache on), and per leader
+// the samples that take its verdict.
+struct SameCodeGroups {
+  std::vector<Pending> leaders;
+  std::vector<std::vector<Pending>> copies;
+};
+
+SameCodeGroups GroupSameCode(std::vector<Pending> runnable, bool use_cache) {
+  SameCodeGroups g;
+  std::map<std::string, std::size_t> first;
+  for (auto& p : runnable) {
+    auto [at, fresh] = first.try_emplace(p.cache_key, g.leaders.size());
+    if (!use_cache || fresh) {
+      g.leaders.push_back(std::move(p));
+      g.copies.emplace_back();
+    } else {
+      g.copies[at->second].push_back(std::move(p));
+    }
+  }
+  return g;
 }
 
 }  // namespace
@@ -145,6 +221,29 @@ struct Scorer::Impl {
   }
 
   explicit Impl(int jobs) : slots(jobs) {}
+
+  Status CheckTask(const std::string& task_id) const;
+
+  // The phases of Score, in order.
+  Status ValidateBatch(const std::vector<Sample>& batch) const;
+  Result<store::RunInfo> BeginRun(store::Store& store, const std::vector<Sample>& batch,
+                                  const BatchOptions& options) const;
+  // Reports the verdicts this run already has; returns the batch indices still to decide.
+  Result<std::vector<std::size_t>> Resume(Call& call) const;
+  Result<Decisions> DecideAll(Call& call, std::vector<std::size_t> todo) const;
+  Status CommitDecided(Call& call, const std::vector<Pending>& decided) const;
+  // Runs the groups' leaders; a store error on the way is left in call.error.
+  Status RunEngine(Call& call, const SameCodeGroups& groups);
+
+  // Parts of the phases.
+  Status PutTaskOnce(Call& call, const Sample& s, const task::TaskInfo& info) const;
+  Result<Pending> DecideStatically(Call& call, std::size_t i,
+                                   const verify::VerifyOptions& vopts) const;
+  eval::EngineConfig CallEngineConfig(Call& call);
+  void ShareKeptReferences(const Call& call, eval::EngineConfig& cfg);
+  void CacheReferenceTimings(Call& call, eval::EngineConfig& cfg) const;
+  void CommitRun(Call& call, const SameCodeGroups& groups, std::size_t k, const eval::Verdict& v,
+                 store::VerdictWriter& writer) const;
 
   // Finds the strongest sandbox this machine allows, once (some platforms refuse a feature only
   // when the device initialises); every verdict records the level reached.
@@ -225,25 +324,24 @@ const json& Scorer::run_config() const {
   return impl_->run_config;
 }
 
-Status Scorer::CheckTask(const std::string& task_id) const {
-  if (task::FindTask(impl_->suite, task_id)) return Status::Ok();
+Status Scorer::Impl::CheckTask(const std::string& task_id) const {
+  if (task::FindTask(suite, task_id)) return Status::Ok();
   std::string why;
-  for (const auto& e : impl_->suite.errors) {
+  for (const auto& e : suite.errors) {
     if (e.file.find(task_id) != std::string::npos) why = "; " + e.ToString();
   }
-  return Status::NotFound(
-      fmt::format("unknown task \"{}\" in {}{}", task_id, impl_->config.tasks, why));
+  return Status::NotFound(fmt::format("unknown task \"{}\" in {}{}", task_id, config.tasks, why));
 }
 
-Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchOptions& options,
-                                  const Callbacks& callbacks) {
-  Impl& im = *impl_;
-  const ScoringConfig& o = im.config;
-  auto note = [&](const std::string& line) {
-    if (callbacks.on_note) callbacks.on_note(line);
-  };
+Status Scorer::CheckTask(const std::string& task_id) const {
+  return impl_->CheckTask(task_id);
+}
 
-  // Bad input fails the call before anything is stored.
+const task::Suite& Scorer::suite() const {
+  return impl_->suite;
+}
+
+Status Scorer::Impl::ValidateBatch(const std::vector<Sample>& batch) const {
   std::set<std::pair<std::string, std::string>> seen;
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const Sample& s = batch[i];
@@ -254,46 +352,43 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
       return Status::InvalidArgument(
           fmt::format("sample {}: duplicate sample \"{}\" for task {}", i, s.id, s.task));
   }
+  return Status::Ok();
+}
 
-  auto store = store::Store::Open(o.db);
-  if (!store.ok()) return store.status();
+Result<store::RunInfo> Scorer::Impl::BeginRun(store::Store& store, const std::vector<Sample>& batch,
+                                              const BatchOptions& options) const {
   store::RunInfo run;
-  run.config_json = im.run_config.dump();
+  run.config_json = run_config.dump();
   run.sample_file = options.sample_file;
   run.sample_file_hash =
       options.sample_file_hash.empty() ? BatchHash(batch) : options.sample_file_hash;
-  run.device_model = im.device_model;
+  run.device_model = device_model;
   run.tool_version = kEvaluatorVersion;
   run.shard = options.shard;
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   run.host = host;
-  run.id =
-      !options.run_id.empty() ? options.run_id
-      : !o.use_cache
-          ? store::NewRunId()
-          : "eval-" +
-                Sha256Hex(run.sample_file_hash + run.config_json + im.device_model).substr(0, 16);
-  TRITONRL_RETURN_IF_ERROR(store->BeginRun(run));
-  auto done_keys = store->DoneSamples(run.id);
+  run.id = !options.run_id.empty() ? options.run_id
+           : !config.use_cache
+               ? store::NewRunId()
+               : "eval-" +
+                     Sha256Hex(run.sample_file_hash + run.config_json + device_model).substr(0, 16);
+  TRITONRL_RETURN_IF_ERROR(store.BeginRun(run));
+  return run;
+}
+
+Result<std::vector<std::size_t>> Scorer::Impl::Resume(Call& call) const {
+  auto done_keys = call.store.DoneSamples(call.run.id);
   if (!done_keys.ok()) return done_keys.status();
   const std::set<store::SampleKey> done(done_keys->begin(), done_keys->end());
-
-  BatchResult result;
-  result.run_id = run.id;
-  result.sandbox = "not started";  // until a worker is needed
-  std::vector<std::optional<ScoredSample>> out(batch.size());
-  std::size_t finished = 0;
-
-  // Resumed verdicts first: reported before anything runs.
   std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < batch.size(); ++i) {
-    const store::SampleKey key{run.id, batch[i].task, batch[i].id};
+  for (std::size_t i = 0; i < call.batch.size(); ++i) {
+    const store::SampleKey key{call.run.id, call.batch[i].task, call.batch[i].id};
     if (!done.count(key)) {
       todo.push_back(i);
       continue;
     }
-    auto rec = store->GetVerdict(key);
+    auto rec = call.store.GetVerdict(key);
     if (!rec.ok()) return rec.status();
     if (!rec->has_value()) {
       todo.push_back(i);  // listed as done but gone: evaluate again
@@ -302,274 +397,301 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
     auto s = FromRecord(**rec);
     if (!s.ok()) return s.status();
     s->resumed = true;
-    out[i] = std::move(*s);
-    ++result.resumed;
-    ++finished;
-    if (callbacks.on_verdict) callbacks.on_verdict(*out[i], finished, batch.size());
+    call.out[i] = std::move(*s);
+    ++call.result.resumed;
+    call.Tell(i);
   }
-  if (result.resumed)
-    note(fmt::format("resuming run {}: {} samples already done", run.id, result.resumed));
+  if (call.result.resumed)
+    call.Note(
+        fmt::format("resuming run {}: {} samples already done", call.run.id, call.result.resumed));
+  return todo;
+}
 
-  // Task records, static verification, cache lookups: everything decided before running.
+Status Scorer::Impl::PutTaskOnce(Call& call, const Sample& s, const task::TaskInfo& info) const {
+  if (call.task_content.count(s.task)) return Status::Ok();
+  auto content = ReadFile(info.path);
+  if (!content.ok()) return content.status();
+  call.task_content[s.task] = *content;
+  call.task_by_path[info.path] = s.task;
+  store::TaskRecord t;
+  t.id = s.task;
+  t.content = *content;
+  t.suite_path = config.tasks;
+  t.level = info.level.value_or(LevelOf(s.task));
+  t.metadata_json = json{{"dtype", info.dtype}, {"atol", info.atol}, {"rtol", info.rtol}}.dump();
+  return call.store.PutTask(t);
+}
+
+Result<Pending> Scorer::Impl::DecideStatically(Call& call, std::size_t i,
+                                               const verify::VerifyOptions& vopts) const {
+  const Sample& s = call.batch[i];
+  const task::TaskInfo* info = task::FindTask(suite, s.task);
+  TRITONRL_RETURN_IF_ERROR(PutTaskOnce(call, s, *info));
+  const std::string& task_content = call.task_content.at(s.task);
+  const bool is_code = s.kind == TextKind::kCode;
+  verify::Verdict sv =
+      is_code ? verify::VerifyCode(s.text, vopts) : verify::VerifyOutput(s.text, vopts);
+  std::string code = s.text;
+  if (!is_code) code = sv.code ? s.text.substr(sv.code->begin, sv.code->end - sv.code->begin) : "";
+  Pending p;
+  p.index = i;
+  p.job = eval::SampleJob{s.id, s.task, info->path, code, std::nullopt};
+  // The static stage is cheap and decided by the whole text; what the engine runs is the code
+  // alone, so the cache is keyed on the code: outputs that differ only in their plan (GRPO
+  // rollouts of one task) share a verdict.
+  p.cache_key = store::ComputeCacheKey(
+      {task_content, code, call.run.config_json, device_model, kEvaluatorVersion});
+  if (config.static_stage && !sv.valid) {
+    eval::Verdict v = StaticVerdict(sv);
+    v.device = device;
+    p.job.pre_verdict = v;
+  }
+  if (!p.job.pre_verdict && code.empty()) {
+    eval::Verdict v;
+    v.outcome = vocab::OutcomeName(vocab::Outcome::kInvalidSyntax);
+    v.syntax_ok = false;
+    v.reasons.push_back({"static", "no_code", "the output holds no code"});
+    p.job.pre_verdict = v;
+  }
+  if (!p.job.pre_verdict && config.use_cache) {
+    auto hit = call.store.Lookup(p.cache_key);
+    if (hit.ok() && hit->has_value()) p.job.pre_verdict = CachedVerdict(**hit, device);
+  }
+  p.record.key = {call.run.id, s.task, s.id};
+  p.record.task_hash = Sha256Hex(task_content);
+  p.record.text_kind = is_code ? "code" : "output";
+  p.record.text = s.text;
+  p.record.code = code;
+  return p;
+}
+
+Result<Decisions> Scorer::Impl::DecideAll(Call& call, std::vector<std::size_t> todo) const {
   // Samples of one task are adjacent so that its reference runs once per group.
-  std::stable_sort(todo.begin(), todo.end(),
-                   [&](std::size_t a, std::size_t b) { return batch[a].task < batch[b].task; });
-  std::map<std::string, std::string> task_content;  // task id -> file bytes
-  std::map<std::string, std::string> task_by_path;  // task file -> task id
+  std::stable_sort(todo.begin(), todo.end(), [&](std::size_t a, std::size_t b) {
+    return call.batch[a].task < call.batch[b].task;
+  });
   verify::VerifyOptions vopts;
-  vopts.policy = *verify::ParsePolicy(o.policy);  // validated by Open
-  struct Pending {
-    std::size_t index = 0;
-    eval::SampleJob job;
-    store::SampleRecord record;
-    std::string cache_key;
-  };
-  std::vector<Pending> decided, runnable;
+  vopts.policy = *verify::ParsePolicy(config.policy);  // validated by Open
+  Decisions d;
   for (std::size_t i : todo) {
-    const Sample& s = batch[i];
-    const task::TaskInfo* info = task::FindTask(im.suite, s.task);
-    if (!task_content.count(s.task)) {
-      auto content = ReadFile(info->path);
-      if (!content.ok()) return content.status();
-      task_content[s.task] = *content;
-      task_by_path[info->path] = s.task;
-      store::TaskRecord t;
-      t.id = s.task;
-      t.content = *content;
-      t.suite_path = o.tasks;
-      t.level = info->level.value_or(LevelOf(s.task));
-      t.metadata_json =
-          json{{"dtype", info->dtype}, {"atol", info->atol}, {"rtol", info->rtol}}.dump();
-      TRITONRL_RETURN_IF_ERROR(store->PutTask(t));
-    }
-    const bool is_code = s.kind == TextKind::kCode;
-    verify::Verdict sv =
-        is_code ? verify::VerifyCode(s.text, vopts) : verify::VerifyOutput(s.text, vopts);
-    std::string code = s.text;
-    if (!is_code)
-      code = sv.code ? s.text.substr(sv.code->begin, sv.code->end - sv.code->begin) : "";
-    Pending p;
-    p.index = i;
-    p.job = eval::SampleJob{s.id, s.task, info->path, code, std::nullopt};
-    // The static stage is cheap and decided by the whole text; what the engine runs is the code
-    // alone, so the cache is keyed on the code: outputs that differ only in their plan (GRPO
-    // rollouts of one task) share a verdict.
-    p.cache_key = store::ComputeCacheKey(
-        {task_content[s.task], code, run.config_json, im.device_model, kEvaluatorVersion});
-    if (o.static_stage && !sv.valid) {
-      eval::Verdict v = StaticVerdict(sv);
-      v.device = im.device;
-      p.job.pre_verdict = v;
-    }
-    if (!p.job.pre_verdict && code.empty()) {
-      eval::Verdict v;
-      v.outcome = vocab::OutcomeName(vocab::Outcome::kInvalidSyntax);
-      v.syntax_ok = false;
-      v.reasons.push_back({"static", "no_code", "the output holds no code"});
-      p.job.pre_verdict = v;
-    }
-    if (!p.job.pre_verdict && o.use_cache) {
-      auto hit = store->Lookup(p.cache_key);
-      if (hit.ok() && hit->has_value()) p.job.pre_verdict = CachedVerdict(**hit, im.device);
-    }
-    p.record.key = {run.id, s.task, s.id};
-    p.record.task_hash = Sha256Hex(task_content[s.task]);
-    p.record.text_kind = is_code ? "code" : "output";
-    p.record.text = s.text;
-    p.record.code = code;
-    (p.job.pre_verdict ? decided : runnable).push_back(std::move(p));
+    auto p = DecideStatically(call, i, vopts);
+    if (!p.ok()) return p.status();
+    (p->job.pre_verdict ? d.decided : d.runnable).push_back(std::move(*p));
   }
+  return d;
+}
 
+Status Scorer::Impl::CommitDecided(Call& call, const std::vector<Pending>& decided) const {
+  if (decided.empty()) return Status::Ok();
+  std::vector<store::EvalResult> results;
+  std::vector<ScoredSample> scored;
+  for (const auto& p : decided) {
+    eval::Verdict v = *p.job.pre_verdict;
+    v.sample = p.job.sample_id;
+    v.task = p.job.task_id;
+    store::EvalResult r;
+    r.sample = p.record;
+    // A static rejection is judged on the whole output, the cache key on its code alone: it is
+    // stored without a key, so that a valid output with the same code never gets it.
+    r.verdict = ToRecord(v, p.record.key, v.from_cache ? p.cache_key : std::string(), device_model);
+    auto s = FromRecord(r.verdict);
+    if (!s.ok()) return Status::Internal(s.status().message());
+    scored.push_back(std::move(*s));
+    results.push_back(std::move(r));
+  }
+  TRITONRL_RETURN_IF_ERROR(call.store.PutResults(results));
+  for (std::size_t k = 0; k < decided.size(); ++k) {
+    const std::size_t i = decided[k].index;
+    call.result.from_cache += scored[k].from_cache;
+    call.result.evaluated += !scored[k].from_cache;
+    call.out[i] = std::move(scored[k]);
+    call.Tell(i);
+  }
+  return Status::Ok();
+}
+
+void Scorer::Impl::ShareKeptReferences(const Call& call, eval::EngineConfig& cfg) {
+  // By task file and content: an edited task never meets an old reference. Hashed once per
+  // task here: the pool asks for keys under its lock, again every 100 ms for a task whose
+  // reference another call computes.
+  auto ref_keys = std::make_shared<std::map<std::string, std::string>>();
+  for (const auto& [path, id] : call.task_by_path)
+    (*ref_keys)[path] = path + "\n" + Sha256Hex(call.task_content.at(id));
+  const auto ref_key = [ref_keys](const std::string& task_path) -> std::optional<std::string> {
+    auto it = ref_keys->find(task_path);
+    if (it == ref_keys->end()) return std::nullopt;
+    return it->second;
+  };
+  cfg.reuse_reference = [this, ref_key](const std::string& task_path) {
+    const auto key = ref_key(task_path);
+    return key ? KeptFor(*key) : nullptr;
+  };
+  cfg.keep_reference = [this, ref_key](const std::string& task_path,
+                                       std::shared_ptr<const eval::ReferenceResult> ref) {
+    if (const auto key = ref_key(task_path)) Keep(*key, std::move(ref));
+  };
+  cfg.drop_kept_spills = [this] { DropKeptSpills(); };
+  // Concurrent calls (the server's requests, a trainer's overlapping steps) on one task run
+  // its reference once.
+  cfg.claim_reference = [this, ref_key](const std::string& task_path) {
+    const auto key = ref_key(task_path);
+    return !key || Claim(*key);
+  };
+  cfg.release_reference = [this, ref_key](const std::string& task_path) {
+    if (const auto key = ref_key(task_path)) Unclaim(*key);
+  };
+}
+
+void Scorer::Impl::CacheReferenceTimings(Call& call, eval::EngineConfig& cfg) const {
+  const json settings = {{"trials", cfg.timing.trials},     {"warmup", cfg.timing.warmup},
+                         {"baseline", cfg.timing.baseline}, {"device", device},
+                         {"device_model", device_model},    {"evaluator", kEvaluatorVersion}};
+  const auto key_for = [&call,
+                        settings](const std::string& task_path) -> std::optional<std::string> {
+    auto id = call.task_by_path.find(task_path);
+    if (id == call.task_by_path.end()) return std::nullopt;
+    return Sha256Hex(call.task_content.at(id->second) + "\n" + settings.dump());
+  };
+  cfg.cached_reference_timing =
+      [&call, key_for](const std::string& task_path) -> std::optional<eval::TimingPhase> {
+    const auto key = key_for(task_path);
+    if (!key) return std::nullopt;
+    std::lock_guard<std::mutex> lock(call.store_mu);
+    auto hit = call.store.LookupReferenceTiming(*key);
+    if (!hit.ok() || !hit->has_value()) return std::nullopt;
+    auto phase = eval::ReferenceTimingFromJson(json::parse(**hit, nullptr, false));
+    if (!phase.ok()) return std::nullopt;  // a damaged entry is re-measured
+    return *phase;
+  };
+  cfg.store_reference_timing = [this, &call, key_for](const std::string& task_path,
+                                                      const eval::TimingPhase& phase) {
+    const auto key = key_for(task_path);
+    if (!key) return;
+    std::lock_guard<std::mutex> lock(call.store_mu);
+    auto s = call.store.PutReferenceTiming(*key, call.task_by_path.at(task_path), device_model,
+                                           eval::ReferenceTimingToJson(phase).dump());
+    if (!s.ok()) call.Note("reference timing not cached: " + s.message());
+  };
+}
+
+eval::EngineConfig Scorer::Impl::CallEngineConfig(Call& call) {
+  Probe();
+  eval::EngineConfig cfg;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& line : probe_notes) call.Note(line);
+    cfg = engine;
+    call.result.sandbox = sandbox_level;
+  }
+  DrawBatchSeeds(config, cfg);
+  if (config.reference_keep_s > 0) ShareKeptReferences(call, cfg);
+  // Reference timings across runs: keyed by the task file, the timing protocol's settings,
+  // the GPU model and the evaluator; the re-checks still run every time (secret seeds).
+  if (cfg.timing.enabled && config.use_cache) CacheReferenceTimings(call, cfg);
+  return cfg;
+}
+
+void Scorer::Impl::CommitRun(Call& call, const SameCodeGroups& groups, std::size_t k,
+                             const eval::Verdict& v, store::VerdictWriter& writer) const {
+  if (!call.error.ok()) return;
+  const Pending& lead = groups.leaders[k];
+  std::vector<std::pair<const Pending*, eval::Verdict>> same = {{&lead, v}};
+  for (const Pending& c : groups.copies[k]) {
+    eval::Verdict cv = v;
+    cv.sample = c.job.sample_id;
+    cv.evidence["same_code_as"] = lead.job.sample_id;
+    same.emplace_back(&c, std::move(cv));
+  }
+  std::vector<std::size_t> told;
+  for (auto& [p, pv] : same) {
+    store::EvalResult r;
+    r.sample = p->record;
+    r.verdict = ToRecord(pv, p->record.key, p->cache_key, device_model);
+    auto s = FromRecord(r.verdict);
+    if (!s.ok()) {
+      call.error = Status::Internal(s.status().message());
+      return;
+    }
+    writer.Submit(std::move(r));
+    call.out[p->index] = std::move(*s);
+    told.push_back(p->index);
+  }
+  // Committed before anyone is told: a kill after this call loses nothing reported.
+  if (auto st = writer.Flush(); !st.ok()) {
+    call.error = st;
+    return;
+  }
+  for (std::size_t i : told) {
+    ++call.result.evaluated;
+    call.Tell(i);
+  }
+}
+
+Status Scorer::Impl::RunEngine(Call& call, const SameCodeGroups& groups) {
+  if (groups.leaders.empty()) return Status::Ok();
+  if (call.callbacks.cancelled && call.callbacks.cancelled()) {
+    call.result.cancelled = true;  // before the sandbox probe: nothing of the engine starts
+    return Status::Ok();
+  }
+  const eval::EngineConfig cfg = CallEngineConfig(call);
+  auto writer = store::VerdictWriter::Open(config.db);
+  if (!writer.ok()) return writer.status();
+  // One pool over every runnable sample; each sample takes one of the worker slots that all
+  // calls share while it runs, so concurrent calls interleave sample by sample and no sample
+  // waits for a slow one of its own call to finish. Cancellation is checked per sample.
+  std::vector<eval::SampleJob> jobs;
+  for (const Pending& p : groups.leaders) jobs.push_back(p.job);
+  eval::PoolControl control;
+  // A store error stops the call too: nothing more would be kept.
+  control.cancelled = [&call] {
+    return !call.error.ok() || (call.callbacks.cancelled && call.callbacks.cancelled());
+  };
+  control.acquire_slot = [this] { slots.Acquire(); };
+  control.release_slot = [this] { slots.Release(); };
+  const int threads = std::min(config.jobs, static_cast<int>(jobs.size()));
+  eval::RunPool(
+      cfg, jobs, threads,
+      [&](std::size_t k, eval::Verdict v) { CommitRun(call, groups, k, v, **writer); }, control);
+  if (call.callbacks.cancelled) {
+    for (const Pending& p : groups.leaders) {
+      if (!call.out[p.index]) call.result.cancelled = true;  // never started: cancelled in turn
+    }
+  }
+  if (auto st = (*writer)->Close(); !st.ok() && call.error.ok()) call.error = st;
+  return Status::Ok();
+}
+
+// The phases of docs/scoring.md: validate, resume, decide statically (and from the cache),
+// group the same code, commit what is decided, run the rest.
+Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchOptions& options,
+                                  const Callbacks& callbacks) {
+  Impl& im = *impl_;
+  // Bad input fails the call before anything is stored.
+  TRITONRL_RETURN_IF_ERROR(im.ValidateBatch(batch));
+  auto store = store::Store::Open(im.config.db);
+  if (!store.ok()) return store.status();
+  auto run = im.BeginRun(*store, batch, options);
+  if (!run.ok()) return run.status();
+  Call call(batch, callbacks, *store, std::move(*run));
+
+  // Resumed verdicts first: reported before anything runs.
+  auto todo = im.Resume(call);
+  if (!todo.ok()) return todo.status();
+  // Task records, static verification, cache lookups: everything decided before running.
+  auto decisions = im.DecideAll(call, std::move(*todo));
+  if (!decisions.ok()) return decisions.status();
   // With the cache on, samples of this batch with the same key (task, code, settings) run once
   // and the others take the verdict (evidence.same_code_as names the sample that ran).
-  std::vector<std::vector<Pending>> copies;  // per entry of runnable
-  {
-    std::map<std::string, std::size_t> first;
-    std::vector<Pending> leaders;
-    for (auto& p : runnable) {
-      auto [at, fresh] = first.try_emplace(p.cache_key, leaders.size());
-      if (!o.use_cache || fresh) {
-        leaders.push_back(std::move(p));
-        copies.emplace_back();
-      } else {
-        copies[at->second].push_back(std::move(p));
-      }
-    }
-    runnable = std::move(leaders);
-  }
-
+  const SameCodeGroups groups = GroupSameCode(std::move(decisions->runnable), im.config.use_cache);
   // Decided verdicts (cache hits, static rejections) are committed in one transaction.
-  if (!decided.empty()) {
-    std::vector<store::EvalResult> results;
-    std::vector<ScoredSample> scored;
-    for (auto& p : decided) {
-      eval::Verdict v = *p.job.pre_verdict;
-      v.sample = p.job.sample_id;
-      v.task = p.job.task_id;
-      store::EvalResult r;
-      r.sample = p.record;
-      // A static rejection is judged on the whole output, the cache key on its code alone: it is
-      // stored without a key, so that a valid output with the same code never gets it.
-      r.verdict =
-          ToRecord(v, p.record.key, v.from_cache ? p.cache_key : std::string(), im.device_model);
-      auto s = FromRecord(r.verdict);
-      if (!s.ok()) return Status::Internal(s.status().message());
-      scored.push_back(std::move(*s));
-      results.push_back(std::move(r));
-    }
-    TRITONRL_RETURN_IF_ERROR(store->PutResults(results));
-    for (std::size_t k = 0; k < decided.size(); ++k) {
-      const std::size_t i = decided[k].index;
-      result.from_cache += scored[k].from_cache;
-      result.evaluated += !scored[k].from_cache;
-      out[i] = std::move(scored[k]);
-      ++finished;
-      if (callbacks.on_verdict) callbacks.on_verdict(*out[i], finished, batch.size());
-    }
-  }
+  TRITONRL_RETURN_IF_ERROR(im.CommitDecided(call, decisions->decided));
+  TRITONRL_RETURN_IF_ERROR(im.RunEngine(call, groups));
 
-  Status error = Status::Ok();
-  if (!runnable.empty() && callbacks.cancelled && callbacks.cancelled()) {
-    result.cancelled = true;  // before the sandbox probe: nothing of the engine starts
-  } else if (!runnable.empty()) {
-    im.Probe();
-    eval::EngineConfig cfg;
-    {
-      std::lock_guard<std::mutex> lock(im.mu);
-      for (const auto& line : im.probe_notes) note(line);
-      cfg = im.engine;
-      result.sandbox = im.sandbox_level;
-    }
-    DrawBatchSeeds(o, cfg);
-    // By task file and content: an edited task never meets an old reference. Hashed once per
-    // task here: the pool asks for keys under its lock, again every 100 ms for a task whose
-    // reference another call computes.
-    std::map<std::string, std::string> ref_keys;
-    if (o.reference_keep_s > 0) {
-      for (const auto& [path, id] : task_by_path)
-        ref_keys[path] = path + "\n" + Sha256Hex(task_content.at(id));
-      const auto ref_key = [&ref_keys](const std::string& task_path) -> std::optional<std::string> {
-        auto it = ref_keys.find(task_path);
-        if (it == ref_keys.end()) return std::nullopt;
-        return it->second;
-      };
-      cfg.reuse_reference = [&im, ref_key](const std::string& task_path) {
-        const auto key = ref_key(task_path);
-        return key ? im.KeptFor(*key) : nullptr;
-      };
-      cfg.keep_reference = [&im, ref_key](const std::string& task_path,
-                                          std::shared_ptr<const eval::ReferenceResult> ref) {
-        if (const auto key = ref_key(task_path)) im.Keep(*key, std::move(ref));
-      };
-      cfg.drop_kept_spills = [&im] { im.DropKeptSpills(); };
-      // Concurrent calls (the server's requests, a trainer's overlapping steps) on one task run
-      // its reference once.
-      cfg.claim_reference = [&im, ref_key](const std::string& task_path) {
-        const auto key = ref_key(task_path);
-        return !key || im.Claim(*key);
-      };
-      cfg.release_reference = [&im, ref_key](const std::string& task_path) {
-        if (const auto key = ref_key(task_path)) im.Unclaim(*key);
-      };
-    }
-
-    // Reference timings across runs: keyed by the task file, the timing protocol's settings,
-    // the GPU model and the evaluator; the re-checks still run every time (secret seeds).
-    std::mutex store_mu;  // the pool's threads share this call's store connection
-    if (cfg.timing.enabled && o.use_cache) {
-      const auto key_for = [&](const std::string& task_path) -> std::optional<std::string> {
-        auto id = task_by_path.find(task_path);
-        if (id == task_by_path.end()) return std::nullopt;
-        const json settings = {{"trials", cfg.timing.trials},     {"warmup", cfg.timing.warmup},
-                               {"baseline", cfg.timing.baseline}, {"device", im.device},
-                               {"device_model", im.device_model}, {"evaluator", kEvaluatorVersion}};
-        return Sha256Hex(task_content.at(id->second) + "\n" + settings.dump());
-      };
-      cfg.cached_reference_timing =
-          [&, key_for](const std::string& task_path) -> std::optional<eval::TimingPhase> {
-        const auto key = key_for(task_path);
-        if (!key) return std::nullopt;
-        std::lock_guard<std::mutex> lock(store_mu);
-        auto hit = store->LookupReferenceTiming(*key);
-        if (!hit.ok() || !hit->has_value()) return std::nullopt;
-        auto phase = eval::ReferenceTimingFromJson(json::parse(**hit, nullptr, false));
-        if (!phase.ok()) return std::nullopt;  // a damaged entry is re-measured
-        return *phase;
-      };
-      cfg.store_reference_timing = [&, key_for](const std::string& task_path,
-                                                const eval::TimingPhase& phase) {
-        const auto key = key_for(task_path);
-        if (!key) return;
-        std::lock_guard<std::mutex> lock(store_mu);
-        auto s = store->PutReferenceTiming(*key, task_by_path.at(task_path), im.device_model,
-                                           eval::ReferenceTimingToJson(phase).dump());
-        if (!s.ok()) note("reference timing not cached: " + s.message());
-      };
-    }
-
-    auto writer = store::VerdictWriter::Open(o.db);
-    if (!writer.ok()) return writer.status();
-    // One pool over every runnable sample; each sample takes one of the worker slots that all
-    // calls share while it runs, so concurrent calls interleave sample by sample and no sample
-    // waits for a slow one of its own call to finish. Cancellation is checked per sample.
-    std::vector<eval::SampleJob> jobs;
-    for (const Pending& p : runnable) jobs.push_back(p.job);
-    eval::PoolControl control;
-    // A store error stops the call too: nothing more would be kept.
-    control.cancelled = [&] {
-      return !error.ok() || (callbacks.cancelled && callbacks.cancelled());
-    };
-    control.acquire_slot = [&im] { im.slots.Acquire(); };
-    control.release_slot = [&im] { im.slots.Release(); };
-    const int threads = std::min(o.jobs, static_cast<int>(jobs.size()));
-    eval::RunPool(
-        cfg, jobs, threads,
-        [&](std::size_t k, eval::Verdict v) {
-          if (!error.ok()) return;
-          const Pending& lead = runnable[k];
-          std::vector<std::pair<const Pending*, eval::Verdict>> same = {{&lead, v}};
-          for (const Pending& c : copies[k]) {
-            eval::Verdict cv = v;
-            cv.sample = c.job.sample_id;
-            cv.evidence["same_code_as"] = lead.job.sample_id;
-            same.emplace_back(&c, std::move(cv));
-          }
-          std::vector<std::size_t> told;
-          for (auto& [p, pv] : same) {
-            store::EvalResult r;
-            r.sample = p->record;
-            r.verdict = ToRecord(pv, p->record.key, p->cache_key, im.device_model);
-            auto s = FromRecord(r.verdict);
-            if (!s.ok()) {
-              error = Status::Internal(s.status().message());
-              return;
-            }
-            (*writer)->Submit(std::move(r));
-            out[p->index] = std::move(*s);
-            told.push_back(p->index);
-          }
-          // Committed before anyone is told: a kill after this call loses nothing reported.
-          if (auto st = (*writer)->Flush(); !st.ok()) {
-            error = st;
-            return;
-          }
-          for (std::size_t i : told) {
-            ++result.evaluated;
-            ++finished;
-            if (callbacks.on_verdict) callbacks.on_verdict(*out[i], finished, batch.size());
-          }
-        },
-        control);
-    if (callbacks.cancelled) {
-      for (const Pending& p : runnable) {
-        if (!out[p.index]) result.cancelled = true;  // never started: cancelled before its turn
-      }
-    }
-    if (auto st = (*writer)->Close(); !st.ok() && error.ok()) error = st;
-  }
-  if (!error.ok()) return error;
-  if (!result.cancelled) TRITONRL_RETURN_IF_ERROR(store->EndRun(run.id, run.host, run.shard));
-  for (auto& s : out) {
+  if (!call.error.ok()) return call.error;
+  if (!call.result.cancelled)
+    TRITONRL_RETURN_IF_ERROR(call.store.EndRun(call.run.id, call.run.host, call.run.shard));
+  BatchResult result = std::move(call.result);
+  for (auto& s : call.out) {
     if (s) result.samples.push_back(std::move(*s));
   }
   return result;
@@ -589,23 +711,21 @@ Result<RunSummary> Scorer::LoadRun(const std::string& run_id,
   if (!verdicts.ok()) return verdicts.status();
   auto tasks = store->ListTasks(run_id);
   if (!tasks.ok()) return tasks.status();
+  std::map<std::string, int> level_of;  // the task records' levels, else the id's
+  for (const auto& t : *tasks)
+    if (t.level > 0) level_of[t.id] = t.level;
   RunSummary summary;
   summary.run_id = run_id;
-  summary.metrics = metrics::ComputeMetrics(report::ToSampleResults(*verdicts, *tasks), options);
+  std::vector<metrics::SampleResult> inputs;
   for (const auto& r : *verdicts) {
     auto s = FromRecord(r);
     if (!s.ok()) return s.status();
+    auto level = level_of.find(s->task);
+    inputs.push_back(MetricsInput(*s, level != level_of.end() ? level->second : LevelOf(s->task)));
     summary.samples.push_back(std::move(*s));
   }
+  summary.metrics = metrics::ComputeMetrics(inputs, options);
   return summary;
-}
-
-Result<std::string> Scorer::RenderReport(const std::string& run_id) {
-  store::OpenOptions open;
-  open.create = false;
-  auto store = store::Store::Open(impl_->config.db, open);
-  if (!store.ok()) return store.status();
-  return report::RenderReport(*store, run_id);
 }
 
 }  // namespace tritonrl::scoring

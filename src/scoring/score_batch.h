@@ -4,8 +4,8 @@
 // results store. The CLI (`tritonrl eval`), the trainers and the server call
 // this and nothing below it.
 //
-// Threading: a Scorer is created once (Open) and shared. Score, LoadRun and
-// RenderReport may be called from any number of threads at once: each call
+// Threading: a Scorer is created once (Open) and shared. Score and LoadRun
+// may be called from any number of threads at once: each call
 // opens its own store connection, and the worker processes of all calls
 // together never exceed ScoringConfig::jobs (calls take turns at task
 // granularity; a waiting call starts when slots free up). Callbacks of one call
@@ -33,6 +33,10 @@
 #include "base/status.h"
 #include "metrics/metrics.h"
 #include "vocab/verdict_vocab.h"
+
+namespace tritonrl::task {
+struct Suite;  // task/task.h
+}  // namespace tritonrl::task
 
 namespace tritonrl::scoring {
 
@@ -199,10 +203,10 @@ class Scorer {
   // the metrics under the given options. NotFound if the run does not exist.
   Result<RunSummary> LoadRun(const std::string& run_id,
                              const metrics::MetricsOptions& options = {});
-  // The self-contained HTML report of a run (src/report).
-  Result<std::string> RenderReport(const std::string& run_id);
 
   const ScoringConfig& config() const;
+  // The suite loaded by Open (the tasks a batch may name); the server resolves ids in it.
+  const task::Suite& suite() const;
   const std::string& device() const;        // "cpu" or "cuda" (auto resolved)
   const std::string& device_model() const;  // e.g. "NVIDIA H200" or "cpu"
   // The run configuration as recorded in the store (what the cache key and run id hash).

@@ -42,10 +42,6 @@ std::vector<Route> CoreRoutes(const ServeContext& ctx) {
 Status RunServer(const ServeConfig& config) {
   TRITONRL_RETURN_IF_ERROR(CatchTerminationSignals());
   TRITONRL_RETURN_IF_ERROR(CheckBindPolicy(config.http));
-  auto suite = task::LoadSuite(config.scoring.tasks);
-  if (!suite.ok()) return suite.status();
-  if (suite->tasks.empty())
-    return Status::InvalidArgument(config.scoring.tasks + ": no task files in the suite");
   std::error_code ec;
   std::filesystem::create_directories(config.state_dir, ec);
   if (ec) return Status::IoError(config.state_dir + ": " + ec.message());
@@ -54,6 +50,10 @@ Status RunServer(const ServeConfig& config) {
     scoring_config.db = (std::filesystem::path(config.state_dir) / "results.db").string();
   auto scorer = scoring::Scorer::Open(scoring_config);
   if (!scorer.ok()) return scorer.status();
+  // The served suite is the scorer's: task ids resolve where the samples are scored.
+  const task::Suite& suite = (*scorer)->suite();
+  if (suite.tasks.empty())
+    return Status::InvalidArgument(config.scoring.tasks + ": no task files in the suite");
 
   ServeMetrics metrics;
   JobsConfig jobs_config;
@@ -62,7 +62,7 @@ Status RunServer(const ServeConfig& config) {
   auto jobs = JobManager::Open(scorer->get(), &metrics, jobs_config);
   if (!jobs.ok()) return jobs.status();
   ServeContext ctx;
-  ctx.suite = &*suite;
+  ctx.suite = &suite;
   ctx.limits = config.limits;
   ctx.metrics = &metrics;
   ctx.jobs = jobs->get();
@@ -88,7 +88,7 @@ Status RunServer(const ServeConfig& config) {
   std::fprintf(stderr,
                "serve: %zu tasks from %s on %s, %d worker(s); %zu job(s) recovered from %s; "
                "listening on http://%s:%d%s\n",
-               suite->tasks.size(), config.scoring.tasks.c_str(), (*scorer)->device().c_str(),
+               suite.tasks.size(), config.scoring.tasks.c_str(), (*scorer)->device().c_str(),
                scoring_config.jobs, *recovered, config.state_dir.c_str(), http.host.c_str(), *port,
                http.token.empty() ? "" : " (bearer token required)");
 
