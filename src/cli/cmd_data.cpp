@@ -1,11 +1,9 @@
 // `tritonrl data synth|sft|import kernelbook`: training data (docs/data.md).
 // synth writes candidate tasks and solutions, checks every solution with our own
-// evaluator (a child `tritonrl eval`, static + runtime) and every reference with the
-// null-model audit, and keeps only tasks that pass both; the manifest, splits and
-// statistics are rewritten atomically at the end, so a killed run leaves no
-// half-written manifest (rerun it: generation is deterministic).
-#include <sys/wait.h>
-
+// evaluator (in-process through src/scoring, data/verified.h: static + runtime) and every
+// reference with the null-model audit, and keeps only tasks that pass both; the manifest, splits
+// and statistics are rewritten atomically at the end, so a killed run leaves no half-written
+// manifest (rerun it: generation is deterministic).
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -23,6 +21,8 @@
 #include "data/distill.h"
 #include "data/sft.h"
 #include "data/synth.h"
+#include "data/verified.h"
+#include "scoring/score_batch.h"
 #include "task/audit.h"
 #include "task/task.h"
 
@@ -30,7 +30,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using tritonrl::Result;
 namespace data = tritonrl::data;
+namespace sc = tritonrl::scoring;
 
 struct SynthOptions {
   int n = 0;
@@ -43,18 +45,6 @@ struct SynthOptions {
   std::string python;
 };
 
-std::string ShellQuote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string SelfExe() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("tritonrl") : exe.string();
-}
-
 int WriteOrFail(const std::string& path, const std::string& text) {
   if (auto s = tritonrl::WriteFileAtomic(path, text); !s.ok()) {
     std::fprintf(stderr, "tritonrl data: %s\n", s.message().c_str());
@@ -63,77 +53,44 @@ int WriteOrFail(const std::string& path, const std::string& text) {
   return 0;
 }
 
-struct EvalSample {
-  std::string task, sample, field, text;  // field: "code" (bare code) or "output" (model output)
-};
-
-// Runs our evaluator (a child `tritonrl eval`, static + runtime) on samples; returns sample id ->
-// (outcome, first reason as "stage.code"). `db` keeps the verdicts, so a rerun skips the samples
-// it already judged. An empty map with samples given means the evaluator failed.
-// Sample id -> (outcome, first reason as "stage.code").
-using Verdicts = std::map<std::string, std::pair<std::string, std::string>>;
-
-Verdicts Evaluate(const std::string& tasks_dir, const std::vector<EvalSample>& samples,
-                  const std::string& work, const std::string& db, const std::string& device,
-                  int jobs, const std::string& python) {
-  std::string lines;
+// Sample id -> why it is rejected ("" if verified), judged by our evaluator in-process
+// (static + runtime, no timing; data/verified.h); a sample of a task the suite could not load
+// has none. `db` keeps the verdicts, so a rerun resumes
+// the samples it already judged (the run id derives from the batch).
+Result<std::map<std::string, std::string>> Evaluate(const std::string& tasks_dir,
+                                                    const std::vector<sc::Sample>& samples,
+                                                    const std::string& db,
+                                                    const std::string& device, int jobs,
+                                                    const std::string& python) {
+  sc::ScoringConfig config;
+  config.tasks = tasks_dir;
+  config.db = db;
+  config.device = device;
+  config.jobs = jobs;
+  config.no_timing = true;
+  config.python = python;
+  auto scorer = sc::Scorer::Open(config);
+  if (!scorer.ok()) return scorer.status();
+  // A task file the suite could not load gets no verdict (its reader names it).
+  std::vector<sc::Sample> known;
   for (const auto& s : samples) {
-    lines += json{{"task", s.task}, {"sample", s.sample}, {s.field, s.text}}.dump() + "\n";
+    if ((*scorer)->CheckTask(s.task).ok()) known.push_back(s);
   }
-  const std::string samples_path = work + "/samples.jsonl";
-  const std::string result_path = work + "/eval.json";
-  Verdicts verdicts;
-  if (WriteOrFail(samples_path, lines) != 0) return verdicts;
-  std::string cmd = ShellQuote(SelfExe()) + " eval --tasks " + ShellQuote(tasks_dir) +
-                    " --samples " + ShellQuote(samples_path) + " --db " + ShellQuote(db) +
-                    " --device " + ShellQuote(device) + " --jobs " + std::to_string(jobs) +
-                    " --no-timing --json";
-  if (!python.empty()) cmd += " --python " + ShellQuote(python);
-  cmd += " > " + ShellQuote(result_path);
-  std::fprintf(stderr, "tritonrl data: evaluating %zu samples on %s\n", samples.size(),
+  std::fprintf(stderr, "tritonrl data: evaluating %zu samples on %s\n", known.size(),
                device.c_str());
-  const int rc = std::system(cmd.c_str());
-  auto text = tritonrl::ReadFile(result_path);
-  json doc = text.ok() ? json::parse(*text, nullptr, false) : json();
-  if (!doc.is_object() || !doc.contains("samples")) {
-    std::fprintf(stderr, "tritonrl data: the evaluator failed (exit %d), no verdicts\n",
-                 WIFEXITED(rc) ? WEXITSTATUS(rc) : -1);
-    return verdicts;
-  }
-  std::size_t reused = 0;
-  for (const auto& s : doc["samples"]) reused += s.value("from_cache", false) ? 1 : 0;
-  const std::size_t resumed = doc.value("resumed_samples", std::size_t{0});
-  if (reused + resumed > 0)
-    std::fprintf(stderr, "tritonrl data: %zu verdicts resumed and %zu from the cache of %s\n",
-                 resumed, reused, db.c_str());
-  for (const auto& s : doc["samples"]) {
-    std::string reason;
-    if (s.contains("reasons") && s["reasons"].is_array() && !s["reasons"].empty()) {
-      const auto& r = s["reasons"][0];
-      reason = r.value("stage", "") + "." + r.value("code", "");
-    }
-    std::string outcome = s.value("outcome", "");
-    // A task whose reference a null model matches earns nothing (the scoring flag weak_task).
-    if (s.contains("flags") && s["flags"].is_array()) {
-      for (const auto& f : s["flags"]) {
-        if (f == "weak_task") outcome = "weak_task";
-      }
-    }
-    verdicts[s.value("sample", "")] = {outcome, reason};
-  }
-  return verdicts;
+  sc::Callbacks callbacks;
+  callbacks.on_note = [](const std::string& line) {
+    std::fprintf(stderr, "tritonrl data: %s\n", line.c_str());
+  };
+  return data::Judge(**scorer, known, callbacks);
 }
 
 json Counts(const std::map<std::string, int>& m) {
   return json(m);
 }
 
-int RunSynth(const SynthOptions& o) {
-  if (o.n < 1) {
-    std::fprintf(stderr, "tritonrl data synth: --n must be at least 1\n");
-    return 2;
-  }
-  const auto tasks = data::GenerateTasks(o.n, o.seed);
+// Writes every generated task and its solution under OUT/tasks and OUT/solutions (emptied first).
+int WriteCandidates(const SynthOptions& o, const std::vector<data::SynthTask>& tasks) {
   std::error_code ec;
   for (const char* sub : {"tasks", "solutions"}) {
     fs::remove_all(fs::path(o.out) / sub, ec);
@@ -148,127 +105,172 @@ int RunSynth(const SynthOptions& o) {
     if (int rc = WriteOrFail(o.out + "/tasks/" + t.id + ".py", t.reference); rc) return rc;
     if (int rc = WriteOrFail(o.out + "/solutions/" + t.id + ".py", t.solution); rc) return rc;
   }
+  return 0;
+}
 
-  // task id -> why it was rejected ("stage.code"); absent: kept.
-  std::map<std::string, std::string> rejected;
-  if (!o.no_verify) {
-    const std::string work = o.out + "/.verify";
-    // verify.db and audit.jsonl stay until the run finishes: a run stopped part-way (a device
-    // call's time limit) resumes from them, and a task already judged is not run again (the
-    // caches key on code and task).
-    for (const char* f : {"samples.jsonl", "eval.json"}) fs::remove(fs::path(work) / f, ec);
-    fs::create_directories(work, ec);
-    std::vector<EvalSample> samples;
-    for (const auto& t : tasks) samples.push_back({t.id, t.id, "code", t.solution});
-    auto verdicts =
-        Evaluate(o.out + "/tasks", samples, work, work + "/verify.db", o.device, o.jobs, o.python);
-    for (const auto& t : tasks) {
-      auto it = verdicts.find(t.id);
-      if (it == verdicts.end()) {
-        rejected[t.id] = "eval.no_verdict";
-      } else if (it->second.first != "correct") {
-        rejected[t.id] =
-            it->second.first + (it->second.second.empty() ? "" : ":" + it->second.second);
-      }
-    }
-    // The null-model audit of the references (zeros, mean, unchanged input must all fail).
-    auto suite = tritonrl::task::LoadSuite(o.out + "/tasks");
-    if (!suite.ok()) {
-      std::fprintf(stderr, "tritonrl data synth: %s\n", suite.status().message().c_str());
-      return 2;
-    }
-    for (const auto& e : suite->errors) {
-      std::fprintf(stderr, "%s\n", e.ToString().c_str());
-      rejected[fs::path(e.file).stem().string()] = "task.malformed";
-    }
-    tritonrl::task::AuditOptions audit;
-    audit.device = o.device;
-    audit.python = o.python;
-    audit.jobs = o.jobs;
-    if (o.device == "cpu") audit.variants = {"small"};
-    std::fprintf(stderr, "tritonrl data synth: null-model audit of %zu references\n",
-                 suite->tasks.size());
-    // Kept beside verify.db: an audit stopped part-way resumes after its last finished task.
-    std::size_t audits_resumed = 0;
-    auto results = tritonrl::task::RunAuditResumable(
-        suite->tasks, audit, work + "/audit.jsonl", [](const auto&) {}, &audits_resumed);
-    if (!results.ok()) {
-      std::fprintf(stderr, "tritonrl data synth: audit: %s\n", results.status().message().c_str());
-      return 2;
-    }
-    if (audits_resumed > 0)
-      std::fprintf(stderr, "tritonrl data synth: %zu audits resumed from %s/audit.jsonl\n",
-                   audits_resumed, work.c_str());
-    for (const auto& r : *results) {
-      if (r.status == "ok" || r.status == "skipped") continue;
-      std::string why = "audit." + r.status;
-      const auto passed = tritonrl::task::PassedNullModels(r);
-      if (!passed.empty()) why += ":" + passed.front();
-      rejected.emplace(r.task, why);
-    }
-    if (!o.keep_work) fs::remove_all(work, ec);
+// Our evaluator on every solution: task id -> why rejected, into `rejected`. A task the suite
+// could not load has no verdict ("eval.no_verdict"; the audit names it malformed).
+int VerifySolutions(const SynthOptions& o, const std::vector<data::SynthTask>& tasks,
+                    const std::string& work, std::map<std::string, std::string>& rejected) {
+  auto verdicts = Evaluate(o.out + "/tasks", data::SolutionSamples(tasks), work + "/verify.db",
+                           o.device, o.jobs, o.python);
+  if (!verdicts.ok()) {
+    std::fprintf(stderr, "tritonrl data synth: evaluator: %s\n",
+                 verdicts.status().message().c_str());
+    return 2;
   }
+  for (const auto& t : tasks) {
+    auto it = verdicts->find(t.id);
+    if (it == verdicts->end()) {
+      rejected[t.id] = "eval.no_verdict";
+    } else if (!it->second.empty()) {
+      rejected[t.id] = it->second;
+    }
+  }
+  return 0;
+}
 
+// The null-model audit of the references (zeros, mean, unchanged input must all fail), resumed
+// from WORK/audit.jsonl; a failing or malformed task goes into `rejected`.
+int AuditReferences(const SynthOptions& o, const std::string& work,
+                    std::map<std::string, std::string>& rejected) {
+  auto suite = tritonrl::task::LoadSuite(o.out + "/tasks");
+  if (!suite.ok()) {
+    std::fprintf(stderr, "tritonrl data synth: %s\n", suite.status().message().c_str());
+    return 2;
+  }
+  for (const auto& e : suite->errors) {
+    std::fprintf(stderr, "%s\n", e.ToString().c_str());
+    rejected[fs::path(e.file).stem().string()] = "task.malformed";
+  }
+  tritonrl::task::AuditOptions audit;
+  audit.device = o.device;
+  audit.python = o.python;
+  audit.jobs = o.jobs;
+  if (o.device == "cpu") audit.variants = {"small"};
+  std::fprintf(stderr, "tritonrl data synth: null-model audit of %zu references\n",
+               suite->tasks.size());
+  // Kept beside verify.db: an audit stopped part-way resumes after its last finished task.
+  std::size_t audits_resumed = 0;
+  auto results = tritonrl::task::RunAuditResumable(
+      suite->tasks, audit, work + "/audit.jsonl", [](const auto&) {}, &audits_resumed);
+  if (!results.ok()) {
+    std::fprintf(stderr, "tritonrl data synth: audit: %s\n", results.status().message().c_str());
+    return 2;
+  }
+  if (audits_resumed > 0)
+    std::fprintf(stderr, "tritonrl data synth: %zu audits resumed from %s/audit.jsonl\n",
+                 audits_resumed, work.c_str());
+  for (const auto& r : *results) {
+    if (r.status == "ok" || r.status == "skipped") continue;
+    std::string why = "audit." + r.status;
+    const auto passed = tritonrl::task::PassedNullModels(r);
+    if (!passed.empty()) why += ":" + passed.front();
+    rejected.emplace(r.task, why);
+  }
+  return 0;
+}
+
+// What `data synth` writes besides the task files, and what it prints.
+struct SynthTally {
   std::string manifest;
   json splits = {{"train", json::array()},
                  {"heldout_pattern", json::array()},
                  {"heldout_shape", json::array()}};
   std::map<std::string, int> per_pattern, per_family, per_dtype, per_split, per_reason;
   json rejected_list = json::array();
-  std::set<std::string> train_patterns, heldout_patterns;
+};
+
+// Drops the rejected tasks' files and tallies the kept ones.
+SynthTally Tally(const SynthOptions& o, const std::vector<data::SynthTask>& tasks,
+                 const std::map<std::string, std::string>& rejected) {
+  SynthTally y;
+  std::error_code ec;
   for (const auto& t : tasks) {
     auto it = rejected.find(t.id);
     if (it != rejected.end()) {
       fs::remove(fs::path(o.out) / "tasks" / (t.id + ".py"), ec);
       fs::remove(fs::path(o.out) / "solutions" / (t.id + ".py"), ec);
-      rejected_list.push_back({{"task", t.id}, {"pattern", t.pattern}, {"reason", it->second}});
-      ++per_reason[it->second.substr(0, it->second.find(':'))];
+      y.rejected_list.push_back({{"task", t.id}, {"pattern", t.pattern}, {"reason", it->second}});
+      ++y.per_reason[it->second.substr(0, it->second.find(':'))];
       continue;
     }
-    manifest += json{{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
-                     {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
-                     {"split", t.split}, {"plan", t.plan},     {"verified", !o.no_verify}}
-                    .dump() +
-                "\n";
-    splits[t.split].push_back(t.id);
-    ++per_pattern[t.pattern];
-    ++per_family[t.family];
-    ++per_dtype[t.dtype];
-    ++per_split[t.split];
-    (t.split == "heldout_pattern" ? heldout_patterns : train_patterns).insert(t.pattern);
+    y.manifest += json{{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
+                       {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
+                       {"split", t.split}, {"plan", t.plan},     {"verified", !o.no_verify}}
+                      .dump() +
+                  "\n";
+    y.splits[t.split].push_back(t.id);
+    ++y.per_pattern[t.pattern];
+    ++y.per_family[t.family];
+    ++y.per_dtype[t.dtype];
+    ++y.per_split[t.split];
   }
+  return y;
+}
+
+int WriteSynthOutputs(const SynthOptions& o, std::size_t generated, std::size_t rejected,
+                      const SynthTally& y) {
   json stats = {{"n", o.n},
                 {"seed", o.seed},
                 {"verified", !o.no_verify},
                 {"device", o.no_verify ? "" : o.device},
-                {"generated", tasks.size()},
-                {"kept", tasks.size() - rejected.size()},
-                {"rejected", rejected.size()},
-                {"per_family", Counts(per_family)},
-                {"per_pattern", Counts(per_pattern)},
-                {"per_dtype", Counts(per_dtype)},
-                {"per_split", Counts(per_split)},
-                {"rejected_by_reason", Counts(per_reason)},
-                {"rejected_tasks", rejected_list}};
-  if (int rc = WriteOrFail(o.out + "/manifest.jsonl", manifest); rc) return rc;
-  if (int rc = WriteOrFail(o.out + "/splits.json", splits.dump(2) + "\n"); rc) return rc;
-  if (int rc = WriteOrFail(o.out + "/stats.json", stats.dump(2) + "\n"); rc) return rc;
+                {"generated", generated},
+                {"kept", generated - rejected},
+                {"rejected", rejected},
+                {"per_family", Counts(y.per_family)},
+                {"per_pattern", Counts(y.per_pattern)},
+                {"per_dtype", Counts(y.per_dtype)},
+                {"per_split", Counts(y.per_split)},
+                {"rejected_by_reason", Counts(y.per_reason)},
+                {"rejected_tasks", y.rejected_list}};
+  if (int rc = WriteOrFail(o.out + "/manifest.jsonl", y.manifest); rc) return rc;
+  if (int rc = WriteOrFail(o.out + "/splits.json", y.splits.dump(2) + "\n"); rc) return rc;
+  return WriteOrFail(o.out + "/stats.json", stats.dump(2) + "\n");
+}
 
-  fmt::print("generated {}  kept {}  rejected {}{}\n", tasks.size(), tasks.size() - rejected.size(),
-             rejected.size(), o.no_verify ? "  (not verified: --no-verify)" : "");
+void PrintSynthSummary(const SynthOptions& o, std::size_t generated, std::size_t rejected,
+                       const SynthTally& y) {
+  fmt::print("generated {}  kept {}  rejected {}{}\n", generated, generated - rejected, rejected,
+             o.no_verify ? "  (not verified: --no-verify)" : "");
   auto table = [](const char* title, const std::map<std::string, int>& m) {
     fmt::print("\n{:<40} {:>6}\n", title, "tasks");
     for (const auto& [k, v] : m) fmt::print("{:<40} {:>6}\n", k, v);
   };
-  table("family", per_family);
-  table("dtype", per_dtype);
-  table("split", per_split);
-  table("pattern", per_pattern);
-  if (!per_reason.empty()) table("rejected because", per_reason);
-  for (const auto& r : rejected_list) {
+  table("family", y.per_family);
+  table("dtype", y.per_dtype);
+  table("split", y.per_split);
+  table("pattern", y.per_pattern);
+  if (!y.per_reason.empty()) table("rejected because", y.per_reason);
+  for (const auto& r : y.rejected_list) {
     fmt::print("rejected {} ({}): {}\n", r["task"].get<std::string>(),
                r["pattern"].get<std::string>(), r["reason"].get<std::string>());
   }
+}
+
+int RunSynth(const SynthOptions& o) {
+  if (o.n < 1) {
+    std::fprintf(stderr, "tritonrl data synth: --n must be at least 1\n");
+    return 2;
+  }
+  const auto tasks = data::GenerateTasks(o.n, o.seed);
+  if (int rc = WriteCandidates(o, tasks); rc) return rc;
+  // task id -> why it was rejected ("stage.code"); absent: kept.
+  std::map<std::string, std::string> rejected;
+  if (!o.no_verify) {
+    // verify.db and audit.jsonl stay until the run finishes: a run stopped part-way (a device
+    // call's time limit) resumes from them, and a task already judged is not run again (the
+    // caches key on code and task).
+    const std::string work = o.out + "/.verify";
+    std::error_code ec;
+    fs::create_directories(work, ec);
+    if (int rc = VerifySolutions(o, tasks, work, rejected); rc) return rc;
+    if (int rc = AuditReferences(o, work, rejected); rc) return rc;
+    if (!o.keep_work) fs::remove_all(work, ec);
+  }
+  const SynthTally tally = Tally(o, tasks, rejected);
+  if (int rc = WriteSynthOutputs(o, tasks.size(), rejected.size(), tally); rc) return rc;
+  PrintSynthSummary(o, tasks.size(), rejected.size(), tally);
   return 0;
 }
 
@@ -349,18 +351,22 @@ int RunDistillCommand(DistillCli o) {
   for (const auto& e : *entries) {
     if (want_keys.count(e.task + "#" + std::to_string(e.index))) wanted.push_back(e);
   }
-  std::vector<EvalSample> samples;
+  std::vector<sc::Sample> samples;
   for (const auto& e : wanted) {
     if (e.ok)
-      samples.push_back({e.task, e.task + "#" + std::to_string(e.index), "output", e.output});
+      samples.push_back(
+          {e.task, e.task + "#" + std::to_string(e.index), e.output, sc::TextKind::kOutput});
   }
-  std::error_code ec;
-  const std::string work = o.out + ".work";
-  fs::create_directories(work, ec);
-  Verdicts verdicts = samples.empty() ? Verdicts{}
-                                      : Evaluate(suite_dir, samples, work, o.out + ".eval.db",
-                                                 o.device, o.jobs, o.python);
-  if (!samples.empty() && verdicts.empty()) return 2;
+  std::map<std::string, std::string> verdicts;  // sample id -> why rejected ("" if verified)
+  if (!samples.empty()) {
+    auto judged = Evaluate(suite_dir, samples, o.out + ".eval.db", o.device, o.jobs, o.python);
+    if (!judged.ok()) {
+      std::fprintf(stderr, "tritonrl data distill: evaluator: %s\n",
+                   judged.status().message().c_str());
+      return 2;
+    }
+    verdicts = std::move(*judged);
+  }
   std::map<std::string, int> dropped;
   std::string records;
   json drops = json::array();
@@ -372,11 +378,7 @@ int RunDistillCommand(DistillCli o) {
       why = "request_failed";
     } else {
       auto it = verdicts.find(id);
-      if (it == verdicts.end()) {
-        why = "no_verdict";
-      } else if (it->second.first != "correct") {
-        why = it->second.first + (it->second.second.empty() ? "" : ":" + it->second.second);
-      }
+      why = it == verdicts.end() ? "no_verdict" : it->second;
     }
     if (why.empty()) {
       ++accepted;
@@ -393,7 +395,6 @@ int RunDistillCommand(DistillCli o) {
                 {"dropped_samples", drops}};
   if (int rc = WriteOrFail(o.out, records); rc) return rc;
   if (int rc = WriteOrFail(o.out + ".stats.json", stats.dump(2) + "\n"); rc) return rc;
-  fs::remove_all(work, ec);
   fmt::print("requests {}  finished {}  new {}  accepted {}  dropped {}\n", requests.size(),
              wanted.size(), fresh, accepted, wanted.size() - static_cast<size_t>(accepted));
   for (const auto& [why, n] : dropped) fmt::print("dropped {:<48} {:>6}\n", why, n);
