@@ -47,12 +47,12 @@ d::DemoOptions Preset(const DemoCli& c) {
     o.level1_tasks = 2;
     o.k = 2;
     o.max_new_tokens = 16;
-    o.sft_steps = 3;
-    o.sft_batch_tokens = 4096;
-    o.grpo_steps = 2;
-    o.grpo_group = 2;
-    o.grpo_tasks_per_step = 1;
-    o.grpo_max_new_tokens = 16;
+    o.sft.max_steps = 3;
+    o.sft.batch_tokens = 4096;
+    o.grpo.steps = 2;
+    o.grpo.group = 2;
+    o.grpo.tasks_per_step = 1;
+    o.grpo.max_new_tokens = 16;
   }
   if (c.gpu) {  // the H200: builtin:small, compiled kernels, larger everything (~8 minutes)
     o.model = "builtin:small";
@@ -81,20 +81,20 @@ d::DemoOptions Preset(const DemoCli& c) {
     o.k = 4;
     o.max_new_tokens = 1024;
     o.prompts_per_batch = 32;
-    o.sft_steps = 400;
-    o.sft_lr = 1e-3;
-    o.sft_warmup = 10;
-    o.sft_max_tokens = 2048;
-    o.sft_batch_tokens = 32768;
+    o.sft.max_steps = 400;
+    o.sft.lr = 1e-3;
+    o.sft.warmup = 10;
+    o.sft.max_tokens = 2048;
+    o.sft.batch_tokens = 32768;
     // 3 steps of 4 tasks x 8 rollouts, DAPO dynamic sampling up to 2 rounds a step: with
     // --ablation (three modes, two seeds each: six GRPO runs) the demo stays near 450 s by the
-    // estimate of docs/demo.md; lr 1e-4: see DemoOptions::grpo_lr.
-    o.grpo_steps = 3;
-    o.grpo_group = 8;
-    o.grpo_tasks_per_step = 4;
-    o.grpo_max_sample_rounds = 2;
-    o.grpo_lr = 1e-4;
-    o.grpo_max_new_tokens = 1024;
+    // estimate of docs/demo.md; lr 1e-4: see DemoGrpoDefaults.
+    o.grpo.steps = 3;
+    o.grpo.group = 8;
+    o.grpo.tasks_per_step = 4;
+    o.grpo.max_sample_rounds = 2;
+    o.grpo.lr = 1e-4;
+    o.grpo.max_new_tokens = 1024;
     // One variant: the first H200 run scored all three and spent 95% of its time scoring, the
     // large variants (hundreds of MB a tensor) most of it (bench/RESULTS.md, ninth session).
     o.variants = {"medium"};
@@ -114,7 +114,7 @@ int RunDemoCommand(const DemoCli& c) {
   if (c.model) o.model = *c.model;
   if (c.device) o.device = *c.device;
   if (c.eval_device) o.eval_device = *c.eval_device;
-  if (c.mode) o.grpo_mode = *c.mode;
+  if (c.mode) o.grpo.mode = *c.mode;
   if (c.seed) o.seed = *c.seed;
   if (c.train_tasks) o.train_tasks = *c.train_tasks;
   if (c.rl_tasks) o.rl_tasks = *c.rl_tasks;
@@ -124,14 +124,14 @@ int RunDemoCommand(const DemoCli& c) {
   if (c.level1_tasks) o.level1_tasks = *c.level1_tasks;
   if (c.k) o.k = *c.k;
   if (c.jobs) o.jobs = *c.jobs;
-  if (c.max_new_tokens) o.max_new_tokens = o.grpo_max_new_tokens = *c.max_new_tokens;
-  if (c.sft_steps) o.sft_steps = *c.sft_steps;
-  if (c.grpo_steps) o.grpo_steps = *c.grpo_steps;
-  if (c.group) o.grpo_group = *c.group;
-  if (c.tasks_per_step) o.grpo_tasks_per_step = *c.tasks_per_step;
-  if (c.max_sample_rounds) o.grpo_max_sample_rounds = *c.max_sample_rounds;
-  if (c.sft_lr) o.sft_lr = *c.sft_lr;
-  if (c.grpo_lr) o.grpo_lr = *c.grpo_lr;
+  if (c.max_new_tokens) o.max_new_tokens = o.grpo.max_new_tokens = *c.max_new_tokens;
+  if (c.sft_steps) o.sft.max_steps = *c.sft_steps;
+  if (c.grpo_steps) o.grpo.steps = *c.grpo_steps;
+  if (c.group) o.grpo.group = *c.group;
+  if (c.tasks_per_step) o.grpo.tasks_per_step = *c.tasks_per_step;
+  if (c.max_sample_rounds) o.grpo.max_sample_rounds = *c.max_sample_rounds;
+  if (c.sft_lr) o.sft.lr = *c.sft_lr;
+  if (c.grpo_lr) o.grpo.lr = *c.grpo_lr;
   if (!c.variants.empty()) o.variants = c.variants;
   o.ablation_modes = c.ablation;
   if (c.ablation_seeds) o.ablation_seeds = *c.ablation_seeds;

@@ -17,6 +17,7 @@
 #include "base/file.h"
 #include "data/sft.h"
 #include "data/synth.h"
+#include "data/verified.h"
 #include "demo/context.h"
 #include "report/demo_report.h"
 #include "task/task.h"
@@ -129,25 +130,6 @@ std::vector<data::SynthTask> RlPool(const std::vector<data::SynthTask>& rl,
   const size_t n = sft.size(), m = static_cast<size_t>(std::max(0, from_sft));
   for (size_t i = 0; i < m && n > 0; ++i) pool.push_back(sft[i * n / m]);
   return pool;
-}
-
-// Scores each task's own solution; returns the ids whose solution is not correct (or whose task
-// the evaluator flags weak: a null model would pass it).
-Result<std::set<std::string>> FailedSolutions(scoring::Scorer& scorer,
-                                              const std::vector<data::SynthTask>& tasks) {
-  std::vector<scoring::Sample> batch;
-  for (const auto& t : tasks)
-    batch.push_back({t.id, "solution", t.solution, scoring::TextKind::kCode});
-  auto r = scorer.Score(batch);
-  if (!r.ok()) return r.status();
-  std::set<std::string> failed;
-  for (const auto& s : r->samples) {
-    bool weak = false;
-    for (const auto& f : s.flags) weak = weak || f == "weak_task";
-    if (!s.correct || weak) failed.insert(s.task);
-  }
-  if (r->samples.size() != tasks.size()) return Status::Internal("verification incomplete");
-  return failed;
 }
 
 Status WriteRecords(const std::string& folder, const std::string& out, size_t* count) {
@@ -268,7 +250,7 @@ std::string RunsNote(const DemoOptions& o, const std::vector<std::string>& modes
   for (const std::string& mode : modes) spreads.push_back(SpreadOf(mode, runs));
   std::string line =
       o.ablation_modes.empty()
-          ? fmt::format("GRPO ({}) from the same SFT checkpoint with {} seeds:", o.grpo_mode,
+          ? fmt::format("GRPO ({}) from the same SFT checkpoint with {} seeds:", o.grpo.mode,
                         o.ablation_seeds)
           : fmt::format(
                 "Ablation, GRPO from the same SFT checkpoint at equal steps, {} seed{} per mode "
@@ -351,8 +333,8 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
       "task has; {} SFT tasks), {} tasks per step x {} rollouts at temperature {:g}; rollouts "
       "correct {:.3f} at the first step, {:.3f} at the last; mean R_correct {:.3f} -> {:.3f}; "
       "policy entropy {:.3f} -> {:.3f} nats per token.",
-      o.grpo_mode, grpo.steps, r.rl_ids.size(), unseen, r.rl_seen_pattern, r.rl_sft_ids.size(),
-      o.grpo_tasks_per_step, o.grpo_group, o.temperature, grpo.first.correct_rate,
+      o.grpo.mode, grpo.steps, r.rl_ids.size(), unseen, r.rl_seen_pattern, r.rl_sft_ids.size(),
+      o.grpo.tasks_per_step, o.grpo.group, o.temperature, grpo.first.correct_rate,
       grpo.last.correct_rate, grpo.first.reward_correct, grpo.last.reward_correct,
       grpo.first.entropy, grpo.last.entropy));
   if (r.grpo_runs.size() > 1)
@@ -363,12 +345,12 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
         "same reward (DAPO filtering: such a group has no advantage to learn from).",
         groups.filtered, grpo.steps));
   }
-  if (o.grpo_max_sample_rounds > 1) {
+  if (o.grpo.max_sample_rounds > 1) {
     notes.push_back(fmt::format(
         "Dynamic sampling (up to {} rounds a step): GRPO sampled {} groups in {} rounds over its "
         "{} steps, {} of them informative (non-constant rewards), against {} wanted ({} a step).",
-        o.grpo_max_sample_rounds, groups.sampled, groups.rounds, grpo.steps, groups.informative,
-        grpo.steps * o.grpo_tasks_per_step, o.grpo_tasks_per_step));
+        o.grpo.max_sample_rounds, groups.sampled, groups.rounds, grpo.steps, groups.informative,
+        grpo.steps * o.grpo.tasks_per_step, o.grpo.tasks_per_step));
   }
   notes.push_back(
       "A small model trained for minutes learns little: a flat or zero line here is the honest "
@@ -376,14 +358,11 @@ std::vector<std::string> Notes(const DemoOptions& o, const DemoResult& r,
   return notes;
 }
 
-}  // namespace
-
-Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in) {
-  const DemoProgress progress = progress_in ? progress_in : [](const std::string&) {};
+Status CheckOptions(const DemoOptions& o) {
   if (o.train_tasks < 1 || o.heldout_tasks < 1 || o.k < 1 || o.ablation_seeds < 1 ||
-      o.grpo_max_sample_rounds < 1) {
+      o.grpo.max_sample_rounds < 1) {
     return Status::InvalidArgument(
-        "train_tasks, heldout_tasks, k, ablation_seeds and grpo_max_sample_rounds must be at "
+        "train_tasks, heldout_tasks, k, ablation_seeds and grpo.max_sample_rounds must be at "
         "least 1");
   }
   if (o.rl_tasks < 0 || o.rl_sft_tasks < 0 || o.rl_sft_tasks > o.train_tasks ||
@@ -392,117 +371,130 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
         "rl_tasks and rl_sft_tasks must be >= 0 with at least one RL task, and rl_sft_tasks at "
         "most train_tasks");
   }
-  DemoResult r;
-  const fs::path out(o.out);
-  const std::string synth_dir = (out / "synth").string();
-  const std::string train_dir = synth_dir + "/train", rl_dir = synth_dir + "/rl",
-                    heldout_dir = synth_dir + "/heldout";
-  const std::string eval_dir = (out / "eval").string();
-  r.summary = eval_dir + "/summary.json";
-  r.report = (out / "report.html").string();
-  TRITONRL_RETURN_IF_ERROR(MakeDirs(eval_dir));
+  return Status::Ok();
+}
 
+// One demo run: its options, where it writes, what the stages have found so far (the result
+// and OUT/eval/summary.json) and the stage clock. The stages below fill it in order.
+struct DemoRun {
+  DemoRun(const DemoOptions& options, const DemoProgress& p)
+      : o(options),
+        progress(p),
+        out(options.out),
+        synth_dir((out / "synth").string()),
+        train_dir(synth_dir + "/train"),
+        rl_dir(synth_dir + "/rl"),
+        heldout_dir(synth_dir + "/heldout"),
+        eval_dir((out / "eval").string()) {
+    r.summary = eval_dir + "/summary.json";
+    r.report = (out / "report.html").string();
+  }
+
+  const DemoOptions& o;
+  DemoProgress progress;
+  const fs::path out;
+  const std::string synth_dir, train_dir, rl_dir, heldout_dir, eval_dir;
+  DemoResult r;
   json summary = {{"evals", json::array()}, {"stage_seconds", json::object()}};
-  auto save_summary = [&]() { return WriteFileAtomic(r.summary, summary.dump(2) + "\n"); };
   Clock::time_point t0;
-  auto begin = [&](const std::string& name, const std::string& what) {
+  // The tasks: drawn and verified by the synth stage, loaded for evaluation by the records one.
+  std::vector<data::SynthTask> train_tasks, rl_tasks, heldout_tasks;
+  std::unique_ptr<scoring::Scorer> heldout_scorer, level1_scorer;
+  std::vector<EvalTask> heldout_eval, level1_eval;
+  std::string train_jsonl, heldout_jsonl;  // SFT records
+
+  Status SaveSummary() { return WriteFileAtomic(r.summary, summary.dump(2) + "\n"); }
+  void Begin(const std::string& name, const std::string& what) {
     progress(fmt::format("demo: stage {}: {}", name, what));
     t0 = Clock::now();
-  };
-  auto end = [&](const std::string& name, const std::string& what) {
+  }
+  // The stage's time into the result and the summary (saved).
+  Status End(const std::string& name, const std::string& what) {
     const double s = Since(t0);
     r.stage_seconds.push_back({name, s});
     summary["stage_seconds"][name] = s;
     progress(fmt::format("demo: stage {} done in {:.1f} s: {}", name, s, what));
-    return save_summary();
-  };
-
-  // ---- synthetic tasks, split three ways (with rl_sft_tasks, GRPO's pool also holds some SFT
-  // tasks); solutions checked by our evaluator
-  begin(
-      "synth",
-      fmt::format("{} SFT, {} RL (+{} of the SFT tasks) and {} held-out synthetic tasks (seed {})",
-                  o.train_tasks, o.rl_tasks, o.rl_sft_tasks, o.heldout_tasks, o.seed));
-  auto drawn = DrawTasks(o.train_tasks, o.rl_tasks, o.heldout_tasks, o.seed);
-  if (!drawn.ok()) return InStage("synth", drawn.status());
-  auto& [train_tasks, new_rl_tasks, heldout_tasks] = *drawn;
-  using TaskList = std::vector<data::SynthTask>;
-  TaskList rl_tasks = RlPool(new_rl_tasks, train_tasks, o.rl_sft_tasks);
-  std::set<std::string> verified;
-  auto write_folders = [&]() -> Status {
-    for (const auto& [dir, tasks] : {std::pair{&train_dir, &train_tasks},
-                                     {&rl_dir, &rl_tasks},
-                                     {&heldout_dir, &heldout_tasks}}) {
-      if (tasks->empty()) {
-        return Status::FailedPrecondition(*dir + ": every solution failed");
-      }
-      TRITONRL_RETURN_IF_ERROR(WriteSynthFolder(*dir, *tasks, verified));
-    }
-    return Status::Ok();
-  };
-  if (auto s = write_folders(); !s.ok()) return InStage("synth", s);
-  auto heldout_scorer = OpenScorer(o, heldout_dir + "/tasks", eval_dir + "/heldout.db");
-  if (!heldout_scorer.ok()) return InStage("synth", heldout_scorer.status());
-  if (o.verify_synth) {
-    // The RL pool and the held-out tasks on the variants GRPO and the evaluations score; the
-    // SFT-only tasks on sft_verify_variants (or not at all). A failed SFT task of the RL pool
-    // leaves both sets.
-    std::set<std::string> in_rl;
-    for (const auto& t : rl_tasks) in_rl.insert(t.id);
-    TaskList sft_only;
-    for (const auto& t : train_tasks) {
-      if (!in_rl.count(t.id)) sft_only.push_back(t);
-    }
-    const bool check_sft =
-        !(o.sft_verify_variants.size() == 1 && o.sft_verify_variants[0] == "none");
-    const std::vector<std::string>& sft_variants =
-        o.sft_verify_variants.empty() ? o.variants : o.sft_verify_variants;
-    struct Check {
-      const char* what;
-      std::string dir, db;
-      const TaskList* tasks;
-      const std::vector<std::string>* variants;
-    };
-    std::vector<Check> checks = {
-        {"RL", rl_dir, synth_dir + "/verify_rl.db", &rl_tasks, nullptr},
-        {"held-out", heldout_dir, eval_dir + "/heldout.db", &heldout_tasks, nullptr}};
-    if (check_sft && !sft_only.empty()) {
-      checks.push_back(
-          {"SFT", train_dir, synth_dir + "/verify_train.db", &sft_only, &sft_variants});
-    }
-    std::set<std::string> failed;
-    for (const Check& c : checks) {
-      // The held-out tasks' verdicts go to the evaluation's store; the others to their own.
-      std::unique_ptr<scoring::Scorer> own;
-      scoring::Scorer* scorer = heldout_scorer->get();
-      if (c.dir != heldout_dir) {
-        auto opened = OpenScorer(o, c.dir + "/tasks", c.db, c.variants);
-        if (!opened.ok()) return InStage("synth", opened.status());
-        own = std::move(opened.value());
-        scorer = own.get();
-      }
-      auto bad = FailedSolutions(*scorer, *c.tasks);
-      if (!bad.ok()) return InStage("synth", bad.status());
-      for (const auto& t : *c.tasks) {
-        if (!bad->count(t.id)) verified.insert(t.id);
-      }
-      for (const auto& id : *bad) {
-        progress(fmt::format("demo: synth: dropped {} ({} task; solution failed)", id, c.what));
-        failed.insert(id);
-      }
-    }
-    for (TaskList* list : {&train_tasks, &rl_tasks, &heldout_tasks}) {
-      std::erase_if(*list, [&](const auto& t) { return failed.count(t.id) > 0; });
-    }
-    if (auto s = write_folders(); !s.ok()) return InStage("synth", s);
+    return SaveSummary();
   }
+};
+
+// The three task folders (synth/train, rl, heldout); `verified` marks the manifests.
+Status WriteSplitFolders(const DemoRun& run, const std::set<std::string>& verified) {
+  for (const auto& [dir, tasks] : {std::pair{&run.train_dir, &run.train_tasks},
+                                   {&run.rl_dir, &run.rl_tasks},
+                                   {&run.heldout_dir, &run.heldout_tasks}}) {
+    if (tasks->empty()) return Status::FailedPrecondition(*dir + ": every solution failed");
+    TRITONRL_RETURN_IF_ERROR(WriteSynthFolder(*dir, *tasks, verified));
+  }
+  return Status::Ok();
+}
+
+// Checks the drawn solutions with our evaluator (data/verified.h) and drops the tasks whose
+// solution fails from every list: the RL pool and the held-out tasks on the variants GRPO and
+// the evaluations score, the SFT-only tasks on sft_verify_variants (or not at all). Returns the
+// ids verified.
+Result<std::set<std::string>> VerifyDrawnTasks(DemoRun& run) {
+  const DemoOptions& o = run.o;
+  using TaskList = std::vector<data::SynthTask>;
+  std::set<std::string> in_rl;
+  for (const auto& t : run.rl_tasks) in_rl.insert(t.id);
+  TaskList sft_only;
+  for (const auto& t : run.train_tasks) {
+    if (!in_rl.count(t.id)) sft_only.push_back(t);
+  }
+  const bool check_sft = !(o.sft_verify_variants.size() == 1 && o.sft_verify_variants[0] == "none");
+  const std::vector<std::string>& sft_variants =
+      o.sft_verify_variants.empty() ? o.variants : o.sft_verify_variants;
+  struct Check {
+    const char* what;
+    std::string dir, db;
+    const TaskList* tasks;
+    const std::vector<std::string>* variants;
+  };
+  std::vector<Check> checks = {
+      {"RL", run.rl_dir, run.synth_dir + "/verify_rl.db", &run.rl_tasks, nullptr},
+      {"held-out", run.heldout_dir, run.eval_dir + "/heldout.db", &run.heldout_tasks, nullptr}};
+  if (check_sft && !sft_only.empty()) {
+    checks.push_back(
+        {"SFT", run.train_dir, run.synth_dir + "/verify_train.db", &sft_only, &sft_variants});
+  }
+  std::set<std::string> verified, failed;
+  for (const Check& c : checks) {
+    // The held-out tasks' verdicts go to the evaluation's store; the others to their own.
+    std::unique_ptr<scoring::Scorer> own;
+    scoring::Scorer* scorer = run.heldout_scorer.get();
+    if (c.dir != run.heldout_dir) {
+      auto opened = OpenScorer(o, c.dir + "/tasks", c.db, c.variants);
+      if (!opened.ok()) return opened.status();
+      own = std::move(opened.value());
+      scorer = own.get();
+    }
+    auto bad = data::RejectedSolutions(*scorer, *c.tasks);
+    if (!bad.ok()) return bad.status();
+    for (const auto& t : *c.tasks) {
+      if (!bad->count(t.id)) verified.insert(t.id);
+    }
+    for (const auto& [id, why] : *bad) {
+      run.progress(fmt::format("demo: synth: dropped {} ({} task; solution failed)", id, c.what));
+      failed.insert(id);
+    }
+  }
+  for (TaskList* list : {&run.train_tasks, &run.rl_tasks, &run.heldout_tasks}) {
+    std::erase_if(*list, [&](const auto& t) { return failed.count(t.id) > 0; });
+  }
+  return verified;
+}
+
+// The task ids of each split into the result and the summary.
+void RecordSplits(DemoRun& run) {
+  DemoResult& r = run.r;
   std::set<std::string> sft_ids, sft_patterns;
-  for (const auto& t : train_tasks) {
+  for (const auto& t : run.train_tasks) {
     r.train_ids.push_back(t.id);
     sft_ids.insert(t.id);
     sft_patterns.insert(t.pattern);
   }
-  for (const auto& t : rl_tasks) {
+  for (const auto& t : run.rl_tasks) {
     r.rl_ids.push_back(t.id);
     if (sft_ids.count(t.id)) {
       r.rl_sft_ids.push_back(t.id);
@@ -510,269 +502,314 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
       ++r.rl_seen_pattern;
     }
   }
-  for (const auto& t : heldout_tasks) r.heldout_ids.push_back(t.id);
-  summary["train_tasks"] = r.train_ids;
-  summary["rl_tasks"] = r.rl_ids;
-  summary["rl_sft_tasks"] = r.rl_sft_ids;
-  summary["rl_seen_pattern_tasks"] = r.rl_seen_pattern;
-  summary["heldout_tasks"] = r.heldout_ids;
-  auto suite = task::LoadSuite(o.suite);
-  if (!suite.ok()) return InStage("synth", suite.status());
+  for (const auto& t : run.heldout_tasks) r.heldout_ids.push_back(t.id);
+  run.summary["train_tasks"] = r.train_ids;
+  run.summary["rl_tasks"] = r.rl_ids;
+  run.summary["rl_sft_tasks"] = r.rl_sft_ids;
+  run.summary["rl_seen_pattern_tasks"] = r.rl_seen_pattern;
+  run.summary["heldout_tasks"] = r.heldout_ids;
+}
+
+// The built-in suite's first level1_tasks tasks of level 1 (suite order).
+Status PickLevel1(DemoRun& run) {
+  auto suite = task::LoadSuite(run.o.suite);
+  if (!suite.ok()) return suite.status();
   for (const auto& t : suite->tasks) {
     if (t.level != 1) continue;
-    if (o.level1_tasks > 0 && static_cast<int>(r.level1_ids.size()) >= o.level1_tasks) break;
-    r.level1_ids.push_back(t.id);
+    if (run.o.level1_tasks > 0 && static_cast<int>(run.r.level1_ids.size()) >= run.o.level1_tasks)
+      break;
+    run.r.level1_ids.push_back(t.id);
   }
-  if (r.level1_ids.empty()) {
-    return InStage("synth", Status::NotFound(o.suite + ": no level 1 task"));
-  }
-  summary["level1_tasks"] = r.level1_ids;
-  auto level1_scorer = OpenScorer(o, o.suite, eval_dir + "/level1.db");
-  if (!level1_scorer.ok()) return InStage("synth", level1_scorer.status());
-  if (auto s =
-          end("synth", fmt::format("{} SFT, {} RL ({} of them SFT tasks, {} others of an SFT "
-                                   "task's pattern), {} held-out, {} level-1 tasks",
-                                   r.train_ids.size(), r.rl_ids.size(), r.rl_sft_ids.size(),
-                                   r.rl_seen_pattern, r.heldout_ids.size(), r.level1_ids.size()));
-      !s.ok()) {
-    return InStage("synth", s);
-  }
+  if (run.r.level1_ids.empty()) return Status::NotFound(run.o.suite + ": no level 1 task");
+  run.summary["level1_tasks"] = run.r.level1_ids;
+  return Status::Ok();
+}
 
-  // ---- SFT records
-  begin("records", "SFT records (prompt template + <think>plan</think> + code)");
-  const std::string train_jsonl = synth_dir + "/sft_train.jsonl";
-  const std::string heldout_jsonl = synth_dir + "/sft_heldout.jsonl";
+// Stage synth: synthetic tasks, split three ways (with rl_sft_tasks, GRPO's pool also holds
+// some SFT tasks); solutions checked by our evaluator with verify_synth; level 1 picked.
+Status SynthStage(DemoRun& run) {
+  const DemoOptions& o = run.o;
+  run.Begin(
+      "synth",
+      fmt::format("{} SFT, {} RL (+{} of the SFT tasks) and {} held-out synthetic tasks (seed {})",
+                  o.train_tasks, o.rl_tasks, o.rl_sft_tasks, o.heldout_tasks, o.seed));
+  auto drawn = DrawTasks(o.train_tasks, o.rl_tasks, o.heldout_tasks, o.seed);
+  if (!drawn.ok()) return drawn.status();
+  run.train_tasks = std::move(drawn->sft);
+  run.rl_tasks = RlPool(drawn->rl, run.train_tasks, o.rl_sft_tasks);
+  run.heldout_tasks = std::move(drawn->heldout);
+  TRITONRL_RETURN_IF_ERROR(WriteSplitFolders(run, {}));
+  auto heldout_scorer = OpenScorer(o, run.heldout_dir + "/tasks", run.eval_dir + "/heldout.db");
+  if (!heldout_scorer.ok()) return heldout_scorer.status();
+  run.heldout_scorer = std::move(*heldout_scorer);
+  if (o.verify_synth) {
+    auto verified = VerifyDrawnTasks(run);
+    if (!verified.ok()) return verified.status();
+    TRITONRL_RETURN_IF_ERROR(WriteSplitFolders(run, *verified));
+  }
+  RecordSplits(run);
+  TRITONRL_RETURN_IF_ERROR(PickLevel1(run));
+  auto level1_scorer = OpenScorer(o, o.suite, run.eval_dir + "/level1.db");
+  if (!level1_scorer.ok()) return level1_scorer.status();
+  run.level1_scorer = std::move(*level1_scorer);
+  const DemoResult& r = run.r;
+  return run.End("synth",
+                 fmt::format("{} SFT, {} RL ({} of them SFT tasks, {} others of an SFT "
+                             "task's pattern), {} held-out, {} level-1 tasks",
+                             r.train_ids.size(), r.rl_ids.size(), r.rl_sft_ids.size(),
+                             r.rl_seen_pattern, r.heldout_ids.size(), r.level1_ids.size()));
+}
+
+// Stage records: the SFT records of the training and held-out tasks; the evaluation's tasks.
+Status RecordsStage(DemoRun& run) {
+  run.Begin("records", "SFT records (prompt template + <think>plan</think> + code)");
+  run.train_jsonl = run.synth_dir + "/sft_train.jsonl";
+  run.heldout_jsonl = run.synth_dir + "/sft_heldout.jsonl";
   size_t n_train = 0, n_heldout = 0;
-  if (auto s = WriteRecords(train_dir, train_jsonl, &n_train); !s.ok())
-    return InStage("records", s);
-  if (auto s = WriteRecords(heldout_dir, heldout_jsonl, &n_heldout); !s.ok()) {
-    return InStage("records", s);
+  TRITONRL_RETURN_IF_ERROR(WriteRecords(run.train_dir, run.train_jsonl, &n_train));
+  TRITONRL_RETURN_IF_ERROR(WriteRecords(run.heldout_dir, run.heldout_jsonl, &n_heldout));
+  TRITONRL_RETURN_IF_ERROR(
+      run.End("records", fmt::format("{} training, {} held-out records", n_train, n_heldout)));
+  auto heldout_eval = LoadEvalTasks(run.heldout_dir + "/tasks", run.r.heldout_ids);
+  if (!heldout_eval.ok()) return heldout_eval.status();
+  run.heldout_eval = std::move(*heldout_eval);
+  auto level1_eval = LoadEvalTasks(run.o.suite, run.r.level1_ids);
+  if (!level1_eval.ok()) return level1_eval.status();
+  run.level1_eval = std::move(*level1_eval);
+  return Status::Ok();
+}
+
+// One policy on one task set: k samples per task, scored; OUT/eval/<stage>_<suite>.jsonl.
+Status EvaluateOn(DemoRun& run, const std::string& stage, const std::string& suite_name,
+                  const std::vector<EvalTask>& tasks, scoring::Scorer& scorer,
+                  const std::string& model) {
+  const DemoOptions& o = run.o;
+  PolicyEvalOptions po;
+  po.model = model;
+  po.builtin_seed = o.seed;
+  po.device = o.device;
+  po.k = o.k;
+  po.max_new_tokens = o.max_new_tokens;
+  po.temperature = o.temperature;
+  po.seed = o.seed;
+  po.prompts_per_batch = o.prompts_per_batch;
+  auto ev = EvaluatePolicy(po, tasks, scorer);
+  if (!ev.ok()) return ev.status();
+  StageEval e;
+  e.stage = stage;
+  e.suite = suite_name;
+  e.jsonl = run.eval_dir + "/" + stage + "_" + suite_name + ".jsonl";
+  e.run_id = ev->run_id;
+  e.policy = ev->policy;
+  e.summary = ev->summary;
+  e.generate_seconds = ev->generate_seconds;
+  e.score_seconds = ev->score_seconds;
+  std::string lines;
+  for (size_t i = 0; i < ev->verdicts.size(); ++i) {
+    json j = scoring::ToJson(ev->verdicts[i]);
+    j["stage"] = stage;
+    j["suite"] = suite_name;
+    j["output"] = ev->generated[i].text;
+    j["finish_reason"] = ev->generated[i].finish_reason;
+    j["tokens"] = ev->generated[i].tokens;
+    lines += j.dump() + "\n";
   }
-  if (auto s = end("records", fmt::format("{} training, {} held-out records", n_train, n_heldout));
+  TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(e.jsonl, lines));
+  run.progress(fmt::format(
+      "demo: {} on {}: pass@1 {:.3f} pass@{} {:.3f} valid {:.3f} correct "
+      "{:.3f} (generate {:.1f} s, score {:.1f} s)",
+      stage, suite_name, e.summary.pass_at_1, o.k, e.summary.pass_at_k, e.summary.valid_rate,
+      e.summary.correct_rate, e.generate_seconds, e.score_seconds));
+  run.summary["evals"].push_back(StageEvalJson(e));
+  run.r.evals.push_back(std::move(e));
+  return Status::Ok();
+}
+
+// Stage <stage>-eval: the policy on the held-out synthetic tasks and (level1) on level 1.
+Status EvaluateStage(DemoRun& run, const std::string& stage, const std::string& model,
+                     bool level1 = true) {
+  const std::string name = stage + "-eval";
+  run.Begin(name, "k=" + std::to_string(run.o.k) + " samples per task from " + model);
+  if (auto s = EvaluateOn(run, stage, "heldout", run.heldout_eval, *run.heldout_scorer, model);
       !s.ok()) {
-    return InStage("records", s);
+    return InStage(name, s);
   }
-
-  auto heldout_eval = LoadEvalTasks(heldout_dir + "/tasks", r.heldout_ids);
-  if (!heldout_eval.ok()) return InStage("records", heldout_eval.status());
-  auto level1_eval = LoadEvalTasks(o.suite, r.level1_ids);
-  if (!level1_eval.ok()) return InStage("records", level1_eval.status());
-
-  auto evaluate = [&](const std::string& stage, const std::string& model,
-                      bool level1 = true) -> Status {
-    begin(stage + "-eval", "k=" + std::to_string(o.k) + " samples per task from " + model);
-    struct Set {
-      std::string name;
-      const std::vector<EvalTask>* tasks;
-      scoring::Scorer* scorer;
-    };
-    for (const Set& set : {Set{"heldout", &*heldout_eval, heldout_scorer->get()},
-                           Set{"level1", &*level1_eval, level1_scorer->get()}}) {
-      const std::string& suite_name = set.name;
-      if (suite_name == "level1" && !level1) continue;
-      PolicyEvalOptions po;
-      po.model = model;
-      po.builtin_seed = o.seed;
-      po.device = o.device;
-      po.k = o.k;
-      po.max_new_tokens = o.max_new_tokens;
-      po.temperature = o.temperature;
-      po.seed = o.seed;
-      po.prompts_per_batch = o.prompts_per_batch;
-      auto ev = EvaluatePolicy(po, *set.tasks, *set.scorer);
-      if (!ev.ok()) return InStage(stage + "-eval", ev.status());
-      StageEval e;
-      e.stage = stage;
-      e.suite = suite_name;
-      e.jsonl = eval_dir + "/" + stage + "_" + suite_name + ".jsonl";
-      e.run_id = ev->run_id;
-      e.policy = ev->policy;
-      e.summary = ev->summary;
-      e.generate_seconds = ev->generate_seconds;
-      e.score_seconds = ev->score_seconds;
-      std::string lines;
-      for (size_t i = 0; i < ev->verdicts.size(); ++i) {
-        json j = scoring::ToJson(ev->verdicts[i]);
-        j["stage"] = stage;
-        j["suite"] = suite_name;
-        j["output"] = ev->generated[i].text;
-        j["finish_reason"] = ev->generated[i].finish_reason;
-        j["tokens"] = ev->generated[i].tokens;
-        lines += j.dump() + "\n";
-      }
-      if (auto s = WriteFileAtomic(e.jsonl, lines); !s.ok()) return InStage(stage + "-eval", s);
-      progress(fmt::format(
-          "demo: {} on {}: pass@1 {:.3f} pass@{} {:.3f} valid {:.3f} correct "
-          "{:.3f} (generate {:.1f} s, score {:.1f} s)",
-          stage, suite_name, e.summary.pass_at_1, o.k, e.summary.pass_at_k, e.summary.valid_rate,
-          e.summary.correct_rate, e.generate_seconds, e.score_seconds));
-      summary["evals"].push_back(StageEvalJson(e));
-      r.evals.push_back(std::move(e));
+  if (level1) {
+    if (auto s = EvaluateOn(run, stage, "level1", run.level1_eval, *run.level1_scorer, model);
+        !s.ok()) {
+      return InStage(name, s);
     }
-    if (auto s = end(stage + "-eval", "written to " + eval_dir); !s.ok()) {
-      return InStage(stage + "-eval", s);
-    }
-    return Status::Ok();
-  };
-
-  // ---- base model (builtin:small's tokenizer is learnt from the SFT data: a zero-lr step
-  // writes the untrained weights with it)
-  std::string base_model = o.model;
-  if (o.model == "builtin:small") {
-    begin("base", "builtin:small's initial weights and tokenizer (one step at lr 0)");
-    train::SftOptions so;
-    so.model = o.model;
-    so.data = train_jsonl;
-    so.out = (out / "base").string();
-    so.device = o.device;
-    so.max_steps = 1;
-    so.lr = 0;
-    so.warmup = 0;
-    so.max_tokens = o.sft_max_tokens;
-    so.batch_tokens = o.sft_batch_tokens;
-    so.seed = o.seed;
-    so.progress = false;
-    auto b = train::RunSft(so);
-    if (!b.ok()) return InStage("base", b.status());
-    base_model = b->checkpoint;
-    if (auto s = end("base", base_model); !s.ok()) return InStage("base", s);
   }
-  TRITONRL_RETURN_IF_ERROR(evaluate("base", base_model));
+  if (auto s = run.End(name, "written to " + run.eval_dir); !s.ok()) return InStage(name, s);
+  return Status::Ok();
+}
 
-  // ---- SFT
-  begin("sft", fmt::format("{} steps of {} at lr {:g}", o.sft_steps, o.model, o.sft_lr));
-  train::SftOptions so;
+// The SFT options of the demo's SFT stage (the base stage's zero-lr step starts from them).
+train::SftOptions SftStageOptions(const DemoRun& run) {
+  const DemoOptions& o = run.o;
+  train::SftOptions so = o.sft;
   so.model = o.model;
-  so.data = train_jsonl;
-  so.eval_data = heldout_jsonl;
-  so.out = (out / "sft").string();
+  so.data = run.train_jsonl;
+  so.eval_data = run.heldout_jsonl;
+  so.out = (run.out / "sft").string();
   so.device = o.device;
-  so.max_steps = o.sft_steps;
-  so.lr = o.sft_lr;
-  so.warmup = o.sft_warmup;
-  so.max_tokens = o.sft_max_tokens;
-  so.batch_tokens = o.sft_batch_tokens;
   so.seed = o.seed;
-  auto sft = train::RunSft(so);
-  if (!sft.ok()) return InStage("sft", sft.status());
-  summary["sft"] = {{"steps", sft->steps},           {"first_loss", sft->first_loss},
-                    {"last_loss", sft->last_loss},   {"eval_loss", sft->eval_loss},
-                    {"checkpoint", sft->checkpoint}, {"metrics", so.out + "/metrics.jsonl"}};
-  if (auto s = end("sft", fmt::format("loss {:.4f} -> {:.4f}, held-out loss {:.4f}",
-                                      sft->first_loss, sft->last_loss, sft->eval_loss));
-      !s.ok()) {
-    return InStage("sft", s);
-  }
-  TRITONRL_RETURN_IF_ERROR(evaluate("sft", sft->checkpoint));
+  return so;
+}
 
-  // ---- GRPO on the RL tasks (none of them an SFT task) from the SFT checkpoint: the demo's
-  // mode, then each ablation mode at the same settings and seed (evaluated on the held-out tasks
-  // only); with ablation_seeds > 1 all of that again for each further seed, seed-major, so a run
-  // cut short still has every mode at the first seed.
-  std::vector<std::string> modes = {o.grpo_mode};
-  for (const auto& m : o.ablation_modes) {
-    if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
-  }
-  std::optional<train::GrpoSummary> main_grpo;
-  std::string steps_path;
-  GroupCounts main_counts;
-  summary["grpo_runs"] = json::array();
-  for (int seed_index = 0; seed_index < o.ablation_seeds; ++seed_index) {
-    const uint64_t grpo_seed = o.seed + static_cast<uint64_t>(seed_index);
-    for (const std::string& mode : modes) {
-      const bool is_main = mode == o.grpo_mode && seed_index == 0;
-      const std::string stage = seed_index > 0 ? fmt::format("grpo-{}-seed{}", mode, grpo_seed)
-                                : mode == o.grpo_mode ? std::string("grpo")
-                                                      : "grpo-" + mode;
-      begin(stage,
+// Stage base: the starting policy. builtin:small's tokenizer is learnt from the SFT data, so a
+// zero-lr step writes the untrained weights with it; any other model is its own base.
+Result<std::string> BaseStage(DemoRun& run) {
+  if (run.o.model != "builtin:small") return run.o.model;
+  run.Begin("base", "builtin:small's initial weights and tokenizer (one step at lr 0)");
+  train::SftOptions so = SftStageOptions(run);
+  so.eval_data.clear();
+  so.out = (run.out / "base").string();
+  so.max_steps = 1;
+  so.lr = 0;
+  so.warmup = 0;
+  so.progress = false;
+  auto b = train::RunSft(so);
+  if (!b.ok()) return b.status();
+  TRITONRL_RETURN_IF_ERROR(run.End("base", b->checkpoint));
+  return b->checkpoint;
+}
+
+// Stage sft: SFT of the demo's model on the SFT records.
+Result<train::SftSummary> SftStage(DemoRun& run) {
+  const DemoOptions& o = run.o;
+  run.Begin("sft", fmt::format("{} steps of {} at lr {:g}", o.sft.max_steps, o.model, o.sft.lr));
+  const train::SftOptions so = SftStageOptions(run);
+  auto sft = train::RunSft(so);
+  if (!sft.ok()) return sft.status();
+  run.summary["sft"] = {{"steps", sft->steps},           {"first_loss", sft->first_loss},
+                        {"last_loss", sft->last_loss},   {"eval_loss", sft->eval_loss},
+                        {"checkpoint", sft->checkpoint}, {"metrics", so.out + "/metrics.jsonl"}};
+  TRITONRL_RETURN_IF_ERROR(
+      run.End("sft", fmt::format("loss {:.4f} -> {:.4f}, held-out loss {:.4f}", sft->first_loss,
+                                 sft->last_loss, sft->eval_loss)));
+  return *sft;
+}
+
+// One GRPO run of the demo, as run by GrpoStage.
+struct GrpoStageResult {
+  train::GrpoSummary summary;
+  GroupCounts counts;
+  std::string steps_log;  // OUT/<stage>_steps.jsonl
+};
+
+// Stage <stage>: GRPO in `mode` at `seed` from the SFT checkpoint on the RL tasks, one line per
+// step into OUT/<stage>_steps.jsonl.
+Result<GrpoStageResult> GrpoStage(DemoRun& run, const std::string& stage, const std::string& mode,
+                                  uint64_t seed, const std::string& sft_checkpoint) {
+  const DemoOptions& o = run.o;
+  run.Begin(stage,
             fmt::format("{} steps, {} tasks x {} rollouts (up to {} sampling round{} a step), mode "
                         "{}, seed {}",
-                        o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group, o.grpo_max_sample_rounds,
-                        o.grpo_max_sample_rounds == 1 ? "" : "s", mode, grpo_seed));
-      train::GrpoOptions go;
-      go.model = sft->checkpoint;
-      go.tasks = rl_dir;
-      go.out = (out / stage).string();
-      go.device = o.device;
-      go.eval_device = o.eval_device;
-      go.steps = o.grpo_steps;
-      go.group = o.grpo_group;
-      go.tasks_per_step = o.grpo_tasks_per_step;
-      go.max_sample_rounds = o.grpo_max_sample_rounds;
-      go.mode = mode;
-      go.lr = o.grpo_lr;
-      go.max_new_tokens = o.grpo_max_new_tokens;
-      go.temperature = o.temperature;
-      go.jobs = o.jobs;
-      go.variants = o.variants;
-      // The rollouts' sampling seed and the task order (the SFT checkpoint fixes the weights).
-      go.seed = grpo_seed;
-      const std::string log_path = (out / (stage + "_steps.jsonl")).string();
-      std::ofstream steps_log(log_path, std::ios::trunc);
-      if (!steps_log) return InStage(stage, Status::IoError(log_path + ": cannot open"));
-      GroupCounts counts;
-      auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
-        counts.filtered += m.filtered_groups;
-        counts.sampled += m.sampled_groups;
-        counts.informative += m.informative_groups;
-        counts.rounds += m.rounds;
-        steps_log << StepJson(m).dump() << "\n" << std::flush;
-        progress(fmt::format(
-            "demo: {} step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} entropy {:.3f} "
-            "groups {} informative of {} sampled in {} round{}, {} filtered (generate {:.1f} s, "
-            "score {:.1f} s, update {:.1f} s)",
-            stage, m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.entropy,
-            m.informative_groups, m.sampled_groups, m.rounds, m.rounds == 1 ? "" : "s",
-            m.filtered_groups, m.gen_seconds, m.score_seconds, m.update_seconds));
-      });
-      steps_log.close();
-      if (!grpo.ok()) return InStage(stage, grpo.status());
-      summary[stage] = {{"mode", mode},
-                        {"seed", grpo_seed},
+                        o.grpo.steps, o.grpo.tasks_per_step, o.grpo.group, o.grpo.max_sample_rounds,
+                        o.grpo.max_sample_rounds == 1 ? "" : "s", mode, seed));
+  train::GrpoOptions go = o.grpo;
+  go.model = sft_checkpoint;
+  go.tasks = run.rl_dir;
+  go.out = (run.out / stage).string();
+  go.device = o.device;
+  go.eval_device = o.eval_device;
+  go.mode = mode;
+  go.temperature = o.temperature;
+  go.jobs = o.jobs;
+  go.variants = o.variants;
+  // The rollouts' sampling seed and the task order (the SFT checkpoint fixes the weights).
+  go.seed = seed;
+  GrpoStageResult g;
+  g.steps_log = (run.out / (stage + "_steps.jsonl")).string();
+  std::ofstream steps_log(g.steps_log, std::ios::trunc);
+  if (!steps_log) return Status::IoError(g.steps_log + ": cannot open");
+  auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
+    g.counts.filtered += m.filtered_groups;
+    g.counts.sampled += m.sampled_groups;
+    g.counts.informative += m.informative_groups;
+    g.counts.rounds += m.rounds;
+    steps_log << StepJson(m).dump() << "\n" << std::flush;
+    run.progress(fmt::format(
+        "demo: {} step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} entropy {:.3f} "
+        "groups {} informative of {} sampled in {} round{}, {} filtered (generate {:.1f} s, "
+        "score {:.1f} s, update {:.1f} s)",
+        stage, m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.entropy,
+        m.informative_groups, m.sampled_groups, m.rounds, m.rounds == 1 ? "" : "s",
+        m.filtered_groups, m.gen_seconds, m.score_seconds, m.update_seconds));
+  });
+  steps_log.close();
+  if (!grpo.ok()) return grpo.status();
+  g.summary = *grpo;
+  run.summary[stage] = {{"mode", mode},
+                        {"seed", seed},
                         {"steps", grpo->steps},
                         {"checkpoint", grpo->checkpoint},
                         {"metrics", go.out + "/metrics.jsonl"},
-                        {"steps_log", log_path},
-                        {"filtered_groups", counts.filtered},
-                        {"sampled_groups", counts.sampled},
-                        {"informative_groups", counts.informative},
-                        {"rounds", counts.rounds},
+                        {"steps_log", g.steps_log},
+                        {"filtered_groups", g.counts.filtered},
+                        {"sampled_groups", g.counts.sampled},
+                        {"informative_groups", g.counts.informative},
+                        {"rounds", g.counts.rounds},
                         {"first", StepJson(grpo->first)},
                         {"last", StepJson(grpo->last)}};
-      if (auto s =
-              end(stage, fmt::format("{} steps; checkpoint {}", grpo->steps, grpo->checkpoint));
-          !s.ok()) {
-        return InStage(stage, s);
+  TRITONRL_RETURN_IF_ERROR(
+      run.End(stage, fmt::format("{} steps; checkpoint {}", grpo->steps, grpo->checkpoint)));
+  return g;
+}
+
+// The demo's GRPO mode first, then each ablation mode (once each).
+std::vector<std::string> GrpoModes(const DemoOptions& o) {
+  std::vector<std::string> modes = {o.grpo.mode};
+  for (const auto& m : o.ablation_modes) {
+    if (std::find(modes.begin(), modes.end(), m) == modes.end()) modes.push_back(m);
+  }
+  return modes;
+}
+
+// GRPO on the RL tasks from the SFT checkpoint: the demo's mode, then each ablation mode at the
+// same settings and seed (evaluated on the held-out tasks only); with ablation_seeds > 1 all of
+// that again for each further seed, seed-major, so a run cut short still has every mode at the
+// first seed. Returns the main run (the demo's mode at the first seed).
+Result<GrpoStageResult> GrpoStages(DemoRun& run, const std::vector<std::string>& modes,
+                                   const std::string& sft_checkpoint) {
+  const DemoOptions& o = run.o;
+  std::optional<GrpoStageResult> main;
+  run.summary["grpo_runs"] = json::array();
+  for (int seed_index = 0; seed_index < o.ablation_seeds; ++seed_index) {
+    const uint64_t grpo_seed = o.seed + static_cast<uint64_t>(seed_index);
+    for (const std::string& mode : modes) {
+      const bool is_main = mode == o.grpo.mode && seed_index == 0;
+      const std::string stage = seed_index > 0 ? fmt::format("grpo-{}-seed{}", mode, grpo_seed)
+                                : mode == o.grpo.mode ? std::string("grpo")
+                                                      : "grpo-" + mode;
+      auto grpo = GrpoStage(run, stage, mode, grpo_seed, sft_checkpoint);
+      if (!grpo.ok()) return InStage(stage, grpo.status());
+      TRITONRL_RETURN_IF_ERROR(
+          EvaluateStage(run, stage, grpo->summary.checkpoint, /*level1=*/is_main));
+      GrpoRun g{stage, mode, grpo_seed, 0};
+      for (const auto& e : run.r.evals) {
+        if (e.stage == stage && e.suite == "heldout") g.heldout_pass_at_1 = e.summary.pass_at_1;
       }
-      TRITONRL_RETURN_IF_ERROR(evaluate(stage, grpo->checkpoint, /*level1=*/is_main));
-      GrpoRun run{stage, mode, grpo_seed, 0};
-      for (const auto& e : r.evals) {
-        if (e.stage == stage && e.suite == "heldout") run.heldout_pass_at_1 = e.summary.pass_at_1;
-      }
-      r.grpo_runs.push_back(run);
-      summary["grpo_runs"].push_back({{"stage", run.stage},
-                                      {"mode", run.mode},
-                                      {"seed", run.seed},
-                                      {"heldout_pass_at_1", run.heldout_pass_at_1}});
-      summary["ablation"] = AblationJson(modes, r.grpo_runs);
-      if (auto s = save_summary(); !s.ok()) return InStage(stage, s);
-      if (is_main) {
-        main_grpo = *grpo;
-        steps_path = log_path;
-        main_counts = counts;
-      }
+      run.r.grpo_runs.push_back(g);
+      run.summary["grpo_runs"].push_back({{"stage", g.stage},
+                                          {"mode", g.mode},
+                                          {"seed", g.seed},
+                                          {"heldout_pass_at_1", g.heldout_pass_at_1}});
+      run.summary["ablation"] = AblationJson(modes, run.r.grpo_runs);
+      if (auto s = run.SaveSummary(); !s.ok()) return InStage(stage, s);
+      if (is_main) main = std::move(*grpo);
     }
   }
+  return std::move(*main);
+}
 
-  // ---- report
-  begin("report", r.report);
-  report::DemoReportInput in;
-  in.title = "tritonrl demo: synthetic tasks -> SFT -> GRPO (HRD)";
-  for (const auto& e : r.evals) in.rows.push_back(ReportRow(e));
-  in.sft_metrics = so.out + "/metrics.jsonl";
-  in.grpo_metrics = steps_path;
-  in.notes = Notes(o, r, modes, *sft, *main_grpo, main_counts);
-  in.settings = {
+// The report's settings table: what ran, with which options, and each stage's time.
+std::vector<std::pair<std::string, std::string>> ReportSettings(
+    const DemoRun& run, const std::vector<std::string>& modes) {
+  const DemoOptions& o = run.o;
+  const DemoResult& r = run.r;
+  std::vector<std::pair<std::string, std::string>> settings = {
       {"model", o.model},
       {"policy device", o.device.empty() ? "auto" : o.device},
       {"scoring device", o.eval_device},
@@ -787,24 +824,59 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress_in
       {"held-out tasks", fmt::format("{}", fmt::join(r.heldout_ids, " "))},
       {"evaluation", fmt::format("k={}, max_new_tokens={}, temperature {:g}", o.k, o.max_new_tokens,
                                  o.temperature)},
-      {"SFT",
-       fmt::format("{} steps, lr {:g}, max_tokens {}", o.sft_steps, o.sft_lr, o.sft_max_tokens)},
+      {"SFT", fmt::format("{} steps, lr {:g}, max_tokens {}", o.sft.max_steps, o.sft.lr,
+                          o.sft.max_tokens)},
       {"GRPO",
        fmt::format("{} steps, {} tasks x {} rollouts, up to {} sampling rounds a step, mode {}, "
                    "lr {:g}, temperature {:g}, max_new_tokens {}, seeds {}..{}",
-                   o.grpo_steps, o.grpo_tasks_per_step, o.grpo_group, o.grpo_max_sample_rounds,
-                   fmt::join(modes, " then "), o.grpo_lr, o.temperature, o.grpo_max_new_tokens,
+                   o.grpo.steps, o.grpo.tasks_per_step, o.grpo.group, o.grpo.max_sample_rounds,
+                   fmt::join(modes, " then "), o.grpo.lr, o.temperature, o.grpo.max_new_tokens,
                    o.seed, o.seed + static_cast<uint64_t>(o.ablation_seeds) - 1)},
       {"outputs", o.out + " (synth/, sft/, grpo/, eval/*.jsonl, eval/summary.json)"},
   };
   for (const auto& [name, s] : r.stage_seconds) {
-    in.settings.push_back({"stage " + name, fmt::format("{:.1f} s", s)});
+    settings.push_back({"stage " + name, fmt::format("{:.1f} s", s)});
   }
+  return settings;
+}
+
+// Stage report: OUT/report.html.
+Status ReportStage(DemoRun& run, const std::vector<std::string>& modes,
+                   const train::SftSummary& sft, const GrpoStageResult& main_grpo) {
+  run.Begin("report", run.r.report);
+  report::DemoReportInput in;
+  in.title = "tritonrl demo: synthetic tasks -> SFT -> GRPO (HRD)";
+  for (const auto& e : run.r.evals) in.rows.push_back(ReportRow(e));
+  in.sft_metrics = SftStageOptions(run).out + "/metrics.jsonl";
+  in.grpo_metrics = main_grpo.steps_log;
+  in.notes = Notes(run.o, run.r, modes, sft, main_grpo.summary, main_grpo.counts);
+  in.settings = ReportSettings(run, modes);
   auto html = report::RenderDemoReport(in);
-  if (!html.ok()) return InStage("report", html.status());
-  if (auto s = WriteFileAtomic(r.report, *html); !s.ok()) return InStage("report", s);
-  if (auto s = end("report", r.report); !s.ok()) return InStage("report", s);
-  return r;
+  if (!html.ok()) return html.status();
+  TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(run.r.report, *html));
+  return run.End("report", run.r.report);
+}
+
+}  // namespace
+
+Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress) {
+  TRITONRL_RETURN_IF_ERROR(CheckOptions(o));
+  DemoRun run(
+      o, progress ? progress : [](const std::string&) {});
+  TRITONRL_RETURN_IF_ERROR(MakeDirs(run.eval_dir));
+  if (auto s = SynthStage(run); !s.ok()) return InStage("synth", s);
+  if (auto s = RecordsStage(run); !s.ok()) return InStage("records", s);
+  auto base = BaseStage(run);
+  if (!base.ok()) return InStage("base", base.status());
+  TRITONRL_RETURN_IF_ERROR(EvaluateStage(run, "base", *base));
+  auto sft = SftStage(run);
+  if (!sft.ok()) return InStage("sft", sft.status());
+  TRITONRL_RETURN_IF_ERROR(EvaluateStage(run, "sft", sft->checkpoint));
+  const std::vector<std::string> modes = GrpoModes(o);
+  auto main_grpo = GrpoStages(run, modes, sft->checkpoint);
+  if (!main_grpo.ok()) return main_grpo.status();
+  if (auto s = ReportStage(run, modes, *sft, *main_grpo); !s.ok()) return InStage("report", s);
+  return std::move(run.r);
 }
 
 }  // namespace tritonrl::demo

@@ -15,8 +15,38 @@
 
 #include "base/status.h"
 #include "demo/policy_eval.h"
+#include "train/grpo.h"
+#include "train/sft.h"
 
 namespace tritonrl::demo {
+
+// The demo's SFT and GRPO settings where they differ from the trainers' defaults (the CPU
+// default size; cmd_demo.cpp's presets change them further).
+inline train::SftOptions DemoSftDefaults() {
+  train::SftOptions s;
+  s.max_steps = 40;
+  s.lr = 3e-3;
+  s.warmup = 2;
+  s.max_tokens = 2048;
+  s.batch_tokens = 8192;
+  return s;
+}
+
+inline train::GrpoOptions DemoGrpoDefaults() {
+  train::GrpoOptions g;
+  g.steps = 3;
+  g.group = 4;
+  g.tasks_per_step = 2;
+  // DAPO dynamic sampling: rounds a GRPO step may take to find tasks_per_step groups with
+  // non-constant rewards. 1: no resampling.
+  g.max_sample_rounds = 1;
+  // Adam moves each weight by about lr a step: 1e-5 for a few steps stayed below the bf16
+  // spacing of the policy's weights on the GPU, so the policy did not change (docs/demo.md).
+  g.lr = 1e-4;
+  g.mode = "hrd";
+  g.max_new_tokens = 128;
+  return g;
+}
 
 struct DemoOptions {
   std::string out = "build/demo";
@@ -49,23 +79,16 @@ struct DemoOptions {
   int64_t max_new_tokens = 128;
   double temperature = 1.0;
   int64_t prompts_per_batch = 8;
-  // SFT.
-  int64_t sft_steps = 40;
-  double sft_lr = 3e-3;
-  int64_t sft_warmup = 2;
-  int64_t sft_max_tokens = 2048;
-  int64_t sft_batch_tokens = 8192;
-  // GRPO.
-  int64_t grpo_steps = 3;
-  int64_t grpo_group = 4;
-  int64_t grpo_tasks_per_step = 2;
-  // DAPO dynamic sampling (train::GrpoOptions::max_sample_rounds): rounds a GRPO step may take
-  // to find grpo_tasks_per_step groups with non-constant rewards. 1: no resampling.
-  int64_t grpo_max_sample_rounds = 1;
-  // Adam moves each weight by about lr a step: 1e-5 for a few steps stayed below the bf16
-  // spacing of the policy's weights on the GPU, so the policy did not change (docs/demo.md).
-  double grpo_lr = 1e-4;
-  std::string grpo_mode = "hrd";
+  // SFT: the trainer's own options. Each stage sets what the demo decides (model, data,
+  // eval_data, out, device, seed); the rest is used as given (steps, lr, warm-up, token
+  // budgets, speed switches...).
+  train::SftOptions sft = DemoSftDefaults();
+  // GRPO: the trainer's own options. Each run sets model (the SFT checkpoint), tasks, out,
+  // device, eval_device, seed (seed + i for the i-th seed) and, for an ablation run, mode; and
+  // temperature, jobs and variants from the demo's evaluation and scoring settings above and
+  // below. The rest is used as given (steps, group, tasks_per_step, max_sample_rounds, lr,
+  // max_new_tokens, mode of the main run...).
+  train::GrpoOptions grpo = DemoGrpoDefaults();
   // GRPO again from the same SFT checkpoint in each of these modes (e.g. uniform, binary), at the
   // same settings and seed, each evaluated on the held-out tasks (stages grpo-<mode>).
   std::vector<std::string> ablation_modes;
@@ -73,7 +96,6 @@ struct DemoOptions {
   // rollout sampling and task order, so each mode's held-out pass@1 comes with a spread.
   // Runs after the first are stages grpo-<mode>-seed<seed>, evaluated on the held-out tasks.
   int ablation_seeds = 1;
-  int64_t grpo_max_new_tokens = 128;
   // Scoring.
   int jobs = 2;
   bool timing = false;  // time correct samples (fast1, speedup rewards); GPU scoring only
