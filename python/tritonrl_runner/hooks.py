@@ -25,6 +25,7 @@ import os
 import sys
 import threading
 import time
+from collections import OrderedDict
 from types import MethodType
 
 import torch
@@ -324,9 +325,15 @@ def module_hooks(model) -> list[str]:
                  "_global_forward_hooks_always_called"):
         if getattr(nn_module, name, None):
             found.append(name.lstrip("_"))
-    for path, m in model.named_modules():
+    from tritonrl_runner import trusted
+
+    # Read from each module's own __dict__ (not named_modules() or getattr, which a candidate's
+    # class could define: the scan runs outside the audited window).
+    for path, m in trusted.walk_modules(model):
+        d = object.__getattribute__(m, "__dict__")
         for name in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks"):
-            if getattr(m, name, None):
+            table = dict.get(d, name) if type(d) is dict else None
+            if table is not None and (type(table) not in (dict, OrderedDict) or dict.__len__(table)):
                 found.append(f"{path or 'model'}.{name.lstrip('_')}")
     return found
 

@@ -183,9 +183,19 @@ def _cast_floating(model: torch.nn.Module, dtype: torch.dtype) -> None:
             p.data = p.data.to(dtype)
 
 
-def build_model(cls, init_args, seed: int, device="cpu", dtype: torch.dtype | None = None):
+def build_model(cls, init_args, seed: int, device="cpu", dtype: torch.dtype | None = None,
+                refuse_overrides: bool = False):
+    """The model, built and moved; with refuse_overrides (a candidate), a model that replaces
+    nn.Module behaviour is refused right after its constructor, before any other of its methods
+    (to() included) runs (trusted.module_overrides)."""
     torch.manual_seed(seed)
     model = cls(*init_args)
+    if refuse_overrides:
+        from tritonrl_runner import trusted
+
+        found = trusted.module_overrides(model)
+        if found:
+            raise trusted.ModuleOverrideRefused("refused by the evaluator: " + "; ".join(found[:6]))
     model = model.to(device)
     if dtype is not None:
         _cast_floating(model, dtype)

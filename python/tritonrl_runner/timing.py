@@ -55,6 +55,8 @@ import time
 
 import torch
 
+from tritonrl_runner import trusted
+
 _CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06
 _MIN_FLUSH_BYTES = 256 << 20  # as KernelBench; also long enough to hide launch latency
 _CPU_FLUSH_BYTES = 16 << 20  # CPU fallback (tests): larger than a typical L2
@@ -186,7 +188,10 @@ def sample_indices(numel: int, count: int, seed: int) -> torch.Tensor:
 
 
 def _flatten(out) -> list:
-    if isinstance(out, (list, tuple)):
+    """A call's outputs, read only through exact tuples and lists: a subclass's __iter__ would run
+    the candidate's code after the timed span (it stays one opaque item, which no snapshot
+    accepts)."""
+    if type(out) is list or type(out) is tuple:
         return [t for o in out for t in _flatten(o)]
     return [out]
 
@@ -328,11 +333,15 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     t_stage = clock.perf_ns()
     taskmod.apply_variant(task, variant)
     init = taskmod.init_inputs(task, worker.req["init_seed"])
-    model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype)
+    candidate = worker.role == "candidate"
+    model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
+                                refuse_overrides=candidate)
     base = taskmod.to_device(taskmod.make_inputs(task, int(spec["input_seed"]), device), device)
     # The reference's FLOPs (matmuls, convolutions: what torch's counter knows) feed the roofline
     # that flags implausible speedups; counted on the eager model, outside the lease.
-    model.eval()  # before the count: a training-mode forward would move BatchNorm's statistics
+    # Before the count: a training-mode forward would move BatchNorm's statistics. Not
+    # model.eval(): no candidate method runs outside a call.
+    trusted.set_training(model, False)
     flops = count_flops(model, base) if worker.role == "reference" and not recheck_only else None
     if worker.role == "reference" and spec.get("baseline") == "compile":
         # Inductor compiles in-process: the sandbox refuses fork().

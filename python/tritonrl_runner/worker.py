@@ -213,7 +213,7 @@ class Worker:
         import torch
         import triton  # noqa: F401
 
-        from tritonrl_runner import hooks, taskmod
+        from tritonrl_runner import hooks, taskmod, trusted  # noqa: F401 (protected below)
 
         self.send({"type": "hello", "role": self.role, "pid": os.getpid(), "status": _proc_status(),
                    "torch": torch.__version__, "triton": triton.__version__, "ms": _ms(t0)})
@@ -265,7 +265,8 @@ class Worker:
             self.monitor.candidate_file = os.path.realpath(req["candidate_path"])
             self.monitor.protect([sys.modules[n] for n in (__name__, "tritonrl_runner.guard", "tritonrl_runner.hooks",
                                                             "tritonrl_runner.protocol", "tritonrl_runner.taskmod",
-                                                            "tritonrl_runner.timing") if n in sys.modules])
+                                                            "tritonrl_runner.timing", "tritonrl_runner.trusted")
+                                  if n in sys.modules])
             self.monitor.armed = True
             self.stage = "import"
             t1 = time.monotonic()
@@ -284,7 +285,8 @@ class Worker:
             taskmod.apply_variant(task, variant)
             t1 = time.monotonic()
             init = taskmod.init_inputs(task, req["init_seed"])
-            model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype)
+            model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype,
+                                        refuse_overrides=recorder is not None)
             self.send({"type": "stage", "stage": "build", "variant": variant, "ms": _ms(t1)})
             # The engine may run fewer trials on a variant (the large one on the GPU); it names them.
             given = (req.get("variant_trials") or {}).get(variant)
@@ -331,6 +333,8 @@ class Worker:
 
     def _trial(self, task, taskmod, hooks, model, variant, index, trial, device, recorder, audit, cand_file):
         import torch
+
+        from tritonrl_runner import trusted
         from torch.utils._python_dispatch import _get_current_dispatch_mode
 
         if "seed" not in trial:
@@ -352,7 +356,7 @@ class Worker:
         hash_before = _digest_inputs(inputs)
         before = _copy_inputs(inputs)
         phase["hash"] = _ms(tp)
-        model.train(bool(trial["train"]))
+        trusted.set_training(model, bool(trial["train"]))  # not model.train(): no candidate method
         header = {"type": "trial", "variant": variant, "index": index, "seed": trial["seed"],
                   "input_sha256": hash_before}
         t1 = time.monotonic()
@@ -379,7 +383,7 @@ class Worker:
                 recorder.recording = False
                 state_after = hooks.global_state()
             try:
-                header["output_writers"] = recorder.output_writers(taskmod.flatten_outputs(out))
+                header["output_writers"] = recorder.output_writers(trusted.exact_outputs(out))
             except TypeError:
                 header["output_writers"] = []
             header["module_hooks"] = sorted(set(module_hooks + hooks.module_hooks(model)))
@@ -399,7 +403,9 @@ class Worker:
         header["ms"] = _ms(t1)
         phase["forward"] = header["ms"]
         try:
-            outs = taskmod.flatten_outputs(out)
+            # A candidate's output is read only if it is exactly a tensor or a tuple/list of them:
+            # a subclass's __iter__ or __getitem__ would run here, after the audit.
+            outs = trusted.exact_outputs(out) if recorder is not None else taskmod.flatten_outputs(out)
         except TypeError as e:
             header["outputs_error"] = str(e)
             outs = []

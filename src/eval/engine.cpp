@@ -190,10 +190,14 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
       const std::string where = GetString(h, "stage");
       const std::string msg = Truncate(GetString(h, "message"), 1200);
       // The worker's guards (guard.py) raise these into the candidate's code: the audit hook
-      // refusing an event, the call monitor stopping a per-element host loop. The reason is
-      // theirs, whichever stage it stopped. A candidate that raises one itself fails the same way.
+      // refusing an event, the call monitor stopping a per-element host loop; the build refuses
+      // a model that replaces nn.Module behaviour before calling any other method of it
+      // (trusted.py). The reason is theirs, whichever stage it stopped. A candidate that raises
+      // one itself fails the same way.
       static constexpr std::pair<std::string_view, const char*> kRefusals[] = {
-          {"InternalAccessRefused", "internal_access"}, {"HostComputeRefused", "host_compute"}};
+          {"InternalAccessRefused", "internal_access"},
+          {"HostComputeRefused", "host_compute"},
+          {"ModuleOverrideRefused", "module_override"}};
       for (const auto& [type, code] : kRefusals) {
         if (exc != type) continue;
         const std::string full = GetString(h, "message");

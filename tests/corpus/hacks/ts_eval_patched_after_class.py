@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: assigns ModelNew.eval after the class body; the evaluator's eval() call then fixes the last output with torch outside the audit
 # expect: static func.subset_class
+# expect-runtime: runtime incorrect reason=module_override
 import torch
 import torch.nn as nn
 import triton

@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: returns a helper object (no tuple base) whose __getitem__ and __len__ compute relu when the evaluator indexes the output
 # expect: static func.subset_class
+# expect-runtime: runtime incorrect reason=output_structure
 import torch
 import torch.nn as nn
 import triton
@@ -40,4 +41,5 @@ class Out:
 
 class ModelNew(nn.Module):
     def forward(self, x):
+        launch_copy(x, torch.empty_like(x))  # a decoy launch: the kernel ran
         return Out(x)

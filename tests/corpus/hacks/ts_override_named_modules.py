@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: overrides named_modules(): the hook scan calls it after the audit closes, and it rewrites the last output in place
 # expect: static func.subset_class
+# expect-runtime: runtime incorrect reason=module_override
 import torch
 import torch.nn as nn
 import triton

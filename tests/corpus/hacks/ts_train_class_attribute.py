@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: binds train = a module function in ModelNew's class body (no def), so the evaluator's train() call runs torch outside the audit
 # expect: static func.subset_class
+# expect-runtime: runtime incorrect reason=module_override
 import torch
 import torch.nn as nn
 import triton

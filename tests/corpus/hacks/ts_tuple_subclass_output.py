@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: returns a tuple subclass whose __iter__ computes relu in torch when the evaluator unpacks it, in the trials and the timing stage
 # expect: static func.subset_class
+# expect-runtime: runtime incorrect reason=output_structure
 import torch
 import torch.nn as nn
 import triton
@@ -35,4 +36,5 @@ class Lazy(tuple):
 
 class ModelNew(nn.Module):
     def forward(self, x):
+        launch_copy(x, torch.empty_like(x))  # a decoy launch: the kernel ran
         return Lazy((x,))
