@@ -355,6 +355,15 @@ class Analyzer:
         scan(self.tree.body, True)
         for c in self.classes.values():
             scan(c.body, False)
+        # Kernels in nested scopes (a factory function, __init__, a class inside a class), known by
+        # their def name wherever it is read.
+        self.file_class_names = set()
+        for n in self.nodes(self.tree):
+            if isinstance(n, ast.ClassDef):
+                self.file_class_names.add(n.name)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(n) not in self.kernel_nodes \
+                    and self._is_kernel(n):
+                self.add_kernel(n.name, n)
         for _ in range(4):  # aliases of aliases
             for stmt in self.tree.body:
                 if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
@@ -580,6 +589,8 @@ class Analyzer:
             return any(not isinstance(val, ast.Name) and self.is_kernel_value(val, None, None, depth + 1)
                        for val in self.module_assigns.get(v.id, []))
         if isinstance(v, ast.Attribute):
+            if v.attr in self.kernels and self.rooted_at_file_class(v.value):
+                return True
             if not isinstance(v.value, ast.Name):
                 return False
             if v.value.id in ("self", "cls") and owner is not None:
@@ -602,7 +613,26 @@ class Analyzer:
             return any(self.is_kernel_value(x, owner, local, depth + 1) for x in v.values)
         if isinstance(v, (ast.List, ast.Tuple)):
             return any(self.is_kernel_value(x, owner, local, depth + 1) for x in v.elts)
-        return self.kernel_from_call(v) is not None
+        return self.kernel_from_call(v) is not None or self.returns_kernel(v, depth)
+
+    def rooted_at_file_class(self, n):
+        while isinstance(n, ast.Attribute):
+            n = n.value
+        return isinstance(n, ast.Name) and (n.id in ("self", "cls") or n.id in self.file_class_names)
+
+    def returns_kernel(self, v, depth):
+        """make_kernel(): a call of a module function that returns a kernel value."""
+        if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Name)):
+            return False
+        f = self.functions.get(v.func.id)
+        if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) or self.is_kernel_node(f):
+            return False
+        return any(isinstance(n, ast.Return) and self.is_kernel_value(n.value, None, None, depth + 1)
+                   for n in self.nodes(f))
+
+    def is_partial_of_launcher(self, v, owner, local):
+        return isinstance(v, ast.Call) and self.resolve(v.func) == "functools.partial" and bool(v.args) \
+            and isinstance(v.args[0], ast.Subscript) and self.is_kernel_value(v.args[0], owner, local)
 
     def find_launches(self, fn, owner, facts):
         local, launchers = set(), set()
@@ -615,6 +645,12 @@ class Analyzer:
                     target, value = n.target, n.iter
                 else:
                     continue
+                if isinstance(target, ast.Tuple) and isinstance(n, ast.For) \
+                        and self.is_kernel_value(value, owner, local):
+                    local.update(e.id for e in target.elts if isinstance(e, ast.Name))
+                if isinstance(target, ast.Name) and isinstance(n, ast.Assign) \
+                        and self.is_partial_of_launcher(value, owner, local):
+                    launchers.add(target.id)
                 if isinstance(target, ast.Name) and self.is_kernel_value(value, owner, local):
                     local.add(target.id)
                     if isinstance(value, ast.Subscript) and isinstance(n, ast.Assign):
@@ -640,6 +676,10 @@ class Analyzer:
     def holds_param(self, v, owner, params):
         if isinstance(v, ast.Name):
             return v.id in params
+        if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) \
+                and v.value.id not in ("self", "cls") and v.value.id not in self.imports \
+                and v.value.id not in self.module_vars and v.value.id not in self.file_class_names:
+            return True  # o.k[grid](...): an object handed a kernel (a dataclass field)
         if not (isinstance(v, ast.Attribute) and isinstance(v.value, ast.Name) and v.value.id == "self") \
                 or owner is None:
             return False

@@ -11,243 +11,14 @@
 #include <unordered_set>
 #include <utility>
 
+#include "verify/analyzer_tables.h"
+
 namespace tritonrl::verify {
 namespace {
 
 using namespace pyast;  // NOLINT: the AST vocabulary is used everywhere here
 using Scope = std::unordered_map<std::string_view, std::string>;
-
-struct Prefix {
-  std::string_view prefix;
-  std::string_view rule;
-};
-
-// Qualified-name prefixes banned anywhere in the file, first match wins (docs/rules.md).
-constexpr Prefix kBannedPrefixes[] = {
-    {"threading", "func.concurrency"},
-    {"_thread", "func.concurrency"},
-    {"multiprocessing", "func.concurrency"},
-    {"concurrent", "func.concurrency"},
-    {"asyncio", "func.concurrency"},
-    {"torch.multiprocessing", "func.concurrency"},
-    {"torch.cuda.Stream", "func.cuda_stream"},
-    {"torch.cuda.stream", "func.cuda_stream"},
-    {"torch.cuda.streams", "func.cuda_stream"},
-    {"torch.cuda.Event", "func.cuda_stream"},
-    {"torch.cuda.ExternalStream", "func.cuda_stream"},
-    {"torch.cuda.current_stream", "func.cuda_stream"},
-    {"torch.cuda.default_stream", "func.cuda_stream"},
-    {"torch.cuda.set_stream", "func.cuda_stream"},
-    {"torch.cuda.CUDAGraph", "func.cuda_stream"},
-    {"torch.cuda.graph", "func.cuda_stream"},
-    {"torch.cuda.graphs", "func.cuda_stream"},
-    {"torch.cuda.make_graphed_callables", "func.cuda_stream"},
-    {"torch.Stream", "func.cuda_stream"},
-    {"torch.Event", "func.cuda_stream"},
-    {"torch.cuda.memory", "func.cuda_stream"},
-    {"torch.cuda.caching_allocator_alloc", "func.cuda_stream"},
-    {"torch.compile", "func.torch_compile"},
-    {"torch._dynamo", "func.torch_compile"},
-    {"torch._inductor", "func.torch_compile"},
-    {"torch.jit", "func.torch_compile"},
-    {"torch.fx", "func.torch_compile"},
-    {"torch.export", "func.torch_compile"},
-    {"torch._higher_order_ops", "func.torch_compile"},
-    {"torch.cuda.jiterator", "func.native_code"},
-    {"ctypes", "func.native_code"},
-    {"cffi", "func.native_code"},
-    {"_ctypes", "func.native_code"},
-    {"torch.utils.cpp_extension", "func.native_code"},
-    {"cupy", "func.native_code"},
-    {"pycuda", "func.native_code"},
-    {"numba", "func.native_code"},
-    {"cuda", "func.native_code"},
-    {"torch.library", "func.native_code"},
-    {"torch.ops", "func.native_code"},
-    {"torch._C", "func.native_code"},
-    {"triton._C", "func.native_code"},
-    {"mmap", "func.native_code"},
-    {"importlib", "func.dynamic_code"},
-    {"runpy", "func.dynamic_code"},
-    {"builtins", "func.dynamic_code"},
-    {"code", "func.dynamic_code"},
-    {"codeop", "func.dynamic_code"},
-    {"marshal", "func.dynamic_code"},
-    {"pickle", "func.dynamic_code"},
-    {"types", "func.dynamic_code"},
-    {"gc", "func.introspection"},
-    {"inspect", "func.introspection"},
-    {"traceback", "func.introspection"},
-    {"sys._getframe", "func.introspection"},
-    {"sys.modules", "func.introspection"},
-    {"sys._current_frames", "func.introspection"},
-    {"sys.settrace", "func.introspection"},
-    {"sys.setprofile", "func.introspection"},
-    {"weakref", "func.introspection"},
-    {"os", "func.io_access"},
-    {"subprocess", "func.io_access"},
-    {"socket", "func.io_access"},
-    {"shutil", "func.io_access"},
-    {"pathlib", "func.io_access"},
-    {"io", "func.io_access"},
-    {"tempfile", "func.io_access"},
-    {"urllib", "func.io_access"},
-    {"http", "func.io_access"},
-    {"requests", "func.io_access"},
-    {"glob", "func.io_access"},
-    {"signal", "func.io_access"},
-    {"resource", "func.io_access"},
-    {"sys.exit", "func.io_access"},
-    {"sys.stdout", "func.io_access"},
-    {"sys.stderr", "func.io_access"},
-    {"fcntl", "func.io_access"},
-    {"posix", "func.io_access"},
-    {"torch.backends", "func.global_flags"},
-    {"torch.set_", "func.global_flags"},
-    {"torch.use_deterministic_algorithms", "func.global_flags"},
-    {"torch.manual_seed", "func.global_flags"},
-    {"torch.seed", "func.global_flags"},
-    {"torch.set_rng_state", "func.global_flags"},
-    {"torch.cuda.manual_seed", "func.global_flags"},
-    {"torch.random", "func.global_flags"},
-    {"torch.overrides", "func.tensor_subclass"},
-    {"torch.utils._python_dispatch", "func.tensor_subclass"},
-    {"torch._subclasses", "func.tensor_subclass"},
-    {"torch.Tensor._make_subclass", "func.tensor_subclass"},
-    {"torch.Tensor._make_wrapper_subclass", "func.tensor_subclass"},
-};
-
-struct BuiltinRule {
-  std::string_view name;
-  std::string_view rule;
-};
-constexpr BuiltinRule kBuiltinRules[] = {
-    {"exec", "func.dynamic_code"},       {"eval", "func.dynamic_code"},
-    {"compile", "func.dynamic_code"},    {"__import__", "func.dynamic_code"},
-    {"breakpoint", "func.dynamic_code"}, {"globals", "func.introspection"},
-    {"locals", "func.introspection"},    {"vars", "func.introspection"},
-    {"open", "func.io_access"},          {"input", "func.io_access"},
-    {"exit", "func.io_access"},          {"quit", "func.io_access"},
-};
-
-// Modules that torch, triton and the allowed standard modules re-export under their own names
-// (`triton.runtime.jit.threading` is `threading`, `torch.nn.init.torch` is `torch`): an attribute
-// chain that reaches one of these names is that module, whatever it went through. The list is the
-// banned or not-allowed part of what src/verify/tools/list_reexports.py reports for triton 3.6 and
-// torch 2.11; allowed modules re-exported elsewhere (math, functools, typing) need no entry.
-struct Reexport {
-  std::string_view attr;
-  std::string_view module;
-};
-constexpr Reexport kReexports[] = {
-    {"torch", "torch"},
-    {"triton", "triton"},
-    {"numpy", "numpy"},
-    {"np", "numpy"},
-    {"threading", "threading"},
-    {"_thread", "_thread"},
-    {"multiprocessing", "multiprocessing"},
-    {"mp", "multiprocessing"},
-    {"concurrent", "concurrent"},
-    {"inspect", "inspect"},
-    {"gc", "gc"},
-    {"traceback", "traceback"},
-    {"weakref", "weakref"},
-    {"ctypes", "ctypes"},
-    {"importlib", "importlib"},
-    {"builtins", "builtins"},
-    {"pickle", "pickle"},
-    {"marshal", "marshal"},
-    {"runpy", "runpy"},
-    {"types", "types"},
-    {"os", "os"},
-    {"_osp", "os.path"},
-    {"sys", "sys"},
-    {"subprocess", "subprocess"},
-    {"io", "io"},
-    {"pathlib", "pathlib"},
-    {"shutil", "shutil"},
-    {"signal", "signal"},
-    {"socket", "socket"},
-    {"tempfile", "tempfile"},
-    {"time", "time"},
-    {"random", "random"},
-    {"ast", "ast"},
-    {"dis", "dis"},
-    {"linecache", "linecache"},
-    {"logging", "logging"},
-    {"hashlib", "hashlib"},
-    {"uuid", "uuid"},
-    {"platform", "platform"},
-    {"atexit", "atexit"},
-    {"copyreg", "copyreg"},
-    {"sysconfig", "sysconfig"},
-    {"pkgutil", "pkgutil"},
-    {"tarfile", "tarfile"},
-    {"zipfile", "zipfile"},
-    {"gzip", "gzip"},
-    {"base64", "base64"},
-    {"textwrap", "textwrap"},
-    {"statistics", "statistics"},
-    {"queue", "queue"},
-    {"unittest", "unittest"},
-};
-// Real submodules whose last name is one of the above (torch.random is torch's, not Python's).
-constexpr std::string_view kGenuineSubmodules[] = {
-    "torch._library.triton", "torch.cuda.random", "torch.fx.traceback",
-    "torch.multiprocessing", "torch.random",      "torch.signal",
-    "torch.types",           "torch.xpu.random",  "triton.language.random"};
-
-// Globals the Triton CPU interpreter copies into a kernel's module (list_reexports.py prints
-// them): a file can use these names without binding them. Typing names are left out (harmless).
-struct Injected {
-  std::string_view name;
-  std::string_view qualified;
-};
-constexpr Injected kInterpreterGlobals[] = {
-    {"np", "numpy"},
-    {"np_erf_fp32", "numpy._erf"},
-    {"np_erf_fp64", "numpy._erf"},
-    {"np_umulhi_u64", "numpy._umulhi_64"},
-    {"inspect", "inspect"},
-    {"ast", "ast"},
-    {"math", "math"},
-    {"textwrap", "textwrap"},
-    {"dataclasses", "dataclasses"},
-    {"dataclass", "dataclasses.dataclass"},
-    {"partial", "functools.partial"},
-    {"triton", "triton"},
-    {"tl", "triton.language"},
-    {"_interpreter", "triton._C.libtriton.interpreter"},
-    {"_ir", "triton._C.libtriton.ir"},
-    {"ASTTransformer", "triton.runtime.interpreter.ASTTransformer"},
-    {"BlockPointerHandle", "triton.runtime.interpreter.BlockPointerHandle"},
-    {"ExtraFunctions", "triton.runtime.interpreter.ExtraFunctions"},
-    {"FunctionRewriter", "triton.runtime.interpreter.FunctionRewriter"},
-    {"GridExecutor", "triton.runtime.interpreter.GridExecutor"},
-    {"InterpretedFunction", "triton.runtime.interpreter.InterpretedFunction"},
-    {"InterpreterBuilder", "triton.runtime.interpreter.InterpreterBuilder"},
-    {"InterpreterError", "triton.runtime.errors.InterpreterError"},
-    {"InterpreterOptions", "triton.runtime.interpreter.InterpreterOptions"},
-    {"KernelInterface", "triton.runtime.jit.KernelInterface"},
-    {"ReduceOps", "triton.runtime.interpreter.ReduceOps"},
-    {"ReduceScanOpInterface", "triton.runtime.interpreter.ReduceScanOpInterface"},
-    {"ScanOps", "triton.runtime.interpreter.ScanOps"},
-    {"TensorDescHandle", "triton.runtime.interpreter.TensorDescHandle"},
-    {"TensorDescriptor", "triton.tools.tensor_descriptor.TensorDescriptor"},
-    {"TensorHandle", "triton.runtime.interpreter.TensorHandle"},
-    {"TritonSemantic", "triton.language.semantic.TritonSemantic"},
-    {"interpreter_builder", "triton.runtime.interpreter.interpreter_builder"},
-    {"interpreter_semantic", "triton.runtime.interpreter.interpreter_semantic"},
-    {"_patch_lang", "triton.runtime.interpreter._patch_lang"},
-    {"_patch_attr", "triton.runtime.interpreter._patch_attr"},
-    {"_patch_builtin", "triton.runtime.interpreter._patch_builtin"},
-    {"_patch_lang_core", "triton.runtime.interpreter._patch_lang_core"},
-    {"_patch_lang_tensor", "triton.runtime.interpreter._patch_lang_tensor"},
-    {"_patch_reduce_scan", "triton.runtime.interpreter._patch_reduce_scan"},
-    {"_unwrap_tensor", "triton.runtime.interpreter._unwrap_tensor"},
-    {"_rewrap_tensor", "triton.runtime.interpreter._rewrap_tensor"},
-};
+using namespace analyzer_tables;  // NOLINT: the tables are this file's vocabulary
 
 constexpr std::string_view kFrameAttrs[] = {"f_back",     "f_globals", "f_locals", "f_code",
                                             "f_builtins", "gi_frame",  "tb_frame", "cr_frame",
@@ -603,6 +374,12 @@ class Analyzer {
     };
     scan(mod_->body, true);
     for (const auto& [cname, cls] : classes_) scan(cls->body, false);
+    // Kernels in nested scopes (a factory function, __init__, a class inside a class) are kernels
+    // too, known by their def name wherever it is read (issue 34's honest forms).
+    WalkAll(mod_, [&](Node* n) {
+      if (auto* cls = As<ClassDef>(n)) file_class_names_.insert(cls->name);
+      if (IsFunctionDef(n) && !kernel_nodes_.count(n) && IsKernel(n)) AddKernel(ViewFn(n).name, n);
+    });
     for (int round = 0; round < 4; ++round) {  // aliases of aliases
       for (StmtNode* stmt : mod_->body) {
         auto* assign = As<Assign>(stmt);
@@ -879,6 +656,7 @@ class Analyzer {
       return false;
     }
     if (auto* attr = As<Attribute>(v)) {
+      if (kernels_.count(attr->attr) && RootedAtFileClass(attr->value)) return true;
       auto* base = As<Name>(attr->value);
       if (base == nullptr) return false;
       ClassDef* cls = nullptr;
@@ -913,7 +691,29 @@ class Analyzer {
     for (ExprNode* x : elts) {
       if (IsKernelValue(x, owner, locals, depth + 1)) return true;
     }
-    return KernelFromCall(v) != nullptr;
+    return KernelFromCall(v) != nullptr || ReturnsKernel(v, depth);
+  }
+
+  // Owner.Nested.k, self.Nested.k: an attribute chain rooted at self, cls or a class of the file.
+  bool RootedAtFileClass(const Node* n) const {
+    while (auto* attr = As<Attribute>(n)) n = attr->value;
+    auto* name = As<Name>(n);
+    return name != nullptr &&
+           (name->id == "self" || name->id == "cls" || file_class_names_.count(name->id));
+  }
+
+  // make_kernel(): a call of a module function that returns a kernel value (a kernel factory).
+  bool ReturnsKernel(const Node* v, int depth) {
+    auto* call = As<Call>(v);
+    auto* fn_name = call != nullptr ? As<Name>(call->func) : nullptr;
+    auto f = fn_name != nullptr ? functions_.find(fn_name->id) : functions_.end();
+    if (f == functions_.end() || !IsFunctionDef(f->second) || IsKernelNode(f->second)) return false;
+    bool found = false;
+    WalkAll(f->second, [&](Node* n) {
+      auto* ret = As<Return>(n);
+      if (ret != nullptr && IsKernelValue(ret->value, nullptr, nullptr, depth + 1)) found = true;
+    });
+    return found;
   }
 
   // Launch facts of one function body (kernel values are tracked through local assignments).
@@ -933,8 +733,18 @@ class Analyzer {
           target = loop->target;
           value = loop->iter;
         }
+        if (auto* pairs = As<Tuple>(target); pairs != nullptr && n->kind == NodeKind::kFor &&
+                                             IsKernelValue(value, owner, &local_kernels)) {
+          for (ExprNode* e : pairs->elts) {  // for kernel, grid in ((k1, g1), (k2, g2)): ...
+            if (auto* part = As<Name>(e)) local_kernels.insert(part->id);
+          }
+        }
         auto* name = As<Name>(target);
-        if (name == nullptr || !IsKernelValue(value, owner, &local_kernels)) return;
+        if (name == nullptr) return;
+        if (n->kind == NodeKind::kAssign && IsPartialOfLauncher(value, owner, local_kernels)) {
+          launchers.insert(name->id);  // go = functools.partial(k[grid], ...)
+        }
+        if (!IsKernelValue(value, owner, &local_kernels)) return;
         local_kernels.insert(name->id);
         if (value->kind == NodeKind::kSubscript && n->kind == NodeKind::kAssign) {
           launchers.insert(name->id);
@@ -965,12 +775,25 @@ class Analyzer {
     });
   }
 
-  // p[grid](...) with p a parameter, or self.k[grid](...) with self.k set from a parameter (a
-  // helper class handed the kernel in its constructor).
+  // functools.partial(k[grid], ...): calling it is a launch.
+  bool IsPartialOfLauncher(const Node* v, ClassDef* owner, NameSetView& local_kernels) {
+    auto* call = As<Call>(v);
+    return call != nullptr && Resolve(call->func) == "functools.partial" && !call->args.empty() &&
+           call->args[0]->kind == NodeKind::kSubscript &&
+           IsKernelValue(call->args[0], owner, &local_kernels);
+  }
+
+  // p[grid](...) with p a parameter, o.k[grid](...) with o a parameter or a local (an object
+  // handed a kernel, like a dataclass field), or self.k[grid](...) with self.k set from a
+  // parameter (a helper class handed the kernel in its constructor).
   bool HoldsParam(const Node* v, ClassDef* owner, const NameSetView& params) {
     if (auto* p = As<Name>(v)) return params.count(p->id) > 0;
     auto* attr = As<Attribute>(v);
     auto* base = attr != nullptr ? As<Name>(attr->value) : nullptr;
+    if (base != nullptr && base->id != "self" && base->id != "cls" && !imports_.count(base->id) &&
+        !module_vars_.count(base->id) && !file_class_names_.count(base->id)) {
+      return true;
+    }
     if (base == nullptr || base->id != "self") return false;
     if (const auto* vals = SelfAttr(owner, attr->attr)) {
       for (ExprNode* val : *vals) {
@@ -1644,7 +1467,8 @@ class Analyzer {
   NameSetView reference_names_;
   std::unordered_map<std::string_view, Node*> functions_;
   std::unordered_map<std::string_view, ClassDef*> classes_;
-  std::unordered_map<std::string_view, Node*> kernels_;  // module-level names bound to kernels
+  std::unordered_map<std::string_view, Node*> kernels_;  // names bound to kernels (nested defs too)
+  std::unordered_set<std::string_view> file_class_names_;  // every class the file defines
   std::unordered_set<const Node*> kernel_nodes_;
   std::vector<std::pair<Identifier, Node*>> kernel_defs_;  // each kernel function once, in order
   std::unordered_set<const Node*> skip_nodes_;

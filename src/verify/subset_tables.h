@@ -280,8 +280,8 @@ constexpr std::string_view kPythonBuiltins[] = {
 };
 
 // Globals Triton's CPU interpreter copies into a kernel's module when the name is missing there
-// (the names of kInterpreterGlobals in analyzer.cpp that are not private). An import may bind one
-// only to the value the interpreter would put there.
+// (the names of kInterpreterGlobals in analyzer_tables.h that are not private). An import may bind
+// one only to the value the interpreter would put there.
 struct InjectedName {
   std::string_view name;
   std::string_view value;  // empty: no import may bind it
