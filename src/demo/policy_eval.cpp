@@ -45,16 +45,8 @@ Result<EvalSummary> Summarize(const std::vector<scoring::ScoredSample>& verdicts
   std::vector<metrics::SampleResult> samples;
   bool timed = false;
   for (const auto& v : verdicts) {
-    metrics::SampleResult s;
-    s.task = v.task;
-    s.outcome = std::string(vocab::OutcomeName(v.outcome));
-    s.valid = v.valid;
-    s.compiled = v.compiled;
-    s.correct = v.correct;
-    s.speedup = v.speedup;
-    s.flags = v.flags;
     timed = timed || v.speedup.has_value();
-    samples.push_back(std::move(s));
+    samples.push_back(scoring::MetricsInput(v));
   }
   metrics::MetricsOptions mo;
   mo.fast_p = {1.0};

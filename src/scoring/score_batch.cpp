@@ -58,20 +58,6 @@ int LevelOf(const std::string& task_id) {
   return std::atoi(task_id.c_str() + 5);
 }
 
-// A verdict as the metrics count it.
-metrics::SampleResult MetricsInput(const ScoredSample& s, int level) {
-  metrics::SampleResult m;
-  m.task = s.task;
-  m.level = level;
-  m.outcome = std::string(vocab::OutcomeName(s.outcome));
-  m.valid = s.valid;
-  m.compiled = s.compiled;
-  m.correct = s.correct;
-  m.speedup = s.speedup;
-  m.flags = s.flags;
-  return m;
-}
-
 // A hash of the batch that stands for the sample file when the caller has none.
 std::string BatchHash(const std::vector<Sample>& batch) {
   std::string all;
@@ -695,6 +681,19 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
     if (s) result.samples.push_back(std::move(*s));
   }
   return result;
+}
+
+metrics::SampleResult MetricsInput(const ScoredSample& s, int level) {
+  metrics::SampleResult m;
+  m.task = s.task;
+  m.level = level;
+  m.outcome = std::string(vocab::OutcomeName(s.outcome));
+  m.valid = s.valid;
+  m.compiled = s.compiled;
+  m.correct = s.correct;
+  m.speedup = s.speedup;
+  m.flags = s.flags;
+  return m;
 }
 
 Result<RunSummary> Scorer::LoadRun(const std::string& run_id,

@@ -145,6 +145,9 @@ struct ScoredSample {
 // correct, speedup, flags) set from the fields above. `tritonrl advantages` reads it as is.
 nlohmann::json ToJson(const ScoredSample& s);
 
+// A verdict as the metrics count it (metrics/metrics.h); `level` groups it (0: overall only).
+metrics::SampleResult MetricsInput(const ScoredSample& s, int level = 0);
+
 // A call's progress and control. Both optional.
 struct Callbacks {
   // Once per sample of the batch: first every verdict this run already had in the store
