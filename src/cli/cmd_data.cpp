@@ -195,11 +195,7 @@ SynthTally Tally(const SynthOptions& o, const std::vector<data::SynthTask>& task
       ++y.per_reason[it->second.substr(0, it->second.find(':'))];
       continue;
     }
-    y.manifest += json{{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
-                       {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
-                       {"split", t.split}, {"plan", t.plan},     {"verified", !o.no_verify}}
-                      .dump() +
-                  "\n";
+    y.manifest += data::ManifestRecord(t, !o.no_verify).dump() + "\n";
     y.splits[t.split].push_back(t.id);
     ++y.per_pattern[t.pattern];
     ++y.per_family[t.family];

@@ -818,4 +818,10 @@ std::vector<SynthTask> GenerateTasks(int n, std::uint64_t seed) {
   return tasks;
 }
 
+nlohmann::json ManifestRecord(const SynthTask& t, bool verified) {
+  return {{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
+          {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
+          {"split", t.split}, {"plan", t.plan},     {"verified", verified}};
+}
+
 }  // namespace tritonrl::data

@@ -3,13 +3,16 @@
 // epilogues, row gathers) into task files in KernelBench layout with our metadata,
 // each with a Triton solution drawn from several template styles and a short plan.
 // Generation is pure and deterministic for a seed (no I/O); verification of the
-// solutions and the null-model audit are done by the caller (src/cli/cmd_data.cpp).
+// solutions (data/verified.h) and the null-model audit are done by the caller
+// (src/cli/cmd_data.cpp, the demo).
 // Callable from any thread.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace tritonrl::data {
 
@@ -25,6 +28,10 @@ struct SynthTask {
   std::string reference;    // task file text (Model, get_inputs, get_init_inputs, metadata)
   std::string solution;     // ModelNew in Triton
 };
+
+// The task's line of a `data synth` folder's manifest.jsonl (docs/data.md): task, family,
+// pattern, dtype, style, shape_class, split, plan and whether its solution was verified.
+nlohmann::json ManifestRecord(const SynthTask& t, bool verified);
 
 // The split of a pattern and shape class. Held-out patterns are a fixed ~1/5 of the
 // compositions chosen by a hash of the pattern text, independent of the seed, so a

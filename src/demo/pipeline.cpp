@@ -92,12 +92,7 @@ Status WriteSynthFolder(const std::string& dir, const std::vector<data::SynthTas
   for (const auto& t : tasks) {
     TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(dir + "/tasks/" + t.id + ".py", t.reference));
     TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(dir + "/solutions/" + t.id + ".py", t.solution));
-    manifest +=
-        json{{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
-             {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
-             {"split", t.split}, {"plan", t.plan},     {"verified", verified.count(t.id) > 0}}
-            .dump() +
-        "\n";
+    manifest += data::ManifestRecord(t, verified.count(t.id) > 0).dump() + "\n";
   }
   return WriteFileAtomic(dir + "/manifest.jsonl", manifest);
 }
