@@ -6,6 +6,7 @@
 #include <fstream>
 #include <map>
 
+#include "report/metrics_log.h"
 #include "report/report.h"
 #include "report/style.h"
 #include "report/svg.h"
@@ -13,32 +14,6 @@
 namespace tritonrl::report {
 
 namespace {
-
-using Curves = std::map<std::string, svg::Curve>;
-
-// Every numeric field of every line, as a curve over "step". A line that is not a
-// JSON object with a numeric "step" fails with FILE:LINE.
-Result<Curves> ReadCurves(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::IoError(path + ": cannot open");
-  Curves curves;
-  std::string line;
-  for (int64_t n = 1; std::getline(in, line); ++n) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("step") || !j["step"].is_number()) {
-      return Status::ParseError(path + ":" + std::to_string(n) +
-                                ": not a metrics line (a JSON object with \"step\")");
-    }
-    const double step = j["step"].get<double>();
-    for (const auto& [key, value] : j.items()) {
-      if (key == "step" || !value.is_number()) continue;
-      curves[key].x.push_back(step);
-      curves[key].y.push_back(value.get<double>());
-    }
-  }
-  return curves;
-}
 
 svg::Curve Pick(const Curves& c, const std::string& key, const std::string& name,
                 const std::string& color) {

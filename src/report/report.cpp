@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 
+#include "report/metrics_log.h"
 #include "report/style.h"
 #include "report/svg.h"
 
@@ -473,29 +474,6 @@ Result<std::string> RenderReport(store::Store& store, const std::string& run_id,
   return h;
 }
 
-// The per-step fields of `tritonrl train grpo` (docs/train.md) that the report draws.
-constexpr const char* kGrpoKeys[] = {"reward_correct",
-                                     "reward_speedup",
-                                     "valid_rate",
-                                     "compiled_rate",
-                                     "correct_rate",
-                                     "fast1_rate",
-                                     "mean_speedup",
-                                     "response_tokens",
-                                     "entropy",
-                                     "clip_fraction",
-                                     "kl",
-                                     "gen_tokens_per_second",
-                                     "gen_seconds",
-                                     "score_seconds",
-                                     "update_seconds",
-                                     "truncated",
-                                     "share_invalid_syntax",
-                                     "share_invalid_functionality",
-                                     "share_incorrect",
-                                     "share_correct_not_fast",
-                                     "share_fast"};
-
 template <typename CurveOf>
 std::string GrpoSections(const CurveOf& curve) {
   std::string h;
@@ -543,32 +521,14 @@ std::string GrpoSections(const CurveOf& curve) {
 }
 
 Result<std::string> RenderTrainReport(const std::string& path, const std::string& title_in) {
-  std::ifstream in(path);
-  if (!in) return Status::IoError(path + ": cannot open");
-  std::map<std::string, svg::Curve> c;
-  auto add = [&](const std::string& key, const nlohmann::json& j, double step) {
-    auto it = j.find(key);
-    if (it == j.end() || !it->is_number()) return;
-    c[key].x.push_back(step);
-    c[key].y.push_back(it->get<double>());
-  };
-  std::string line;
-  int64_t n = 0, steps = 0;
+  int64_t steps = 0;
   bool grpo = false;  // a GRPO log (tritonrl train grpo): its own curves
-  while (std::getline(in, line)) {
-    ++n;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j.contains("step") || !j["step"].is_number()) {
-      return Status::ParseError(path + ":" + std::to_string(n) +
-                                ": not a metrics line (a JSON object with \"step\")");
-    }
-    const double step = j["step"].get<double>();
+  auto curves = ReadCurves(path, [&](const nlohmann::json& j) {
     steps += j.contains("loss");
     grpo = grpo || j.contains("reward_correct");
-    for (const char* k : {"loss", "eval_loss", "lr", "grad_norm", "tokens_per_s"}) add(k, j, step);
-    for (const char* k : kGrpoKeys) add(k, j, step);
-  }
+  });
+  if (!curves.ok()) return curves.status();
+  Curves& c = *curves;
   auto curve = [&](const std::string& key, const std::string& name, const std::string& color) {
     svg::Curve v = c[key];
     v.name = name;

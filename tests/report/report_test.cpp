@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
 
 namespace tritonrl::report {
 namespace {
@@ -251,6 +252,44 @@ TEST(ToSampleResults, LevelFromTaskRecordThenId) {
   EXPECT_EQ(out[0].level, 2);
   EXPECT_EQ(out[1].level, 3);
   EXPECT_EQ(out[2].level, 0);
+}
+
+// The training report counts the optimizer steps (lines with a loss), draws an SFT log's loss
+// and a GRPO log's rewards, and names FILE:LINE of a line that is not a metrics line.
+TEST(TrainReport, StepsCurvesAndBadLines) {
+  TempDir dir;
+  const std::string sft = dir.File("sft.jsonl");
+  {
+    std::ofstream f(sft);
+    f << "{\"step\": 1, \"loss\": 2.5, \"lr\": 0.001}\n\n"
+      << "{\"step\": 2, \"loss\": 2.0, \"lr\": 0.001}\n"
+      << "{\"step\": 2, \"eval_loss\": 2.2}\n";
+  }
+  auto html = RenderTrainReport(sft);
+  ASSERT_TRUE(html.ok()) << html.status().ToString();
+  EXPECT_NE(html->find("2 optimizer steps logged"), std::string::npos);
+  EXPECT_NE(html->find("<h2>Loss</h2>"), std::string::npos);
+  EXPECT_EQ(html->find("<h2>Rewards</h2>"), std::string::npos);
+
+  const std::string grpo = dir.File("grpo.jsonl");
+  {
+    std::ofstream f(grpo);
+    f << "{\"step\": 1, \"reward_correct\": 0.25, \"valid_rate\": 0.5}\n";
+  }
+  auto g = RenderTrainReport(grpo);
+  ASSERT_TRUE(g.ok()) << g.status().ToString();
+  EXPECT_NE(g->find("<h2>Rewards</h2>"), std::string::npos);
+  EXPECT_EQ(g->find("<h2>Loss</h2>"), std::string::npos);
+
+  const std::string bad = dir.File("bad.jsonl");
+  {
+    std::ofstream f(bad);
+    f << "{\"step\": 1, \"loss\": 1}\n{\"loss\": 1}\n";
+  }
+  auto b = RenderTrainReport(bad);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find(bad + ":2:"), std::string::npos) << b.status().message();
+  EXPECT_EQ(RenderTrainReport(dir.File("missing.jsonl")).status().code(), StatusCode::kIoError);
 }
 
 }  // namespace
