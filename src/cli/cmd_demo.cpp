@@ -96,7 +96,8 @@ d::DemoOptions Preset(const DemoCli& c) {
     o.grpo.lr = 1e-4;
     o.grpo.max_new_tokens = 1024;
     // One variant: the first H200 run scored all three and spent 95% of its time scoring, the
-    // large variants (hundreds of MB a tensor) most of it (bench/RESULTS.md, ninth session).
+    // large variants (hundreds of MB a tensor) most of it (bench/RESULTS.md: H200, 2026-12-02,
+    // 8a8599b).
     o.variants = {"medium"};
     // With --ablation, each mode at two GRPO seeds (a spread beside each mode's pass@1).
     if (!c.ablation.empty()) o.ablation_seeds = 2;
