@@ -52,6 +52,9 @@ class LaunchRecorder:
         self._span_fn = None
         self._span_open = None
         self.writers: dict = {}  # storage key -> last writer during this call (see output_writers)
+        # storage key -> (torch writer, its bytes) when a launch first took a storage a torch op
+        # had written in this call: an output whose bytes still equal these is torch's work.
+        self.first_bytes: dict = {}
         self._pending: list = []
         self._thread = threading.get_ident()
         rec = self
@@ -153,7 +156,9 @@ class LaunchRecorder:
                     continue
                 before = self.writers.get(key, "")
                 snap = _storage_bytes(t).clone() if before.startswith("torch:") else None
-                self._pending.append((key, t, snap))
+                if snap is not None and key not in self.first_bytes:
+                    self.first_bytes[key] = (before, snap)
+                self._pending.append((key, t, snap, before))
         finally:
             self.suppress -= 1
 
@@ -162,25 +167,52 @@ class LaunchRecorder:
             return
         self.suppress += 1
         try:
-            for key, t, snap in self._pending:
+            written = []
+            for key, t, snap, _ in self._pending:
                 if snap is None or not torch.equal(snap, _storage_bytes(t)):
                     self.writers[key] = "kernel"
+                    written.append((key, t))
+            # A launch that leaves a storage byte for byte equal to another argument a torch op
+            # wrote in this call only copied torch's result (issue 34: a copy kernel from a
+            # torch-computed buffer into a fresh output proves no work).
+            sources = [(key, t, before) for key, t, _, before in self._pending if before.startswith("torch:")]
+            for key, t in written:
+                dst = _storage_bytes(t)
+                for src_key, src, before in sources:
+                    if src_key != key and _storage_bytes(src).numel() == dst.numel() and \
+                            torch.equal(_storage_bytes(src), dst):
+                        self.writers[key] = "copy:" + before
+                        break
         finally:
             self.suppress -= 1
         self._pending = []
 
+    def writer_of(self, t) -> str:
+        """Who last wrote tensor t's bytes during this call: "kernel" (a launch that changed
+        them), "torch:<op>", "copy:torch:<op>" (a launch that copied a torch result), "alloc"
+        (allocated, never written) or "none" (a storage this call never touched). A storage a
+        torch op wrote and launches then changed is the kernels' only if t's own bytes differ
+        from what the torch op left: a launch writing one padding element, or two launches
+        undoing each other, leave t as torch wrote it (issue 34)."""
+        key = _storage_key(t)
+        if key is None:
+            return "kernel"
+        writer = self.writers.get(key, "none")
+        first = self.first_bytes.get(key)
+        if writer == "kernel" and first is not None:
+            start, end = _byte_extent(t)
+            now = _storage_bytes(t)
+            if end <= now.numel() and torch.equal(now[start:end], first[1][start:end]):
+                return first[0]
+        return writer
+
     def output_writers(self, outs) -> list[str]:
-        """Who last wrote each output's storage during this call: "kernel" (a launch that
-        changed it), "torch:<op>", "alloc" (allocated, never written) or "none" (a storage
-        this call never touched: a cached or stale tensor)."""
-        found = []
-        for o in outs:
-            if type(o) is not torch.Tensor:
-                found.append("none")
-                continue
-            key = _storage_key(o)
-            found.append("kernel" if key is None else self.writers.get(key, "none"))
-        return found
+        """writer_of each output (see there); "none" for anything that is not exactly a tensor."""
+        self.suppress += 1
+        try:
+            return [self.writer_of(o) if type(o) is torch.Tensor else "none" for o in outs]
+        finally:
+            self.suppress -= 1
 
     def _record(self, fn) -> None:
         if self.recording:
@@ -243,6 +275,13 @@ class OpAudit(TorchDispatchMode):
             # Fresh results and in-place/out= targets get this op as their last writer; views
             # write nothing.
             writer = "alloc" if name in _ALLOC_OPS else f"torch:{name.removeprefix('aten::')}"
+            if name in _CONVERSION_OPS:
+                # A dtype or device conversion of a kernel's result is the kernel's work (an fp32
+                # kernel, then .to(bf16)); of anything else it is the source's writer's.
+                src = args[1] if name == "aten::copy_" else args[0]
+                if type(src) is torch.Tensor:
+                    source = rec.writer_of(src)
+                    writer = "kernel" if source == "kernel" else writer
             results = out if isinstance(out, (tuple, list)) else (out,)
             for ret, res in zip(func._schema.returns, results):
                 if isinstance(res, torch.Tensor) and (ret.alias_info is None or ret.alias_info.is_write):
@@ -283,6 +322,17 @@ def _stack_checked_dispatch(recorder: LaunchRecorder, candidate_file: str):
 
 _ALLOC_OPS = frozenset({"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty",
                         "aten::new_empty_strided"})
+_CONVERSION_OPS = frozenset({"aten::_to_copy", "aten::copy_"})
+
+
+def _byte_extent(t) -> tuple[int, int]:
+    """The byte range of t's storage that t's elements span (first to last element)."""
+    size = t.element_size()
+    start = t.storage_offset() * size
+    if t.numel() == 0:
+        return start, start
+    last = sum((n - 1) * st for n, st in zip(t.shape, t.stride()) if n > 0)
+    return start, start + (last + 1) * size
 
 
 def _named_like(wrapper, orig):

@@ -369,6 +369,7 @@ class Worker:
             recorder.launches = []
             recorder.c_launches = 0
             recorder.writers = {}
+            recorder.first_bytes = {}
             audit.seen, audit.forbidden = set(), set()
             monitor = self.monitor
             module_hooks = hooks.module_hooks(model)

@@ -86,10 +86,48 @@ def test_host_compute_and_internals_are_reported(tmp_path):
     assert ts and all(any("_DisableTorchDispatch" in c for c in t["internal_calls"]) for t in ts)
 
 
-@pytest.mark.parametrize("code,writer", [(TORCH_WRITES_LAST, "torch:copy_"), (STALE, "none")])
+# Issue 34: the writer is decided on the output's own bytes. A copy kernel over a torch result,
+# a kernel writing only the buffer's padding, and a kernel's output converted by torch.
+COPY_OF_TORCH = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return relu(x.clamp(min=0))  # relu of a non-negative tensor: a verbatim copy
+'''
+
+PADDING_ONLY = KERNEL + '''
+@triton.jit
+def fill_kernel(p, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(p + offs, tl.zeros([BLOCK], dtype=tl.float32) + 1.0, mask=offs < n)
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        n = x.numel()
+        buf = torch.empty(n + 16, dtype=x.dtype, device=x.device)
+        out = buf[:n].view(x.shape)
+        out.copy_(x.clamp(min=0))
+        fill_kernel[(1,)](buf[n:], 16, BLOCK=16)
+        return out
+'''
+
+KERNEL_THEN_CONVERTED = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        return relu(x.double()).float()
+'''
+
+
+@pytest.mark.parametrize("code,writer", [(TORCH_WRITES_LAST, "torch:copy_"), (STALE, "none"),
+                                         (COPY_OF_TORCH, "copy:torch:clamp"),
+                                         (PADDING_ONLY, "torch:copy_")])
 def test_outputs_not_last_written_by_a_kernel(tmp_path, code, writer):
     ts = trials(run_worker(tmp_path, "candidate", code))
     assert ts[-1]["output_writers"] == [writer]
+
+
+def test_a_conversion_of_a_kernels_output_is_the_kernels(tmp_path):
+    ts = trials(run_worker(tmp_path, "candidate", KERNEL_THEN_CONVERTED))
+    assert ts and all(t["output_writers"] == ["kernel"] for t in ts)
 
 
 def test_forward_hooks_are_reported(tmp_path):
