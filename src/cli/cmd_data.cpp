@@ -18,6 +18,7 @@
 
 #include "base/file.h"
 #include "cli/command.h"
+#include "cli/scoring_progress.h"
 #include "data/distill.h"
 #include "data/sft.h"
 #include "data/synth.h"
@@ -78,11 +79,17 @@ Result<std::map<std::string, std::string>> Evaluate(const std::string& tasks_dir
   }
   std::fprintf(stderr, "tritonrl data: evaluating %zu samples on %s\n", known.size(),
                device.c_str());
+  tritonrl::cli::ScoringProgress progress;
   sc::Callbacks callbacks;
   callbacks.on_note = [](const std::string& line) {
     std::fprintf(stderr, "tritonrl data: %s\n", line.c_str());
   };
-  return data::Judge(**scorer, known, callbacks);
+  callbacks.on_verdict = [&](const sc::ScoredSample& s, std::size_t done, std::size_t total) {
+    progress.OnVerdict(s, done, total);
+  };
+  auto judged = data::Judge(**scorer, known, callbacks);
+  progress.Finish();
+  return judged;
 }
 
 json Counts(const std::map<std::string, int>& m) {

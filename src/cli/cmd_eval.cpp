@@ -20,7 +20,7 @@
 
 #include "base/file.h"
 #include "cli/command.h"
-#include "eval/progress.h"
+#include "cli/scoring_progress.h"
 #include "metrics/metrics.h"
 #include "report/report.h"
 #include "scoring/score_batch.h"
@@ -224,25 +224,19 @@ int RunEval(const Options& o) {
 
   std::unique_ptr<JsonlSink> jsonl;
   if (!o.jsonl.empty()) jsonl = std::make_unique<JsonlSink>(o.jsonl);
-  const bool terminal = isatty(fileno(stderr)) != 0;
-  std::unique_ptr<tritonrl::eval::Progress> progress;  // made at the first new verdict
+  tritonrl::cli::ScoringProgress progress;
   sc::Callbacks callbacks;
   callbacks.on_note = [](const std::string& line) { fmt::print(stderr, "eval: {}\n", line); };
   callbacks.on_verdict = [&](const sc::ScoredSample& s, std::size_t done, std::size_t total) {
     if (jsonl) jsonl->Write(sc::ToJson(s));
-    if (s.resumed) return;
-    // Resumed verdicts come first, so what is left when the first new one arrives is the total.
-    if (!progress)
-      progress = std::make_unique<tritonrl::eval::Progress>(total - done + 1, terminal, stderr);
-    progress->Done(std::string(tritonrl::vocab::OutcomeName(s.outcome)),
-                   fmt::format("{} {}", s.task, s.id));
+    progress.OnVerdict(s, done, total);
   };
   const sc::ScoringConfig& cfg = (*scorer)->config();
   fmt::print(stderr, "eval: {} samples on {} ({}), {} jobs, {} trials{}\n", mine.size(),
              (*scorer)->device(), (*scorer)->device_model(), cfg.jobs, cfg.trials,
              cfg.sandbox ? "" : ", no sandbox (test only)");
   auto result = (*scorer)->Score(mine, batch, callbacks);
-  if (progress) progress->Finish();
+  progress.Finish();
   if (!result.ok()) Fail(result.status().message());
   if (jsonl) jsonl->Close();
   if (result->sandbox != "not started")
