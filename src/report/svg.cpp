@@ -22,6 +22,14 @@ std::string Text(double x, double y, const std::string& text, const std::string&
                      anchor, extra, HtmlEscape(text));
 }
 
+// The opening tag of a chart of `width` x `height` (its viewBox the same).
+std::string SvgOpen(const std::string& id, double width, double height) {
+  return fmt::format(
+      "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
+      "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\">",
+      HtmlEscape(id), Num(width), Num(height), Num(width), Num(height));
+}
+
 // "0.25x", "1x", "1.414x", "16x".
 std::string PowerLabel(double log2_value) {
   return fmt::format("{:.4g}x", std::exp2(log2_value));
@@ -34,10 +42,7 @@ std::string StackedBars(const std::string& id, const std::vector<Category>& cate
   const double left = 90, bar_w = 480, row_h = 26, top = 10;
   const double legend_y = top + row_h * static_cast<double>(rows.size()) + 14;
   const double height = legend_y + 24;
-  std::string out = fmt::format(
-      "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
-      "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\">",
-      HtmlEscape(id), Num(left + bar_w + 80), Num(height), Num(left + bar_w + 80), Num(height));
+  std::string out = SvgOpen(id, left + bar_w + 80, height);
   for (size_t r = 0; r < rows.size(); ++r) {
     const StackedRow& row = rows[r];
     double y = top + row_h * static_cast<double>(r);
@@ -73,10 +78,7 @@ std::string LogHistogram(const std::string& id, const std::vector<double>& value
     if (v > 0 && std::isfinite(v)) logs.push_back(std::log2(v));
   const double left = 50, top = 10, plot_w = 520, plot_h = 180;
   const double width = left + plot_w + 20, height = top + plot_h + 45;
-  std::string out = fmt::format(
-      "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
-      "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\">",
-      HtmlEscape(id), Num(width), Num(height), Num(width), Num(height));
+  std::string out = SvgOpen(id, width, height);
   if (logs.empty()) {
     out += Text(left, top + 20, "no timed correct samples");
     return out + "</svg>";
@@ -129,10 +131,7 @@ std::string LineChart(const std::string& id, const std::vector<Series>& series,
                       const std::string& x_label, const std::string& y_label) {
   const double left = 50, top = 10, plot_w = 420, plot_h = 180;
   const double width = left + plot_w + 150, height = top + plot_h + 45;
-  std::string out = fmt::format(
-      "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
-      "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\">",
-      HtmlEscape(id), Num(width), Num(height), Num(width), Num(height));
+  std::string out = SvgOpen(id, width, height);
   int xmin = 0, xmax = 0;
   bool any = false;
   for (const auto& s : series) {
@@ -189,10 +188,7 @@ std::string CurveChart(const std::string& id, const std::vector<Curve>& curves,
                        const std::string& x_label, const std::string& y_label) {
   const double left = 60, top = 10, plot_w = 420, plot_h = 160;
   const double width = left + plot_w + 150, height = top + plot_h + 45;
-  std::string out = fmt::format(
-      "<svg id=\"{}\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" "
-      "height=\"{}\" viewBox=\"0 0 {} {}\" role=\"img\">",
-      HtmlEscape(id), Num(width), Num(height), Num(width), Num(height));
+  std::string out = SvgOpen(id, width, height);
   double xmin = 0, xmax = 0, ymin = 0, ymax = 0;
   bool any = false;
   for (const auto& c : curves) {
