@@ -29,6 +29,11 @@ int RunSftCommand(const t::SftOptions& o) {
       r->description.c_str(), static_cast<long long>(r->steps), r->first_loss, r->last_loss,
       r->eval_loss >= 0 ? (", eval loss " + std::to_string(r->eval_loss)).c_str() : "",
       r->tokens_per_second, r->checkpoint.empty() ? "none (--no-save)" : r->checkpoint.c_str());
+  if (r->best_step > 0) {
+    std::fprintf(stderr, "train sft: best held-out loss %.4f at step %lld; checkpoint %s\n",
+                 r->best_eval_loss, static_cast<long long>(r->best_step),
+                 r->best_checkpoint.c_str());
+  }
   return 0;
 }
 
@@ -110,8 +115,25 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
       ->capture_default_str();
   g->add_option("--kl", o->kl, "k3 KL penalty to the starting policy (0: off)")
       ->capture_default_str();
-  g->add_option("--lr", o->lr, "Learning rate (constant)")->capture_default_str();
+  g->add_option("--lr", o->lr, "Learning rate (after the warm-up; the peak under cosine)")
+      ->capture_default_str();
+  g->add_option("--warmup-steps", o->warmup_steps, "Linear learning-rate warm-up steps")
+      ->capture_default_str();
+  g->add_option("--lr-schedule", o->lr_schedule,
+                "After the warm-up: constant, or cosine down to --min-lr-ratio at the last step")
+      ->capture_default_str();
+  g->add_option("--min-lr-ratio", o->min_lr_ratio, "cosine: the last step's lr / --lr")
+      ->capture_default_str();
+  g->add_option("--adam-beta1", o->adam_beta1)->capture_default_str();
+  g->add_option("--adam-beta2", o->adam_beta2)->capture_default_str();
   g->add_option("--weight-decay", o->weight_decay)->capture_default_str();
+  g->add_option("--speedup-noise-floor", o->speedup_noise_floor,
+                "Within a group, speedups closer than their measured spread (at least this "
+                "relative share) earn the same R_speedup (0: raw speedups)")
+      ->capture_default_str();
+  g->add_option("--text-reward-plan", o->text_reward_plan,
+                "Reward from the text alone, no scoring: 1 when this regex matches the plan "
+                "(<think> text); HRD routes it to plan tokens only");
   g->add_option("--grad-clip", o->grad_clip, "Gradient norm clip (0: off)")->capture_default_str();
   g->add_option("--max-new-tokens", o->max_new_tokens)->capture_default_str();
   g->add_option("--temperature", o->temperature, "Sampling temperature (> 0)")
@@ -218,6 +240,8 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                      "default on, --no-rope-roll: in-place adds into the halves");
        sft->add_option("--eval-every", o->eval_every,
                        "Held-out loss every N steps (and at the end)");
+       sft->add_flag("--keep-best", o->keep_best,
+                     "Save the step with the lowest held-out loss to OUT/best (needs --eval-data)");
        sft->add_option("--save-every", o->save_every, "Checkpoint every N steps (and at the end)");
        auto no_save = std::make_shared<bool>(false);
        sft->add_flag("--no-save", *no_save, "Write no checkpoint (benchmarks)");

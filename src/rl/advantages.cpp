@@ -34,6 +34,11 @@ Status ValidateAdvantageConfig(const AdvantageConfig& config) {
   return Status::Ok();
 }
 
+double ScalarReward(const Rewards& rewards, const AdvantageConfig& config) {
+  if (config.mode == AdvantageMode::kBinary) return rewards.r_binary;
+  return config.beta * rewards.r_correct + (1 - config.beta) * rewards.r_speedup;
+}
+
 namespace {
 bool AllEqual(std::span<const double> v) {
   for (double x : v)
@@ -96,11 +101,7 @@ Result<GroupAdvantages> ComputeGroupAdvantages(std::span<const Rewards> group,
     out.constant = AllEqual(correct) && AllEqual(speedup);
   } else {
     std::vector<double> reward(g);
-    for (size_t i = 0; i < g; ++i) {
-      reward[i] = config.mode == AdvantageMode::kUniform
-                      ? config.beta * group[i].r_correct + (1 - config.beta) * group[i].r_speedup
-                      : group[i].r_binary;
-    }
+    for (size_t i = 0; i < g; ++i) reward[i] = ScalarReward(group[i], config);
     auto a = normalize(reward);
     if (!a.ok()) return a.status();
     for (size_t i = 0; i < g; ++i) out.rollouts[i] = {(*a)[i], (*a)[i]};

@@ -37,6 +37,12 @@ struct AdvantageConfig {
 // Checks alpha >= 0, beta in [0, 1], eps > 0, all finite.
 Status ValidateAdvantageConfig(const AdvantageConfig& config);
 
+// The one scalar reward of a rollout under `config`: AutoTriton's binary reward in binary mode,
+// else TritonRL's uniform mix beta * R_correct + (1 - beta) * R_speedup. The uniform and binary
+// modes normalise it; engines that take one number per completion (TRL, verl) get it from the
+// reward service. HRD normalises R_correct and R_speedup separately instead.
+double ScalarReward(const Rewards& rewards, const AdvantageConfig& config);
+
 // (r_i - mean) / (std + eps) with the sample std (divisor G - 1), or r_i - mean
 // when by_std is false. A group whose values are all exactly equal (including
 // G = 1) gets exact zeros. Fails on an empty group or a non-finite value.

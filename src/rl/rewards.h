@@ -4,6 +4,7 @@
 
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,11 +23,19 @@ struct RolloutVerdict {
   std::optional<bool> is_triton;
   // Reference time / candidate time. NaN when not measured.
   double speedup = std::numeric_limits<double>::quiet_NaN();
+  // The speedup's own measured spread: [reference p25 / candidate p75, reference p75 /
+  // candidate p25] of the timed calls. NaN when not known (the noise floor alone then applies).
+  double speedup_low = std::numeric_limits<double>::quiet_NaN();
+  double speedup_high = std::numeric_limits<double>::quiet_NaN();
   std::vector<std::string> flags;  // evaluator flags, e.g. "lazy_optimization"
 };
 
 struct RewardConfig {
   double speedup_clip = 2.0;  // R_speedup = min(speedup, clip)
+  // Within a group, correct rollouts whose speedups cannot be told apart earn the same
+  // R_speedup (their mean): two speedups are apart only when their spreads (each at least
+  // speedup * (1 +- noise_floor)) do not overlap (ApplySpeedupNoiseFloor). 0: raw speedups.
+  double speedup_noise_floor = 0;
   // Any of these flags means the speedup measurement cannot be trusted: the
   // speedup term becomes 0 (correctness still counts).
   std::vector<std::string> speedup_void_flags = vocab::SpeedupVoidFlags();
@@ -50,5 +59,12 @@ Status ValidateRewardConfig(const RewardConfig& config);
 // Never fails: a speedup that is not a finite positive number earns no speedup
 // reward (and sets speedup_missing) rather than poisoning the group statistics.
 Rewards ComputeRewards(const RolloutVerdict& verdict, const RewardConfig& config);
+
+// The noise floor over one group (config.speedup_noise_floor > 0): the rollouts with a speedup
+// reward, in order of speedup, form runs whose spreads overlap one after the other (single
+// linkage); each run's members get the run's mean R_speedup. Rollouts without a speedup reward
+// are untouched. `rewards` and `verdicts` are parallel.
+void ApplySpeedupNoiseFloor(std::span<Rewards> rewards, std::span<const RolloutVerdict> verdicts,
+                            const RewardConfig& config);
 
 }  // namespace tritonrl::rl

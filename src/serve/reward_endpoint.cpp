@@ -12,6 +12,7 @@
 #include "rl/advantages.h"
 #include "rl/rewards.h"
 #include "rl/token_spans.h"
+#include "scoring/rollout_verdict.h"
 #include "serve/endpoints.h"
 #include "serve/eval_request.h"
 #include "serve/jobs.h"
@@ -184,20 +185,12 @@ Reply HandleReward(const ServeContext& ctx, std::string_view body) {
 
   std::vector<rl::Rewards> rewards;
   json out = json::array();
+  // Without "advantages", the scalar is the default mode's (TritonRL's uniform mix).
+  const rl::AdvantageConfig scalar_config = adv_config.value_or(rl::AdvantageConfig{});
   for (size_t i = 0; i < snap->results.size(); ++i) {
     const scoring::ScoredSample& s = *snap->results[i];
-    rl::RolloutVerdict v;
-    v.syntax_ok = s.syntax_ok;
-    v.functionality_ok = s.functionality_ok;
-    v.correct = s.correct;
-    v.speedup = s.speedup.value_or(std::numeric_limits<double>::quiet_NaN());
-    v.flags = s.flags;
-    const rl::Rewards rw = rl::ComputeRewards(v, reward_config);
+    const rl::Rewards rw = rl::ComputeRewards(scoring::RolloutVerdictOf(s), reward_config);
     rewards.push_back(rw);
-    // One scalar for engines that take one number per completion (TRL, verl): TritonRL's
-    // uniform reward, or AutoTriton's binary one in binary mode.
-    const bool binary = adv_config && adv_config->mode == rl::AdvantageMode::kBinary;
-    const double beta = adv_config ? adv_config->beta : rl::AdvantageConfig{}.beta;
     json j = {{"id", s.id},
               {"outcome", vocab::OutcomeName(s.outcome)},
               {"syntax_ok", s.syntax_ok},
@@ -213,7 +206,7 @@ Reply HandleReward(const ServeContext& ctx, std::string_view body) {
               {"r_binary", rw.r_binary},
               {"speedup_voided", rw.speedup_voided},
               {"speedup_missing", rw.speedup_missing},
-              {"reward", binary ? rw.r_binary : beta * rw.r_correct + (1 - beta) * rw.r_speedup}};
+              {"reward", rl::ScalarReward(rw, scalar_config)}};
     out.push_back(std::move(j));
   }
   json reply = {{"task", *task}, {"job", *id}, {"rollouts", nullptr}};

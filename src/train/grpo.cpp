@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -12,21 +13,26 @@
 #include <future>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 
 #include "base/file.h"
+#include "base/sha256.h"
 #include "data/sft.h"
 #include "model/generate.h"
 #include "model/qwen3.h"
 #include "rl/advantages.h"
 #include "rl/rewards.h"
+#include "rl/rollout_group.h"
 #include "rl/task_sampler.h"
+#include "scoring/rollout_verdict.h"
 #include "scoring/score_batch.h"
 #include "task/task.h"
 #include "train/grpo_loss.h"
-#include "train/grpo_rollouts.h"
+#include "train/plan_tokens.h"
 #include "train/run_util.h"
 #include "train/sft_data.h"
 #include "train/trainer.h"
+#include "verify/output.h"
 
 namespace tritonrl::train {
 
@@ -55,6 +61,13 @@ json TrajectoryOptions(const GrpoOptions& o) {
           {"clip_high", o.clip_high},
           {"kl", o.kl},
           {"lr", o.lr},
+          {"warmup_steps", o.warmup_steps},
+          {"lr_schedule", o.lr_schedule},
+          {"min_lr_ratio", o.min_lr_ratio},
+          {"adam_beta1", o.adam_beta1},
+          {"adam_beta2", o.adam_beta2},
+          {"speedup_noise_floor", o.speedup_noise_floor},
+          {"text_reward_plan", o.text_reward_plan},
           {"weight_decay", o.weight_decay},
           {"grad_clip", o.grad_clip},
           {"max_new_tokens", o.max_new_tokens},
@@ -88,6 +101,13 @@ void ApplyTrajectoryOptions(const json& j, GrpoOptions& o) {
   o.clip_high = j.at("clip_high");
   o.kl = j.at("kl");
   o.lr = j.at("lr");
+  o.warmup_steps = j.at("warmup_steps");
+  o.lr_schedule = j.at("lr_schedule").get<std::string>();
+  o.min_lr_ratio = j.at("min_lr_ratio");
+  o.adam_beta1 = j.at("adam_beta1");
+  o.adam_beta2 = j.at("adam_beta2");
+  o.speedup_noise_floor = j.at("speedup_noise_floor");
+  o.text_reward_plan = j.at("text_reward_plan").get<std::string>();
   o.weight_decay = j.at("weight_decay");
   o.grad_clip = j.at("grad_clip");
   o.max_new_tokens = j.at("max_new_tokens");
@@ -113,6 +133,17 @@ Status ValidateOptions(const GrpoOptions& o) {
   if (!(o.clip_high > 0 && std::isfinite(o.clip_high))) return bad("--clip-high must be > 0");
   if (!(o.kl >= 0 && std::isfinite(o.kl))) return bad("--kl must be >= 0");
   if (!(o.lr >= 0 && std::isfinite(o.lr))) return bad("--lr must be >= 0");
+  if (o.warmup_steps < 0) return bad("--warmup-steps must be >= 0");
+  if (o.lr_schedule != "constant" && o.lr_schedule != "cosine") {
+    return bad("--lr-schedule must be constant or cosine, not '" + o.lr_schedule + "'");
+  }
+  if (!(o.min_lr_ratio >= 0 && o.min_lr_ratio <= 1)) return bad("--min-lr-ratio must be in [0, 1]");
+  if (!(o.adam_beta1 >= 0 && o.adam_beta1 < 1) || !(o.adam_beta2 >= 0 && o.adam_beta2 < 1)) {
+    return bad("--adam-beta1 and --adam-beta2 must be in [0, 1)");
+  }
+  if (!(o.speedup_noise_floor >= 0 && o.speedup_noise_floor < 1)) {
+    return bad("--speedup-noise-floor must be in [0, 1)");
+  }
   if (o.max_new_tokens < 1) return bad("--max-new-tokens must be at least 1");
   if (!(o.temperature > 0 && std::isfinite(o.temperature))) {
     return bad("--temperature must be > 0 (the ratio needs the sampler's distribution)");
@@ -143,7 +174,7 @@ struct GrpoTask {
 struct TaskPool {
   std::string suite_dir;  // what the scorer loads
   std::vector<GrpoTask> tasks;
-  uint64_t hash = 0;  // of the ids and prompts: a resume must see the same pool
+  std::string hash;  // SHA-256 of the ids and prompts: a resume must see the same pool
 };
 
 // A `data synth` folder (manifest.jsonl; only its train split) or a suite folder.
@@ -181,18 +212,20 @@ Result<TaskPool> LoadTaskPool(const std::string& dir) {
     GrpoTask g;
     g.id = t.id;
     g.level = t.level.value_or(1);
-    g.prompt = SftPromptText(data::PromptFor(*ref));
+    g.prompt = PolicyPrompt(*ref);
     g.solution_path = (fs::path(dir) / "solutions" / (t.id + ".py")).string();
     pool.tasks.push_back(std::move(g));
   }
   if (pool.tasks.empty())
     return Status::InvalidArgument("--tasks " + dir + ": no task to train on");
-  uint64_t h = Fnv1a64("", 0);
+  // Length-prefixed, so no two pools hash the same text.
+  std::string identity;
   for (const GrpoTask& g : pool.tasks) {
-    h = Fnv1a64(g.id.data(), g.id.size(), h);
-    h = Fnv1a64(g.prompt.data(), g.prompt.size(), h);
+    for (const std::string* part : {&g.id, &g.prompt}) {
+      identity += std::to_string(part->size()) + ":" + *part;
+    }
   }
-  pool.hash = h;
+  pool.hash = Sha256Hex(identity);
   return pool;
 }
 
@@ -302,19 +335,30 @@ GenBatch GenBatchFromJson(const json& j) {
   return g;
 }
 
+// One training run's state between its phases, named after TRL's GRPOTrainer: set-up, generate,
+// score, compute advantages, update, log and save.
 struct Runner {
   GrpoOptions o;
   c10::Device device = c10::kCPU;
+  c10::ScalarType compute = at::kFloat;
   StartModel m;
   std::optional<model::Qwen3Model> reference;  // frozen initial policy (kl > 0)
   TaskPool pool;
   std::optional<rl::TaskSampler> sampler;
-  std::unique_ptr<scoring::Scorer> scorer;
+  std::unique_ptr<scoring::Scorer> scorer;  // none under a text reward
+  std::optional<std::regex> text_reward;    // --text-reward-plan
   rl::AdvantageConfig adv_config;
   rl::RewardConfig reward_config;
-  TruncatedPolicy truncated = TruncatedPolicy::kPenalize;
+  rl::TruncatedPolicy truncated = rl::TruncatedPolicy::kPenalize;
   int32_t stop_id = -1;
   std::string run_nonce;  // scorer run ids of this training run
+  AdamWState adam;
+  AdamWOptions adam_options;
+  int64_t step = 0;                 // steps done
+  std::optional<GenBatch> pending;  // off-policy: the next step's rollouts, already sampled
+  std::ofstream metrics, rollouts_log;
+  std::string ckpt_dir;
+  std::string description;
 
   // Samples `n_tasks` groups: the next tasks of the task order, G rollouts each.
   Result<GenBatch> Generate(int64_t step, int64_t round, int64_t n_tasks);
@@ -411,54 +455,176 @@ Status Runner::ScoreLogProbsOfInjected(GenBatch& g) {
   return Status::Ok();
 }
 
-struct StepOutcome {
-  GrpoStepMetrics metrics;
-  json extra;  // outcome shares and diagnostics beyond GrpoStepMetrics
-  std::vector<json> rollout_lines;
-};
-
 // A step's rollouts over its rounds, in order (task-major within a round), with what the update
 // and the step's metrics need from them.
 struct StepRollouts {
   std::vector<Rollout> rollouts;
   std::vector<std::vector<float>> token_adv;
   std::vector<bool> carries_loss;
-  std::array<int64_t, kOutcomeClasses> classes{};
+  std::array<int64_t, rl::kOutcomeClasses> classes{};
   double speedup_sum = 0;
-  int64_t speedup_n = 0, constant_groups = 0;
+  int64_t speedup_n = 0, constant_groups = 0, text_matched = 0, new_tokens = 0;
+  std::vector<json> rollout_lines;  // rollouts.jsonl
 };
 
-// One round's groups: verdicts to rewards and per-token advantages, the step's tallies in
-// out.metrics and `acc`, one rollouts.jsonl line per rollout, each group's record in the
-// sampler; the round's rollouts move to acc.rollouts. Returns how many groups were informative.
-Result<int64_t> AddRoundGroups(Runner& run, const GrpoOptions& o, int64_t step, int64_t round,
-                               int64_t first_group, GenBatch& gen,
-                               const scoring::BatchResult& scored, StepRollouts& acc,
-                               StepOutcome& out) {
-  const size_t G = static_cast<size_t>(o.group);
+// What decided a round's rewards: the scorer's verdicts (one per rollout, in order), or, under
+// a text reward, whether each rollout's plan matched.
+struct RoundScores {
+  std::vector<scoring::ScoredSample> verdicts;  // empty under a text reward
+  std::vector<bool> text_matched;               // empty unless a text reward
+};
+
+// --text-reward-plan: does the regex match the plan (the verifier's split of the response)?
+std::vector<bool> MatchPlans(const std::regex& pattern, const GenBatch& gen) {
+  std::vector<bool> out;
+  for (const Rollout& r : gen.rollouts) {
+    const verify::ModelOutput split = verify::SplitModelOutput(r.text);
+    const std::string plan =
+        split.plan ? r.text.substr(split.plan->begin, split.plan->end - split.plan->begin) : "";
+    out.push_back(split.plan.has_value() && std::regex_search(plan, pattern));
+  }
+  return out;
+}
+
+// Scores a round's rollouts (sample ids count on over the step's rounds, so round 1's are those
+// of a one-round step); under off-policy overlap, round 1 also samples the next step's first
+// round while the scorer runs.
+Result<RoundScores> ScoreRound(Runner& run, int64_t step, int64_t round, size_t first,
+                               const GenBatch& gen, GrpoStepMetrics& s) {
+  RoundScores out;
+  const auto ts0 = Clock::now();
+  if (run.text_reward) {
+    out.text_matched = MatchPlans(*run.text_reward, gen);
+  } else {
+    std::vector<scoring::Sample> batch;
+    for (size_t i = 0; i < gen.rollouts.size(); ++i) {
+      const Rollout& r = gen.rollouts[i];
+      batch.push_back({run.pool.tasks[r.task].id,
+                       "s" + std::to_string(step) + "-r" + std::to_string(first + i), r.text,
+                       scoring::TextKind::kOutput});
+    }
+    scoring::BatchOptions bo;
+    bo.run_id = "grpo-" + run.run_nonce + "-step" + std::to_string(step);
+    double score_seconds = 0;
+    auto scored_future = std::async(std::launch::async, [&]() {
+      auto r = run.scorer->Score(batch, bo);
+      score_seconds = Since(ts0);
+      return r;
+    });
+    if (round == 1 && run.o.off_policy && step < run.o.steps) {
+      auto next = run.Generate(step + 1, 1, run.o.tasks_per_step);
+      if (!next.ok()) {
+        scored_future.wait();
+        return next.status();
+      }
+      run.pending = std::move(next.value());
+    }
+    auto scored = scored_future.get();
+    if (!scored.ok()) return scored.status();
+    if (scored->samples.size() != batch.size()) {
+      return Status::Internal("scorer returned " + std::to_string(scored->samples.size()) +
+                              " verdicts for " + std::to_string(batch.size()) + " rollouts");
+    }
+    out.verdicts = std::move(scored->samples);
+    s.score_seconds += score_seconds;
+    return out;
+  }
+  s.score_seconds += Since(ts0);
+  return out;
+}
+
+// The group of task b of a round, ready for rl::ComputeGroupTokenAdvantages.
+std::vector<rl::GroupRollout> GroupOf(const Runner& run, const GenBatch& gen,
+                                      const RoundScores& scores, size_t b) {
+  const size_t G = static_cast<size_t>(run.o.group);
+  std::vector<rl::GroupRollout> group;
+  for (size_t k = 0; k < G; ++k) {
+    const size_t i = b * G + k;
+    const Rollout& r = gen.rollouts[i];
+    rl::GroupRollout gr;
+    gr.num_tokens = static_cast<int64_t>(r.tokens.size());
+    gr.plan_tokens = PlanTokenRange(run.m.tokenizer, r.tokens);
+    if (!scores.verdicts.empty()) gr.verdict = scoring::RolloutVerdictOf(scores.verdicts[i]);
+    if (!scores.text_matched.empty()) {
+      gr.given_rewards = rl::TextRewards(scores.text_matched[i], run.adv_config.mode);
+    }
+    gr.truncated = r.truncated;
+    group.push_back(std::move(gr));
+  }
+  return group;
+}
+
+// One rollout's share of the step's tallies and its rollouts.jsonl line.
+void TallyRollout(const Runner& run, int64_t step, int64_t round, int64_t group_no, size_t k,
+                  const Rollout& r, const scoring::ScoredSample* v, std::optional<bool> matched,
+                  const rl::GroupRollout& g, const rl::GroupTokenAdvantages& adv,
+                  GrpoStepMetrics& s, StepRollouts& acc) {
+  const rl::RolloutTokenAdvantages& ra = adv.rollouts[k];
+  s.reward_correct += ra.rewards.r_correct;
+  s.reward_speedup += ra.rewards.r_speedup;
+  s.response_tokens += static_cast<double>(r.tokens.size());
+  if (r.truncated) ++s.truncated;
+  if (matched && *matched) ++acc.text_matched;
+  json line = {{"step", step},
+               {"round", round},
+               {"task", run.pool.tasks[r.task].id},
+               {"group", group_no},
+               {"sample", k},
+               {"prompt", run.pool.tasks[r.task].prompt},
+               {"response", r.text},
+               {"tokens", r.tokens.size()},
+               {"truncated", r.truncated},
+               {"injected", r.injected},
+               {"r_correct", ra.rewards.r_correct},
+               {"r_speedup", ra.rewards.r_speedup},
+               {"r_binary", ra.rewards.r_binary},
+               {"adv_plan", ra.advantage.plan},
+               {"adv_code", ra.advantage.code},
+               {"plan_tokens", g.plan_tokens ? json::array({g.plan_tokens->begin, g.plan_tokens->end})
+                                             : json(nullptr)},
+               {"masked", ra.masked},
+               {"constant", adv.constant},
+               {"filtered", adv.filtered}};
+  if (matched) line["text_reward_matched"] = *matched;
+  if (v != nullptr) {
+    s.valid_rate += v->valid;
+    s.compiled_rate += v->compiled;
+    s.correct_rate += v->correct;
+    const rl::OutcomeClass c = rl::ClassifyOutcome(v->outcome, ra.verdict_rewards, v->speedup);
+    ++acc.classes[static_cast<size_t>(c)];
+    if (c == rl::OutcomeClass::kFast) s.fast1_rate += 1;
+    if (v->correct && v->speedup && !ra.verdict_rewards.speedup_voided &&
+        !ra.verdict_rewards.speedup_missing) {
+      acc.speedup_sum += *v->speedup;
+      ++acc.speedup_n;
+    }
+    line.update({{"outcome", std::string(vocab::OutcomeName(v->outcome))},
+                 {"class", rl::OutcomeClassName(c)},
+                 {"syntax_ok", v->syntax_ok},
+                 {"functionality_ok", v->functionality_ok},
+                 {"compiled", v->compiled},
+                 {"correct", v->correct},
+                 {"speedup", v->speedup ? json(*v->speedup) : json(nullptr)},
+                 {"flags", v->flags}});
+  }
+  acc.rollout_lines.push_back(std::move(line));
+}
+
+// One round's groups: rewards and per-token advantages (rl/rollout_group.h), the step's tallies
+// in `s` and `acc`, one rollouts.jsonl line per rollout, each group's record in the sampler; the
+// round's rollouts move to acc.rollouts. Returns how many groups were informative.
+Result<int64_t> AddRoundGroups(Runner& run, int64_t step, int64_t round, int64_t first_group,
+                               GenBatch& gen, const RoundScores& scores, GrpoStepMetrics& s,
+                               StepRollouts& acc) {
+  const size_t G = static_cast<size_t>(run.o.group);
   const size_t first = acc.rollouts.size();
-  GrpoStepMetrics& s = out.metrics;
   acc.token_adv.resize(first + gen.rollouts.size());
   acc.carries_loss.resize(first + gen.rollouts.size(), false);
   int64_t informative = 0;
   for (size_t b = 0; b < gen.tasks.size(); ++b) {
-    std::vector<GroupRollout> group;
-    for (size_t k = 0; k < G; ++k) {
-      const size_t i = b * G + k;
-      const Rollout& r = gen.rollouts[i];
-      const scoring::ScoredSample& v = scored.samples[i];
-      GroupRollout gr;
-      gr.num_tokens = static_cast<int64_t>(r.tokens.size());
-      gr.plan_tokens = PlanTokenRange(run.m.tokenizer, r.tokens);
-      gr.verdict.syntax_ok = v.syntax_ok;
-      gr.verdict.functionality_ok = v.functionality_ok;
-      gr.verdict.correct = v.correct;
-      if (v.speedup) gr.verdict.speedup = *v.speedup;
-      gr.verdict.flags = v.flags;
-      gr.truncated = r.truncated;
-      group.push_back(std::move(gr));
-    }
-    auto adv = ComputeGroupTokenAdvantages(group, run.reward_config, run.adv_config, run.truncated);
+    const std::vector<rl::GroupRollout> group = GroupOf(run, gen, scores, b);
+    auto adv = rl::ComputeGroupTokenAdvantages(group, run.reward_config, run.adv_config,
+                                               run.truncated);
     if (!adv.ok()) return adv.status();
     if (adv->filtered) ++s.filtered_groups;
     if (adv->constant) {
@@ -470,62 +636,61 @@ Result<int64_t> AddRoundGroups(Runner& run, const GrpoOptions& o, int64_t step, 
     for (size_t k = 0; k < G; ++k) {
       const size_t i = b * G + k;
       const Rollout& r = gen.rollouts[i];
-      const scoring::ScoredSample& v = scored.samples[i];
-      const RolloutTokenAdvantages& ra = adv->rollouts[k];
-      acc.token_adv[first + i] = ra.per_token;
-      acc.carries_loss[first + i] = !ra.masked && !r.tokens.empty();
-      if (v.correct) ++passed;
-      s.reward_correct += ra.rewards.r_correct;
-      s.reward_speedup += ra.rewards.r_speedup;
-      s.valid_rate += v.valid;
-      s.compiled_rate += v.compiled;
-      s.correct_rate += v.correct;
-      const rl::Rewards raw = rl::ComputeRewards(group[k].verdict, run.reward_config);
-      const OutcomeClass c = ClassifyOutcome(v.outcome, raw, v.speedup);
-      ++acc.classes[static_cast<size_t>(c)];
-      if (c == OutcomeClass::kFast) s.fast1_rate += 1;
-      if (v.correct && v.speedup && !raw.speedup_voided && !raw.speedup_missing) {
-        acc.speedup_sum += *v.speedup;
-        ++acc.speedup_n;
-      }
-      s.response_tokens += static_cast<double>(r.tokens.size());
-      if (r.truncated) ++s.truncated;
-      out.rollout_lines.push_back(
-          {{"step", step},
-           {"round", round},
-           {"task", run.pool.tasks[r.task].id},
-           {"group", first_group + static_cast<int64_t>(b)},
-           {"sample", k},
-           {"prompt", run.pool.tasks[r.task].prompt},
-           {"response", r.text},
-           {"tokens", r.tokens.size()},
-           {"truncated", r.truncated},
-           {"injected", r.injected},
-           {"outcome", std::string(vocab::OutcomeName(v.outcome))},
-           {"class", OutcomeClassName(c)},
-           {"syntax_ok", v.syntax_ok},
-           {"functionality_ok", v.functionality_ok},
-           {"compiled", v.compiled},
-           {"correct", v.correct},
-           {"speedup", v.speedup ? json(*v.speedup) : json(nullptr)},
-           {"flags", v.flags},
-           {"r_correct", ra.rewards.r_correct},
-           {"r_speedup", ra.rewards.r_speedup},
-           {"r_binary", ra.rewards.r_binary},
-           {"adv_plan", ra.advantage.plan},
-           {"adv_code", ra.advantage.code},
-           {"plan_tokens", group[k].plan_tokens ? json::array({group[k].plan_tokens->begin,
-                                                               group[k].plan_tokens->end})
-                                                : json(nullptr)},
-           {"masked", ra.masked},
-           {"constant", adv->constant},
-           {"filtered", adv->filtered}});
+      const scoring::ScoredSample* v = scores.verdicts.empty() ? nullptr : &scores.verdicts[i];
+      std::optional<bool> matched;
+      if (!scores.text_matched.empty()) matched = scores.text_matched[i];
+      acc.token_adv[first + i] = adv->rollouts[k].per_token;
+      acc.carries_loss[first + i] = !adv->rollouts[k].masked && !r.tokens.empty();
+      // The sampler's pass rate is the verdict's correctness, or the text reward's match.
+      if ((v != nullptr && v->correct) || (matched && *matched)) ++passed;
+      TallyRollout(run, step, round, first_group + static_cast<int64_t>(b), k, r, v, matched,
+                   group[k], *adv, s, acc);
     }
     TRITONRL_RETURN_IF_ERROR(
-        run.sampler->RecordGroup(run.pool.tasks[gen.tasks[b]].id, passed, o.group));
+        run.sampler->RecordGroup(run.pool.tasks[gen.tasks[b]].id, passed, run.o.group));
   }
   for (Rollout& r : gen.rollouts) acc.rollouts.push_back(std::move(r));
   return informative;
+}
+
+// The step's rollouts, verdicts and advantages, round by round (DAPO dynamic sampling): round 1
+// samples tasks_per_step groups (already sampled under off-policy overlap); while fewer than
+// tasks_per_step groups are informative, a further round samples the shortfall from the task
+// order, up to max_sample_rounds rounds.
+Result<StepRollouts> SampleStep(Runner& run, int64_t step, GrpoStepMetrics& s) {
+  StepRollouts acc;
+  rl::DynamicSampling sampling{run.o.tasks_per_step, run.o.max_sample_rounds};
+  for (int64_t want = sampling.NextRoundTasks(); want > 0; want = sampling.NextRoundTasks()) {
+    const int64_t round = sampling.rounds + 1;
+    GenBatch gen;
+    if (round == 1 && run.pending) {
+      gen = std::move(*run.pending);
+      run.pending.reset();
+    } else {
+      auto g = run.Generate(step, round, want);
+      if (!g.ok()) return g.status();
+      gen = std::move(g.value());
+    }
+    auto scores = ScoreRound(run, step, round, acc.rollouts.size(), gen, s);
+    if (!scores.ok()) return scores.status();
+    s.gen_seconds += gen.seconds;
+    acc.new_tokens += gen.new_tokens;
+    auto informative = AddRoundGroups(run, step, round, sampling.sampled, gen, *scores, s, acc);
+    if (!informative.ok()) return informative.status();
+    sampling.Record(static_cast<int64_t>(gen.tasks.size()), *informative);
+  }
+  s.sampled_groups = sampling.sampled;
+  s.informative_groups = sampling.informative;
+  s.rounds = sampling.rounds;
+  const double n = static_cast<double>(acc.rollouts.size());
+  for (double* x : {&s.reward_correct, &s.reward_speedup, &s.valid_rate, &s.compiled_rate,
+                    &s.correct_rate, &s.fast1_rate, &s.response_tokens}) {
+    *x /= n;
+  }
+  s.text_reward_rate = static_cast<double>(acc.text_matched) / n;
+  s.mean_speedup = acc.speedup_n ? acc.speedup_sum / static_cast<double>(acc.speedup_n) : 0.0;
+  s.gen_tokens_per_second = static_cast<double>(acc.new_tokens) / std::max(s.gen_seconds, 1e-9);
+  return acc;
 }
 
 json MetricsJson(const GrpoStepMetrics& s) {
@@ -549,61 +714,29 @@ json MetricsJson(const GrpoStepMetrics& s) {
           {"filtered_groups", s.filtered_groups},
           {"sampled_groups", s.sampled_groups},
           {"informative_groups", s.informative_groups},
-          {"rounds", s.rounds}};
+          {"rounds", s.rounds},
+          {"lr", s.lr}};
 }
 
-Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) {
-  auto placed = ResolveDeviceAndDType(o.device, o.dtype);
-  if (!placed.ok()) return placed.status();
-  const c10::Device* device = &placed->first;
-  const c10::ScalarType* compute = &placed->second;
+// ---- Set-up.
 
-  json resumed_state;
-  std::optional<LoadedCheckpoint> ckpt;
-  if (!o.resume.empty()) {
-    auto c = LoadTrainCheckpoint(o.resume, *device, *compute);
-    if (!c.ok()) return c.status();
-    try {
-      resumed_state = json::parse(c->state_json);
-      if (resumed_state.value("trainer", std::string()) != "grpo") {
-        return Status::FailedPrecondition(o.resume +
-                                          "/trainer_state.json: not a GRPO checkpoint (an SFT "
-                                          "checkpoint is a --model, not a --resume)");
-      }
-      ApplyTrajectoryOptions(resumed_state.at("options"), o);
-    } catch (const json::exception& e) {
-      return Status::Corruption(o.resume + "/trainer_state.json: bad state (" + e.what() + ")");
-    }
-    ckpt = std::move(c.value());
-  }
-  TRITONRL_RETURN_IF_ERROR(ValidateOptions(o));
-
-  Runner run;
-  run.o = o;
-  run.device = *device;
-  auto pool = LoadTaskPool(o.tasks);
-  if (!pool.ok()) return pool.status();
-  run.pool = std::move(pool.value());
-  if (ckpt && resumed_state.value("tasks_fnv1a64", "") != Hex64(run.pool.hash)) {
-    return Status::FailedPrecondition(o.resume + ": checkpoint was trained on other tasks than " +
-                                      o.tasks + "; cannot resume exactly");
-  }
-
+// The policy (from the checkpoint, or the start model), the frozen reference under a KL term,
+// the stop token and the pool's prompts in tokens.
+Status LoadPolicy(Runner& run, std::optional<LoadedCheckpoint>& ckpt) {
+  const GrpoOptions& o = run.o;
+  std::vector<std::string> texts;
+  for (const GrpoTask& t : run.pool.tasks) texts.push_back(t.prompt);
   if (ckpt) {
     run.m.trainable = std::move(ckpt->trainable);
     run.m.tokenizer = std::move(ckpt->tokenizer);
   } else {
-    std::vector<std::string> texts;
-    for (const GrpoTask& t : run.pool.tasks) texts.push_back(t.prompt);
-    auto start = LoadStartModel(o.model, o.seed, o.small_vocab, texts, *device, *compute);
+    auto start = LoadStartModel(o.model, o.seed, o.small_vocab, texts, run.device, run.compute);
     if (!start.ok()) return start.status();
     run.m = std::move(start.value());
   }
   if (o.kl > 0) {
     // The frozen reference is the starting policy, loaded again (also on resume).
-    std::vector<std::string> texts;
-    for (const GrpoTask& t : run.pool.tasks) texts.push_back(t.prompt);
-    auto ref = LoadStartModel(o.model, o.seed, o.small_vocab, texts, *device, *compute);
+    auto ref = LoadStartModel(o.model, o.seed, o.small_vocab, texts, run.device, run.compute);
     if (!ref.ok()) return ref.status();
     at::NoGradGuard no_grad;
     run.reference = ComputeView(ref->trainable);
@@ -618,7 +751,12 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
     if (!enc.ok()) return Status::InvalidArgument(t.id + ": prompt: " + enc.status().message());
     t.ids = std::move(enc->ids);
   }
+  return Status::Ok();
+}
 
+// The task sampler, the reward and advantage configs, the text reward and the optimizer.
+Status ConfigureLearning(Runner& run, std::optional<LoadedCheckpoint>& ckpt) {
+  const GrpoOptions& o = run.o;
   std::vector<rl::SamplerTask> sampler_tasks;
   for (const GrpoTask& t : run.pool.tasks) sampler_tasks.push_back({t.id, t.level});
   rl::SamplerConfig sc;
@@ -630,7 +768,6 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
                                    sampler.status().message());
   }
   run.sampler.emplace(std::move(sampler.value()));
-
   auto mode = rl::ParseAdvantageMode(o.mode);
   if (!mode.ok()) return Status::InvalidArgument("--mode: " + mode.status().message());
   run.adv_config.mode = *mode;
@@ -639,268 +776,283 @@ Result<GrpoSummary> RunGrpoImpl(GrpoOptions o, const GrpoStepCallback& on_step) 
   run.adv_config.normalize_by_std = !o.dr_grpo;
   run.adv_config.filter_constant_groups = o.filter_constant_groups;
   TRITONRL_RETURN_IF_ERROR(rl::ValidateAdvantageConfig(run.adv_config));
-  auto truncated = ParseTruncatedPolicy(o.truncated);
+  run.reward_config.speedup_noise_floor = o.speedup_noise_floor;
+  TRITONRL_RETURN_IF_ERROR(rl::ValidateRewardConfig(run.reward_config));
+  auto truncated = rl::ParseTruncatedPolicy(o.truncated);
   if (!truncated.ok()) return truncated.status();
   run.truncated = *truncated;
-
-  AdamWState adam = ckpt ? std::move(ckpt->adam) : InitAdamW(run.m.trainable);
-  const AdamWOptions ao{0.9, 0.999, 1e-8, o.weight_decay};
-  int64_t step = 0;
-  std::optional<GenBatch> pending;  // off-policy: the next step's rollouts, already sampled
-  if (ckpt) {
+  if (!o.text_reward_plan.empty()) {
     try {
-      step = resumed_state.at("step");
-      TRITONRL_RETURN_IF_ERROR(
-          run.sampler->RestoreState(resumed_state.at("sampler").get<std::string>()));
-      run.run_nonce = resumed_state.at("run_nonce");
-      if (resumed_state.contains("pending") && !resumed_state["pending"].is_null()) {
-        pending = GenBatchFromJson(resumed_state["pending"]);
-      }
-    } catch (const json::exception& e) {
-      return Status::Corruption(o.resume + "/trainer_state.json: bad state (" + e.what() + ")");
+      run.text_reward.emplace(o.text_reward_plan, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return Status::InvalidArgument("--text-reward-plan '" + o.text_reward_plan +
+                                     "': not a regular expression (" + e.what() + ")");
     }
-  } else {
+  }
+  run.adam = ckpt ? std::move(ckpt->adam) : InitAdamW(run.m.trainable);
+  run.adam_options = AdamWOptions{o.adam_beta1, o.adam_beta2, 1e-8, o.weight_decay};
+  return Status::Ok();
+}
+
+// The loop's position: from the checkpoint's state on resume, else a fresh run nonce.
+Status RestoreLoopState(Runner& run, const ResumePoint& rp) {
+  if (!rp.ckpt) {
     const uint64_t t =
         static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
     run.run_nonce = Hex64(StepSeed(t ^ static_cast<uint64_t>(::getpid()), 0)).substr(0, 12);
+    return Status::Ok();
   }
+  if (rp.state.value("tasks_sha256", "") != run.pool.hash) {
+    return Status::FailedPrecondition(run.o.resume + ": checkpoint was trained on other tasks than " +
+                                      run.o.tasks + "; cannot resume exactly");
+  }
+  try {
+    run.step = rp.state.at("step");
+    TRITONRL_RETURN_IF_ERROR(
+        run.sampler->RestoreState(rp.state.at("sampler").get<std::string>()));
+    run.run_nonce = rp.state.at("run_nonce");
+    if (rp.state.contains("pending") && !rp.state["pending"].is_null()) {
+      run.pending = GenBatchFromJson(rp.state["pending"]);
+    }
+  } catch (const json::exception& e) {
+    return Status::Corruption(run.o.resume + "/trainer_state.json: bad state (" + e.what() + ")");
+  }
+  return Status::Ok();
+}
 
+// OUT/metrics.jsonl and OUT/rollouts.jsonl (a resumed run keeps the lines up to its checkpoint)
+// and the scorer (none under a text reward: no code runs).
+Status OpenOutputs(Runner& run, bool resumed) {
+  const GrpoOptions& o = run.o;
   std::error_code ec;
   fs::create_directories(o.out, ec);
   if (ec) return Status::IoError(o.out + ": " + ec.message());
-  auto metrics = OpenMetricsLog((fs::path(o.out) / "metrics.jsonl").string(), ckpt ? step : -1);
+  auto metrics = OpenMetricsLog((fs::path(o.out) / "metrics.jsonl").string(), resumed ? run.step : -1);
   if (!metrics.ok()) return metrics.status();
-  auto rollouts_log =
-      OpenMetricsLog((fs::path(o.out) / "rollouts.jsonl").string(), ckpt ? step : -1);
-  if (!rollouts_log.ok()) return rollouts_log.status();
-
+  run.metrics = std::move(*metrics);
+  auto rollouts = OpenMetricsLog((fs::path(o.out) / "rollouts.jsonl").string(), resumed ? run.step : -1);
+  if (!rollouts.ok()) return rollouts.status();
+  run.rollouts_log = std::move(*rollouts);
+  run.ckpt_dir = (fs::path(o.out) / "checkpoint").string();
+  run.description = DescribeModel(run.m.trainable, run.device);
+  if (run.text_reward) {
+    run.description += "; text reward on the plan (no scoring)";
+    return Status::Ok();
+  }
   scoring::ScoringConfig scfg;
   scfg.tasks = run.pool.suite_dir;
   scfg.db = (fs::path(o.out) / "scores.sqlite").string();
-  scfg.device = !o.eval_device.empty() ? o.eval_device : (device->is_cuda() ? "cuda" : "cpu");
+  scfg.device = !o.eval_device.empty() ? o.eval_device : (run.device.is_cuda() ? "cuda" : "cpu");
   if (o.jobs > 0) scfg.jobs = o.jobs;
   scfg.variants = o.variants;
   auto scorer = scoring::Scorer::Open(scfg);
   if (!scorer.ok()) return scorer.status();
   run.scorer = std::move(scorer.value());
+  run.description += "; scoring on " + run.scorer->device() + " (" + run.scorer->device_model() + ")";
+  return Status::Ok();
+}
 
-  const std::string ckpt_dir = (fs::path(o.out) / "checkpoint").string();
-  auto save = [&](int64_t at_step) -> Status {
-    json st = {{"trainer", "grpo"},
-               {"step", at_step},
-               {"options", TrajectoryOptions(o)},
-               {"sampler", run.sampler->SaveState()},
-               {"run_nonce", run.run_nonce},
-               {"tasks_fnv1a64", Hex64(run.pool.hash)},
-               {"pending", pending ? GenBatchToJson(*pending) : json(nullptr)}};
-    return SaveTrainCheckpoint(ckpt_dir, run.m.trainable, adam, run.m.tokenizer, st.dump());
-  };
+Result<std::unique_ptr<Runner>> SetUp(GrpoOptions o) {
+  auto placed = ResolveDeviceAndDType(o.device, o.dtype);
+  if (!placed.ok()) return placed.status();
+  auto rp = LoadResumePoint(o.resume, placed->first, placed->second, "grpo",
+                            [&](const json& j) { ApplyTrajectoryOptions(j, o); });
+  if (!rp.ok()) return rp.status();
+  TRITONRL_RETURN_IF_ERROR(ValidateOptions(o));
+  auto run = std::make_unique<Runner>();
+  run->o = o;
+  run->device = placed->first;
+  run->compute = placed->second;
+  auto pool = LoadTaskPool(o.tasks);
+  if (!pool.ok()) return pool.status();
+  run->pool = std::move(pool.value());
+  TRITONRL_RETURN_IF_ERROR(LoadPolicy(*run, rp->ckpt));
+  TRITONRL_RETURN_IF_ERROR(ConfigureLearning(*run, rp->ckpt));
+  TRITONRL_RETURN_IF_ERROR(RestoreLoopState(*run, *rp));
+  TRITONRL_RETURN_IF_ERROR(OpenOutputs(*run, rp->ckpt.has_value()));
+  return run;
+}
 
-  GrpoSummary summary;
-  summary.description = DescribeModel(run.m.trainable, *device) + "; scoring on " +
-                        run.scorer->device() + " (" + run.scorer->device_model() + ")";
-  Progress bar(o.progress);
-  const auto t0 = Clock::now();
-  const int64_t first_step = step;
+// ---- Update.
 
-  while (step < o.steps) {
-    const int64_t this_step = step + 1;
-    // ---- Rollouts, verdicts and advantages, round by round (DAPO dynamic sampling): round 1
-    // samples tasks_per_step groups (already sampled under off-policy overlap); while fewer
-    // than tasks_per_step groups are informative, a further round samples the shortfall from
-    // the task order, up to max_sample_rounds rounds.
-    StepOutcome out;
-    GrpoStepMetrics& s = out.metrics;
-    s.step = this_step;
-    StepRollouts acc;
-    auto& rollouts = acc.rollouts;
-    int64_t new_tokens = 0;
-    DynamicSampling sampling{o.tasks_per_step, o.max_sample_rounds};
-    for (int64_t want = sampling.NextRoundTasks(); want > 0; want = sampling.NextRoundTasks()) {
-      const int64_t round = sampling.rounds + 1;
-      GenBatch gen;
-      if (round == 1 && pending) {
-        gen = std::move(*pending);
-        pending.reset();
-      } else {
-        auto g = run.Generate(this_step, round, want);
-        if (!g.ok()) return g.status();
-        gen = std::move(g.value());
-      }
-      // ---- Scoring, overlapped with sampling the next step's first round when off-policy.
-      // Sample ids count on over the step's rounds (round 1's are those of a one-round step).
-      const size_t first = acc.rollouts.size();
-      std::vector<scoring::Sample> batch;
-      for (size_t i = 0; i < gen.rollouts.size(); ++i) {
-        const Rollout& r = gen.rollouts[i];
-        batch.push_back({run.pool.tasks[r.task].id,
-                         "s" + std::to_string(this_step) + "-r" + std::to_string(first + i), r.text,
-                         scoring::TextKind::kOutput});
-      }
-      scoring::BatchOptions bo;
-      bo.run_id = "grpo-" + run.run_nonce + "-step" + std::to_string(this_step);
-      const auto ts0 = Clock::now();
-      double score_seconds = 0;
-      auto scored_future = std::async(std::launch::async, [&]() {
-        auto r = run.scorer->Score(batch, bo);
-        score_seconds = Since(ts0);
-        return r;
-      });
-      if (round == 1 && o.off_policy && this_step < o.steps) {
-        auto next = run.Generate(this_step + 1, 1, o.tasks_per_step);
-        if (!next.ok()) {
-          scored_future.wait();
-          return next.status();
-        }
-        pending = std::move(next.value());
-      }
-      auto scored = scored_future.get();
-      if (!scored.ok()) return scored.status();
-      if (scored->samples.size() != batch.size()) {
-        return Status::Internal("scorer returned " + std::to_string(scored->samples.size()) +
-                                " verdicts for " + std::to_string(batch.size()) + " rollouts");
-      }
-      s.score_seconds += score_seconds;
-      s.gen_seconds += gen.seconds;
-      new_tokens += gen.new_tokens;
+// The learning rate of step `step` (0-based): a linear warm-up, then constant or cosine.
+double StepLr(const GrpoOptions& o, int64_t step) {
+  if (o.lr_schedule == "cosine") return CosineLr(step, o.warmup_steps, o.steps, o.lr, o.min_lr_ratio);
+  if (o.warmup_steps > 0 && step < o.warmup_steps) {
+    return o.lr * static_cast<double>(step + 1) / static_cast<double>(o.warmup_steps);
+  }
+  return o.lr;
+}
 
-      auto informative =
-          AddRoundGroups(run, o, this_step, round, sampling.sampled, gen, *scored, acc, out);
-      if (!informative.ok()) return informative.status();
-      sampling.Record(static_cast<int64_t>(gen.tasks.size()), *informative);
-    }
-    s.sampled_groups = sampling.sampled;
-    s.informative_groups = sampling.informative;
-    s.rounds = sampling.rounds;
-    const double n = static_cast<double>(rollouts.size());
-    s.reward_correct /= n;
-    s.reward_speedup /= n;
-    s.valid_rate /= n;
-    s.compiled_rate /= n;
-    s.correct_rate /= n;
-    s.fast1_rate /= n;
-    s.mean_speedup = acc.speedup_n ? acc.speedup_sum / static_cast<double>(acc.speedup_n) : 0.0;
-    s.response_tokens /= n;
-    s.gen_tokens_per_second = static_cast<double>(new_tokens) / std::max(s.gen_seconds, 1e-9);
-    // ---- The update: recomputed log-probs, the clipped surrogate, one AdamW step.
-    const auto tu0 = Clock::now();
-    Trainable& t = run.m.trainable;
-    for (const Param& p : t.params) p.value.mutable_grad().reset();
-    int64_t loss_tokens = 0;
-    for (size_t i = 0; i < rollouts.size(); ++i) {
-      if (acc.carries_loss[i]) loss_tokens += static_cast<int64_t>(rollouts[i].tokens.size());
-    }
-    double clipped = 0, kl_sum = 0, entropy_sum = 0, loss_value = 0;
-    int64_t entropy_n = 0;
-    const SurrogateOptions so{o.clip_low, o.clip_high, o.kl};
-    // Micro-batches of rows within the token budget; rows carrying no loss only
-    // run forward (no gradient) for the entropy.
-    for (int pass = 0; pass < 2; ++pass) {
-      const bool with_loss = pass == 0;
-      std::vector<size_t> rows;
-      int64_t longest = 0;
-      auto flush = [&]() {
-        if (rows.empty()) return;
-        std::vector<std::vector<int32_t>> ids;
-        std::vector<int64_t> from;
-        std::vector<float> adv_v, old_v;
-        for (size_t i : rows) {
-          const Rollout& r = rollouts[i];
-          std::vector<int32_t> row = run.pool.tasks[r.task].ids;
-          row.insert(row.end(), r.tokens.begin(), r.tokens.end());
-          from.push_back(static_cast<int64_t>(run.pool.tasks[r.task].ids.size()));
-          ids.push_back(std::move(row));
-          adv_v.insert(adv_v.end(), acc.token_adv[i].begin(), acc.token_adv[i].end());
-          old_v.insert(old_v.end(), r.logprobs.begin(), r.logprobs.end());
-        }
-        TokenBatch tb = MakeBatch(ids, from, run.device);
-        at::Tensor entropy;
-        std::optional<at::NoGradGuard> no_grad;
-        if (!with_loss) no_grad.emplace();
-        at::Tensor new_logp = ScoredLogProbs(ComputeView(t), tb, false, o.temperature, &entropy);
-        entropy_sum += entropy.sum().item<double>();
-        entropy_n += entropy.numel();
-        if (with_loss) {
-          const auto f = at::TensorOptions().dtype(at::kFloat);
-          at::Tensor adv = at::tensor(adv_v, f).to(run.device);
-          at::Tensor old = at::tensor(old_v, f).to(run.device);
-          at::Tensor mask = at::ones_like(adv);
-          at::Tensor ref;
-          if (run.reference) {
-            at::NoGradGuard ng;
-            ref = ScoredLogProbs(*run.reference, tb, false, o.temperature);
-          }
-          SurrogateResult sr =
-              ClippedSurrogate(new_logp, old, adv, mask, ref, so, static_cast<double>(loss_tokens));
-          sr.loss.backward();
-          loss_value += sr.loss.item<double>();
-          clipped += sr.clipped;
-          kl_sum += sr.kl_sum;
-        }
+struct UpdateStats {
+  double loss = 0, grad_norm = 0, clipped = 0, kl_sum = 0, entropy_sum = 0;
+  int64_t loss_tokens = 0, entropy_n = 0;
+};
+
+// One micro-batch of rows: recomputed log-probs and the entropy; with_loss also the clipped
+// surrogate, backpropagated (rows carrying no loss only run forward, for the entropy).
+void UpdateMicroBatch(Runner& run, const StepRollouts& acc, const std::vector<size_t>& rows,
+                      bool with_loss, UpdateStats& u) {
+  std::vector<std::vector<int32_t>> ids;
+  std::vector<int64_t> from;
+  std::vector<float> adv_v, old_v;
+  for (size_t i : rows) {
+    const Rollout& r = acc.rollouts[i];
+    std::vector<int32_t> row = run.pool.tasks[r.task].ids;
+    row.insert(row.end(), r.tokens.begin(), r.tokens.end());
+    from.push_back(static_cast<int64_t>(run.pool.tasks[r.task].ids.size()));
+    ids.push_back(std::move(row));
+    adv_v.insert(adv_v.end(), acc.token_adv[i].begin(), acc.token_adv[i].end());
+    old_v.insert(old_v.end(), r.logprobs.begin(), r.logprobs.end());
+  }
+  TokenBatch tb = MakeBatch(ids, from, run.device);
+  at::Tensor entropy;
+  std::optional<at::NoGradGuard> no_grad;
+  if (!with_loss) no_grad.emplace();
+  at::Tensor new_logp =
+      ScoredLogProbs(ComputeView(run.m.trainable), tb, false, run.o.temperature, &entropy);
+  u.entropy_sum += entropy.sum().item<double>();
+  u.entropy_n += entropy.numel();
+  if (!with_loss) return;
+  const auto f = at::TensorOptions().dtype(at::kFloat);
+  at::Tensor adv = at::tensor(adv_v, f).to(run.device);
+  at::Tensor old = at::tensor(old_v, f).to(run.device);
+  at::Tensor mask = at::ones_like(adv);
+  at::Tensor ref;
+  if (run.reference) {
+    at::NoGradGuard ng;
+    ref = ScoredLogProbs(*run.reference, tb, false, run.o.temperature);
+  }
+  const SurrogateOptions so{run.o.clip_low, run.o.clip_high, run.o.kl};
+  SurrogateResult sr = ClippedSurrogate(new_logp, old, adv, mask, ref, so,
+                                        static_cast<double>(u.loss_tokens));
+  sr.loss.backward();
+  u.loss += sr.loss.item<double>();
+  u.clipped += sr.clipped;
+  u.kl_sum += sr.kl_sum;
+}
+
+// Recomputed log-probs, the clipped surrogate over micro-batches of rows within the token
+// budget, and one AdamW step at `lr` (none when no rollout carries loss).
+UpdateStats UpdatePolicy(Runner& run, const StepRollouts& acc, double lr) {
+  UpdateStats u;
+  Trainable& t = run.m.trainable;
+  for (const Param& p : t.params) p.value.mutable_grad().reset();
+  for (size_t i = 0; i < acc.rollouts.size(); ++i) {
+    if (acc.carries_loss[i]) u.loss_tokens += static_cast<int64_t>(acc.rollouts[i].tokens.size());
+  }
+  for (const bool with_loss : {true, false}) {
+    std::vector<size_t> rows;
+    int64_t longest = 0;
+    for (size_t i = 0; i < acc.rollouts.size(); ++i) {
+      if (acc.carries_loss[i] != with_loss || acc.rollouts[i].tokens.empty()) continue;
+      const int64_t len = static_cast<int64_t>(run.pool.tasks[acc.rollouts[i].task].ids.size() +
+                                               acc.rollouts[i].tokens.size());
+      if (!rows.empty() &&
+          std::max(longest, len) * static_cast<int64_t>(rows.size() + 1) > run.o.update_batch_tokens) {
+        UpdateMicroBatch(run, acc, rows, with_loss, u);
         rows.clear();
         longest = 0;
-      };
-      for (size_t i = 0; i < rollouts.size(); ++i) {
-        if (acc.carries_loss[i] != with_loss || rollouts[i].tokens.empty()) continue;
-        const int64_t len = static_cast<int64_t>(run.pool.tasks[rollouts[i].task].ids.size() +
-                                                 rollouts[i].tokens.size());
-        if (!rows.empty() && std::max(longest, len) * static_cast<int64_t>(rows.size() + 1) >
-                                 o.update_batch_tokens) {
-          flush();
-        }
-        rows.push_back(i);
-        longest = std::max(longest, len);
       }
-      flush();
+      rows.push_back(i);
+      longest = std::max(longest, len);
     }
-    double grad_norm = 0;
-    if (loss_tokens > 0) {
-      grad_norm = ClipGradNorm(t, o.grad_clip);
-      AdamWStep(t, adam, o.lr, ao);
-    }
-    s.entropy = entropy_n ? entropy_sum / static_cast<double>(entropy_n) : 0.0;
-    s.clip_fraction = loss_tokens ? clipped / static_cast<double>(loss_tokens) : 0.0;
-    s.kl = loss_tokens ? kl_sum / static_cast<double>(loss_tokens) : 0.0;
-    s.update_seconds = Since(tu0);
-    step = this_step;
-
-    json line = MetricsJson(s);
-    for (int c = 0; c < kOutcomeClasses; ++c) {
-      line[std::string("share_") + OutcomeClassName(static_cast<OutcomeClass>(c))] =
-          static_cast<double>(acc.classes[static_cast<size_t>(c)]) / n;
-    }
-    line["loss"] = loss_value;
-    line["grad_norm"] = grad_norm;
-    line["loss_tokens"] = loss_tokens;
-    line["constant_groups"] = acc.constant_groups;
-    line["updated"] = loss_tokens > 0;
-    line["lr"] = o.lr;
-    line["elapsed_s"] = Since(t0);
-    *metrics << line.dump() << "\n" << std::flush;
-    for (const json& r : out.rollout_lines) *rollouts_log << r.dump() << "\n";
-    rollouts_log->flush();
-
-    if (summary.steps == 0 && step == first_step + 1) summary.first = s;
-    summary.last = s;
-    summary.steps = step;
-    char stats[200];
-    std::snprintf(
-        stats, sizeof stats,
-        "R_correct %.3f correct %.2f groups %lld/%lld in %lld round%s len %.0f %.0f tok/s",
-        s.reward_correct, s.correct_rate, static_cast<long long>(s.informative_groups),
-        static_cast<long long>(s.sampled_groups), static_cast<long long>(s.rounds),
-        s.rounds == 1 ? "" : "s", s.response_tokens, s.gen_tokens_per_second);
-    const double eta = (o.steps - step) * Since(t0) / static_cast<double>(step - first_step);
-    bar.Update(step, o.steps, stats, eta);
-    if (on_step) on_step(s);
-    const bool last = step == o.steps || step == o.stop_after;
-    if (last || (o.save_every > 0 && step % o.save_every == 0)) {
-      TRITONRL_RETURN_IF_ERROR(save(step));
-      summary.checkpoint = ckpt_dir;
-    }
-    if (step == o.stop_after) break;
+    if (!rows.empty()) UpdateMicroBatch(run, acc, rows, with_loss, u);
   }
-  summary.steps = step;
+  if (u.loss_tokens > 0) {
+    u.grad_norm = ClipGradNorm(t, run.o.grad_clip);
+    AdamWStep(t, run.adam, lr, run.adam_options);
+  }
+  return u;
+}
+
+// ---- Log and save.
+
+Status SaveCheckpoint(const Runner& run) {
+  json st = {{"trainer", "grpo"},
+             {"step", run.step},
+             {"options", TrajectoryOptions(run.o)},
+             {"sampler", run.sampler->SaveState()},
+             {"run_nonce", run.run_nonce},
+             {"tasks_sha256", run.pool.hash},
+             {"pending", run.pending ? GenBatchToJson(*run.pending) : json(nullptr)}};
+  return SaveTrainCheckpoint(run.ckpt_dir, run.m.trainable, run.adam, run.m.tokenizer, st.dump());
+}
+
+void LogStep(Runner& run, const GrpoStepMetrics& s, const StepRollouts& acc, const UpdateStats& u,
+             double elapsed_s) {
+  const double n = static_cast<double>(acc.rollouts.size());
+  json line = MetricsJson(s);
+  for (int c = 0; c < rl::kOutcomeClasses; ++c) {
+    line[std::string("share_") + rl::OutcomeClassName(static_cast<rl::OutcomeClass>(c))] =
+        static_cast<double>(acc.classes[static_cast<size_t>(c)]) / n;
+  }
+  line["loss"] = u.loss;
+  line["grad_norm"] = u.grad_norm;
+  line["loss_tokens"] = u.loss_tokens;
+  line["constant_groups"] = acc.constant_groups;
+  line["updated"] = u.loss_tokens > 0;
+  line["elapsed_s"] = elapsed_s;
+  if (run.text_reward) line["text_reward_rate"] = s.text_reward_rate;
+  run.metrics << line.dump() << "\n" << std::flush;
+  for (const json& r : acc.rollout_lines) run.rollouts_log << r.dump() << "\n";
+  run.rollouts_log.flush();
+}
+
+std::string ProgressStats(const GrpoStepMetrics& s, bool text_reward) {
+  char stats[200];
+  std::snprintf(stats, sizeof stats,
+                "%s %.3f correct %.2f groups %lld/%lld in %lld round%s len %.0f %.0f tok/s",
+                text_reward ? "text reward" : "R_correct",
+                text_reward ? s.text_reward_rate : s.reward_correct, s.correct_rate,
+                static_cast<long long>(s.informative_groups),
+                static_cast<long long>(s.sampled_groups), static_cast<long long>(s.rounds),
+                s.rounds == 1 ? "" : "s", s.response_tokens, s.gen_tokens_per_second);
+  return stats;
+}
+
+// ---- The loop.
+
+Result<GrpoSummary> RunGrpoImpl(GrpoOptions options, const GrpoStepCallback& on_step) {
+  auto set_up = SetUp(std::move(options));
+  if (!set_up.ok()) return set_up.status();
+  Runner& run = **set_up;
+  const GrpoOptions& o = run.o;
+  GrpoSummary summary;
+  summary.description = run.description;
+  Progress bar(o.progress);
+  const auto t0 = Clock::now();
+  const int64_t first_step = run.step;
+  while (run.step < o.steps) {
+    const int64_t this_step = run.step + 1;
+    GrpoStepMetrics s;
+    s.step = this_step;
+    auto acc = SampleStep(run, this_step, s);
+    if (!acc.ok()) return acc.status();
+    const auto tu0 = Clock::now();
+    s.lr = StepLr(o, run.step);
+    const UpdateStats u = UpdatePolicy(run, *acc, s.lr);
+    s.entropy = u.entropy_n ? u.entropy_sum / static_cast<double>(u.entropy_n) : 0.0;
+    s.clip_fraction = u.loss_tokens ? u.clipped / static_cast<double>(u.loss_tokens) : 0.0;
+    s.kl = u.loss_tokens ? u.kl_sum / static_cast<double>(u.loss_tokens) : 0.0;
+    s.update_seconds = Since(tu0);
+    run.step = this_step;
+    LogStep(run, s, *acc, u, Since(t0));
+    if (summary.steps == 0 && run.step == first_step + 1) summary.first = s;
+    summary.last = s;
+    summary.steps = run.step;
+    const double eta =
+        (o.steps - run.step) * Since(t0) / static_cast<double>(run.step - first_step);
+    bar.Update(run.step, o.steps, ProgressStats(s, run.text_reward.has_value()), eta);
+    if (on_step) on_step(s);
+    const bool last = run.step == o.steps || run.step == o.stop_after;
+    if (last || (o.save_every > 0 && run.step % o.save_every == 0)) {
+      TRITONRL_RETURN_IF_ERROR(SaveCheckpoint(run));
+      summary.checkpoint = run.ckpt_dir;
+    }
+    if (run.step == o.stop_after) break;
+  }
+  summary.steps = run.step;
   return summary;
 }
 

@@ -48,9 +48,24 @@ struct GrpoOptions {
   int64_t max_sample_rounds = 1;
   double clip_low = 0.2, clip_high = 0.28;
   double kl = 0;  // > 0: k3 KL penalty to the frozen initial policy
+  // The optimizer: AdamW at `lr` after a linear warm-up of `warmup_steps` steps, then constant
+  // or cosine down to min_lr_ratio * lr at the last step (docs/train.md: why these defaults).
   double lr = 1e-6;
+  int64_t warmup_steps = 0;
+  std::string lr_schedule = "constant";  // constant | cosine
+  double min_lr_ratio = 0.1;             // cosine: the last step's share of lr
+  double adam_beta1 = 0.9, adam_beta2 = 0.999;
   double weight_decay = 0.0;
   double grad_clip = 1.0;
+  // R_speedup's noise floor: within a group, correct rollouts whose speedups differ by no more
+  // than their timing's measured relative spread (at least this share) earn the same R_speedup
+  // (rl/rewards.h), so no advantage comes from jitter. 0: off (raw speedups).
+  double speedup_noise_floor = 0.05;
+  // A reward from the text alone instead of the scorer (no code runs): a rollout earns 1 when
+  // this ECMAScript regex matches its plan (the <think> text), else 0. Under HRD the reward
+  // goes to the plan tokens only (as R_speedup, R_correct held at 0); in the other modes to
+  // every token. Proves the update pushes the policy towards a reward (docs/train.md).
+  std::string text_reward_plan;
   int64_t max_new_tokens = 1024;
   double temperature = 1.0;
   double top_p = 1.0;
@@ -74,6 +89,8 @@ struct GrpoStepMetrics {
   double valid_rate = 0, compiled_rate = 0, correct_rate = 0, fast1_rate = 0;
   double mean_speedup = 0;  // over correct rollouts with a trusted speedup; 0 when none
   double response_tokens = 0, entropy = 0, clip_fraction = 0, kl = 0;
+  double lr = 0;                 // the step's learning rate (after warm-up and schedule)
+  double text_reward_rate = 0;   // --text-reward-plan: share of rollouts whose plan matched
   double gen_tokens_per_second = 0;
   double gen_seconds = 0, score_seconds = 0, update_seconds = 0;
   int64_t truncated = 0, filtered_groups = 0;

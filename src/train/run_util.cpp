@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
+#include "base/sha256.h"
 #include "model/bpe_trainer.h"
 #include "model/qwen3.h"
 #include "train/sft_data.h"
@@ -118,10 +119,35 @@ Result<std::ofstream> OpenMetricsLog(const std::string& path, int64_t keep_throu
   return out;
 }
 
-Result<uint64_t> HashOfFile(const std::string& path) {
+Result<ResumePoint> LoadResumePoint(const std::string& dir, c10::Device device,
+                                    c10::ScalarType compute, const std::string& trainer,
+                                    const std::function<void(const json&)>& apply_options) {
+  ResumePoint rp;
+  if (dir.empty()) return rp;
+  auto c = LoadTrainCheckpoint(dir, device, compute);
+  if (!c.ok()) return c.status();
+  const std::string state_path = dir + "/trainer_state.json";
+  try {
+    rp.state = json::parse(c->state_json);
+    const std::string written_by = rp.state.value("trainer", std::string());
+    if (written_by != trainer) {
+      return Status::FailedPrecondition(
+          state_path + ": not a " + trainer + " checkpoint (written by " +
+          (written_by.empty() ? std::string("an unnamed trainer") : "train " + written_by) +
+          (trainer == "grpo" ? "; an SFT checkpoint is a --model, not a --resume)" : ")"));
+    }
+    apply_options(rp.state.at("options"));
+  } catch (const json::exception& e) {
+    return Status::Corruption(state_path + ": bad state (" + e.what() + ")");
+  }
+  rp.ckpt = std::move(c.value());
+  return rp;
+}
+
+Result<std::string> HashOfFile(const std::string& path) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
-  return Fnv1a64(text->data(), text->size());
+  return Sha256Hex(*text);
 }
 
 std::string Hex64(uint64_t v) {

@@ -2,7 +2,7 @@
 // helpers, the progress bar on stderr, the starting model (builtin:tiny,
 // builtin:small with a BPE learned from given texts, or a Hugging Face
 // directory), the metrics log that a resumed run truncates to its checkpoint,
-// and file hashes. Only src/train includes this header (libtorch types). One
+// and file hashes (SHA-256). Only src/train includes this header (libtorch types). One
 // training loop per process, from one thread.
 #pragma once
 
@@ -11,6 +11,9 @@
 #include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +56,21 @@ Result<StartModel> LoadStartModel(const std::string& model, uint64_t seed, int32
                                   const std::vector<std::string>& bpe_texts, c10::Device device,
                                   c10::ScalarType compute);
 
+// Where a resumed run starts: the checkpoint (weights, optimizer, tokenizer) and its
+// trainer_state.json. Both trainers set up through it.
+struct ResumePoint {
+  std::optional<LoadedCheckpoint> ckpt;  // none: a fresh run
+  nlohmann::json state;
+};
+
+// `dir` empty: a fresh run. Otherwise loads the checkpoint, checks that its state's "trainer"
+// is `trainer` ("sft" or "grpo"; an SFT checkpoint given to GRPO is a --model, not a --resume),
+// and hands the state's "options" to apply_options (the trajectory options a resumed run takes
+// from its checkpoint). Errors name the file.
+Result<ResumePoint> LoadResumePoint(const std::string& dir, c10::Device device,
+                                    c10::ScalarType compute, const std::string& trainer,
+                                    const std::function<void(const nlohmann::json&)>& apply_options);
+
 // "qwen3 N layers, hidden H, vocab V, DTYPE compute on DEVICE".
 std::string DescribeModel(const Trainable& t, c10::Device device);
 
@@ -61,7 +79,8 @@ std::string DescribeModel(const Trainable& t, c10::Device device);
 // that step are kept and the rest (and a torn last line) dropped.
 Result<std::ofstream> OpenMetricsLog(const std::string& path, int64_t keep_through_step);
 
-Result<uint64_t> HashOfFile(const std::string& path);
+// SHA-256 of a file's bytes (base/sha256.h, the project's one content hash), as hex.
+Result<std::string> HashOfFile(const std::string& path);
 std::string Hex64(uint64_t value);  // 16 lowercase hex digits
 
 }  // namespace tritonrl::train

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
@@ -110,284 +112,367 @@ double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
   return n ? sum / static_cast<double>(n) : 0.0;
 }
 
-Result<SftSummary> RunSftImpl(SftOptions o) {
-  if (o.data.empty()) return Status::InvalidArgument("--data is required");
-  if (o.out.empty()) return Status::InvalidArgument("--out is required");
-  // Data parallel when started like torchrun (WORLD_SIZE > 1): see docs/distributed.md.
+// One SFT run's state between its phases: set-up, the step's micro-batches, the training step,
+// log, held-out loss and save.
+struct SftRun {
+  SftOptions o;
+  DistributedContext dist;
+  c10::Device device = c10::kCPU;
+  c10::ScalarType compute = at::kFloat;
+  StartModel m;
+  int64_t max_tokens = 0;
+  TokenizeStats ts;
+  std::vector<SftExample> examples, eval_examples;
+  std::vector<std::vector<int32_t>> eval_plan;
+  std::vector<int64_t> lengths;
+  Schedule sched;
+  int64_t total_steps = 0;
+  AdamWState adam;
+  AdamWOptions ao;
+  LossKernels kernels;
+  int64_t step = 0, epoch = 0, index = 0;
+  double best_eval_loss = std::numeric_limits<double>::infinity();  // --keep-best
+  int64_t best_step = 0;
+  std::ofstream metrics;  // rank 0 only
+  std::string ckpt_dir, best_dir, data_hash;
+
+  void Log(const json& j) {
+    if (dist.is_root()) metrics << j.dump() << "\n" << std::flush;
+  }
+};
+
+// ---- Set-up.
+
+// The device (a data-parallel rank takes its local GPU unless told one) and, on resume, the
+// checkpoint, whose trajectory options replace the given ones.
+Status PlaceAndResume(SftRun& run, ResumePoint& rp) {
   auto dist_ctx = DistributedFromEnv();
   if (!dist_ctx.ok()) return dist_ctx.status();
-  const DistributedContext& dist = *dist_ctx;
-  auto placed = ResolveDeviceAndDType(o.device, o.dtype);
+  run.dist = std::move(dist_ctx.value());
+  auto placed = ResolveDeviceAndDType(run.o.device, run.o.dtype);
   if (!placed.ok()) return placed.status();
-  // Data-parallel ranks on one host each take their own GPU unless told one.
-  if (dist.active() && placed->first.is_cuda() && !placed->first.has_index()) {
-    placed->first = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(dist.local_rank));
+  if (run.dist.active() && placed->first.is_cuda() && !placed->first.has_index()) {
+    placed->first = c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(run.dist.local_rank));
   }
-  const c10::Device* device = &placed->first;
-  const c10::ScalarType* compute = &placed->second;
-
-  // Resume: the checkpoint fixes the model and the trajectory options.
-  json resumed_state;
-  std::optional<LoadedCheckpoint> ckpt;
-  if (!o.resume.empty()) {
-    auto c = LoadTrainCheckpoint(o.resume, *device, *compute);
-    if (!c.ok()) return c.status();
-    resumed_state = json::parse(c->state_json);
-    try {
-      ApplyTrajectoryOptions(resumed_state.at("options"), o);
-    } catch (const json::exception& e) {
-      return Status::Corruption(o.resume + "/trainer_state.json: bad options (" + e.what() + ")");
-    }
-    ckpt = std::move(c.value());
-  }
+  run.device = placed->first;
+  run.compute = placed->second;
+  auto loaded = LoadResumePoint(run.o.resume, run.device, run.compute, "sft",
+                                [&](const json& j) { ApplyTrajectoryOptions(j, run.o); });
+  if (!loaded.ok()) return loaded.status();
+  rp = std::move(loaded.value());
+  const SftOptions& o = run.o;
   if (o.grad_accum < 1 || o.batch_tokens < 2 || o.max_tokens < 2) {
     return Status::InvalidArgument("grad_accum, batch_tokens and max_tokens must be positive");
   }
+  if (o.keep_best && o.eval_data.empty()) {
+    return Status::InvalidArgument("--keep-best needs --eval-data (the held-out loss it keeps by)");
+  }
+  return Status::Ok();
+}
 
+// The records, the model (from the checkpoint or the start model; rank 0's weights broadcast),
+// the training and held-out examples in tokens.
+Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
+  const SftOptions& o = run.o;
   auto records = ReadSftJsonl(o.data);
   if (!records.ok()) return records.status();
   auto data_hash = HashOfFile(o.data);
   if (!data_hash.ok()) return data_hash.status();
-  if (ckpt) {
-    const std::string want = resumed_state.value("data_fnv1a64", "");
-    if (want != Hex64(*data_hash)) {
-      return Status::FailedPrecondition(o.resume + ": checkpoint was trained on other data than " +
-                                        o.data + " (data hash differs); cannot resume exactly");
-    }
+  run.data_hash = *data_hash;
+  if (rp.ckpt && rp.state.value("data_sha256", "") != run.data_hash) {
+    return Status::FailedPrecondition(o.resume + ": checkpoint was trained on other data than " +
+                                      o.data + " (data hash differs); cannot resume exactly");
   }
-
-  StartModel m;
-  if (ckpt) {
-    m.trainable = std::move(ckpt->trainable);
-    m.tokenizer = std::move(ckpt->tokenizer);
+  if (rp.ckpt) {
+    run.m.trainable = std::move(rp.ckpt->trainable);
+    run.m.tokenizer = std::move(rp.ckpt->tokenizer);
   } else {
-    auto start = LoadSftStartModel(o, *records, *device, *compute);
+    auto start = LoadSftStartModel(o, *records, run.device, run.compute);
     if (!start.ok()) return start.status();
-    m = std::move(start.value());
+    run.m = std::move(start.value());
   }
-  Trainable& t = m.trainable;
-  if (dist.active()) {
+  if (run.dist.active()) {
     // Every rank built or loaded the same weights; rank 0's are the truth.
     std::vector<at::Tensor> weights;
-    for (const Param& p : t.params) weights.push_back(p.value);
-    TRITONRL_RETURN_IF_ERROR(Broadcast(dist, weights));
+    for (const Param& p : run.m.trainable.params) weights.push_back(p.value);
+    TRITONRL_RETURN_IF_ERROR(Broadcast(run.dist, weights));
   }
-  const int64_t max_tokens = std::min(o.max_tokens, t.master.max_positions());
-  TokenizeStats ts;
-  auto examples = TokenizeSft(m.tokenizer, *records, max_tokens, &ts);
+  run.max_tokens = std::min(o.max_tokens, run.m.trainable.master.max_positions());
+  auto examples = TokenizeSft(run.m.tokenizer, *records, run.max_tokens, &run.ts);
   if (!examples.ok()) return Status::InvalidArgument(o.data + ": " + examples.status().message());
   if (examples->empty()) {
     return Status::InvalidArgument(o.data + ": every prompt is longer than max_tokens " +
-                                   std::to_string(max_tokens));
+                                   std::to_string(run.max_tokens));
   }
-  std::vector<SftExample> eval_examples;
-  std::vector<std::vector<int32_t>> eval_plan;
-  if (!o.eval_data.empty()) {
-    auto er = ReadSftJsonl(o.eval_data);
-    if (!er.ok()) return er.status();
-    auto ee = TokenizeSft(m.tokenizer, *er, max_tokens, nullptr);
-    if (!ee.ok()) return Status::InvalidArgument(o.eval_data + ": " + ee.status().message());
-    eval_examples = std::move(ee.value());
-    std::vector<int64_t> lens;
-    for (const auto& e : eval_examples) lens.push_back(static_cast<int64_t>(e.ids.size()));
-    eval_plan = PlanEpoch(lens, 0, 0, o.batch_tokens, /*shuffle=*/false);
-  }
+  run.examples = std::move(examples.value());
+  if (o.eval_data.empty()) return Status::Ok();
+  auto er = ReadSftJsonl(o.eval_data);
+  if (!er.ok()) return er.status();
+  auto ee = TokenizeSft(run.m.tokenizer, *er, run.max_tokens, nullptr);
+  if (!ee.ok()) return Status::InvalidArgument(o.eval_data + ": " + ee.status().message());
+  run.eval_examples = std::move(ee.value());
+  std::vector<int64_t> lens;
+  for (const auto& e : run.eval_examples) lens.push_back(static_cast<int64_t>(e.ids.size()));
+  run.eval_plan = PlanEpoch(lens, 0, 0, o.batch_tokens, /*shuffle=*/false);
+  return Status::Ok();
+}
 
-  std::vector<int64_t> lengths;
-  for (const auto& e : *examples) lengths.push_back(static_cast<int64_t>(e.ids.size()));
-  Schedule sched;
+// The micro-batch schedule of every epoch, the optimizer, the loop's position on resume and the
+// metrics log (rank 0's alone: the ranks hold the same weights).
+Status PlanAndOpen(SftRun& run, ResumePoint& rp) {
+  const SftOptions& o = run.o;
+  for (const auto& e : run.examples) run.lengths.push_back(static_cast<int64_t>(e.ids.size()));
   int64_t total_micro = 0;
-  const int64_t n_epochs = std::max<int64_t>(o.epochs, 1);
-  for (int64_t e = 0; e < n_epochs; ++e) {
-    sched.epochs.push_back(PlanEpoch(lengths, o.seed, e, o.batch_tokens));
-    total_micro += static_cast<int64_t>(sched.epochs.back().size());
+  for (int64_t e = 0; e < std::max<int64_t>(o.epochs, 1); ++e) {
+    run.sched.epochs.push_back(PlanEpoch(run.lengths, o.seed, e, o.batch_tokens));
+    total_micro += static_cast<int64_t>(run.sched.epochs.back().size());
   }
-  const int64_t total_steps =
-      o.max_steps > 0 ? o.max_steps : (total_micro + o.grad_accum - 1) / o.grad_accum;
-
-  AdamWState adam = ckpt ? std::move(ckpt->adam) : InitAdamW(t);
-  AdamWOptions ao{o.beta1, o.beta2, o.adam_eps, o.weight_decay, o.fused_adamw};
-  LossKernels kernels;
-  kernels.checkpoint_layers = o.checkpoint_layers;
-  kernels.fused_norm = o.fused_norm;
-  kernels.fused_proj = o.fused_proj;
-  kernels.rope_roll = o.rope_roll;
-  kernels.loss_chunk = o.loss_chunk;
-  int64_t step = 0, epoch = 0, index = 0;
-  if (ckpt) {
-    step = resumed_state.at("step");
-    epoch = resumed_state.at("epoch");
-    index = resumed_state.at("index");
+  run.total_steps = o.max_steps > 0 ? o.max_steps : (total_micro + o.grad_accum - 1) / o.grad_accum;
+  run.adam = rp.ckpt ? std::move(rp.ckpt->adam) : InitAdamW(run.m.trainable);
+  run.ao = AdamWOptions{o.beta1, o.beta2, o.adam_eps, o.weight_decay, o.fused_adamw};
+  run.kernels.checkpoint_layers = o.checkpoint_layers;
+  run.kernels.fused_norm = o.fused_norm;
+  run.kernels.fused_proj = o.fused_proj;
+  run.kernels.rope_roll = o.rope_roll;
+  run.kernels.loss_chunk = o.loss_chunk;
+  if (rp.ckpt) {
+    run.step = rp.state.at("step");
+    run.epoch = rp.state.at("epoch");
+    run.index = rp.state.at("index");
+    run.best_step = rp.state.value("best_step", int64_t{0});
+    if (run.best_step > 0) run.best_eval_loss = rp.state.at("best_eval_loss");
   }
+  run.ckpt_dir = (fs::path(o.out) / "checkpoint").string();
+  run.best_dir = (fs::path(o.out) / "best").string();
+  if (!run.dist.is_root()) return Status::Ok();
+  std::error_code ec;
+  fs::create_directories(o.out, ec);
+  if (ec) return Status::IoError(o.out + ": " + ec.message());
+  // A resumed run keeps the lines up to its checkpoint and rewrites the rest.
+  auto metrics_log =
+      OpenMetricsLog((fs::path(o.out) / "metrics.jsonl").string(), rp.ckpt ? run.step : -1);
+  if (!metrics_log.ok()) return metrics_log.status();
+  run.metrics = std::move(*metrics_log);
+  return Status::Ok();
+}
 
-  // Metrics and checkpoints are rank 0's alone (the ranks hold the same weights).
-  std::ofstream metrics;
-  if (dist.is_root()) {
-    std::error_code ec;
-    fs::create_directories(o.out, ec);
-    if (ec) return Status::IoError(o.out + ": " + ec.message());
-    const std::string metrics_path = (fs::path(o.out) / "metrics.jsonl").string();
-    // A resumed run keeps the lines up to its checkpoint and rewrites the rest.
-    auto metrics_log = OpenMetricsLog(metrics_path, ckpt ? step : -1);
-    if (!metrics_log.ok()) return metrics_log.status();
-    metrics = std::move(*metrics_log);
+Result<std::unique_ptr<SftRun>> SetUpSft(SftOptions o) {
+  if (o.data.empty()) return Status::InvalidArgument("--data is required");
+  if (o.out.empty()) return Status::InvalidArgument("--out is required");
+  auto run = std::make_unique<SftRun>();
+  run->o = std::move(o);
+  ResumePoint rp;
+  TRITONRL_RETURN_IF_ERROR(PlaceAndResume(*run, rp));
+  TRITONRL_RETURN_IF_ERROR(LoadModelAndData(*run, rp));
+  TRITONRL_RETURN_IF_ERROR(PlanAndOpen(*run, rp));
+  return run;
+}
+
+// ---- One step.
+
+// The step's micro-batches (the data cycles when max_steps asks for more); empty at the end.
+std::vector<const std::vector<int32_t>*> NextMicroBatches(SftRun& run) {
+  std::vector<const std::vector<int32_t>*> micro;
+  while (static_cast<int64_t>(micro.size()) < run.o.grad_accum) {
+    if (run.epoch >= static_cast<int64_t>(run.sched.epochs.size())) {
+      if (run.o.max_steps <= 0) break;
+      run.sched.epochs.push_back(PlanEpoch(run.lengths, run.o.seed, run.epoch, run.o.batch_tokens));
+    }
+    if (run.index >= static_cast<int64_t>(run.sched.epochs[run.epoch].size())) {
+      ++run.epoch;
+      run.index = 0;
+      continue;
+    }
+    micro.push_back(&run.sched.At(run.epoch, run.index++));
   }
-  auto log = [&](const json& j) {
-    if (dist.is_root()) metrics << j.dump() << "\n" << std::flush;
-  };
+  return micro;
+}
 
-  const std::string ckpt_dir = (fs::path(o.out) / "checkpoint").string();
-  const std::string data_hex = Hex64(*data_hash);
-  auto save = [&]() -> Status {
-    json st = {{"step", step},
-               {"epoch", epoch},
-               {"index", index},
-               {"options", TrajectoryOptions(o)},
-               {"data_fnv1a64", data_hex},
-               {"total_steps", total_steps}};
-    return SaveTrainCheckpoint(ckpt_dir, t, adam, m.tokenizer, st.dump());
-  };
+// Where a step's time goes (--phase-timing): the device is synchronised at each mark, so each
+// phase's own kernels are in its time.
+struct PhaseClock {
+  bool on = false;
+  c10::Device device = c10::kCPU;
+  std::map<std::string, double> ms;
+  Clock::time_point t = Clock::now();
+  void Mark(const char* name) {
+    if (!on) return;
+    if (device.is_cuda()) (void)at::zeros({1}, at::TensorOptions().device(device)).item<float>();
+    const auto now = Clock::now();
+    ms[name] += std::chrono::duration<double, std::milli>(now - t).count();
+    t = now;
+  }
+};
 
+struct SftStepResult {
+  double loss = 0, grad_norm = 0, lr = 0;
+  int64_t tokens = 0, loss_tokens = 0;
+  std::map<std::string, double> phase_ms;
+};
+
+// Forward and backward over this rank's share of the micro-batches, the all-reduce, the clip
+// and one AdamW step.
+Result<SftStepResult> TrainStep(SftRun& run, const std::vector<const std::vector<int32_t>*>& micro) {
+  SftStepResult r;
+  Trainable& t = run.m.trainable;
+  for (const auto* mb : micro) {
+    for (int32_t i : *mb) r.loss_tokens += run.examples[i].loss_tokens();
+  }
+  PhaseClock clock{run.o.phase_timing, run.device};
+  for (const Param& p : t.params) p.value.mutable_grad().reset();
+  at::Tensor loss_sum = at::zeros({}, at::TensorOptions().dtype(at::kFloat).device(run.device));
+  // Rank r runs the step's micro-batches r, r + world, ...; each scales its loss by the whole
+  // step's loss_tokens, so the ranks' gradients sum to the gradient of one rank running them all.
+  for (size_t k = 0; k < micro.size(); ++k) {
+    if (static_cast<int64_t>(k) % run.dist.world != run.dist.rank) continue;
+    std::vector<std::vector<int32_t>> rows;
+    std::vector<int64_t> from;
+    for (int32_t i : *micro[k]) {
+      rows.push_back(run.examples[i].ids);
+      from.push_back(run.examples[i].prompt_tokens);
+    }
+    TokenBatch b = MakeBatch(rows, from, run.device);
+    r.tokens += b.real_tokens;
+    clock.Mark("batch");
+    model::Qwen3Model view = ComputeView(t);
+    at::Tensor hidden = ScoredHidden(view, b, run.kernels);
+    clock.Mark("forward");
+    at::Tensor loss = HeadNllSum(hidden, view.lm_head, b.targets, run.kernels.loss_chunk) /
+                      static_cast<double>(r.loss_tokens);
+    clock.Mark("head");
+    // The hook runs once the head's gradient reaches the layers: the backward pass splits into
+    // the head's part and the layers' part.
+    if (clock.on && hidden.requires_grad()) {
+      hidden.register_hook([&](const at::Tensor&) { clock.Mark("head_backward"); });
+    }
+    loss.backward();
+    loss_sum += loss.detach();
+    clock.Mark("backward");
+  }
+  if (run.dist.active()) {
+    TRITONRL_RETURN_IF_ERROR(AllReduceGradients(run.dist, t));
+    at::Tensor totals = at::stack({loss_sum.to(at::kCPU, at::kDouble),
+                                   at::scalar_tensor(static_cast<double>(r.tokens),
+                                                     at::TensorOptions().dtype(at::kDouble))});
+    TRITONRL_RETURN_IF_ERROR(AllReduceSum(run.dist, {totals}));
+    loss_sum = totals[0].to(loss_sum.device(), at::kFloat);
+    r.tokens = static_cast<int64_t>(totals[1].item<double>());
+    clock.Mark("allreduce");
+  }
+  // The fused path leaves the norm on the device until the step is done (no sync here).
+  at::Tensor grad_norm_t;
+  if (run.o.fused_adamw) {
+    grad_norm_t = ClipGradNormForeach(t, run.o.clip);
+  } else {
+    r.grad_norm = ClipGradNorm(t, run.o.clip);
+  }
+  clock.Mark("clip");
+  r.lr = CosineLr(run.step, run.o.warmup, run.total_steps, run.o.lr, run.o.min_lr_ratio);
+  AdamWStep(t, run.adam, r.lr, run.ao);
+  clock.Mark("optimizer");
+  r.loss = loss_sum.item<double>();  // synchronises: the step is done
+  if (grad_norm_t.defined()) r.grad_norm = grad_norm_t.item<double>();
+  r.phase_ms = std::move(clock.ms);
+  return r;
+}
+
+// ---- Held-out loss and save.
+
+Status SaveSftCheckpoint(const SftRun& run, const std::string& dir) {
+  json st = {{"trainer", "sft"},
+             {"step", run.step},
+             {"epoch", run.epoch},
+             {"index", run.index},
+             {"options", TrajectoryOptions(run.o)},
+             {"data_sha256", run.data_hash},
+             {"total_steps", run.total_steps},
+             {"best_step", run.best_step},
+             {"best_eval_loss", run.best_step > 0 ? json(run.best_eval_loss) : json(nullptr)}};
+  return SaveTrainCheckpoint(dir, run.m.trainable, run.adam, run.m.tokenizer, st.dump());
+}
+
+// The held-out loss every --eval-every steps and at the end; under --keep-best a step that
+// lowers it is saved to OUT/best (a Hugging Face checkpoint, like OUT/checkpoint).
+Status EvaluateHeldOut(SftRun& run, bool last, SftSummary& summary) {
+  const SftOptions& o = run.o;
+  if (!run.dist.is_root() || run.eval_plan.empty()) return Status::Ok();
+  if (!((o.eval_every > 0 && run.step % o.eval_every == 0) || last)) return Status::Ok();
+  summary.eval_loss = EvalLoss(run.m.trainable, run.eval_examples, run.eval_plan, run.device,
+                               run.kernels);
+  json line = {{"step", run.step}, {"eval_loss", summary.eval_loss}};
+  if (o.keep_best && summary.eval_loss < run.best_eval_loss) {
+    run.best_eval_loss = summary.eval_loss;
+    run.best_step = run.step;
+    TRITONRL_RETURN_IF_ERROR(SaveSftCheckpoint(run, run.best_dir));
+    line["best"] = true;
+  }
+  run.Log(line);
+  return Status::Ok();
+}
+
+// ---- The loop.
+
+Result<SftSummary> RunSftImpl(SftOptions options) {
+  auto set_up = SetUpSft(std::move(options));
+  if (!set_up.ok()) return set_up.status();
+  SftRun& run = **set_up;
+  const SftOptions& o = run.o;
   SftSummary summary;
-  summary.description = DescribeModel(t, *device);
-  if ((ts.truncated || ts.dropped) && dist.is_root()) {
+  summary.description = DescribeModel(run.m.trainable, run.device);
+  if ((run.ts.truncated || run.ts.dropped) && run.dist.is_root()) {
     std::fprintf(stderr, "train sft: %lld sequences cut at %lld tokens, %lld records dropped\n",
-                 static_cast<long long>(ts.truncated), static_cast<long long>(max_tokens),
-                 static_cast<long long>(ts.dropped));
+                 static_cast<long long>(run.ts.truncated), static_cast<long long>(run.max_tokens),
+                 static_cast<long long>(run.ts.dropped));
   }
-  Progress bar(o.progress && dist.is_root());
+  Progress bar(o.progress && run.dist.is_root());
   const auto t0 = Clock::now();
   int64_t tokens_done = 0;
   double train_s = 0;  // steps only: held-out loss and checkpoint writes are not training
-  const int64_t first_step = step;
-  bool first = true;
-  while (step < total_steps) {
-    // This step's micro-batches (the data cycles when max_steps asks for more).
-    std::vector<const std::vector<int32_t>*> micro;
-    while (static_cast<int64_t>(micro.size()) < o.grad_accum) {
-      if (epoch >= static_cast<int64_t>(sched.epochs.size())) {
-        if (o.max_steps <= 0) break;
-        sched.epochs.push_back(PlanEpoch(lengths, o.seed, epoch, o.batch_tokens));
-      }
-      if (index >= static_cast<int64_t>(sched.epochs[epoch].size())) {
-        ++epoch;
-        index = 0;
-        continue;
-      }
-      micro.push_back(&sched.At(epoch, index++));
-    }
+  const int64_t first_step = run.step;
+  while (run.step < run.total_steps) {
+    const auto micro = NextMicroBatches(run);
     if (micro.empty()) break;
-    int64_t loss_tokens = 0;
-    for (const auto* mb : micro) {
-      for (int32_t i : *mb) loss_tokens += (*examples)[i].loss_tokens();
-    }
     const auto ts0 = Clock::now();
-    // Where a step's time goes (--phase-timing): the device is synchronised at each mark, so
-    // each phase's own kernels are in its time.
-    std::map<std::string, double> phase_ms;
-    auto phase_t = Clock::now();
-    auto mark = [&](const char* name) {
-      if (!o.phase_timing) return;
-      if (device->is_cuda())
-        (void)at::zeros({1}, at::TensorOptions().device(*device)).item<float>();
-      const auto now = Clock::now();
-      phase_ms[name] += std::chrono::duration<double, std::milli>(now - phase_t).count();
-      phase_t = now;
-    };
-    for (const Param& p : t.params) p.value.mutable_grad().reset();
-    at::Tensor loss_sum = at::zeros({}, at::TensorOptions().dtype(at::kFloat).device(*device));
-    int64_t step_tokens = 0;
-    // Rank r runs the step's micro-batches r, r + world, ...; each scales its
-    // loss by the whole step's loss_tokens, so the ranks' gradients sum to
-    // the gradient of one rank running them all.
-    for (size_t k = 0; k < micro.size(); ++k) {
-      if (static_cast<int64_t>(k) % dist.world != dist.rank) continue;
-      const auto* mb = micro[k];
-      std::vector<std::vector<int32_t>> rows;
-      std::vector<int64_t> from;
-      for (int32_t i : *mb) {
-        rows.push_back((*examples)[i].ids);
-        from.push_back((*examples)[i].prompt_tokens);
-      }
-      TokenBatch b = MakeBatch(rows, from, *device);
-      step_tokens += b.real_tokens;
-      mark("batch");
-      model::Qwen3Model view = ComputeView(t);
-      at::Tensor hidden = ScoredHidden(view, b, kernels);
-      mark("forward");
-      at::Tensor loss = HeadNllSum(hidden, view.lm_head, b.targets, kernels.loss_chunk) /
-                        static_cast<double>(loss_tokens);
-      mark("head");
-      // The hook runs once the head's gradient reaches the layers: the backward
-      // pass splits into the head's part and the layers' part.
-      if (o.phase_timing && hidden.requires_grad()) {
-        hidden.register_hook([&](const at::Tensor&) { mark("head_backward"); });
-      }
-      loss.backward();
-      loss_sum += loss.detach();
-      mark("backward");
-    }
-    if (dist.active()) {
-      TRITONRL_RETURN_IF_ERROR(AllReduceGradients(dist, t));
-      at::Tensor totals = at::stack({loss_sum.to(at::kCPU, at::kDouble),
-                                     at::scalar_tensor(static_cast<double>(step_tokens),
-                                                       at::TensorOptions().dtype(at::kDouble))});
-      TRITONRL_RETURN_IF_ERROR(AllReduceSum(dist, {totals}));
-      loss_sum = totals[0].to(loss_sum.device(), at::kFloat);
-      step_tokens = static_cast<int64_t>(totals[1].item<double>());
-      mark("allreduce");
-    }
-    // The fused path leaves the norm on the device until the step is done (no sync here).
-    at::Tensor grad_norm_t;
-    double grad_norm = 0;
-    if (o.fused_adamw) {
-      grad_norm_t = ClipGradNormForeach(t, o.clip);
-    } else {
-      grad_norm = ClipGradNorm(t, o.clip);
-    }
-    mark("clip");
-    const double lr = CosineLr(step, o.warmup, total_steps, o.lr, o.min_lr_ratio);
-    AdamWStep(t, adam, lr, ao);
-    mark("optimizer");
-    const double loss = loss_sum.item<double>();  // synchronises: the step is done
-    if (grad_norm_t.defined()) grad_norm = grad_norm_t.item<double>();
-    ++step;
+    auto r = TrainStep(run, micro);
+    if (!r.ok()) return r.status();
+    ++run.step;
     const double step_s = Since(ts0);
-    tokens_done += step_tokens;
+    tokens_done += r->tokens;
     train_s += step_s;
-    const double tok_s = tokens_done / std::max(train_s, 1e-9);
-    if (first) summary.first_loss = loss;
-    first = false;
-    summary.last_loss = loss;
-    nlohmann::json line = {{"step", step},
-                           {"epoch", epoch},
-                           {"loss", loss},
-                           {"lr", lr},
-                           {"grad_norm", grad_norm},
-                           {"tokens", step_tokens},
-                           {"loss_tokens", loss_tokens},
-                           {"tokens_per_s", step_tokens / std::max(step_s, 1e-9)},
-                           {"elapsed_s", Since(t0)}};
-    if (o.phase_timing) line["phase_ms"] = phase_ms;
-    log(line);
-    const double eta = (total_steps - step) * Since(t0) / static_cast<double>(step - first_step);
+    if (run.step == first_step + 1) summary.first_loss = r->loss;
+    summary.last_loss = r->loss;
+    json line = {{"step", run.step},
+                 {"epoch", run.epoch},
+                 {"loss", r->loss},
+                 {"lr", r->lr},
+                 {"grad_norm", r->grad_norm},
+                 {"tokens", r->tokens},
+                 {"loss_tokens", r->loss_tokens},
+                 {"tokens_per_s", r->tokens / std::max(step_s, 1e-9)},
+                 {"elapsed_s", Since(t0)}};
+    if (o.phase_timing) line["phase_ms"] = r->phase_ms;
+    run.Log(line);
+    const double eta =
+        (run.total_steps - run.step) * Since(t0) / static_cast<double>(run.step - first_step);
     char stats[96];
-    std::snprintf(stats, sizeof stats, "loss %.4f %.0f tok/s", loss, tok_s);
-    bar.Update(step, total_steps, stats, eta);
-    const bool last = step == total_steps || step == o.stop_after;
-    if (dist.is_root() && !eval_plan.empty() &&
-        ((o.eval_every > 0 && step % o.eval_every == 0) || last)) {
-      summary.eval_loss = EvalLoss(t, eval_examples, eval_plan, *device, kernels);
-      log({{"step", step}, {"eval_loss", summary.eval_loss}});
+    std::snprintf(stats, sizeof stats, "loss %.4f %.0f tok/s", r->loss,
+                  tokens_done / std::max(train_s, 1e-9));
+    bar.Update(run.step, run.total_steps, stats, eta);
+    const bool last = run.step == run.total_steps || run.step == o.stop_after;
+    TRITONRL_RETURN_IF_ERROR(EvaluateHeldOut(run, last, summary));
+    if (run.dist.is_root() && o.save && (last || (o.save_every > 0 && run.step % o.save_every == 0))) {
+      TRITONRL_RETURN_IF_ERROR(SaveSftCheckpoint(run, run.ckpt_dir));
+      summary.checkpoint = run.ckpt_dir;
     }
-    if (dist.is_root() && o.save && (last || (o.save_every > 0 && step % o.save_every == 0))) {
-      TRITONRL_RETURN_IF_ERROR(save());
-      summary.checkpoint = ckpt_dir;
-    }
-    if (step == o.stop_after) break;
+    if (run.step == o.stop_after) break;
   }
-  summary.steps = step;
+  summary.steps = run.step;
   summary.tokens_per_second = tokens_done / std::max(train_s, 1e-9);
+  if (run.best_step > 0) {
+    summary.best_step = run.best_step;
+    summary.best_eval_loss = run.best_eval_loss;
+    summary.best_checkpoint = run.best_dir;
+  }
   return summary;
 }
 

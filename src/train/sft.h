@@ -48,6 +48,9 @@ struct SftOptions {
   bool fused_proj = true;      // one q/k/v GEMM and one gate/up GEMM in the training forward
   bool rope_roll = true;       // rotary embedding with a roll (same values, cheaper backward)
   int64_t eval_every = 0;      // steps; 0: at the end only (when eval_data is set)
+  // Save the step with the lowest held-out loss (of those evaluated) to OUT/best, a complete
+  // checkpoint beside OUT/checkpoint (needs eval_data). Picks the SFT policy GRPO starts from.
+  bool keep_best = false;
   int64_t save_every = 0;      // steps; 0: at the end only
   bool save = true;            // false: no checkpoint at all (benchmarks: 7 GB per 0.6B run)
   uint64_t seed = 0;           // builtin weights and the data order
@@ -60,6 +63,10 @@ struct SftSummary {
   double first_loss = 0, last_loss = 0;
   double eval_loss = -1;         // last held-out loss; -1 when none
   double tokens_per_second = 0;  // over the optimizer steps (held-out loss and saves excluded)
+  // --keep-best: the step with the lowest held-out loss, saved in OUT/best (0: none).
+  int64_t best_step = 0;
+  double best_eval_loss = -1;
+  std::string best_checkpoint;
   std::string checkpoint;        // directory of the last checkpoint
   std::string description;       // model and device
 };

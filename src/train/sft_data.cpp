@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "data/sft.h"
 #include "model/chat_template.h"
 
 namespace tritonrl::train {
@@ -60,6 +61,10 @@ Result<std::vector<SftRecord>> ReadSftJsonl(const std::string& path) {
 
 std::string SftPromptText(const std::string& prompt) {
   return model::ApplyQwen3ChatTemplate({{"user", prompt}}, {.add_generation_prompt = true});
+}
+
+std::string PolicyPrompt(std::string_view reference) {
+  return SftPromptText(data::PromptFor(reference));
 }
 
 Result<std::vector<SftExample>> TokenizeSft(const model::Tokenizer& tok,
@@ -138,13 +143,5 @@ std::vector<std::vector<int32_t>> PlanEpoch(const std::vector<int64_t>& lengths,
   return batches;
 }
 
-uint64_t Fnv1a64(const void* data, size_t size, uint64_t h) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < size; ++i) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 }  // namespace tritonrl::train

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -41,6 +42,10 @@ struct TokenizeStats {
 // The prompt as the policy sees it at generation time (Qwen3 chat template).
 std::string SftPromptText(const std::string& prompt);
 
+// The one prompt of a task for the policy: the task's instruction (data::PromptFor of its
+// reference source) in the chat template. GRPO and the policy evaluation both ask here.
+std::string PolicyPrompt(std::string_view reference);
+
 // Sequences longer than max_tokens are cut (the completion loses its end);
 // records whose prompt alone fills max_tokens are dropped and counted.
 Result<std::vector<SftExample>> TokenizeSft(const model::Tokenizer& tokenizer,
@@ -56,8 +61,5 @@ Result<std::vector<SftExample>> TokenizeSft(const model::Tokenizer& tokenizer,
 std::vector<std::vector<int32_t>> PlanEpoch(const std::vector<int64_t>& lengths, uint64_t seed,
                                             int64_t epoch, int64_t batch_tokens,
                                             bool shuffle = true, int64_t window = 256);
-
-// A 64-bit FNV-1a hash (checkpoint integrity and data identity).
-uint64_t Fnv1a64(const void* data, size_t size, uint64_t seed = 0xcbf29ce484222325ull);
 
 }  // namespace tritonrl::train

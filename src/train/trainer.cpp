@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
+#include "base/sha256.h"
 #include "model/safetensors.h"
 #include "train/sft_data.h"
 
@@ -50,16 +51,10 @@ at::Tensor QkNorm(const model::Qwen3Layer& L, const model::Qwen3Config& c) {
                  0);
 }
 
-std::string Hex(uint64_t v) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
-  return buf;
-}
-
 Result<std::string> HashFile(const std::string& path) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
-  return Hex(Fnv1a64(text->data(), text->size()));
+  return Sha256Hex(*text);
 }
 
 const char* kHashedFiles[] = {"config.json", "model.safetensors", "tokenizer.json",
@@ -378,7 +373,7 @@ Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const Ada
     if (!h.ok()) return h.status();
     hashes[f] = *h;
   }
-  state["file_fnv1a64"] = hashes;
+  state["file_sha256"] = hashes;
   TRITONRL_RETURN_IF_ERROR(
       WriteFileAtomic((fs::path(tmp) / "trainer_state.json").string(), state.dump(1)));
   // Replace the previous checkpoint only once the new one is complete.
@@ -407,7 +402,12 @@ Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device
   } catch (const json::exception& e) {
     return Status::Corruption(state_path + ": corrupt (" + e.what() + ")");
   }
-  if (!state.is_object() || !state.contains("file_fnv1a64") || !state.contains("adam_step")) {
+  if (state.is_object() && state.contains("file_fnv1a64") && !state.contains("file_sha256")) {
+    return Status::FailedPrecondition(state_path +
+                                      ": written by an older tritonrl (FNV-1a file hashes); "
+                                      "resume it with the version that wrote it");
+  }
+  if (!state.is_object() || !state.contains("file_sha256") || !state.contains("adam_step")) {
     return Status::Corruption(state_path + ": missing file hashes or optimizer step");
   }
   for (const char* f : kHashedFiles) {
@@ -415,7 +415,7 @@ Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device
     auto h = HashFile(path);
     if (!h.ok())
       return Status::Corruption(dir + ": checkpoint incomplete: " + h.status().message());
-    if (!state["file_fnv1a64"].contains(f) || state["file_fnv1a64"][f] != *h) {
+    if (!state["file_sha256"].contains(f) || state["file_sha256"][f] != *h) {
       return Status::Corruption(path +
                                 ": corrupt (its hash differs from the one in trainer_state.json)");
     }

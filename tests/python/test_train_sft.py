@@ -169,13 +169,21 @@ def test_phase_timing_splits_each_step(tmp_path):
 def test_tiny_learns_suite_records_and_checkpoint_reloads(tmp_path):
     data, held = suite(tmp_path)
     out = tmp_path / "run"
-    train(*COMMON, "--data", data, "--eval-data", held, "--steps", 30, "--eval-every", 15, "--out", out)
+    train(*COMMON, "--data", data, "--eval-data", held, "--steps", 30, "--eval-every", 15,
+          "--keep-best", "--out", out)
     steps, evals = metrics(out)
     assert [s["step"] for s in steps] == list(range(1, 31))
     first, last = np.mean([s["loss"] for s in steps[:3]]), np.mean([s["loss"] for s in steps[-3:]])
     assert last < 0.8 * first, (first, last)
     assert [e["step"] for e in evals] == [15, 30]
     assert evals[1]["eval_loss"] < evals[0]["eval_loss"] < steps[0]["loss"]
+    # --keep-best: each evaluation that lowered the held-out loss was saved to OUT/best; the last
+    # one did, so OUT/best holds step 30's weights, the same bytes as OUT/checkpoint.
+    assert [e.get("best") for e in evals] == [True, True]
+    best = json.load(open(out / "best" / "trainer_state.json"))
+    assert best["best_step"] == 30 and best["best_eval_loss"] == evals[1]["eval_loss"]
+    assert (out / "best" / "model.safetensors").read_bytes() == \
+        (out / "checkpoint" / "model.safetensors").read_bytes()
     for s in steps:
         assert s["lr"] > 0 and s["grad_norm"] > 0 and s["tokens_per_s"] > 0
 
@@ -282,3 +290,6 @@ def test_corrupt_or_mismatched_checkpoint_and_bad_data_are_refused(tmp_path):
     bad.write_text('{"prompt": "a", "completion": "b"}\n{"prompt": "a"}\n')
     r = train(*COMMON, "--data", bad, "--out", tmp_path / "x", check=False)
     assert r.returncode == 2 and f"{bad}:2:" in r.stderr and "completion" in r.stderr, r.stderr
+    # --keep-best without held-out data has nothing to keep by.
+    r = train(*COMMON, "--data", data, "--out", tmp_path / "y", "--keep-best", check=False)
+    assert r.returncode == 2 and "--keep-best needs --eval-data" in r.stderr, r.stderr

@@ -291,5 +291,21 @@ TEST(GroupAdvantagesProperties, AlphaScalesPlanOnly) {
   }
 }
 
+// The one scalar of a rollout: binary mode's r_binary, else beta * R_correct + (1 - beta) *
+// R_speedup (what the reward service returns and the uniform mode normalises).
+TEST(ScalarReward, BinaryOrTheUniformMix) {
+  Rewards r;
+  r.r_correct = 1;
+  r.r_speedup = 1.5;
+  r.r_binary = 0;  // e.g. AutoTriton's linter said no
+  AdvantageConfig c;
+  c.beta = 0.3;
+  EXPECT_DOUBLE_EQ(ScalarReward(r, c), 0.3 + 0.7 * 1.5);
+  c.mode = AdvantageMode::kUniform;
+  EXPECT_DOUBLE_EQ(ScalarReward(r, c), 0.3 + 0.7 * 1.5);
+  c.mode = AdvantageMode::kBinary;
+  EXPECT_EQ(ScalarReward(r, c), 0.0);
+}
+
 }  // namespace
 }  // namespace tritonrl::rl

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace tritonrl::rl {
 namespace {
@@ -117,6 +118,52 @@ TEST(Rewards, ConfigValidation) {
   EXPECT_FALSE(ValidateRewardConfig(c).ok());
   c.speedup_clip = std::numeric_limits<double>::infinity();
   EXPECT_FALSE(ValidateRewardConfig(c).ok());
+}
+
+// The noise floor, by hand: speedups 1.00, 1.04, 1.30 and 1.33 with the 5 % floor and no
+// measured spread: bands [0.95, 1.05], [0.988, 1.092], [1.235, 1.365], [1.2635, 1.3965]: two
+// runs, {1.00, 1.04} -> 1.02 and {1.30, 1.33} -> 1.315. An incorrect rollout is untouched.
+TEST(SpeedupNoiseFloor, IndistinguishableSpeedupsShareTheirMean) {
+  RewardConfig c;
+  c.speedup_noise_floor = 0.05;
+  std::vector<RolloutVerdict> v = {Passing(1.30), Passing(1.00), RolloutVerdict{}, Passing(1.04),
+                                   Passing(1.33)};
+  std::vector<Rewards> r;
+  for (const auto& x : v) r.push_back(ComputeRewards(x, c));
+  ApplySpeedupNoiseFloor(r, v, c);
+  EXPECT_DOUBLE_EQ(r[1].r_speedup, 1.02);
+  EXPECT_DOUBLE_EQ(r[3].r_speedup, 1.02);
+  EXPECT_DOUBLE_EQ(r[0].r_speedup, 1.315);
+  EXPECT_DOUBLE_EQ(r[4].r_speedup, 1.315);
+  EXPECT_EQ(r[2].r_speedup, 0.0);
+  EXPECT_EQ(r[0].r_correct, 1.0);  // correctness untouched
+}
+
+// A measured spread wider than the floor joins speedups the floor alone keeps apart; with the
+// floor at 0 nothing changes.
+TEST(SpeedupNoiseFloor, MeasuredSpreadWidensTheBandAndZeroFloorIsOff) {
+  RewardConfig c;
+  c.speedup_noise_floor = 0.01;
+  std::vector<RolloutVerdict> v = {Passing(1.0), Passing(1.2)};
+  v[0].speedup_low = 0.7;
+  v[0].speedup_high = 1.25;  // the timed calls of the first overlap the second's 1.188
+  std::vector<Rewards> r = {ComputeRewards(v[0], c), ComputeRewards(v[1], c)};
+  ApplySpeedupNoiseFloor(r, v, c);
+  EXPECT_DOUBLE_EQ(r[0].r_speedup, 1.1);
+  EXPECT_DOUBLE_EQ(r[1].r_speedup, 1.1);
+  v[0].speedup_high = 1.1;  // now apart: [0.7, 1.1] and [1.188, 1.212]
+  r = {ComputeRewards(v[0], c), ComputeRewards(v[1], c)};
+  ApplySpeedupNoiseFloor(r, v, c);
+  EXPECT_DOUBLE_EQ(r[0].r_speedup, 1.0);
+  EXPECT_DOUBLE_EQ(r[1].r_speedup, 1.2);
+  c.speedup_noise_floor = 0;
+  v[0].speedup_high = 1.25;
+  r = {ComputeRewards(v[0], c), ComputeRewards(v[1], c)};
+  ApplySpeedupNoiseFloor(r, v, c);
+  EXPECT_DOUBLE_EQ(r[0].r_speedup, 1.0);
+  RewardConfig bad;
+  bad.speedup_noise_floor = 1.0;
+  EXPECT_FALSE(ValidateRewardConfig(bad).ok());
 }
 
 }  // namespace

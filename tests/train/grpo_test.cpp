@@ -14,10 +14,15 @@
 #include "model/tokenizer.h"
 #include "train/grpo.h"
 #include "train/grpo_loss.h"
-#include "train/grpo_rollouts.h"
+#include "rl/rollout_group.h"
+#include "train/plan_tokens.h"
 
 namespace tritonrl::train {
 namespace {
+
+using rl::ComputeGroupTokenAdvantages;
+using rl::GroupRollout;
+using rl::TruncatedPolicy;
 
 rl::RolloutVerdict Verdict(bool valid, bool correct, double speedup) {
   rl::RolloutVerdict v;
@@ -134,36 +139,6 @@ TEST(GrpoUpdate, KlTermAddsTheK3Gradient) {
   EXPECT_NEAR(new_t.grad().item<double>(), coef * (1 - std::exp(r - nv)), 1e-6);
 }
 
-TEST(GrpoUpdate, TruncatedExcludedLeavesTheGroupStatisticsAndPenalizedEarnsNothing) {
-  std::vector<GroupRollout> group(3);
-  for (auto& g : group) g.num_tokens = 2;
-  group[0].verdict = Verdict(true, true, std::nan(""));
-  group[1].verdict = Verdict(true, false, std::nan(""));
-  group[2].verdict = Verdict(true, true, std::nan(""));
-  group[2].truncated = true;
-  rl::AdvantageConfig config;
-  config.mode = rl::AdvantageMode::kBinary;
-  auto ex = ComputeGroupTokenAdvantages(group, {}, config, TruncatedPolicy::kExclude);
-  ASSERT_TRUE(ex.ok());
-  // Statistics over [1, 0] only: +-0.5 / (sd 0.7071 + eps).
-  const double a = 0.5 / (std::sqrt(0.5) + 1e-6);
-  EXPECT_NEAR(ex->rollouts[0].per_token[0], a, 1e-6);
-  EXPECT_NEAR(ex->rollouts[1].per_token[1], -a, 1e-6);
-  EXPECT_TRUE(ex->rollouts[2].masked);
-  EXPECT_EQ(ex->rollouts[2].per_token, std::vector<float>(2, 0.0f));
-  auto pen = ComputeGroupTokenAdvantages(group, {}, config, TruncatedPolicy::kPenalize);
-  ASSERT_TRUE(pen.ok());
-  EXPECT_FALSE(pen->rollouts[2].masked);
-  EXPECT_EQ(pen->rollouts[2].rewards.r_binary, 0.0);
-  EXPECT_LT(pen->rollouts[2].per_token[0], 0.0f);  // [1, 0, 0]: the truncated one is below the mean
-  // A group whose rewards are all equal is filtered: every rollout masked.
-  group[1].verdict = Verdict(true, true, std::nan(""));
-  auto flat = ComputeGroupTokenAdvantages(group, {}, config, TruncatedPolicy::kExclude);
-  ASSERT_TRUE(flat.ok());
-  EXPECT_TRUE(flat->filtered);
-  for (const auto& r : flat->rollouts) EXPECT_TRUE(r.masked);
-}
-
 TEST(GrpoUpdate, PlanSpanIsTheThinkTextInTokens) {
   const model::Tokenizer tok = model::ByteFallbackTokenizer();
   auto open = model::Encode(tok, "<think>");
@@ -183,17 +158,7 @@ TEST(GrpoUpdate, PlanSpanIsTheThinkTextInTokens) {
   EXPECT_FALSE(PlanTokenRange(tok, none->ids).has_value());
 }
 
-TEST(GrpoUpdate, FigureFiveClassesAndLevelsText) {
-  rl::Rewards trusted;
-  EXPECT_EQ(ClassifyOutcome(vocab::Outcome::kCorrect, trusted, 1.3), OutcomeClass::kFast);
-  EXPECT_EQ(ClassifyOutcome(vocab::Outcome::kCorrect, trusted, 0.9), OutcomeClass::kCorrectSlow);
-  rl::Rewards voided;
-  voided.speedup_voided = true;
-  EXPECT_EQ(ClassifyOutcome(vocab::Outcome::kCorrect, voided, 3.0), OutcomeClass::kCorrectSlow);
-  EXPECT_EQ(ClassifyOutcome(vocab::Outcome::kTimeout, trusted, std::nullopt),
-            OutcomeClass::kIncorrect);
-  EXPECT_EQ(ClassifyOutcome(vocab::Outcome::kInvalidFunctionality, trusted, std::nullopt),
-            OutcomeClass::kInvalidFunctionality);
+TEST(GrpoUpdate, LevelsText) {
   auto levels = ParseLevels("1:1,2:0.5");
   ASSERT_TRUE(levels.ok());
   EXPECT_EQ(levels->at(1), 1.0);
@@ -205,58 +170,6 @@ TEST(GrpoUpdate, FigureFiveClassesAndLevelsText) {
       EXPECT_NE(r.status().message().find("--levels"), std::string::npos);
     }
   }
-}
-
-// DAPO dynamic sampling as the step loop drives it: each round's groups go through
-// ComputeGroupTokenAdvantages, the non-constant ones count as informative, and the next round
-// draws the shortfall until tasks_per_step are informative or the rounds are spent.
-TEST(GrpoDynamicSampling, ConstantGroupsAreReplacedByFurtherRounds) {
-  const auto group_of = [](std::vector<bool> correct) {
-    std::vector<GroupRollout> g(correct.size());
-    for (size_t i = 0; i < g.size(); ++i) {
-      g[i].num_tokens = 3;
-      g[i].verdict = Verdict(true, correct[i], std::nan(""));
-    }
-    return g;
-  };
-  const auto informative_of = [](const std::vector<std::vector<GroupRollout>>& groups) {
-    int64_t n = 0;
-    for (const auto& g : groups) {
-      auto adv =
-          ComputeGroupTokenAdvantages(g, {}, rl::AdvantageConfig{}, TruncatedPolicy::kPenalize);
-      EXPECT_TRUE(adv.ok());
-      n += adv->constant ? 0 : 1;
-    }
-    return n;
-  };
-  DynamicSampling ds{4, 3};
-  EXPECT_EQ(ds.NextRoundTasks(), 4);  // round 1: a full step
-  // Round 1: two all-wrong groups, one all-correct, one mixed: one informative.
-  ds.Record(4, informative_of({group_of({false, false}), group_of({true, true}),
-                               group_of({false, false}), group_of({true, false})}));
-  EXPECT_EQ(ds.rounds, 1);
-  EXPECT_EQ(ds.informative, 1);
-  EXPECT_EQ(ds.NextRoundTasks(), 3);  // the shortfall
-  // Round 2: two of the three informative.
-  ds.Record(3, informative_of(
-                   {group_of({false, true}), group_of({false, false}), group_of({true, false})}));
-  EXPECT_EQ(ds.NextRoundTasks(), 1);
-  // Round 3: constant again; the rounds are spent, the step goes on with 3 informative of 8.
-  ds.Record(1, informative_of({group_of({true, true})}));
-  EXPECT_EQ(ds.NextRoundTasks(), 0);
-  EXPECT_EQ(ds.rounds, 3);
-  EXPECT_EQ(ds.sampled, 8);
-  EXPECT_EQ(ds.informative, 3);
-
-  // Enough informative groups: no further round, however many are allowed.
-  DynamicSampling full{2, 5};
-  full.Record(2, 2);
-  EXPECT_EQ(full.NextRoundTasks(), 0);
-  // One round allowed (the default): never a second, whatever the groups.
-  DynamicSampling once{2, 1};
-  once.Record(2, 0);
-  EXPECT_EQ(once.NextRoundTasks(), 0);
-  EXPECT_EQ(once.rounds, 1);
 }
 
 }  // namespace

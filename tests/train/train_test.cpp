@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
+#include "base/sha256.h"
 #include "model/bpe_trainer.h"
 #include "model/generate.h"
 #include "model/qwen3.h"
@@ -440,10 +441,7 @@ TEST_F(TempDir, MismatchedOptimizerStateIsRefused) {
                 fs::copy_options::overwrite_existing);
   auto state = nlohmann::json::parse(*ReadFile(a + "/trainer_state.json"));
   std::string opt = *ReadFile(a + "/optimizer.safetensors");
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx",
-                static_cast<unsigned long long>(Fnv1a64(opt.data(), opt.size())));
-  state["file_fnv1a64"]["optimizer.safetensors"] = hex;
+  state["file_sha256"]["optimizer.safetensors"] = Sha256Hex(opt);
   std::ofstream(a + "/trainer_state.json") << state.dump();
   auto r = LoadTrainCheckpoint(a, at::kCPU, at::kFloat);
   ASSERT_FALSE(r.ok());
