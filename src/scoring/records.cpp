@@ -6,6 +6,40 @@ namespace tritonrl::scoring {
 
 using nlohmann::json;
 
+namespace {
+
+// The reward inputs of a verdict as stored (the verdict JSON is left to the caller).
+Result<ScoredSample> RewardInputs(const store::VerdictRecord& r) {
+  const auto outcome = vocab::ParseOutcome(r.outcome);
+  if (!outcome) {
+    return Status::Corruption(fmt::format("verdict of {} {} in run {}: unknown outcome \"{}\"",
+                                          r.key.task_id, r.key.sample_id, r.key.run_id, r.outcome));
+  }
+  ScoredSample s;
+  s.task = r.key.task_id;
+  s.id = r.key.sample_id;
+  s.outcome = *outcome;
+  s.syntax_ok = r.syntax_ok;
+  s.functionality_ok = r.functionality_ok;
+  s.valid = r.syntax_ok && r.functionality_ok;
+  s.compiled = r.compiled;
+  s.correct = *outcome == vocab::Outcome::kCorrect;
+  s.speedup = r.speedup;
+  s.flags = r.flags;
+  s.from_cache = r.from_cache;
+  return s;
+}
+
+// RecordJson's overrides on the full verdict.
+void SetRecordKeys(json& j, const store::VerdictRecord& r) {
+  j["sample"] = r.key.sample_id;
+  j["task"] = r.key.task_id;
+  j["outcome"] = r.outcome;
+  j["from_cache"] = r.from_cache;
+}
+
+}  // namespace
+
 eval::Verdict StaticVerdict(const verify::Verdict& sv) {
   eval::Verdict v;
   v.outcome = sv.outcome;
@@ -76,10 +110,7 @@ store::VerdictRecord ToRecord(const eval::Verdict& v, const store::SampleKey& ke
 json RecordJson(const store::VerdictRecord& r) {
   json j = json::parse(r.evidence_json, nullptr, false);
   if (!j.is_object()) j = json::object();
-  j["sample"] = r.key.sample_id;
-  j["task"] = r.key.task_id;
-  j["outcome"] = r.outcome;
-  j["from_cache"] = r.from_cache;
+  SetRecordKeys(j, r);
   return j;
 }
 
@@ -109,24 +140,16 @@ eval::Verdict CachedVerdict(const store::VerdictRecord& r, const std::string& de
 }
 
 Result<ScoredSample> FromRecord(const store::VerdictRecord& r) {
-  const auto outcome = vocab::ParseOutcome(r.outcome);
-  if (!outcome) {
-    return Status::Corruption(fmt::format("verdict of {} {} in run {}: unknown outcome \"{}\"",
-                                          r.key.task_id, r.key.sample_id, r.key.run_id, r.outcome));
-  }
-  ScoredSample s;
-  s.task = r.key.task_id;
-  s.id = r.key.sample_id;
-  s.outcome = *outcome;
-  s.syntax_ok = r.syntax_ok;
-  s.functionality_ok = r.functionality_ok;
-  s.valid = r.syntax_ok && r.functionality_ok;
-  s.compiled = r.compiled;
-  s.correct = *outcome == vocab::Outcome::kCorrect;
-  s.speedup = r.speedup;
-  s.flags = r.flags;
-  s.from_cache = r.from_cache;
-  s.verdict = RecordJson(r);
+  auto s = RewardInputs(r);
+  if (s.ok()) s->verdict = RecordJson(r);
+  return s;
+}
+
+Result<ScoredSample> Scored(const eval::Verdict& v, const store::VerdictRecord& r) {
+  auto s = RewardInputs(r);
+  if (!s.ok()) return s;
+  s->verdict = v.ToJson();  // what r.evidence_json holds, without printing and parsing it
+  SetRecordKeys(s->verdict, r);
   return s;
 }
 

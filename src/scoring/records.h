@@ -31,4 +31,9 @@ eval::Verdict CachedVerdict(const store::VerdictRecord& r, const std::string& de
 // The public form of a stored record; Corruption if its outcome is not one of vocab's.
 Result<ScoredSample> FromRecord(const store::VerdictRecord& r);
 
+// The public form of engine verdict `v` as ToRecord stored it in `r`: FromRecord(r) without
+// printing the verdict into the record's text and parsing it back (Score's path for every
+// verdict; the record is the store's alone).
+Result<ScoredSample> Scored(const eval::Verdict& v, const store::VerdictRecord& r);
+
 }  // namespace tritonrl::scoring

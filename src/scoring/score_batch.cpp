@@ -480,7 +480,7 @@ Status Scorer::Impl::CommitDecided(Call& call, const std::vector<Pending>& decid
     // A static rejection is judged on the whole output, the cache key on its code alone: it is
     // stored without a key, so that a valid output with the same code never gets it.
     r.verdict = ToRecord(v, p.record.key, v.from_cache ? p.cache_key : std::string(), device_model);
-    auto s = FromRecord(r.verdict);
+    auto s = Scored(v, r.verdict);
     if (!s.ok()) return Status::Internal(s.status().message());
     scored.push_back(std::move(*s));
     results.push_back(std::move(r));
@@ -593,7 +593,7 @@ void Scorer::Impl::CommitRun(Call& call, const SameCodeGroups& groups, std::size
     store::EvalResult r;
     r.sample = p->record;
     r.verdict = ToRecord(pv, p->record.key, p->cache_key, device_model);
-    auto s = FromRecord(r.verdict);
+    auto s = Scored(pv, r.verdict);
     if (!s.ok()) {
       call.error = Status::Internal(s.status().message());
       return;
