@@ -306,7 +306,8 @@ class Worker:
                 at += 1
         if clock is not None:
             self.stage = "timing"
-            timing.run_stage(self, task, taskmod, cls, device, dtype, clock, names, recorder, cand_file)
+            timing.run_stage(self, task, taskmod, cls, device, dtype, clock, names, recorder, cand_file,
+                             op_audit=audit)
         self.send({"type": "done", "ms": _ms(t0)})
 
     def _reuse_storage(self, index, inputs):

@@ -92,6 +92,16 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
   p.threads_before = static_cast<int>(Int(h, "threads_before", -1));
   p.threads_after = static_cast<int>(Int(h, "threads_after", -1));
   p.stream_changed = Bool(h, "stream_changed", true);
+  p.audited_calls = static_cast<int>(Int(h, "audited_calls", -1));
+  if (auto it = h.find("audited_forbidden_ops"); it != h.end() && it->is_array()) {
+    for (const auto& op : *it) {
+      if (p.audited_forbidden_ops.size() < 64)
+        p.audited_forbidden_ops.push_back(op.is_string() ? op.get<std::string>().substr(0, 80)
+                                                         : "?");
+    }
+  }
+  p.audited_without_launch = static_cast<int>(Int(h, "audited_without_launch", 0));
+  p.audit_intact = Bool(h, "audit_intact", false);
   MergeProfileFrame(f, p);
   p.recheck_trials = o.recheck_indices;
   auto rc = h.find("rechecks");

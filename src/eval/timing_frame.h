@@ -54,6 +54,13 @@ struct TimingPhase {
   std::string profile_error;
   std::string profile_method;  // "events" (covered calls) or "profiler" (torch.profiler)
   std::vector<RecheckSample> rechecks;
+  // The audited timed calls (TimingOptions::audit): how many ran audited (-1: not reported),
+  // the ATen ops outside the allowlist they dispatched, how many launched none of the
+  // candidate's kernels, and whether the audit stayed the innermost dispatch mode.
+  int audited_calls = -1;
+  std::vector<std::string> audited_forbidden_ops;
+  int audited_without_launch = 0;
+  bool audit_intact = true;
   bool recheck_only = false;  // the reference only re-checked; its timings come from the cache
   bool from_cache = false;    // event/wall/tail times of an earlier run (reference only)
 };

@@ -40,6 +40,28 @@ void AddParentClock(const TimingPhase& c, const TimingPhase& r, TimingJudgement&
   if (!j.parent_clock_gap.empty()) e["parent_clock_gap"] = j.parent_clock_gap;
 }
 
+// The audited timed calls: as many as planned, the audit intact, no ATen compute, a launch of
+// the candidate's kernels in each (what a trial requires, in calls the worker cannot tell apart).
+void CheckAuditedCalls(const TimingPhase& c, const TimingOptions& o, TimingJudgement& j) {
+  const int planned = static_cast<int>(o.audit_indices.size());
+  if (planned == 0 || c.recheck_only) return;
+  if (c.audited_calls != planned) {
+    j.forgery.push_back(
+        fmt::format("{} of {} planned timed calls ran audited", c.audited_calls, planned));
+  }
+  if (!c.audit_intact) j.forgery.push_back("the ATen audit was lifted in an audited timed call");
+  if (!c.audited_forbidden_ops.empty()) {
+    j.audit_forbidden =
+        fmt::format("ATen compute ops outside the allowlist in audited timed calls: {}",
+                    fmt::join(c.audited_forbidden_ops, ", "));
+  }
+  if (c.audited_without_launch > 0) {
+    j.audit_no_launch =
+        fmt::format("{} audited timed call(s) launched no kernel defined in the candidate file",
+                    c.audited_without_launch);
+  }
+}
+
 }  // namespace
 
 TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const TimingOptions& o,
@@ -50,6 +72,7 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
   for (TimingFinding& f : CheckConsistency(c, tol))
     (f.kind == TimingEvidence::kForgery ? j.forgery : j.contention).push_back(std::move(f.text));
   j.recheck_failures = CheckRechecks(c, r, tolerance);
+  CheckAuditedCalls(c, o, j);
   if (c.variant != r.variant) j.forgery.push_back("timed variant differs from the reference's");
   if (ce.median > 0 && re.median > 0) j.speedup = re.median / ce.median;
   if (c.kernel_share) {
@@ -84,6 +107,7 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
                 {"flush_bytes", c.flush_bytes},
                 {"l2_persist_reset", c.l2_persist_reset},
                 {"rechecked_calls", o.recheck_indices.size()},
+                {"audited_calls", c.audited_calls},
                 {"kernel_share", c.kernel_share ? json(*c.kernel_share) : json(nullptr)},
                 {"own_kernel_ms", c.own_kernel_ms},
                 {"kernel_ms", c.kernel_ms},
@@ -117,6 +141,14 @@ TimingRuling RuleOnTiming(const TimingJudgement& j, bool strict) {
   if (!j.recheck_failures.empty()) {
     r.incorrect = true;
     r.reasons.push_back({"timed_output_mismatch", joined(j.recheck_failures)});
+  }
+  if (!j.audit_forbidden.empty()) {
+    r.incorrect = true;
+    r.reasons.push_back({"forbidden_aten_op", j.audit_forbidden});
+  }
+  if (!j.audit_no_launch.empty()) {
+    r.incorrect = true;
+    r.reasons.push_back({"no_triton_launch", j.audit_no_launch});
   }
   // Consistent with contention: the outcome stands, the speedup does not.
   if (!j.contention.empty()) r.flags.push_back("timing_contended");

@@ -29,6 +29,8 @@ struct TimingJudgement {
   std::vector<std::string> forgery;           // TimingEvidence::kForgery findings
   std::vector<std::string> contention;        // TimingEvidence::kContention findings
   std::vector<std::string> recheck_failures;  // wrong re-checked timed outputs
+  std::string audit_forbidden;                // ATen compute in an audited timed call
+  std::string audit_no_launch;                // an audited timed call launched no own kernel
   std::string parent_clock_gap;               // CheckParentClock's finding, if any
   bool lazy = false;                          // kernel share below the threshold
   std::string lazy_why;

@@ -610,6 +610,73 @@ TEST(TimingJudge, SpeedupLazyAndPlausibility) {
   EXPECT_DOUBLE_EQ(j.evidence["reference_flops"].get<double>(), 2.0 * 4096 * 4096 * 4096);
 }
 
+// ---- Audited timed calls (issue 34): drawn per run, announced per call, judged like trials ----
+
+TEST(TimingPlan, AuditedCallsAreDrawnOneInTenAndAnnouncedOnlyWithTheirCall) {
+  TimingOptions o;
+  o.trials = 100;
+  DrawTimingPlan(o, 77);
+  ASSERT_EQ(o.audit_indices.size(), 5u);  // audit = 5, within one in ten
+  EXPECT_TRUE(std::is_sorted(o.audit_indices.begin(), o.audit_indices.end()));
+  TimingOptions other = o;
+  DrawTimingPlan(other, 78);
+  EXPECT_NE(other.audit_indices, o.audit_indices);  // a secret of the run
+  // Drawn after everything else: the seeds a secret gave before stay the same.
+  TimingOptions none = o;
+  none.audit = 0;
+  DrawTimingPlan(none, 77);
+  EXPECT_TRUE(none.audit_indices.empty());
+  EXPECT_EQ(none.seeds, o.seeds);
+  EXPECT_EQ(none.recheck_indices, o.recheck_indices);
+  // Every answer carries the flag (audited or not, the same fields), for its own call only.
+  int audited = 0;
+  for (int i = 0; i <= TimedCalls(o); ++i) {
+    const auto a = CallAnswer(o, i);
+    ASSERT_TRUE(a.contains("audit")) << a.dump();
+    const bool want = std::count(o.audit_indices.begin(), o.audit_indices.end(), i) > 0;
+    EXPECT_EQ(a["audit"].get<bool>(), want) << i;
+    audited += want;
+  }
+  EXPECT_EQ(audited, 5);
+  TimingOptions few;
+  few.trials = 6;
+  DrawTimingPlan(few, 1);
+  EXPECT_EQ(few.audit_indices.size(), 1u);  // at least one
+  TimingOptions copy;
+  CopyDrawnPlan(o, copy);
+  EXPECT_EQ(copy.audit_indices, o.audit_indices);  // a candidate meets its reference's plan
+}
+
+TEST(TimingJudge, AuditedTimedCallsAreJudgedLikeTrials) {
+  TimingOptions o;
+  o.speedup_cap = 1e9;
+  o.audit_indices = {3, 11};
+  TimingPhase ref = Honest(20, 2.0), cand = Honest(20, 1.0);
+  cand.audited_calls = 2;
+  auto r = RuleOnTiming(JudgeTiming(cand, ref, o, {}, "cpu"), false);
+  EXPECT_FALSE(r.incorrect);
+  cand.audited_forbidden_ops = {"aten::mul"};
+  r = RuleOnTiming(JudgeTiming(cand, ref, o, {}, "cpu"), false);
+  ASSERT_TRUE(r.incorrect);
+  EXPECT_EQ(r.reasons[0].code, "forbidden_aten_op");
+  EXPECT_NE(r.reasons[0].message.find("aten::mul"), std::string::npos);
+  EXPECT_FALSE(r.speedup.has_value());
+  cand.audited_forbidden_ops.clear();
+  cand.audited_without_launch = 1;
+  r = RuleOnTiming(JudgeTiming(cand, ref, o, {}, "cpu"), false);
+  ASSERT_TRUE(r.incorrect);
+  EXPECT_EQ(r.reasons[0].code, "no_triton_launch");
+  // Fewer audited calls than planned, none reported, or a lifted audit: forged evidence.
+  cand.audited_without_launch = 0;
+  for (int reported : {1, -1}) {
+    cand.audited_calls = reported;
+    EXPECT_FALSE(JudgeTiming(cand, ref, o, {}, "cpu").forgery.empty()) << reported;
+  }
+  cand.audited_calls = 2;
+  cand.audit_intact = false;
+  EXPECT_FALSE(JudgeTiming(cand, ref, o, {}, "cpu").forgery.empty());
+}
+
 // ---- The load rule (src/eval/timing_verdict.h) over constructed evidence ----
 
 // A phase of n calls of `ms` each as the worker reports them, with the engine's call frames: each
