@@ -630,6 +630,12 @@ class Analyzer:
         return any(isinstance(n, ast.Return) and self.is_kernel_value(n.value, None, None, depth + 1)
                    for n in self.nodes(f))
 
+    def iterates_kernels(self, v, owner, local):
+        """zip(...), enumerate(...) and the like over a kernel value."""
+        return isinstance(v, ast.Call) and isinstance(v.func, ast.Name) \
+            and v.func.id in ("zip", "enumerate", "reversed", "list", "tuple", "sorted") \
+            and any(self.is_kernel_value(a, owner, local) for a in v.args)
+
     def is_partial_of_launcher(self, v, owner, local):
         return isinstance(v, ast.Call) and self.resolve(v.func) == "functools.partial" and bool(v.args) \
             and isinstance(v.args[0], ast.Subscript) and self.is_kernel_value(v.args[0], owner, local)
@@ -646,8 +652,8 @@ class Analyzer:
                 else:
                     continue
                 if isinstance(target, ast.Tuple) and isinstance(n, ast.For) \
-                        and self.is_kernel_value(value, owner, local):
-                    local.update(e.id for e in target.elts if isinstance(e, ast.Name))
+                        and (self.is_kernel_value(value, owner, local) or self.iterates_kernels(value, owner, local)):
+                    local.update(e.id for e in ast.walk(target) if isinstance(e, ast.Name))
                 if isinstance(target, ast.Name) and isinstance(n, ast.Assign) \
                         and self.is_partial_of_launcher(value, owner, local):
                     launchers.add(target.id)

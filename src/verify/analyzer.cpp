@@ -733,11 +733,13 @@ class Analyzer {
           target = loop->target;
           value = loop->iter;
         }
-        if (auto* pairs = As<Tuple>(target); pairs != nullptr && n->kind == NodeKind::kFor &&
-                                             IsKernelValue(value, owner, &local_kernels)) {
-          for (ExprNode* e : pairs->elts) {  // for kernel, grid in ((k1, g1), (k2, g2)): ...
-            if (auto* part = As<Name>(e)) local_kernels.insert(part->id);
-          }
+        if (target != nullptr && target->kind == NodeKind::kTuple && n->kind == NodeKind::kFor &&
+            (IsKernelValue(value, owner, &local_kernels) ||
+             IteratesKernels(value, owner, local_kernels))) {
+          // for kernel, grid in ((k1, g1), (k2, g2)), or in zip(self.plan, spans): ...
+          WalkAll(const_cast<Node*>(target), [&](Node* part) {
+            if (auto* part_name = As<Name>(part)) local_kernels.insert(part_name->id);
+          });
         }
         auto* name = As<Name>(target);
         if (name == nullptr) return;
@@ -773,6 +775,19 @@ class Analyzer {
         if (IsKernelValue(k->value, owner, &local_kernels)) facts->kernel_passed = true;
       }
     });
+  }
+
+  // zip(...), enumerate(...) and the like over a kernel value: the loop's tuple target holds one.
+  bool IteratesKernels(const Node* v, ClassDef* owner, NameSetView& local_kernels) {
+    auto* call = As<Call>(v);
+    auto* fn = call != nullptr ? As<Name>(call->func) : nullptr;
+    static constexpr std::string_view kIterators[] = {"zip",  "enumerate", "reversed",
+                                                      "list", "tuple",     "sorted"};
+    if (fn == nullptr || !Contains(kIterators, fn->id)) return false;
+    for (ExprNode* a : call->args) {
+      if (IsKernelValue(a, owner, &local_kernels)) return true;
+    }
+    return false;
   }
 
   // functools.partial(k[grid], ...): calling it is a launch.
