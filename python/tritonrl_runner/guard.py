@@ -236,9 +236,17 @@ class CallMonitor:
         if not compute:
             return None
         full = f"torch.{name}" if module in ("torch", "torch.functional") else f"{module}.{name}"
+        if name in _scalar_ctors and module in ("torch", "torch.functional"):
+            # Bookkeeping only from a Python scalar, a tensor, or a short list of scalars
+            # (torch.tensor([n])): a longer list is values computed on the host (issue 34).
+            exact = type(arg0)
+            if exact in (int, float, bool) or isinstance(arg0, torch.Tensor) or (
+                    exact in (list, tuple) and len(arg0) <= _item_limit
+                    and all(type(v) in (int, float, bool) for v in arg0)):
+                return None
+            return "host", f"{full} of a {exact.__name__}" + (
+                f" of {len(arg0)}" if exact in (list, tuple) else "")
         if full in self.allowed_torch or f"torch.{name}" in self.allowed_torch:
-            return None
-        if name in _scalar_ctors and isinstance(arg0, (int, float, bool)):
             return None
         return "host", full
 

@@ -79,6 +79,20 @@ def test_threads_cannot_start_after_the_import(tmp_path):
     assert err and "can't start new thread" in err[0]["message"]
 
 
+TENSOR_OF_LIST = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        n = torch.tensor([x.numel()])  # a short list of scalars: bookkeeping
+        vals = torch.tensor([0.5] * 64)  # a list of host values
+        return relu(x)
+'''
+
+
+def test_torch_tensor_of_a_long_list_is_host_compute(tmp_path):
+    ts = trials(run_worker(tmp_path, "candidate", TENSOR_OF_LIST))
+    assert ts and all(t["host_calls"] and all("list of 64" in c for c in t["host_calls"]) for t in ts), ts
+
+
 def test_host_compute_and_internals_are_reported(tmp_path):
     ts = trials(run_worker(tmp_path, "candidate", HOST))
     assert ts and all(any(c.startswith("Tensor.tolist") for c in t["host_calls"]) for t in ts)
