@@ -141,6 +141,9 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
   g->add_option("--top-p", o->top_p)->capture_default_str();
   g->add_option("--levels", *levels, "Level mixture LEVEL:WEIGHT,... (e.g. 1:1,2:0)")
       ->capture_default_str();
+  g->add_option("--labels", o->labels,
+                "Difficulty labels JSONL from `tritonrl calibrate` (task -> level); default "
+                "TASKS/labels.jsonl when present; none: the folder's levels");
   g->add_option("--off-policy", *off_policy,
                 "1: score step N while sampling step N+1 (importance ratio)")
       ->capture_default_str();

@@ -4,6 +4,8 @@
 
 #include <array>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <utility>
 
 #include "rl/rng.h"
@@ -822,6 +824,28 @@ nlohmann::json ManifestRecord(const SynthTask& t, bool verified) {
   return {{"task", t.id},     {"family", t.family}, {"pattern", t.pattern},
           {"dtype", t.dtype}, {"style", t.style},   {"shape_class", t.shape_class},
           {"split", t.split}, {"plan", t.plan},     {"verified", verified}};
+}
+
+}  // namespace tritonrl::data
+
+namespace tritonrl::data {
+
+Result<std::vector<std::string>> ManifestTaskIds(const std::string& dir, const std::string& split) {
+  const std::string manifest = (std::filesystem::path(dir) / "manifest.jsonl").string();
+  std::ifstream in(manifest);
+  if (!in) return Status::NotFound(manifest + ": cannot read");
+  std::vector<std::string> ids;
+  std::string line;
+  for (int no = 1; std::getline(in, line); ++no) {
+    if (line.empty()) continue;
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("task") || !j["task"].is_string()) {
+      return Status::ParseError(manifest + ":" + std::to_string(no) +
+                                ": not a manifest record with a task");
+    }
+    if (split.empty() || j.value("split", std::string("train")) == split) ids.push_back(j["task"]);
+  }
+  return ids;
 }
 
 }  // namespace tritonrl::data

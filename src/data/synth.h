@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/status.h"
+
 namespace tritonrl::data {
 
 struct SynthTask {
@@ -32,6 +34,11 @@ struct SynthTask {
 // The task's line of a `data synth` folder's manifest.jsonl (docs/data.md): task, family,
 // pattern, dtype, style, shape_class, split, plan and whether its solution was verified.
 nlohmann::json ManifestRecord(const SynthTask& t, bool verified);
+
+// The task ids of a `data synth` folder's manifest.jsonl, in file order, of one split (train,
+// heldout_pattern, heldout_shape; empty: every split). A line that is not a record with a task
+// fails naming FILE:LINE. The one reader of the manifest's ids (GRPO's pool, calibration).
+Result<std::vector<std::string>> ManifestTaskIds(const std::string& dir, const std::string& split);
 
 // The split of a pattern and shape class. Held-out patterns are a fixed ~1/5 of the
 // compositions chosen by a hash of the pattern text, independent of the seed, so a

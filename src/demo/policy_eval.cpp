@@ -35,7 +35,7 @@ Result<std::vector<EvalTask>> LoadEvalTasks(const std::string& suite,
     const std::string path = suite + "/" + id + ".py";
     auto text = ReadFile(path);
     if (!text.ok()) return text.status();
-    tasks.push_back({id, train::SftPromptText(data::PromptFor(*text))});
+    tasks.push_back({id, train::PolicyPrompt(*text)});
   }
   return tasks;
 }

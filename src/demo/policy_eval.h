@@ -24,7 +24,7 @@ namespace tritonrl::demo {
 // A task to evaluate: its id in the Scorer's suite and the prompt as the policy sees it.
 struct EvalTask {
   std::string id;
-  std::string prompt;  // chat-templated (train::SftPromptText of data::PromptFor)
+  std::string prompt;  // as the policy sees it (train::PolicyPrompt)
 };
 
 // The tasks `ids` of the suite folder `suite` (file SUITE/ID.py), with the SFT prompt.

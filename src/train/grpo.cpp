@@ -18,11 +18,13 @@
 #include "base/file.h"
 #include "base/sha256.h"
 #include "data/sft.h"
+#include "data/synth.h"
 #include "model/generate.h"
 #include "model/qwen3.h"
 #include "rl/advantages.h"
 #include "rl/rewards.h"
 #include "rl/rollout_group.h"
+#include "rl/task_labels.h"
 #include "rl/task_sampler.h"
 #include "scoring/rollout_verdict.h"
 #include "scoring/score_batch.h"
@@ -48,6 +50,7 @@ json TrajectoryOptions(const GrpoOptions& o) {
   for (const auto& [level, weight] : o.levels) levels[std::to_string(level)] = weight;
   return {{"model", o.model},
           {"levels", levels},
+          {"labels", o.labels},
           {"steps", o.steps},
           {"group", o.group},
           {"tasks_per_step", o.tasks_per_step},
@@ -87,6 +90,7 @@ void ApplyTrajectoryOptions(const json& j, GrpoOptions& o) {
   for (const auto& [level, weight] : j.at("levels").items()) {
     o.levels[std::stoi(level)] = weight.get<double>();
   }
+  o.labels = j.at("labels").get<std::string>();
   o.steps = j.at("steps");
   o.group = j.at("group");
   o.tasks_per_step = j.at("tasks_per_step");
@@ -177,26 +181,25 @@ struct TaskPool {
   std::string hash;  // SHA-256 of the ids and prompts: a resume must see the same pool
 };
 
-// A `data synth` folder (manifest.jsonl; only its train split) or a suite folder.
-Result<TaskPool> LoadTaskPool(const std::string& dir) {
+// The labels file of a run: --labels, else DIR/labels.jsonl when present; none for "none".
+std::string LabelsPath(const std::string& dir, const std::string& labels) {
+  if (labels == "none") return "";
+  if (!labels.empty()) return labels;
+  const fs::path beside = fs::path(dir) / "labels.jsonl";
+  return fs::exists(beside) ? beside.string() : "";
+}
+
+// A `data synth` folder (manifest.jsonl; only its train split) or a suite folder; with a labels
+// file, each labelled task takes its label's level.
+Result<TaskPool> LoadTaskPool(const std::string& dir, const std::string& labels_option) {
   if (!fs::is_directory(dir)) return Status::NotFound("--tasks " + dir + ": no such folder");
   TaskPool pool;
   std::optional<std::vector<std::string>> train_ids;
-  const fs::path manifest = fs::path(dir) / "manifest.jsonl";
-  if (fs::exists(manifest)) {
+  if (fs::exists(fs::path(dir) / "manifest.jsonl")) {
     pool.suite_dir = (fs::path(dir) / "tasks").string();
-    std::ifstream in(manifest);
-    std::string line;
-    train_ids.emplace();
-    for (int no = 1; std::getline(in, line); ++no) {
-      if (line.empty()) continue;
-      json j = json::parse(line, nullptr, false);
-      if (!j.is_object() || !j.contains("task") || !j["task"].is_string()) {
-        return Status::ParseError(manifest.string() + ":" + std::to_string(no) +
-                                  ": not a manifest record with a task");
-      }
-      if (j.value("split", std::string("train")) == "train") train_ids->push_back(j["task"]);
-    }
+    auto ids = data::ManifestTaskIds(dir, "train");
+    if (!ids.ok()) return ids.status();
+    train_ids = std::move(ids.value());
   } else {
     pool.suite_dir = dir;
   }
@@ -218,6 +221,13 @@ Result<TaskPool> LoadTaskPool(const std::string& dir) {
   }
   if (pool.tasks.empty())
     return Status::InvalidArgument("--tasks " + dir + ": no task to train on");
+  if (const std::string labels = LabelsPath(dir, labels_option); !labels.empty()) {
+    auto read = rl::ReadTaskLabels(labels);
+    if (!read.ok()) return read.status();
+    for (GrpoTask& g : pool.tasks) {
+      if (auto it = read->find(g.id); it != read->end()) g.level = it->second.level;
+    }
+  }
   // Length-prefixed, so no two pools hash the same text.
   std::string identity;
   for (const GrpoTask& g : pool.tasks) {
@@ -863,7 +873,7 @@ Result<std::unique_ptr<Runner>> SetUp(GrpoOptions o) {
   run->o = o;
   run->device = placed->first;
   run->compute = placed->second;
-  auto pool = LoadTaskPool(o.tasks);
+  auto pool = LoadTaskPool(o.tasks, o.labels);
   if (!pool.ok()) return pool.status();
   run->pool = std::move(pool.value());
   TRITONRL_RETURN_IF_ERROR(LoadPolicy(*run, rp->ckpt));

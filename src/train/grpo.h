@@ -31,6 +31,11 @@ struct GrpoOptions {
   std::string eval_device;  // scoring device ("cpu" runs Triton's interpreter); empty: = device
   std::vector<std::string> variants;  // scoring: variants run, of those a task has; empty: all
   std::map<int, double> levels = {{1, 1.0}};  // --levels 1:1,2:0
+  // Difficulty labels from a calibration pass (rl/task_labels.h; `tritonrl calibrate`): each
+  // listed task takes the label's level, which `levels` mixes (TritonRL's difficulty-aware
+  // mixing; by default only level 1, the tasks within the policy's reach). Empty: TASKS/labels.jsonl
+  // when that file exists; "none": the folder's levels (levelN/, else 1).
+  std::string labels;
   int64_t steps = 10;
   int64_t stop_after = 0;  // > 0: save and return after this step (an interruption)
   int64_t group = 8;       // G rollouts per task

@@ -211,3 +211,43 @@ def test_dynamic_sampling_resamples_constant_groups_and_resumes_exactly(tmp_path
     assert read_jsonl(part / "rollouts.jsonl") == rollouts
     assert (part / "checkpoint" / "model.safetensors").read_bytes() == \
         (full / "checkpoint" / "model.safetensors").read_bytes()
+
+
+def test_difficulty_labels_steer_the_task_mixture(tmp_path):
+    """Labels from a calibration pass (tritonrl calibrate) give each task a level, which --levels
+    mixes: with Sigmoid labelled out of reach (level 2) and the default mixture (level 1 only),
+    every group is a ReLU group; the labels file beside the tasks is read by default, and
+    --labels none goes back to the folder's levels. A bad labels file names its line."""
+    suite = two_task_suite(tmp_path)
+    labels = os.path.join(suite, "labels.jsonl")
+    with open(labels, "w") as f:
+        f.write(json.dumps({"task": "level1/1_ReLU", "level": 1, "samples": 8, "passed": 3}) + "\n")
+        f.write(json.dumps({"task": "level1/8_Sigmoid", "level": 2, "samples": 8, "passed": 0}) + "\n")
+    grpo(tmp_path / "labelled", "--steps", "3", tasks=suite)
+    tasks = {r["task"] for r in read_jsonl(tmp_path / "labelled" / "rollouts.jsonl")}
+    assert tasks == {"level1/1_ReLU"}, tasks
+    grpo(tmp_path / "both", "--steps", "3", "--levels", "1:1,2:1", tasks=suite)
+    tasks = {r["task"] for r in read_jsonl(tmp_path / "both" / "rollouts.jsonl")}
+    assert tasks == {"level1/1_ReLU", "level1/8_Sigmoid"}, tasks
+    grpo(tmp_path / "unlabelled", "--steps", "2", "--labels", "none", tasks=suite)
+    tasks = {r["task"] for r in read_jsonl(tmp_path / "unlabelled" / "rollouts.jsonl")}
+    assert tasks == {"level1/1_ReLU", "level1/8_Sigmoid"}, tasks
+    with open(labels, "a") as f:
+        f.write("{\"task\": \"level1/1_ReLU\"}\n")
+    r = grpo(tmp_path / "bad", "--steps", "1", tasks=suite, check=False)
+    assert r.returncode == 2 and f"{labels}:3:" in r.stderr, r.stderr
+
+
+def test_calibrate_labels_every_task_by_its_pass_rate(tmp_path):
+    """`tritonrl calibrate` samples k outputs per task, scores them and writes one label per task;
+    the random tiny policy solves nothing, so every task is out of reach (level 2)."""
+    suite = two_task_suite(tmp_path)
+    out = tmp_path / "cal" / "labels.jsonl"
+    r = subprocess.run([TRITONRL, "calibrate", "--model", "builtin:tiny", "--tasks", suite, "--k", "2",
+                        "--max-new-tokens", "12", "--device", "cpu", "--jobs", "1", "--out", str(out)],
+                       capture_output=True, text=True, timeout=500)
+    assert r.returncode == 0, r.stderr
+    labels = read_jsonl(out)
+    assert [(l["task"], l["samples"], l["passed"], l["level"]) for l in labels] == [
+        ("level1/1_ReLU", 2, 0, 2), ("level1/8_Sigmoid", 2, 0, 2)]
+    assert "0 within reach" in r.stderr, r.stderr

@@ -1,0 +1,31 @@
+// The calibration pass of a policy over RL tasks (TritonRL's difficulty-aware data mixing, with
+// measured labels): k samples per task, scored, each task's pass rate turned into a difficulty
+// label (rl/task_labels.h) that GRPO's task sampler mixes by level. Also the RL pool of an
+// experiment: the tasks the policy solves sometimes (0 < pass rate < 1). libtorch-free
+// interface; uses the caller's Scorer. What survives a crash: the verdicts in the Scorer's
+// store (a rerun resumes them) and the labels file once written (atomically).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "demo/policy_eval.h"
+#include "rl/task_labels.h"
+#include "scoring/score_batch.h"
+
+namespace tritonrl::demo {
+
+struct CalibrationResult {
+  std::vector<rl::TaskLabel> labels;  // task order
+  PolicyEvalResult eval;              // the samples and verdicts behind them
+};
+
+// Samples options.k per task, scores them and labels each task by its pass rate.
+Result<CalibrationResult> Calibrate(const PolicyEvalOptions& options,
+                                    const std::vector<EvalTask>& tasks, scoring::Scorer& scorer);
+
+// The tasks of a calibration strictly between never and always solved, in task order.
+std::vector<std::string> LearnableTasks(const std::vector<rl::TaskLabel>& labels);
+
+}  // namespace tritonrl::demo

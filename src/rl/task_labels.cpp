@@ -1,0 +1,66 @@
+#include "rl/task_labels.h"
+
+#include <nlohmann/json.hpp>
+
+#include "base/file.h"
+
+namespace tritonrl::rl {
+
+using json = nlohmann::json;
+
+TaskLabel LabelOf(const std::string& task, int64_t passed, int64_t samples) {
+  TaskLabel l;
+  l.task = task;
+  l.samples = samples;
+  l.passed = passed;
+  l.pass_rate = samples > 0 ? static_cast<double>(passed) / static_cast<double>(samples) : 0.0;
+  l.level = passed > 0 ? kLevelWithinReach : kLevelOutOfReach;
+  return l;
+}
+
+Status WriteTaskLabels(const std::string& path, const std::vector<TaskLabel>& labels) {
+  std::string text;
+  for (const TaskLabel& l : labels) {
+    text += json{{"task", l.task},
+                 {"samples", l.samples},
+                 {"passed", l.passed},
+                 {"pass_rate", l.pass_rate},
+                 {"level", l.level}}
+                .dump() +
+            "\n";
+  }
+  return WriteFileAtomic(path, text);
+}
+
+Result<std::map<std::string, TaskLabel>> ReadTaskLabels(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  std::map<std::string, TaskLabel> out;
+  size_t pos = 0;
+  for (int no = 1; pos < text->size(); ++no) {
+    size_t end = text->find('\n', pos);
+    if (end == std::string::npos) end = text->size();
+    const std::string line = text->substr(pos, end - pos);
+    pos = end + 1;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = path + ":" + std::to_string(no) + ": ";
+    const json j = json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("task") || !j["task"].is_string() || !j.contains("level") ||
+        !j["level"].is_number_integer() || j["level"].get<int>() < 1) {
+      return Status::ParseError(where + "not a task label (want an object with \"task\" and an "
+                                        "integer \"level\" >= 1)");
+    }
+    TaskLabel l;
+    l.task = j["task"].get<std::string>();
+    l.level = j["level"].get<int>();
+    l.samples = j.value("samples", int64_t{0});
+    l.passed = j.value("passed", int64_t{0});
+    l.pass_rate = j.value("pass_rate", 0.0);
+    if (!out.emplace(l.task, l).second) {
+      return Status::ParseError(where + "task '" + l.task + "' is labelled twice");
+    }
+  }
+  return out;
+}
+
+}  // namespace tritonrl::rl
