@@ -21,13 +21,13 @@ TaskLabel LabelOf(const std::string& task, int64_t passed, int64_t samples) {
 Status WriteTaskLabels(const std::string& path, const std::vector<TaskLabel>& labels) {
   std::string text;
   for (const TaskLabel& l : labels) {
-    text += json{{"task", l.task},
-                 {"samples", l.samples},
-                 {"passed", l.passed},
-                 {"pass_rate", l.pass_rate},
-                 {"level", l.level}}
-                .dump() +
-            "\n";
+    json j = {{"task", l.task},
+              {"samples", l.samples},
+              {"passed", l.passed},
+              {"pass_rate", l.pass_rate},
+              {"level", l.level}};
+    if (!l.outcomes.empty()) j["outcomes"] = l.outcomes;
+    text += j.dump() + "\n";
   }
   return WriteFileAtomic(path, text);
 }
@@ -56,6 +56,15 @@ Result<std::map<std::string, TaskLabel>> ReadTaskLabels(const std::string& path)
     l.samples = j.value("samples", int64_t{0});
     l.passed = j.value("passed", int64_t{0});
     l.pass_rate = j.value("pass_rate", 0.0);
+    if (auto o = j.find("outcomes"); o != j.end()) {
+      if (!o->is_object()) return Status::ParseError(where + "\"outcomes\" is not an object");
+      for (const auto& [name, n] : o->items()) {
+        if (!n.is_number_integer()) {
+          return Status::ParseError(where + "outcome count \"" + name + "\" is not an integer");
+        }
+        l.outcomes[name] = n.get<int64_t>();
+      }
+    }
     if (!out.emplace(l.task, l).second) {
       return Status::ParseError(where + "task '" + l.task + "' is labelled twice");
     }

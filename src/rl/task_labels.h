@@ -6,7 +6,8 @@
 // TritonRL put all weight on its easier level (p = [1, 0]); the trainer does the same by default
 // where tasks have labels (docs/rl.md). Tasks solved every time stay level 1: their groups are
 // constant and DAPO's filter drops them. The file is JSONL, one object per task:
-//   {"task": ID, "samples": K, "passed": P, "pass_rate": P/K, "level": L}
+//   {"task": ID, "samples": K, "passed": P, "pass_rate": P/K, "level": L,
+//    "outcomes": {"invalid_syntax": n, ..., "fast": n}}   (TritonRL Figure 5's classes; optional)
 // Pure functions and file I/O; callable from any thread.
 #pragma once
 
@@ -24,6 +25,7 @@ struct TaskLabel {
   int64_t samples = 0, passed = 0;
   double pass_rate = 0;
   int level = 1;
+  std::map<std::string, int64_t> outcomes;  // Figure 5 class name -> samples (ClassifyOutcome)
 };
 
 inline constexpr int kLevelWithinReach = 1;

@@ -1,0 +1,161 @@
+// tritonrl paired: before/after evaluations of the same tasks (label files of `tritonrl
+// calibrate`: passed and Figure 5 outcome counts per task), compared task by task with
+// percentile-bootstrap intervals over tasks (metrics/paired.h); with a control's before/after
+// (the same run at learning rate 0), also the difference from the control. Prints a table and,
+// with --json, writes the numbers.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "base/file.h"
+#include "cli/command.h"
+#include "metrics/paired.h"
+#include "rl/task_labels.h"
+
+namespace {
+
+namespace m = tritonrl::metrics;
+namespace rl = tritonrl::rl;
+using json = nlohmann::json;
+using Labels = std::map<std::string, rl::TaskLabel>;
+
+struct PairedCli {
+  std::string before, after, control_before, control_after, json_out;
+  m::BootstrapOptions bootstrap;
+};
+
+// The per-task numbers compared: pass@1 and the share of each Figure 5 class (and both invalid
+// classes together).
+const std::vector<std::string> kMetrics = {"pass@1",           "invalid",
+                                           "invalid_syntax",   "invalid_functionality",
+                                           "incorrect",        "correct_not_fast",
+                                           "fast"};
+
+double Value(const rl::TaskLabel& l, const std::string& metric) {
+  if (l.samples <= 0) return 0;
+  const double n = static_cast<double>(l.samples);
+  auto count = [&](const std::string& c) {
+    auto it = l.outcomes.find(c);
+    return it == l.outcomes.end() ? 0.0 : static_cast<double>(it->second);
+  };
+  if (metric == "pass@1") return static_cast<double>(l.passed) / n;
+  if (metric == "invalid") return (count("invalid_syntax") + count("invalid_functionality")) / n;
+  return count(metric) / n;
+}
+
+// The tasks every given file has, in order; a task with no samples in one of them fails.
+tritonrl::Result<std::vector<std::string>> CommonTasks(const std::vector<const Labels*>& files,
+                                                       const std::vector<std::string>& names) {
+  std::vector<std::string> tasks;
+  for (const auto& [task, label] : *files[0]) {
+    bool everywhere = true;
+    for (const Labels* f : files) everywhere = everywhere && f->count(task);
+    if (!everywhere) continue;
+    for (size_t i = 0; i < files.size(); ++i) {
+      if (files[i]->at(task).samples <= 0) {
+        return tritonrl::Status::InvalidArgument(names[i] + ": task " + task + " has no samples");
+      }
+    }
+    tasks.push_back(task);
+  }
+  if (tasks.empty()) return tritonrl::Status::InvalidArgument("the files share no task");
+  return tasks;
+}
+
+std::vector<m::TaskPair> Pairs(const Labels& before, const Labels& after,
+                               const std::vector<std::string>& tasks, const std::string& metric) {
+  std::vector<m::TaskPair> out;
+  for (const std::string& t : tasks) {
+    out.push_back({t, Value(before.at(t), metric), Value(after.at(t), metric)});
+  }
+  return out;
+}
+
+std::string Show(const m::Interval& i) {
+  return fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", i.estimate, i.low, i.high);
+}
+
+json IntervalJson(const m::Interval& i) {
+  return {{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}};
+}
+
+int RunPaired(const PairedCli& c) {
+  auto fail = [](const tritonrl::Status& s) {
+    std::fprintf(stderr, "tritonrl paired: %s\n", s.message().c_str());
+    return 2;
+  };
+  const bool control = !c.control_before.empty() || !c.control_after.empty();
+  if (control && (c.control_before.empty() || c.control_after.empty())) {
+    return fail(tritonrl::Status::InvalidArgument(
+        "--control-before and --control-after go together"));
+  }
+  std::vector<std::string> names = {c.before, c.after};
+  if (control) names.insert(names.end(), {c.control_before, c.control_after});
+  std::vector<Labels> files;
+  for (const std::string& n : names) {
+    auto l = rl::ReadTaskLabels(n);
+    if (!l.ok()) return fail(l.status());
+    files.push_back(std::move(l.value()));
+  }
+  std::vector<const Labels*> ptrs;
+  for (const Labels& f : files) ptrs.push_back(&f);
+  auto tasks = CommonTasks(ptrs, names);
+  if (!tasks.ok()) return fail(tasks.status());
+  json out = {{"tasks", tasks->size()},
+              {"resamples", c.bootstrap.resamples},
+              {"level", c.bootstrap.level},
+              {"metrics", json::object()}};
+  std::printf("%zu tasks paired; %.0f%% percentile-bootstrap intervals over tasks (%d resamples)\n",
+              tasks->size(), 100 * c.bootstrap.level, c.bootstrap.resamples);
+  std::printf("%-22s %-28s %-28s %-28s%s\n", "metric", "before", "after", "after - before",
+              control ? "   (after - before) - control's" : "");
+  for (const std::string& metric : kMetrics) {
+    const auto run = Pairs(files[0], files[1], *tasks, metric);
+    const m::PairedComparison p = m::ComparePaired(run, c.bootstrap);
+    json j = {{"before", IntervalJson(p.before)},
+              {"after", IntervalJson(p.after)},
+              {"difference", IntervalJson(p.difference)}};
+    std::string vs;
+    if (control) {
+      const auto ctl = Pairs(files[2], files[3], *tasks, metric);
+      const m::Interval d = m::DifferenceFromControl(run, ctl, c.bootstrap);
+      j["control_difference"] = IntervalJson(m::ComparePaired(ctl, c.bootstrap).difference);
+      j["difference_from_control"] = IntervalJson(d);
+      vs = "   " + Show(d) + (d.Excludes(0) ? " *" : "");
+    }
+    std::printf("%-22s %-28s %-28s %-28s%s\n", metric.c_str(), Show(p.before).c_str(),
+                Show(p.after).c_str(), Show(p.difference).c_str(), vs.c_str());
+    out["metrics"][metric] = j;
+  }
+  if (control) std::printf("* the interval excludes 0\n");
+  if (!c.json_out.empty()) {
+    if (auto s = tritonrl::WriteFileAtomic(c.json_out, out.dump(2) + "\n"); !s.ok()) return fail(s);
+  }
+  return 0;
+}
+
+const bool kRegistered = tritonrl::cli::RegisterCommand(
+    {"paired",
+     "Compare before/after evaluations (calibrate label files) task by task, with bootstrap "
+     "intervals and a control",
+     [](CLI::App& sub) -> tritonrl::cli::CommandAction {
+       auto c = std::make_shared<PairedCli>();
+       sub.add_option("--before", c->before, "Labels of the policy before (tritonrl calibrate)")
+           ->required();
+       sub.add_option("--after", c->after, "Labels of the policy after, on the same tasks")
+           ->required();
+       sub.add_option("--control-before", c->control_before, "The control's before");
+       sub.add_option("--control-after", c->control_after, "The control's after (lr 0)");
+       sub.add_option("--resamples", c->bootstrap.resamples)->capture_default_str();
+       sub.add_option("--level", c->bootstrap.level, "Interval level")->capture_default_str();
+       sub.add_option("--seed", c->bootstrap.seed)->capture_default_str();
+       sub.add_option("--json", c->json_out, "Write the numbers as JSON");
+       return [c]() { return RunPaired(*c); };
+     }});
+
+}  // namespace

@@ -1,0 +1,52 @@
+// Paired comparison of two evaluations of the same tasks, with percentile-bootstrap confidence
+// intervals over tasks (an RL claim is an experiment: before and after on the same tasks, paired
+// by task, with a control at learning rate 0). Each task contributes one number per evaluation
+// (e.g. its pass@1: passed / samples); tasks are the resampled unit, so a task with many samples
+// weighs as much as one with few, as in KernelBench's per-task averages. Deterministic for a
+// seed; pure functions, any thread.
+//
+//   std::vector<metrics::TaskPair> pairs = {{"t1", 0.25, 0.5}, {"t2", 0.0, 0.125}, ...};
+//   metrics::PairedComparison c = metrics::ComparePaired(pairs, {});
+//   // c.difference.estimate = mean(after - before); [c.difference.low, c.difference.high]
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace tritonrl::metrics {
+
+struct TaskPair {
+  std::string task;
+  double before = 0, after = 0;
+};
+
+struct Interval {
+  double estimate = 0;  // the statistic on the tasks as they are
+  double low = 0, high = 0;
+  bool Excludes(double x) const { return x < low || x > high; }
+};
+
+struct BootstrapOptions {
+  int resamples = 10000;
+  double level = 0.95;  // two-sided: the (1 - level) / 2 and (1 + level) / 2 percentiles
+  uint64_t seed = 0;
+};
+
+struct PairedComparison {
+  int64_t tasks = 0;
+  Interval before, after, difference;  // means over tasks; difference = after - before
+};
+
+// Resamples the tasks with replacement `resamples` times (the same draw for all three means).
+// An empty span gives all zeros.
+PairedComparison ComparePaired(std::span<const TaskPair> pairs, const BootstrapOptions& options);
+
+// A run against its control, both paired by task on the same task list: the interval of
+// mean((run.after - run.before) - (control.after - control.before)), each resample drawing the
+// same tasks for both. `run` and `control` must list the same tasks in the same order (the
+// caller pairs them); extra tasks of the longer are ignored.
+Interval DifferenceFromControl(std::span<const TaskPair> run, std::span<const TaskPair> control,
+                               const BootstrapOptions& options);
+
+}  // namespace tritonrl::metrics

@@ -1,0 +1,84 @@
+// The paired bootstrap (metrics/paired.h) against references computed independently: a
+// constant difference has a zero-width interval; two tasks have an exactly known bootstrap
+// distribution; for many tasks the interval agrees with the normal approximation of the mean
+// (the central limit theorem), and the control's difference cancels a shared drift.
+#include "metrics/paired.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+namespace tritonrl::metrics {
+namespace {
+
+TEST(PairedBootstrap, ConstantDifferenceHasAPointInterval) {
+  std::vector<TaskPair> p;
+  for (int i = 0; i < 20; ++i) p.push_back({"t" + std::to_string(i), 0.05 * i, 0.05 * i + 0.25});
+  const PairedComparison c = ComparePaired(p, {});
+  EXPECT_EQ(c.tasks, 20);
+  EXPECT_NEAR(c.difference.estimate, 0.25, 1e-12);
+  EXPECT_NEAR(c.difference.low, 0.25, 1e-12);
+  EXPECT_NEAR(c.difference.high, 0.25, 1e-12);
+  EXPECT_NEAR(c.before.estimate, 0.475, 1e-12);
+  EXPECT_GT(c.before.high, c.before.low);  // the levels themselves do vary
+}
+
+// Two tasks with differences 0 and 1: a resample's mean is 0, 0.5 or 1 with probabilities
+// 1/4, 1/2, 1/4, so the 2.5th and 97.5th percentiles are 0 and 1 and about half the resamples
+// are 0.5.
+TEST(PairedBootstrap, TwoTasksGiveTheExactBootstrapDistribution) {
+  const std::vector<TaskPair> p = {{"a", 0, 0}, {"b", 0, 1}};
+  const PairedComparison c = ComparePaired(p, {.resamples = 20000, .level = 0.95, .seed = 7});
+  EXPECT_DOUBLE_EQ(c.difference.estimate, 0.5);
+  EXPECT_DOUBLE_EQ(c.difference.low, 0.0);
+  EXPECT_DOUBLE_EQ(c.difference.high, 1.0);
+  // At the 50 % level the interval is the middle: [0.5, 0.5].
+  const PairedComparison mid = ComparePaired(p, {.resamples = 20000, .level = 0.5, .seed = 7});
+  EXPECT_DOUBLE_EQ(mid.difference.low, 0.5);
+  EXPECT_DOUBLE_EQ(mid.difference.high, 0.5);
+}
+
+// 400 tasks with differences drawn from N(0.1, 0.3^2): the 95 % interval's half-width is close
+// to 1.96 * s / sqrt(n) computed from the sample (within 10 %), centred on the sample mean.
+TEST(PairedBootstrap, ManyTasksAgreeWithTheNormalApproximation) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(0.1, 0.3);
+  std::vector<TaskPair> p;
+  double sum = 0, squares = 0;
+  for (int i = 0; i < 400; ++i) {
+    const double d = noise(rng);
+    p.push_back({"t", 0.5, 0.5 + d});
+    sum += d;
+    squares += d * d;
+  }
+  const double n = 400, mean = sum / n;
+  const double sd = std::sqrt((squares - n * mean * mean) / (n - 1));
+  const double half = 1.96 * sd / std::sqrt(n);
+  const PairedComparison c = ComparePaired(p, {.resamples = 10000, .level = 0.95, .seed = 1});
+  EXPECT_NEAR(c.difference.estimate, mean, 1e-12);
+  EXPECT_NEAR((c.difference.high - c.difference.low) / 2, half, 0.1 * half);
+  EXPECT_NEAR((c.difference.high + c.difference.low) / 2, mean, 0.1 * half);
+  EXPECT_TRUE(c.difference.Excludes(0.0));
+}
+
+// A drift shared by the run and its control (e.g. a changed evaluation) cancels; what remains is
+// the run's own effect.
+TEST(PairedBootstrap, TheControlCancelsASharedDrift) {
+  std::vector<TaskPair> run, control;
+  for (int i = 0; i < 50; ++i) {
+    const double base = 0.02 * i, drift = (i % 5) * 0.01;
+    control.push_back({"t", base, base + drift});
+    run.push_back({"t", base, base + drift + 0.2});
+  }
+  const Interval d = DifferenceFromControl(run, control, {});
+  EXPECT_NEAR(d.estimate, 0.2, 1e-12);
+  EXPECT_NEAR(d.low, 0.2, 1e-12);
+  EXPECT_NEAR(d.high, 0.2, 1e-12);
+  const Interval none = DifferenceFromControl({}, {}, {});
+  EXPECT_EQ(none.estimate, 0.0);
+}
+
+}  // namespace
+}  // namespace tritonrl::metrics
