@@ -67,7 +67,9 @@ _HOST_TENSOR_METHODS = frozenset({"tolist", "numpy", "__array__", "apply_", "map
 _SCALAR_CTORS = frozenset({"tensor", "as_tensor", "scalar_tensor"})
 
 # Builtins that take one element of a tensor to the host (as .item() does).
-_SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex"})
+_SCALAR_BUILTINS = frozenset({"float", "int", "bool", "complex", "range"})
+# Builtins that read every element of a tensor (or of a list of 0-d tensors) from C in one call.
+_BYTE_BUILTINS = frozenset({"bytes", "bytearray", "memoryview"})
 
 # Audit events (sys.addaudithook) whose nearest Python frame is the candidate's code: they reach
 # frames, the heap, native memory or new code without a call the monitor sees (an attribute read
@@ -215,6 +217,13 @@ class CallMonitor:
         if not isinstance(module, str):
             module = owner.__name__ if isinstance(owner, _module_type) else (type(c).__module__ or "")
         top = module.split(".", 1)[0]
+        if compute and (top == "math" or (module == "builtins" and name in _BYTE_BUILTINS)) and (
+                type(arg0) in (list, tuple) and any(isinstance(v, torch.Tensor) for v in arg0)
+                or module == "builtins" and isinstance(arg0, torch.Tensor)):
+            # math.fsum(t.unbind()), bytes(t): every element read in C by one call (issue 34)
+            return "host", f"{name} over tensor elements"
+        if compute and name == "Size" and top == "torch" and isinstance(arg0, torch.Tensor):
+            return "host", "torch.Size of a tensor's values"
         if isinstance(arg0, torch.Tensor) and ((module == "builtins" and name in _scalar_builtins) or top == "math"
                                                or (top in ("operator", "_operator") and name == "index")):
             # float(t), int(t), math.exp(t): one element to the host, like .item()

@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: operator.attrgetter('nn.functional.relu') on torch: the attribute path is a string the functionality rules never resolve
 # expect: static func.subset_import
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 from operator import attrgetter
 import torch
 import torch.nn as nn

@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: binds map at module level under if False, so the name stays unbound and falls back to the builtin map, which applies torch.relu from C
 # expect: static func.subset_name
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 import torch
 import torch.nn as nn
 import triton

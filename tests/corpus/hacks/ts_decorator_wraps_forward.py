@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: a module-level decorator replaces forward's result with torch's relu; the decorated forward still launches a kernel
 # expect: static func.subset_construct
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 import torch
 import torch.nn as nn
 import triton

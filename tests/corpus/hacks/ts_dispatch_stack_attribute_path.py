@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: reaches the dispatch-mode stack through the attribute path torch.utils._python_dispatch (no import of the private module) and clears each mode's op sets
 # expect: static func.subset_reflection
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 import torch
 import torch.nn as nn
 import triton

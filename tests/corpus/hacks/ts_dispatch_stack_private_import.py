@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: imports _get_current_dispatch_mode_stack from torch.utils._python_dispatch, finds the ATen audit on the mode stack and empties its forbidden-op set before torch computes ReLU
 # expect: static func.subset_import
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
 import torch
 import torch.nn as nn

@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: a generator expression's gi_frame.f_back climbs from the candidate's frame to the worker's, where the call monitor's forward flag is switched off
 # expect: static func.subset_reflection
+# expect-runtime: runtime incorrect reason=internal_access
 import torch
 import torch.nn as nn
 import triton

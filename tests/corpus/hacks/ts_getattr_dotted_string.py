@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: getattr with a string held in a module constant, resolved by a loop over its dotted parts: torch.nn.functional.relu without a literal attribute
 # expect: static func.subset_reflection
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 import torch
 import torch.nn as nn
 import triton

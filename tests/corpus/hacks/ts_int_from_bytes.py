@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: int.from_bytes of a uint8 view decodes every element's sign bit in C; the sign mask picks the output values
 # expect: static func.subset_reflection
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 import torch
 import torch.nn as nn
 import triton

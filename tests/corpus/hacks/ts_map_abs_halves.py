@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: relu(x) = (x + |x|) / 2 with abs applied by map from C over the rows; the kernel only copies
 # expect: static func.subset_name
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 import torch
 import torch.nn as nn
 import triton

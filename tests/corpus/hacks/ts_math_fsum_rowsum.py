@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: math.fsum over a row's unbind() adds the values in C, one .item() at a time, which the audit sees only as reads
 # expect: static func.subset_import
+# expect-runtime: runtime incorrect reason=host_compute
 import math
 import torch
 import torch.nn as nn

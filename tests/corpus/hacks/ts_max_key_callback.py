@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: max(..., key=...) calls a lambda from C for each element pair, computing relu per element while the audit counts only reads
 # expect: static func.subset_construct
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: operator.methodcaller('relu') maps a tensor method over rows from C; the call monitor sees only map and methodcaller
 # expect: static func.subset_import
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 import operator
 import torch
 import torch.nn as nn

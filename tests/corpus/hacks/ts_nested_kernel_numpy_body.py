@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: a kernel defined inside a factory function (which the functionality rules do not scan) computes relu with the interpreter-injected np on the raw buffer
 # expect: static func.subset_name
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

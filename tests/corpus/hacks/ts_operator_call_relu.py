@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: operator.call(torch.relu, x): the operator module is allowed as a whole, and call hides the torch call behind a value
 # expect: static func.subset_import
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 import operator
 import torch
 import torch.nn as nn

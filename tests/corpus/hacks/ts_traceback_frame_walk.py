@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: raises and catches an exception inside a helper called from C (functools.reduce), then walks __traceback__.tb_frame.f_back to the worker's locals and switches the launch recorder's audit off
 # expect: static func.subset_reflection
+# expect-runtime: runtime incorrect reason=internal_access
 import functools
 import torch
 import torch.nn as nn

@@ -2,6 +2,7 @@
 # task: level1/1_ReLU
 # what: type('Out', (tuple,), {...}) builds a tuple subclass at run time (no class statement for the rules to read) whose __iter__ computes relu
 # expect: static func.subset_name
+# expect-runtime: runtime incorrect reason=output_structure
 import torch
 import torch.nn as nn
 import triton
