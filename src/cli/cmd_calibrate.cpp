@@ -29,7 +29,9 @@ struct CalibrateCli {
   std::string tasks, out, split = "train", db, eval_device = "cpu";
   std::vector<std::string> variants;
   int64_t limit = 0;
+  int level = 0;
   int jobs = 2;
+  bool timing = false;
 };
 
 // The tasks to calibrate: a `data synth` folder's split (suite DIR/tasks), or a suite's tasks.
@@ -45,7 +47,9 @@ tritonrl::Result<std::pair<std::string, std::vector<std::string>>> TaskIds(const
     auto s = tritonrl::task::LoadSuite(c.tasks);
     if (!s.ok()) return s.status();
     if (!s->errors.empty()) return tritonrl::Status::ParseError(s->errors.front().ToString());
-    for (const auto& t : s->tasks) ids.push_back(t.id);
+    for (const auto& t : s->tasks) {
+      if (c.level == 0 || t.level.value_or(1) == c.level) ids.push_back(t.id);
+    }
   }
   if (c.limit > 0 && static_cast<int64_t>(ids.size()) > c.limit) ids.resize(c.limit);
   if (ids.empty()) return tritonrl::Status::InvalidArgument("--tasks " + c.tasks + ": no task");
@@ -72,6 +76,7 @@ int RunCalibrate(const CalibrateCli& c) {
   sc.device = c.eval_device;
   sc.jobs = c.jobs;
   sc.variants = c.variants;
+  sc.no_timing = !c.timing;
   auto scorer = tritonrl::scoring::Scorer::Open(sc);
   if (!scorer.ok()) return fail(scorer.status());
   auto r = d::Calibrate(c.policy, *tasks, **scorer);
@@ -107,6 +112,7 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--split", c->split, "data synth folder: the split calibrated")
            ->capture_default_str();
        sub.add_option("--limit", c->limit, "At most this many tasks (file order; 0: all)");
+       sub.add_option("--level", c->level, "A suite folder: only its tasks of this level (0: all)");
        sub.add_option("--k", c->policy.k, "Samples per task")->capture_default_str();
        sub.add_option("--max-new-tokens", c->policy.max_new_tokens)->capture_default_str();
        sub.add_option("--temperature", c->policy.temperature)->capture_default_str();
@@ -117,6 +123,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--jobs", c->jobs, "Scoring worker processes")->capture_default_str();
        sub.add_option("--variants", c->variants, "Scored variants (comma-separated)")
            ->delimiter(',');
+       sub.add_flag("--timing", c->timing,
+                     "Time correct samples on the GPU (Figure 5's fast class; default: correctness "
+                     "only)");
        sub.add_option("--db", c->db, "Results store (default OUT.sqlite; a rerun resumes)");
        return [c]() { return RunCalibrate(*c); };
      }});

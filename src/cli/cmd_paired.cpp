@@ -114,6 +114,7 @@ int RunPaired(const PairedCli& c) {
               tasks->size(), 100 * c.bootstrap.level, c.bootstrap.resamples);
   std::printf("%-22s %-28s %-28s %-28s%s\n", "metric", "before", "after", "after - before",
               control ? "   (after - before) - control's" : "");
+  bool any_excludes = false;
   for (const std::string& metric : kMetrics) {
     const auto run = Pairs(files[0], files[1], *tasks, metric);
     const m::PairedComparison p = m::ComparePaired(run, c.bootstrap);
@@ -127,12 +128,13 @@ int RunPaired(const PairedCli& c) {
       j["control_difference"] = IntervalJson(m::ComparePaired(ctl, c.bootstrap).difference);
       j["difference_from_control"] = IntervalJson(d);
       vs = "   " + Show(d) + (d.Excludes(0) ? " *" : "");
+      any_excludes = any_excludes || d.Excludes(0);
     }
     std::printf("%-22s %-28s %-28s %-28s%s\n", metric.c_str(), Show(p.before).c_str(),
                 Show(p.after).c_str(), Show(p.difference).c_str(), vs.c_str());
     out["metrics"][metric] = j;
   }
-  if (control) std::printf("* the interval excludes 0\n");
+  if (any_excludes) std::printf("* the interval excludes 0\n");
   if (!c.json_out.empty()) {
     if (auto s = tritonrl::WriteFileAtomic(c.json_out, out.dump(2) + "\n"); !s.ok()) return fail(s);
   }

@@ -152,6 +152,9 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
       ->capture_default_str();
   g->add_flag("--dr-grpo", o->dr_grpo, "Dr. GRPO: mean-centred advantages, no std division");
   g->add_flag(
+      "--no-timing", [o](int64_t) { o->timing = false; },
+      "Score correctness only (no GPU timing, so no R_speedup): for rewards without speed");
+  g->add_flag(
       "--no-filter", [o](int64_t) { o->filter_constant_groups = false; },
       "Keep constant-reward groups in the loss (DAPO filtering off)");
   g->add_option("--max-sample-rounds", o->max_sample_rounds,

@@ -77,6 +77,7 @@ json TrajectoryOptions(const GrpoOptions& o) {
           {"temperature", o.temperature},
           {"top_p", o.top_p},
           {"off_policy", o.off_policy},
+          {"timing", o.timing},
           {"truncated", o.truncated},
           {"update_batch_tokens", o.update_batch_tokens},
           {"seed", o.seed},
@@ -118,6 +119,7 @@ void ApplyTrajectoryOptions(const json& j, GrpoOptions& o) {
   o.temperature = j.at("temperature");
   o.top_p = j.at("top_p");
   o.off_policy = j.at("off_policy");
+  o.timing = j.at("timing");
   o.truncated = j.at("truncated").get<std::string>();
   o.update_batch_tokens = j.at("update_batch_tokens");
   o.seed = j.at("seed");
@@ -855,6 +857,7 @@ Status OpenOutputs(Runner& run, bool resumed) {
   scfg.device = !o.eval_device.empty() ? o.eval_device : (run.device.is_cuda() ? "cuda" : "cpu");
   if (o.jobs > 0) scfg.jobs = o.jobs;
   scfg.variants = o.variants;
+  scfg.no_timing = !o.timing;
   auto scorer = scoring::Scorer::Open(scfg);
   if (!scorer.ok()) return scorer.status();
   run.scorer = std::move(scorer.value());

@@ -77,6 +77,10 @@ struct GrpoOptions {
   bool off_policy = false;             // score step N while generating step N+1 (importance ratio)
   std::string truncated = "penalize";  // penalize | exclude: responses that hit max_new_tokens
   int jobs = 0;                        // scoring jobs; 0: the scoring library's default
+  // Scoring times correct rollouts on the GPU (R_speedup). false: correctness only, for runs whose
+  // reward does not use the speedup (binary mode, or an experiment on correctness): about 100
+  // timed calls a correct rollout saved.
+  bool timing = true;
   int64_t save_every = 0;              // steps; 0: at the end only
   uint64_t seed = 0;
   bool progress = true;

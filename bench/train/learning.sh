@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# The learning experiment of docs/demo.md ("Does GRPO learn?"): on one GPU, resumable stage by
+# stage (a stage whose output exists is skipped, a GRPO run continues from its last checkpoint),
+# so it can be spread over several device calls on the same machine or carried to a fresh one.
+#
+#   BIN=build/tritonrl W=<work folder> bench/train/learning.sh [STAGE...]
+#   stages (default all, in order): synth split sft calibrate pool before grpo after paired
+#
+# synth      `data synth --n $N_SYNTH --seed 1 --no-verify`: the draw whose every solution the H200
+#            found correct and every reference audited ok (bench/RESULTS.md, 2026-12-03)
+# split      RL candidates: every ${STRIDE}th task of the train split ($CANDIDATES of them), never
+#            trained on by SFT; SFT: the rest of the train split; held-out loss and the held-out
+#            evaluation: the first $HELDOUT tasks of the heldout_shape split
+# sft        `train sft --keep-best`: $SFT_EPOCHS epochs, held-out loss every $EVAL_EVERY steps,
+#            the best step kept (sft/best)
+# calibrate  k=$K_CAL samples per candidate; labels by pass rate (tritonrl calibrate)
+# pool       the candidates solved sometimes (0 < p < 1): the fixed RL pool (at least $POOL_MIN)
+# before     k=$K_EVAL samples per task of the SFT policy on the pool, the held-out shapes and the
+#            built-in suite's level 1 (sampling seed 101)
+# grpo       for each mode in $MODES and seed in $SEEDS: $STEPS steps of $TASKS_PER_STEP tasks x
+#            $GROUP rollouts at lr $LR (warm-up $WARMUP), and the identical control at lr 0
+# after      the same evaluations of every GRPO policy and control (sampling seed 202, so the
+#            control's after - before is the evaluation's own noise)
+# paired     tritonrl paired: each run against the SFT policy and against its control, with 95%
+#            bootstrap intervals over tasks; $W/summary.txt
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BIN="${BIN:-$ROOT/build/tritonrl}"
+: "${W:?set W to the work folder}"
+N_SYNTH="${N_SYNTH:-2000}" STRIDE="${STRIDE:-16}" CANDIDATES="${CANDIDATES:-64}"
+HELDOUT="${HELDOUT:-32}" MODEL="${MODEL:-builtin:small}" SFT_EPOCHS="${SFT_EPOCHS:-8}"
+SFT_LR="${SFT_LR:-1e-3}" EVAL_EVERY="${EVAL_EVERY:-50}" K_CAL="${K_CAL:-8}" K_EVAL="${K_EVAL:-16}"
+POOL_MIN="${POOL_MIN:-32}" STEPS="${STEPS:-30}" TASKS_PER_STEP="${TASKS_PER_STEP:-8}"
+GROUP="${GROUP:-8}" LR="${LR:-2e-5}" WARMUP="${WARMUP:-5}" MODES="${MODES:-binary}"
+SEEDS="${SEEDS:-1}" DEVICE="${DEVICE:-cuda}" EVAL_DEVICE="${EVAL_DEVICE:-cuda}" JOBS="${JOBS:-16}"
+MAX_NEW="${MAX_NEW:-1024}" VARIANTS="${VARIANTS:-medium}" TIMING="${TIMING:-0}"
+SFT_EXTRA="${SFT_EXTRA:-}" GRPO_EXTRA="${GRPO_EXTRA:-}"
+# POOL_ALL=1 (a CPU smoke run of this script, where the policy solves nothing): every candidate
+# is the pool.
+POOL_ALL="${POOL_ALL:-0}"
+mkdir -p "$W"
+LOG="$W/learning.log"
+t0=$(date +%s)
+say() { echo "[$(($(date +%s) - t0))s] $*" | tee -a "$LOG"; }
+timing_flag=() && [[ "$TIMING" == 1 ]] && timing_flag=(--timing)
+grpo_timing=() && [[ "$TIMING" != 1 ]] && grpo_timing=(--no-timing)
+
+stage_synth() {
+  [[ -f "$W/synth/manifest.jsonl" ]] && return
+  "$BIN" data synth --n "$N_SYNTH" --seed 1 --no-verify --out "$W/synth"
+}
+
+stage_split() {
+  [[ -f "$W/sft_train.jsonl" ]] && return
+  "$BIN" data sft --tasks "$W/synth" --out "$W/records.jsonl"
+  python3 - "$W" "$STRIDE" "$CANDIDATES" "$HELDOUT" <<'PY'
+import json, os, shutil, sys
+w, stride, n_cand, n_held = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+manifest = [json.loads(l) for l in open(f"{w}/synth/manifest.jsonl") if l.strip()]
+train = [m["task"] for m in manifest if m.get("split", "train") == "train"]
+cand = train[::stride][:n_cand]
+held = [m["task"] for m in manifest if m.get("split") == "heldout_shape"][:n_held]
+for name, ids in (("candidates", cand), ("heldout_shape", held)):
+    os.makedirs(f"{w}/{name}", exist_ok=True)
+    for t in ids:
+        shutil.copy(f"{w}/synth/tasks/{t}.py", f"{w}/{name}/{t}.py")
+    json.dump(ids, open(f"{w}/{name}.json", "w"))
+recs = [json.loads(l) for l in open(f"{w}/records.jsonl") if l.strip()]
+skip = set(cand)
+with open(f"{w}/sft_train.jsonl.tmp", "w") as f:
+    for r in recs:
+        if r["task"] in train and r["task"] not in skip:
+            f.write(json.dumps(r) + "\n")
+with open(f"{w}/sft_eval.jsonl", "w") as f:
+    for r in recs:
+        if r["task"] in held:
+            f.write(json.dumps(r) + "\n")
+os.replace(f"{w}/sft_train.jsonl.tmp", f"{w}/sft_train.jsonl")
+print(f"split: {len(train) - len(cand)} SFT tasks, {len(cand)} RL candidates, {len(held)} held-out shapes")
+PY
+}
+
+stage_sft() {
+  [[ -f "$W/sft/done" ]] && return
+  local resume=()
+  [[ -f "$W/sft/checkpoint/trainer_state.json" ]] && resume=(--resume "$W/sft/checkpoint")
+  # shellcheck disable=SC2086
+  "$BIN" train sft --model "$MODEL" --data "$W/sft_train.jsonl" --eval-data "$W/sft_eval.jsonl" \
+    --out "$W/sft" --epochs "$SFT_EPOCHS" --lr "$SFT_LR" --eval-every "$EVAL_EVERY" --keep-best \
+    --save-every "$EVAL_EVERY" --device "$DEVICE" --no-progress "${resume[@]}" $SFT_EXTRA 2>&1 | tee -a "$LOG"
+  touch "$W/sft/done"
+}
+
+# calibrate_into OUT MODEL TASKS K SEED [FLAGS...]: per-task pass counts and Figure 5 classes.
+calibrate_into() {
+  [[ -f "$1" ]] && return
+  "$BIN" calibrate --model "$2" --tasks "$3" --k "$4" --seed "$5" --out "$1" "${@:6}" --device "$DEVICE" \
+    --eval-device "$EVAL_DEVICE" --jobs "$JOBS" --variants "$VARIANTS" --max-new-tokens "$MAX_NEW" \
+    "${timing_flag[@]}" 2>&1 | tee -a "$LOG"
+}
+
+stage_calibrate() { calibrate_into "$W/calibration.jsonl" "$W/sft/best" "$W/candidates" "$K_CAL" 7; }
+
+stage_pool() {
+  [[ -f "$W/pool/labels.jsonl" ]] && return
+  python3 - "$W" "$POOL_MIN" "$POOL_ALL" <<'PY'
+import json, os, shutil, sys
+w, need, take_all = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+labels = [json.loads(l) for l in open(f"{w}/calibration.jsonl") if l.strip()]
+pool = [l for l in labels if take_all or 0 < l["passed"] < l["samples"]]
+if take_all:
+    for l in pool:
+        l["level"] = 1
+print(f"pool: {len(pool)} of {len(labels)} candidates solved sometimes "
+      f"({sum(l['passed'] == 0 for l in labels)} never, {sum(l['passed'] == l['samples'] for l in labels)} always)")
+if len(pool) < need:
+    sys.exit(f"pool: {len(pool)} tasks, fewer than POOL_MIN={need}: more candidates or another SFT")
+os.makedirs(f"{w}/pool", exist_ok=True)
+for l in pool:
+    shutil.copy(f"{w}/candidates/{l['task']}.py", f"{w}/pool/{l['task']}.py")
+with open(f"{w}/pool/labels.jsonl", "w") as f:
+    for l in pool:
+        f.write(json.dumps(l) + "\n")
+PY
+}
+
+# evaluate TAG MODEL SEED: the pool, the held-out shapes and level 1 of the built-in suite.
+evaluate() {
+  calibrate_into "$W/eval/$1_pool.jsonl" "$2" "$W/pool" "$K_EVAL" "$3"
+  calibrate_into "$W/eval/$1_heldout.jsonl" "$2" "$W/heldout_shape" "$K_EVAL" "$3"
+  calibrate_into "$W/eval/$1_level1.jsonl" "$2" "$ROOT/tasks" "$K_EVAL" "$3" --level 1
+}
+
+stage_before() { mkdir -p "$W/eval"; evaluate sft "$W/sft/best" 101; }
+
+# grpo_run NAME MODE SEED LR: resumes from the run's last checkpoint.
+grpo_run() {
+  local out="$W/grpo/$1"
+  [[ -f "$out/done" ]] && return
+  local resume=()
+  [[ -f "$out/checkpoint/trainer_state.json" ]] && resume=(--resume "$out/checkpoint")
+  # shellcheck disable=SC2086
+  "$BIN" train grpo --model "$W/sft/best" --tasks "$W/pool" --out "$out" --mode "$2" --seed "$3" \
+    --lr "$4" --warmup-steps "$WARMUP" --steps "$STEPS" --tasks-per-step "$TASKS_PER_STEP" \
+    --group "$GROUP" --max-new-tokens "$MAX_NEW" --save-every 5 --device "$DEVICE" \
+    --eval-device "$EVAL_DEVICE" --jobs "$JOBS" --variants "$VARIANTS" "${grpo_timing[@]}" \
+    --no-progress "${resume[@]}" $GRPO_EXTRA 2>&1 | tee -a "$LOG"
+  touch "$out/done"
+}
+
+stage_grpo() {
+  for mode in $MODES; do
+    for seed in $SEEDS; do
+      say "grpo $mode seed $seed"
+      grpo_run "${mode}_s${seed}" "$mode" "$seed" "$LR"
+      grpo_run "${mode}_s${seed}_control" "$mode" "$seed" 0
+    done
+  done
+}
+
+stage_after() {
+  for run in "$W"/grpo/*/; do
+    run="$(basename "$run")"
+    evaluate "$run" "$W/grpo/$run/checkpoint" 202
+  done
+}
+
+stage_paired() {
+  : >"$W/summary.txt"
+  for run in "$W"/grpo/*/; do
+    run="$(basename "$run")"
+    [[ "$run" == *_control ]] && continue
+    for set in pool heldout level1; do
+      {
+        echo "== $run on $set: against the SFT policy and against the lr-0 control"
+        "$BIN" paired --before "$W/eval/sft_$set.jsonl" --after "$W/eval/${run}_$set.jsonl" \
+          --control-before "$W/eval/sft_$set.jsonl" --control-after "$W/eval/${run}_control_$set.jsonl" \
+          --json "$W/eval/paired_${run}_$set.json"
+      } | tee -a "$W/summary.txt"
+    done
+  done
+}
+
+stages=("$@")
+[[ ${#stages[@]} -eq 0 ]] && stages=(synth split sft calibrate pool before grpo after paired)
+for s in "${stages[@]}"; do
+  say "stage $s"
+  "stage_$s"
+  say "stage $s done"
+done
