@@ -104,6 +104,162 @@ Reply ErrorWithJob(const ApiError& e, const std::string& job) {
   return JsonReply(e.status, j);
 }
 
+// The optional "advantages" object: the group advantage config. nullopt with r.ok(): absent.
+std::optional<rl::AdvantageConfig> ReadAdvantageConfig(const json& request, FieldReader& top) {
+  auto a = request.find("advantages");
+  if (a == request.end() || a->is_null()) return std::nullopt;
+  FieldReader ar(*a, "advantages",
+                 {"mode", "alpha", "beta", "eps", "normalize_by_std", "filter_constant_groups"});
+  rl::AdvantageConfig c;
+  if (auto mode = ar.String("mode", Need::kOptional, 16)) {
+    auto m = rl::ParseAdvantageMode(*mode);
+    if (!m.ok())
+      ar.Fail(BadField("advantages.mode", "bad_value",
+                       "mode must be \"hrd\", \"uniform\" or \"binary\""));
+    else
+      c.mode = *m;
+  }
+  if (auto v = ar.Number("alpha", Need::kOptional, 0, 1e6)) c.alpha = *v;
+  if (auto v = ar.Number("beta", Need::kOptional, 0, 1)) c.beta = *v;
+  if (auto v = ar.Number("eps", Need::kOptional, 1e-12, 1)) c.eps = *v;
+  if (auto v = ar.Bool("normalize_by_std", Need::kOptional)) c.normalize_by_std = *v;
+  if (auto v = ar.Bool("filter_constant_groups", Need::kOptional)) c.filter_constant_groups = *v;
+  if (!ar.ok()) {
+    top.Fail(ar.error());
+    return std::nullopt;
+  }
+  return c;
+}
+
+// The rollouts as samples of `task` and their token layouts, every field checked before anything
+// runs; an error is the reply.
+struct ReadRollouts {
+  std::vector<scoring::Sample> samples;
+  std::vector<RolloutTokens> tokens;
+  std::optional<ApiError> error;
+};
+
+ReadRollouts ReadRolloutList(const ServeContext& ctx, const json& rollouts, const std::string& task,
+                             bool with_advantages) {
+  ReadRollouts out;
+  std::set<std::string> ids;
+  for (size_t i = 0; i < rollouts.size(); ++i) {
+    FieldReader r(rollouts[i], ElementPath("rollouts", i),
+                  {"id", "output", "code", "token_offsets", "num_tokens", "plan_span"});
+    auto s = ReadSampleFields(r, ctx.limits, i, task);
+    std::optional<RolloutTokens> t;
+    if (s) t = ReadTokens(r, *s);
+    if (!r.ok()) {
+      out.error = r.error();
+      return out;
+    }
+    if (t->num_tokens && !with_advantages) {
+      out.error = BadField(r.PathOf(t->spans.plan ? "plan_span" : "num_tokens"), "missing_field",
+                           "token spans need \"advantages\"");
+      return out;
+    }
+    if (!ids.insert(s->id).second) {
+      out.error = BadField(r.PathOf("id"), "duplicate_id",
+                           fmt::format("rollout id \"{}\" is used twice", s->id.substr(0, 64)));
+      return out;
+    }
+    out.samples.push_back(std::move(*s));
+    out.tokens.push_back(std::move(*t));
+  }
+  return out;
+}
+
+// Submits the rollouts as a job and waits for every verdict within the request timeout; an error
+// is the reply (with the job id when the job exists).
+struct JobOutcome {
+  std::string id;
+  std::optional<JobSnapshot> snap;
+  std::optional<Reply> error;
+};
+
+JobOutcome ScoreAsJob(const ServeContext& ctx, const std::vector<scoring::Sample>& samples) {
+  JobOutcome out;
+  auto id = ctx.jobs->Submit(samples, "reward");
+  if (!id.ok()) {
+    out.error = ErrorReply({id.status().code() == StatusCode::kUnavailable ? 503 : 500, "busy", "",
+                            id.status().message()});
+    return out;
+  }
+  out.id = *id;
+  const auto deadline = std::chrono::steady_clock::now() + ctx.limits.request_timeout;
+  auto snap = ctx.jobs->Get(*id);
+  while (snap && snap->state == JobState::kRunning && std::chrono::steady_clock::now() < deadline)
+    snap = ctx.jobs->WaitForProgress(*id, snap->done, deadline);
+  if (!snap || snap->state == JobState::kRunning) {
+    out.error = ErrorWithJob({504, "timeout", "",
+                              "the rollouts were not scored within the request timeout; the job "
+                              "goes on: GET /v1/jobs/" +
+                                  *id},
+                             *id);
+    return out;
+  }
+  if (snap->state != JobState::kDone) {
+    out.error = ErrorWithJob({503, "not_scored", "", "the job ended early: " + snap->error}, *id);
+    return out;
+  }
+  for (const auto& r : snap->results) {
+    if (!r) {
+      out.error = ErrorWithJob({503, "not_scored", "", "a rollout got no verdict"}, *id);
+      return out;
+    }
+  }
+  out.snap = std::move(snap);
+  return out;
+}
+
+// One rollout's verdict and rewards (rl/, through the one adapter), with the one scalar reward.
+json RolloutJson(const scoring::ScoredSample& s, const rl::Rewards& rw,
+                 const rl::AdvantageConfig& scalar_config) {
+  return {{"id", s.id},
+          {"outcome", vocab::OutcomeName(s.outcome)},
+          {"syntax_ok", s.syntax_ok},
+          {"functionality_ok", s.functionality_ok},
+          {"valid", s.valid},
+          {"compiled", s.compiled},
+          {"correct", s.correct},
+          {"speedup", s.speedup ? json(*s.speedup) : json(nullptr)},
+          {"flags", s.flags},
+          {"from_cache", s.from_cache},
+          {"r_correct", rw.r_correct},
+          {"r_speedup", rw.r_speedup},
+          {"r_binary", rw.r_binary},
+          {"speedup_voided", rw.speedup_voided},
+          {"speedup_missing", rw.speedup_missing},
+          {"reward", rl::ScalarReward(rw, scalar_config)}};
+}
+
+// The group's advantages into each rollout's JSON (and its token spans when it gave them).
+std::optional<ApiError> AddAdvantages(const std::vector<rl::Rewards>& rewards,
+                                      const std::vector<RolloutTokens>& tokens,
+                                      const rl::AdvantageConfig& config, json& out, json& reply) {
+  auto group = rl::ComputeGroupAdvantages(rewards, config);
+  if (!group.ok()) return ApiError{500, "internal", "", group.status().message()};
+  for (size_t i = 0; i < out.size(); ++i) {
+    const rl::RolloutAdvantage& a = group->rollouts[i];
+    out[i]["adv_plan"] = a.plan;
+    out[i]["adv_code"] = a.code;
+    if (!tokens[i].num_tokens) continue;
+    auto spans = rl::TokenAdvantageSpans(*tokens[i].num_tokens, tokens[i].spans, a);
+    if (!spans.ok()) return ApiError{500, "internal", "", spans.status().message()};
+    json js = json::array();
+    for (const auto& sp : *spans) js.push_back({sp.begin, sp.end, sp.advantage});
+    out[i]["token_spans"] = js;
+    out[i]["plan_tokens"] = tokens[i].spans.plan
+                                ? json({tokens[i].spans.plan->begin, tokens[i].spans.plan->end})
+                                : json(nullptr);
+    out[i]["num_tokens"] = *tokens[i].num_tokens;
+  }
+  reply["advantages"] = {{"mode", rl::AdvantageModeName(config.mode)},
+                         {"constant", group->constant},
+                         {"filtered", group->filtered}};
+  return std::nullopt;
+}
+
 }  // namespace
 
 Reply HandleReward(const ServeContext& ctx, std::string_view body) {
@@ -117,120 +273,25 @@ Reply HandleReward(const ServeContext& ctx, std::string_view body) {
     reward_config.speedup_clip = *clip;
   if (!top.ok()) return ErrorReply(top.error());
   if (auto t = ResolveTask(*ctx.suite, *task, "task"); !t.ok()) return ErrorReply(t.error);
+  const std::optional<rl::AdvantageConfig> adv_config = ReadAdvantageConfig(*parsed.value, top);
+  if (!top.ok()) return ErrorReply(top.error());
 
-  std::optional<rl::AdvantageConfig> adv_config;
-  const json& request = *parsed.value;
-  if (auto a = request.find("advantages"); a != request.end() && !a->is_null()) {
-    FieldReader ar(*a, "advantages",
-                   {"mode", "alpha", "beta", "eps", "normalize_by_std", "filter_constant_groups"});
-    rl::AdvantageConfig c;
-    if (auto mode = ar.String("mode", Need::kOptional, 16)) {
-      auto m = rl::ParseAdvantageMode(*mode);
-      if (!m.ok())
-        ar.Fail(BadField("advantages.mode", "bad_value",
-                         "mode must be \"hrd\", \"uniform\" or \"binary\""));
-      else
-        c.mode = *m;
-    }
-    if (auto v = ar.Number("alpha", Need::kOptional, 0, 1e6)) c.alpha = *v;
-    if (auto v = ar.Number("beta", Need::kOptional, 0, 1)) c.beta = *v;
-    if (auto v = ar.Number("eps", Need::kOptional, 1e-12, 1)) c.eps = *v;
-    if (auto v = ar.Bool("normalize_by_std", Need::kOptional)) c.normalize_by_std = *v;
-    if (auto v = ar.Bool("filter_constant_groups", Need::kOptional)) c.filter_constant_groups = *v;
-    if (!ar.ok()) return ErrorReply(ar.error());
-    adv_config = c;
-  }
+  ReadRollouts read = ReadRolloutList(ctx, *rollouts, *task, adv_config.has_value());
+  if (read.error) return ErrorReply(*read.error);
+  JobOutcome job = ScoreAsJob(ctx, read.samples);
+  if (job.error) return *job.error;
 
-  std::vector<scoring::Sample> samples;
-  std::vector<RolloutTokens> tokens;
-  std::set<std::string> ids;
-  for (size_t i = 0; i < rollouts->size(); ++i) {
-    FieldReader r((*rollouts)[i], ElementPath("rollouts", i),
-                  {"id", "output", "code", "token_offsets", "num_tokens", "plan_span"});
-    auto s = ReadSampleFields(r, ctx.limits, i, *task);
-    std::optional<RolloutTokens> t;
-    if (s) t = ReadTokens(r, *s);
-    if (!r.ok()) return ErrorReply(r.error());
-    if (t->num_tokens && !adv_config)
-      return ErrorReply(BadField(r.PathOf(t->spans.plan ? "plan_span" : "num_tokens"),
-                                 "missing_field", "token spans need \"advantages\""));
-    if (!ids.insert(s->id).second)
-      return ErrorReply(
-          BadField(r.PathOf("id"), "duplicate_id",
-                   fmt::format("rollout id \"{}\" is used twice", s->id.substr(0, 64))));
-    samples.push_back(std::move(*s));
-    tokens.push_back(std::move(*t));
-  }
-
-  auto id = ctx.jobs->Submit(samples, "reward");
-  if (!id.ok()) {
-    return ErrorReply({id.status().code() == StatusCode::kUnavailable ? 503 : 500, "busy", "",
-                       id.status().message()});
-  }
-  const auto deadline = std::chrono::steady_clock::now() + ctx.limits.request_timeout;
-  auto snap = ctx.jobs->Get(*id);
-  while (snap && snap->state == JobState::kRunning && std::chrono::steady_clock::now() < deadline)
-    snap = ctx.jobs->WaitForProgress(*id, snap->done, deadline);
-  if (!snap || snap->state == JobState::kRunning)
-    return ErrorWithJob({504, "timeout", "",
-                         "the rollouts were not scored within the request timeout; the job "
-                         "goes on: GET /v1/jobs/" +
-                             *id},
-                        *id);
-  if (snap->state != JobState::kDone)
-    return ErrorWithJob({503, "not_scored", "", "the job ended early: " + snap->error}, *id);
-  for (const auto& r : snap->results) {
-    if (!r) return ErrorWithJob({503, "not_scored", "", "a rollout got no verdict"}, *id);
-  }
-
-  std::vector<rl::Rewards> rewards;
-  json out = json::array();
   // Without "advantages", the scalar is the default mode's (TritonRL's uniform mix).
   const rl::AdvantageConfig scalar_config = adv_config.value_or(rl::AdvantageConfig{});
-  for (size_t i = 0; i < snap->results.size(); ++i) {
-    const scoring::ScoredSample& s = *snap->results[i];
-    const rl::Rewards rw = rl::ComputeRewards(scoring::RolloutVerdictOf(s), reward_config);
-    rewards.push_back(rw);
-    json j = {{"id", s.id},
-              {"outcome", vocab::OutcomeName(s.outcome)},
-              {"syntax_ok", s.syntax_ok},
-              {"functionality_ok", s.functionality_ok},
-              {"valid", s.valid},
-              {"compiled", s.compiled},
-              {"correct", s.correct},
-              {"speedup", s.speedup ? json(*s.speedup) : json(nullptr)},
-              {"flags", s.flags},
-              {"from_cache", s.from_cache},
-              {"r_correct", rw.r_correct},
-              {"r_speedup", rw.r_speedup},
-              {"r_binary", rw.r_binary},
-              {"speedup_voided", rw.speedup_voided},
-              {"speedup_missing", rw.speedup_missing},
-              {"reward", rl::ScalarReward(rw, scalar_config)}};
-    out.push_back(std::move(j));
+  std::vector<rl::Rewards> rewards;
+  json out = json::array();
+  for (const auto& r : job.snap->results) {
+    rewards.push_back(rl::ComputeRewards(scoring::RolloutVerdictOf(*r), reward_config));
+    out.push_back(RolloutJson(*r, rewards.back(), scalar_config));
   }
-  json reply = {{"task", *task}, {"job", *id}, {"rollouts", nullptr}};
+  json reply = {{"task", *task}, {"job", job.id}, {"rollouts", nullptr}};
   if (adv_config) {
-    auto group = rl::ComputeGroupAdvantages(rewards, *adv_config);
-    if (!group.ok()) return ErrorReply({500, "internal", "", group.status().message()});
-    for (size_t i = 0; i < out.size(); ++i) {
-      const rl::RolloutAdvantage& a = group->rollouts[i];
-      out[i]["adv_plan"] = a.plan;
-      out[i]["adv_code"] = a.code;
-      if (!tokens[i].num_tokens) continue;
-      auto spans = rl::TokenAdvantageSpans(*tokens[i].num_tokens, tokens[i].spans, a);
-      if (!spans.ok()) return ErrorReply({500, "internal", "", spans.status().message()});
-      json js = json::array();
-      for (const auto& sp : *spans) js.push_back({sp.begin, sp.end, sp.advantage});
-      out[i]["token_spans"] = js;
-      out[i]["plan_tokens"] = tokens[i].spans.plan
-                                  ? json({tokens[i].spans.plan->begin, tokens[i].spans.plan->end})
-                                  : json(nullptr);
-      out[i]["num_tokens"] = *tokens[i].num_tokens;
-    }
-    reply["advantages"] = {{"mode", rl::AdvantageModeName(adv_config->mode)},
-                           {"constant", group->constant},
-                           {"filtered", group->filtered}};
+    if (auto e = AddAdvantages(rewards, read.tokens, *adv_config, out, reply)) return ErrorReply(*e);
   }
   reply["rollouts"] = std::move(out);
   return JsonReply(200, reply);
