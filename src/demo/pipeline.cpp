@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -19,7 +20,10 @@
 #include "data/synth.h"
 #include "data/verified.h"
 #include "demo/context.h"
+#include "metrics/paired.h"
 #include "report/demo_report.h"
+#include "rl/rewards.h"
+#include "scoring/rollout_verdict.h"
 #include "task/task.h"
 #include "train/grpo.h"
 #include "train/sft.h"
@@ -574,6 +578,82 @@ Status RecordsStage(DemoRun& run) {
   return Status::Ok();
 }
 
+// Each task's samples, those that earned R_correct (the reward's own rule) and the valid ones.
+std::vector<StageEval::TaskCounts> CountPerTask(const std::vector<EvalTask>& tasks,
+                                                const std::vector<scoring::ScoredSample>& verdicts) {
+  std::vector<StageEval::TaskCounts> out;
+  std::map<std::string, size_t> index;
+  for (const EvalTask& t : tasks) {
+    index[t.id] = out.size();
+    out.push_back({t.id, 0, 0, 0});
+  }
+  for (const scoring::ScoredSample& v : verdicts) {
+    auto it = index.find(v.task);
+    if (it == index.end()) continue;
+    StageEval::TaskCounts& c = out[it->second];
+    ++c.samples;
+    c.valid += v.valid;
+    c.passed += rl::ComputeRewards(scoring::RolloutVerdictOf(v), rl::RewardConfig{}).r_correct > 0;
+  }
+  return out;
+}
+
+// Before/after of two evaluations of the same task set, paired by task: pass@1 and the valid
+// share, with 95% bootstrap intervals over tasks.
+std::vector<report::DemoComparisonRow> Compare(const StageEval& a, const StageEval& b) {
+  std::vector<report::DemoComparisonRow> out;
+  for (const std::string metric : {"pass@1", "valid"}) {
+    std::vector<metrics::TaskPair> pairs;
+    for (size_t i = 0; i < a.per_task.size() && i < b.per_task.size(); ++i) {
+      const auto& x = a.per_task[i];
+      const auto& y = b.per_task[i];
+      if (x.task != y.task || x.samples == 0 || y.samples == 0) continue;
+      auto share = [&](const StageEval::TaskCounts& c) {
+        return static_cast<double>(metric == "valid" ? c.valid : c.passed) /
+               static_cast<double>(c.samples);
+      };
+      pairs.push_back({x.task, share(x), share(y)});
+    }
+    const metrics::PairedComparison c = metrics::ComparePaired(pairs, {});
+    out.push_back({a.suite, a.stage, b.stage, metric, c.tasks, c.before.estimate,
+                   c.after.estimate, c.difference.estimate, c.difference.low,
+                   c.difference.high});
+  }
+  return out;
+}
+
+// base -> sft and sft -> each GRPO policy, on each task set where both were evaluated.
+std::vector<report::DemoComparisonRow> Comparisons(const std::vector<StageEval>& evals) {
+  std::vector<report::DemoComparisonRow> out;
+  auto find = [&](const std::string& stage, const std::string& suite) -> const StageEval* {
+    for (const StageEval& e : evals) {
+      if (e.stage == stage && e.suite == suite) return &e;
+    }
+    return nullptr;
+  };
+  for (const std::string suite : {"heldout", "level1"}) {
+    const StageEval* base = find("base", suite);
+    const StageEval* sft = find("sft", suite);
+    if (base && sft) {
+      for (auto& r : Compare(*base, *sft)) out.push_back(std::move(r));
+    }
+    if (!sft) continue;
+    for (const StageEval& e : evals) {
+      if (e.suite != suite || e.stage.rfind("grpo", 0) != 0) continue;
+      for (auto& r : Compare(*sft, e)) out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+json ComparisonJson(const report::DemoComparisonRow& r) {
+  return {{"suite", r.suite},   {"from", r.from},
+          {"to", r.to},         {"metric", r.metric},
+          {"tasks", r.tasks},   {"before", r.before},
+          {"after", r.after},   {"difference", r.difference},
+          {"low", r.low},       {"high", r.high}};
+}
+
 // One policy on one task set: k samples per task, scored; OUT/eval/<stage>_<suite>.jsonl.
 Status EvaluateOn(DemoRun& run, const std::string& stage, const std::string& suite_name,
                   const std::vector<EvalTask>& tasks, scoring::Scorer& scorer,
@@ -599,6 +679,7 @@ Status EvaluateOn(DemoRun& run, const std::string& stage, const std::string& sui
   e.summary = ev->summary;
   e.generate_seconds = ev->generate_seconds;
   e.score_seconds = ev->score_seconds;
+  e.per_task = CountPerTask(tasks, ev->verdicts);
   std::string lines;
   for (size_t i = 0; i < ev->verdicts.size(); ++i) {
     json j = scoring::ToJson(ev->verdicts[i]);
@@ -652,11 +733,12 @@ train::SftOptions SftStageOptions(const DemoRun& run) {
   return so;
 }
 
-// Stage base: the starting policy. builtin:small's tokenizer is learnt from the SFT data, so a
-// zero-lr step writes the untrained weights with it; any other model is its own base.
+// Stage base: the starting policy. builtin:small's and builtin:mini's tokenizers are learnt from
+// the SFT data, so a zero-lr step writes the untrained weights with it; any other model is its
+// own base.
 Result<std::string> BaseStage(DemoRun& run) {
-  if (run.o.model != "builtin:small") return run.o.model;
-  run.Begin("base", "builtin:small's initial weights and tokenizer (one step at lr 0)");
+  if (run.o.model != "builtin:small" && run.o.model != "builtin:mini") return run.o.model;
+  run.Begin("base", run.o.model + "'s initial weights and tokenizer (one step at lr 0)");
   train::SftOptions so = SftStageOptions(run);
   so.eval_data.clear();
   so.out = (run.out / "base").string();
@@ -842,6 +924,9 @@ Status ReportStage(DemoRun& run, const std::vector<std::string>& modes,
   report::DemoReportInput in;
   in.title = "tritonrl demo: synthetic tasks -> SFT -> GRPO (HRD)";
   for (const auto& e : run.r.evals) in.rows.push_back(ReportRow(e));
+  in.comparisons = Comparisons(run.r.evals);
+  run.summary["comparisons"] = json::array();
+  for (const auto& c : in.comparisons) run.summary["comparisons"].push_back(ComparisonJson(c));
   in.sft_metrics = SftStageOptions(run).out + "/metrics.jsonl";
   in.grpo_metrics = main_grpo.steps_log;
   in.notes = Notes(run.o, run.r, modes, sft, main_grpo.summary, main_grpo.counts);

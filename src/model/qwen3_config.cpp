@@ -142,6 +142,18 @@ Qwen3Config TinyQwen3Config() {
   return c;
 }
 
+Qwen3Config MiniQwen3Config(int64_t vocab_size) {
+  Qwen3Config c = SmallQwen3Config(vocab_size);
+  c.hidden_size = 128;
+  c.intermediate_size = 384;
+  c.num_hidden_layers = 4;
+  c.num_attention_heads = 4;
+  c.num_key_value_heads = 2;
+  c.head_dim = 32;
+  c.max_position_embeddings = 4096;
+  return c;
+}
+
 Qwen3Config SmallQwen3Config(int64_t vocab_size) {
   Qwen3Config c;
   c.vocab_size = (vocab_size + 63) / 64 * 64;

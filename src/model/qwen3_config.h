@@ -43,4 +43,9 @@ Qwen3Config TinyQwen3Config();
 // rounded up to a multiple of 64.
 Qwen3Config SmallQwen3Config(int64_t vocab_size);
 
+// builtin:mini: between tiny and small, for the CPU main job (docs/demo.md): 4 layers, hidden
+// 128, with a BPE of `vocab_size` learnt from the training texts (about 3.5 bytes a token on
+// Python, so a prompt and its whole solution fit in ~1,000 tokens).
+Qwen3Config MiniQwen3Config(int64_t vocab_size);
+
 }  // namespace tritonrl::model

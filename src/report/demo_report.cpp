@@ -73,6 +73,26 @@ std::string BeforeAfterTable(const std::vector<DemoEvalRow>& rows) {
   return h + "</table>\n";
 }
 
+std::string ComparisonTable(const std::vector<DemoComparisonRow>& rows) {
+  std::string h =
+      "<table id=\"paired\"><tr><th>task set</th><th>from</th><th>to</th><th>metric</th>"
+      "<th>tasks</th><th>before</th><th>after</th><th>after - before</th><th>95% interval</th>"
+      "</tr>\n";
+  for (const auto& r : rows) {
+    const bool clear = r.low > 0 || r.high < 0;
+    h += fmt::format("<tr data-suite=\"{}\" data-from=\"{}\" data-to=\"{}\" data-metric=\"{}\">",
+                     HtmlEscape(r.suite), HtmlEscape(r.from), HtmlEscape(r.to),
+                     HtmlEscape(r.metric));
+    h += "<td>" + HtmlEscape(SuiteName(r.suite)) + "</td><td>" + HtmlEscape(StageName(r.from)) +
+         "</td><td>" + HtmlEscape(StageName(r.to)) + "</td><td>" + HtmlEscape(r.metric) + "</td>";
+    h += Cell(std::to_string(r.tasks)) + Cell(Num(r.before)) + Cell(Num(r.after)) +
+         Cell(fmt::format("{:+.3f}", r.difference)) +
+         Cell(fmt::format("[{:+.3f}, {:+.3f}]{}", r.low, r.high, clear ? " *" : ""));
+    h += "</tr>\n";
+  }
+  return h + "</table>\n";
+}
+
 }  // namespace
 
 Result<std::string> RenderDemoReport(const DemoReportInput& in) {
@@ -81,6 +101,14 @@ Result<std::string> RenderDemoReport(const DemoReportInput& in) {
        "</style></head><body>\n";
   h += "<h1>" + HtmlEscape(in.title) + "</h1>\n";
 
+  if (!in.comparisons.empty()) {
+    h += "<h2>Before and after, paired by task</h2>\n" + ComparisonTable(in.comparisons);
+    h += "<p class=\"note\">Each row compares two policies on the same tasks: per task, the share "
+         "of its k samples that are correct (pass@1) or valid, averaged over tasks; the interval "
+         "is the 2.5th to 97.5th percentile of that mean difference over 10,000 resamples of the "
+         "tasks (a percentile bootstrap). * marks an interval that excludes 0. A difference "
+         "inside its interval's reach of 0 is not evidence of a change.</p>\n";
+  }
   h += "<h2>What happened</h2>\n<ul id=\"notes\">\n";
   for (const auto& n : in.notes) h += "<li>" + HtmlEscape(n) + "</li>\n";
   h += "</ul>\n";

@@ -67,11 +67,12 @@ void ApplyTrajectoryOptions(const json& j, SftOptions& o) {
   o.checkpoint_layers = j.at("checkpoint_layers");
 }
 
-// builtin:small learns its BPE from the training texts (prompts as the policy sees them).
+// builtin:small and builtin:mini learn their BPE from the training texts (prompts as the policy
+// sees them).
 Result<StartModel> LoadSftStartModel(const SftOptions& o, const std::vector<SftRecord>& records,
                                      c10::Device device, c10::ScalarType compute) {
   std::vector<std::string> texts;
-  if (o.model == "builtin:small") {
+  if (o.model == "builtin:small" || o.model == "builtin:mini") {
     for (const SftRecord& r : records) {
       texts.push_back(SftPromptText(r.prompt));
       texts.push_back(r.completion);

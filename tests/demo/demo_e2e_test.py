@@ -181,6 +181,32 @@ def main():
           | {(s, "heldout") for s in grpo_stages[1:]},
           f"rows {sorted(seen)}")
 
+    # The page opens with the paired comparisons: each one's before and after are the means over
+    # tasks of the per-task shares recomputed from the two evaluations' JSONL, and its interval
+    # holds its difference.
+    check(html.find('<table id="paired">') < html.find('id="notes"'), "the paired table comes first")
+    comps = summary["comparisons"]
+    check(len(comps) == len(re.findall(r'<tr data-suite="\w+" data-from=', html)),
+          "one paired row per comparison")
+
+    def per_task(stage, suite, metric):
+        ev = [e for e in summary["evals"] if e["stage"] == stage and e["suite"] == suite][0]
+        by_task = {}
+        for v in read_jsonl(ev["jsonl"]):
+            ok = v["valid"] if metric == "valid" else (v["correct"] and "weak_task" not in v["flags"])
+            n, c = by_task.get(v["task"], (0, 0))
+            by_task[v["task"]] = (n + 1, c + int(bool(ok)))
+        return sum(c / n for n, c in by_task.values()) / len(by_task)
+
+    check({(c["suite"], c["from"], c["to"]) for c in comps if c["metric"] == "pass@1"}
+          >= {(t, "base", "sft") for t in ("heldout", "level1")} | {(t, "sft", "grpo") for t in ("heldout", "level1")},
+          "comparisons base -> sft and sft -> grpo on both task sets")
+    for c in comps:
+        for side, stage in (("before", c["from"]), ("after", c["to"])):
+            hand = per_task(stage, c["suite"], c["metric"])
+            check(abs(c[side] - hand) < 1e-9, f"paired {c}: {side} {c[side]}, by hand {hand}")
+        check(c["low"] <= c["difference"] <= c["high"], f"paired {c}: interval misses its estimate")
+
     # A failing stage names itself and keeps the earlier stages' outputs.
     out2 = tempfile.mkdtemp(prefix="tritonrl_demo_fail_")
     p = subprocess.run([BIN, "demo", "--quick", "--no-verify-synth", "--out", out2, "--suite",

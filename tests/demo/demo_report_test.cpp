@@ -68,6 +68,25 @@ TEST(DemoReport, GrpoRowsNameModeAndSeed) {
   }
 }
 
+// The page opens with the paired comparisons; an interval that excludes 0 is marked.
+TEST(DemoReport, PairedComparisonsOpenThePage) {
+  DemoReportInput in;
+  in.notes.push_back("a note");
+  in.comparisons.push_back({"heldout", "sft", "grpo", "pass@1", 32, 0.25, 0.40, 0.15, 0.05, 0.26});
+  in.comparisons.push_back({"level1", "base", "sft", "valid", 8, 0.0, 0.125, 0.125, -0.01, 0.3});
+  auto html = RenderDemoReport(in);
+  ASSERT_TRUE(html.ok()) << html.status().message();
+  const size_t table = html->find("<table id=\"paired\">");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_LT(table, html->find("id=\"notes\""));
+  EXPECT_NE(html->find("data-suite=\"heldout\" data-from=\"sft\" data-to=\"grpo\" "
+                       "data-metric=\"pass@1\""),
+            std::string::npos);
+  EXPECT_NE(html->find(">+0.150<"), std::string::npos);
+  EXPECT_NE(html->find(">[+0.050, +0.260] *<"), std::string::npos);
+  EXPECT_NE(html->find(">[-0.010, +0.300]<"), std::string::npos);  // includes 0: no mark
+}
+
 TEST(DemoReport, BadMetricsLineNamesFileAndLine) {
   DemoReportInput in;
   in.grpo_metrics = TempFile("demo_report_bad.jsonl", "{\"step\":1}\nnot json\n");
