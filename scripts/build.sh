@@ -23,4 +23,8 @@ else
     cmake -S "$ROOT" -B "$BUILD" "$@"
   fi
 fi
-cmake --build "$BUILD" -j"$(nproc)"
+# TRITONRL_BUILD_TARGETS (space-separated): build only these (the demo builds the `tritonrl`
+# command alone; the tests need everything).
+targets=()
+for t in ${TRITONRL_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$BUILD" -j"$(nproc)" "${targets[@]}"
