@@ -111,6 +111,7 @@ class CallMonitor:
         self.internal: list[str] = []
         self.host: list[str] = []
         self.items = 0
+        self.pending_read = None  # the tensor whose value read a CALL event already counted
         self._trusted_code: dict = {}
         self._snapshot: list = []
         self._mon = sys.monitoring
@@ -119,6 +120,9 @@ class CallMonitor:
         # changes nothing they run; their own code and defaults cannot be rewritten unaudited.
         self._callback = _make_callback(self, CallMonitor.classify, CallMonitor._is_trusted, _line_of,
                                         CallMonitor._check_intact)
+        # Tensor dunders that read values when C calls them for the candidate's code (a list
+        # indexed by a 0-d tensor, f"{t}", "%s" % t, format(t), range(t)): no CALL event fires.
+        self._value_reads = _watch_value_reads(self, torch.Tensor, CallMonitor._is_trusted, _line_of)
         mon = self._mon
         mon.use_tool_id(_TOOL_ID, "tritonrl")
         mon.register_callback(_TOOL_ID, mon.events.CALL, self._callback)
@@ -127,8 +131,10 @@ class CallMonitor:
 
     def intact(self) -> bool:
         mon = self._mon
+        tensor = self._torch.Tensor
         return (mon.get_tool(_TOOL_ID) == "tritonrl" and mon.get_events(_TOOL_ID) == mon.events.CALL
-                and mon.register_callback(_TOOL_ID, mon.events.CALL, self._callback) is self._callback)
+                and mon.register_callback(_TOOL_ID, mon.events.CALL, self._callback) is self._callback
+                and all(vars(tensor).get(n) is w for n, w in self._value_reads.items()))
 
     def protect(self, namespaces) -> None:
         """Remember the trusted namespaces (the runner's modules and their classes) as they are
@@ -230,6 +236,7 @@ class CallMonitor:
             if not compute:
                 return None
             self.items += 1
+            self.pending_read = arg0  # counted here: the dunder it calls next is not counted again
             return ("host", f"{name}(tensor) (per-element loop)") if self.items > _item_limit else None
         if module == "builtins":
             return ("internal", name) if name in _internal_builtins else None
@@ -306,6 +313,58 @@ def _make_callback(monitor, classify, is_trusted, line_of, check_intact):
         return None
 
     return on_call
+
+
+# Tensor dunders C calls to read one value (counted like .item()), and those that render every
+# value as text (host compute at once).
+_VALUE_READ_DUNDERS = ("__index__", "__int__", "__float__", "__complex__")
+_TEXT_READ_DUNDERS = ("__format__", "__repr__", "__str__")
+
+
+def _watch_value_reads(monitor, tensor_cls, is_trusted, line_of) -> dict:
+    """Wraps torch.Tensor's value-reading dunders so that a read made for the candidate's code
+    during forward (or in another thread) is counted and classified as the monitor's CALL
+    callback would: no sys.monitoring event fires when C calls a slot (``lst[t]``, ``f"{t}"``,
+    ``range(t)``). The nearest Python frame when the slot runs is the one C runs for: the
+    candidate's code, or torch's and Triton's own (trusted, not counted)."""
+    getframe = sys._getframe
+    get_ident = threading.get_ident
+    wrappers = {}
+
+    def judge(name, per_value, tensor, where):
+        """(record, refuse) for one read the candidate's code caused."""
+        if not per_value:
+            return f"Tensor.{name} (every value as text) ({where})", False
+        if monitor.pending_read is tensor:  # float(t): counted at the call already
+            monitor.pending_read = None
+            return None, False
+        monitor.items += 1
+        if monitor.items <= _ITEM_LIMIT:
+            return None, False
+        return f"Tensor.{name} (per-element loop) ({where})", True
+
+    def make(name, orig, per_value):
+        def read(self, *args):
+            if monitor.armed and (monitor.forward or get_ident() != monitor.main_thread):
+                frame = getframe(1)
+                code, lasti = frame.f_code, frame.f_lasti
+                del frame
+                if not is_trusted(monitor, code):
+                    record, refuse = judge(name, per_value, self, f"line {line_of(code, lasti)}")
+                    if record is not None and len(monitor.host) < 32 and record not in monitor.host:
+                        monitor.host.append(record)
+                    if refuse:
+                        raise HostComputeRefused(f"refused by the evaluator: {record}")
+            return orig(self, *args)
+
+        read.__name__ = read.__qualname__ = name
+        return read
+
+    for name in _VALUE_READ_DUNDERS + _TEXT_READ_DUNDERS:
+        orig = getattr(tensor_cls, name)
+        wrappers[name] = make(name, orig, name in _VALUE_READ_DUNDERS)
+        setattr(tensor_cls, name, wrappers[name])
+    return wrappers
 
 
 def _make_audit_hook(monitor, is_trusted, line_of):

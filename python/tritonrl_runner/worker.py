@@ -197,7 +197,15 @@ class Worker:
 
     def error(self, exc: BaseException) -> None:
         tb = traceback.format_exception(exc)
-        self.send({"type": "error", "stage": self.stage, "exc_type": type(exc).__name__,
+        exc_type = type(exc).__name__
+        # A refusal that a library turned into another error (torch.Size() reports a refused
+        # __index__ as a TypeError) is still the refusal: the monitor kept its record.
+        monitor = getattr(self, "monitor", None)
+        refused = [h for h in (monitor.host if monitor is not None else []) if "(per-element loop)" in h]
+        if refused and exc_type != "HostComputeRefused":
+            exc_type = "HostComputeRefused"
+            tb.append(f"refused by the evaluator: {refused[-1]}\n")
+        self.send({"type": "error", "stage": self.stage, "exc_type": exc_type,
                    "message": "".join(tb)[-2000:]})
 
     def run(self) -> None:

@@ -260,3 +260,44 @@ def test_a_per_element_host_loop_is_stopped_at_the_limit(tmp_path):
 def test_a_caught_refusal_still_refuses_every_later_element_and_is_recorded(tmp_path):
     ts = trials(run_worker(tmp_path, "candidate", FLOAT_LOOP_CATCHING))
     assert ts and all(any("per-element loop" in c for c in t["host_calls"]) for t in ts), ts[:1]
+
+
+# Issue 34: value reads C makes for the candidate's code fire no CALL event; the wrapped Tensor
+# dunders count them like .item() calls (a list indexed by a 0-d tensor), and text of all the
+# values (f"{x}", "%s" % x, format(x)) is host compute at once.
+INDEX_LOOP_CATCHING = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        idx = torch.zeros(1, dtype=torch.int64)[0]
+        table = [0.0, 1.0]
+        got = []
+        for _ in range(40):
+            try:
+                got.append(table[idx])
+            except Exception:
+                pass
+        assert len(got) == 16, len(got)  # the limit's worth, then every read is refused
+        return relu(x)
+'''
+
+TEXT_OF_VALUES = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        text = f"{x}"
+        return relu(x)
+'''
+
+
+def test_value_reads_from_c_are_counted_like_items(tmp_path):
+    ts = trials(run_worker(tmp_path, "candidate", INDEX_LOOP_CATCHING))
+    assert ts and all(any("Tensor.__index__ (per-element loop)" in c for c in t["host_calls"]) for t in ts), ts[:1]
+
+
+def test_text_of_a_tensors_values_is_host_compute(tmp_path):
+    ts = trials(run_worker(tmp_path, "candidate", TEXT_OF_VALUES))
+    assert ts and all(any("Tensor.__format__ (every value as text)" in c for c in t["host_calls"])
+                      for t in ts), ts[:1]
+    # An honest candidate's trials stay clean with the dunders wrapped (torch's own reads are
+    # trusted).
+    for t in trials(run_worker(tmp_path, "candidate", HONEST_VIEW)):
+        assert t["host_calls"] == [] and t["hooks_intact"], t

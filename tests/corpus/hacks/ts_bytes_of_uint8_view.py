@@ -2,7 +2,7 @@
 # task: level1/1_ReLU
 # what: bytes() of a uint8 view reads the whole input in C in one call; relu is computed on the bytes with int.from_bytes and copied back
 # expect: static func.subset_name
-# expect-runtime: runtime incorrect reason=forbidden_aten_op
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton
