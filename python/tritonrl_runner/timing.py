@@ -316,31 +316,51 @@ def timed_variant(names: list[str]) -> str:
     return "large" if "large" in names else names[-1]
 
 
-def _audited_call(model, x, recorder, op_audit, cand_file, tally: dict):
-    """One timed call run as a trial runs (issue 34): under the ATen audit and the launch
-    recorder. Which calls are audited the engine says just before each call; the flag lives in
-    this frame's locals only, which no candidate code can name (the candidate subset and the call
-    monitor refuse frames, closures and the runner's modules), so an audited call looks like any
-    other timed call from the candidate's side."""
-    from torch.utils._python_dispatch import _get_current_dispatch_mode
+class _AuditedCalls:
+    """The timed calls run as a trial runs (issue 34): under the ATen audit and the launch
+    recorder. Which calls are audited the engine says just before each call (`ask`); the flag
+    lives in this object, which only the timing loop's locals hold and no candidate code can name
+    (the candidate subset and the call monitor refuse frames, closures and the runner's modules),
+    so an audited call looks like any other timed call from the candidate's side."""
 
-    recorder.launches = []
-    recorder.writers, recorder.first_bytes = {}, {}
-    op_audit.seen, op_audit.forbidden = set(), set()
-    recorder.recording = True
-    intact = False
-    try:
-        with op_audit:
-            out = model(*x)
-            intact = _get_current_dispatch_mode() is op_audit
-    finally:
-        recorder.recording = False
-    tally["calls"] += 1
-    tally["forbidden"] |= op_audit.forbidden
-    tally["intact"] = tally["intact"] and intact and recorder.intact()
-    if not any(f == cand_file for _, f in recorder.launches):
-        tally["without_launch"] += 1
-    return out
+    def __init__(self, model, recorder, op_audit, cand_file) -> None:
+        self.model, self.recorder, self.op_audit, self.cand_file = model, recorder, op_audit, cand_file
+        self.next = False  # whether the engine asked for the coming call to run audited
+        self.calls, self.without_launch, self.intact = 0, 0, True
+        self.forbidden: set[str] = set()
+
+    def ask(self, answer: dict) -> None:
+        self.next = bool(answer.get("audit")) and answer.get("seed") is not None
+
+    def forward(self, x, i: int):
+        if i < 0 or not self.next or self.op_audit is None or self.recorder is None:
+            return self.model(*x)
+        self.next = False
+        from torch.utils._python_dispatch import _get_current_dispatch_mode
+
+        recorder, op_audit = self.recorder, self.op_audit
+        recorder.launches = []
+        recorder.writers, recorder.first_bytes = {}, {}
+        op_audit.seen, op_audit.forbidden = set(), set()
+        recorder.recording = True
+        intact = False
+        try:
+            with op_audit:
+                out = self.model(*x)
+                intact = _get_current_dispatch_mode() is op_audit
+        finally:
+            recorder.recording = False
+        self.calls += 1
+        self.forbidden |= op_audit.forbidden
+        self.intact = self.intact and intact and recorder.intact()
+        if not any(f == self.cand_file for _, f in recorder.launches):
+            self.without_launch += 1
+        return out
+
+    def header(self) -> dict:
+        return {"audited_calls": self.calls if self.op_audit is not None else 0,
+                "audited_forbidden_ops": sorted(self.forbidden),
+                "audited_without_launch": self.without_launch, "audit_intact": bool(self.intact)}
 
 
 def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, names: list[str], recorder=None,
@@ -402,13 +422,12 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         recheck = set(int(i) for i in plan.get("recheck", []))
         sample_seeds = {i: int(s) for i, s in enumerate(plan["sample_seeds"])}
 
-    audit_tally = {"calls": 0, "forbidden": set(), "without_launch": 0, "intact": True}
-    audit_next = [False]  # whether the engine asked for call i to run audited
+    audited = _AuditedCalls(model, recorder, op_audit, cand_file)
 
     def ask_engine(i: int, last) -> int | None:
         """Seed of call i (None after the last); samples `last`, the previous call's (index,
-        inputs, output), into `snapshots` when the engine says call i-1 is re-checked; notes
-        whether call i runs audited."""
+        inputs, output), into `snapshots` when the engine says call i-1 is re-checked; tells
+        `audited` whether call i runs audited."""
         worker.send({"type": "call", "index": i})
         msg, _ = read_frame(worker.in_fd, spin=True)
         if msg.get("type") != "call" or msg.get("index") != i:
@@ -416,14 +435,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         if msg.get("recheck_prev") and last is not None:
             snapshots[last[0]] = _snapshot(last[2], int(msg["sample_seed"]), sample_count)
         seed = msg.get("seed")
-        audit_next[0] = bool(msg.get("audit")) and seed is not None
+        audited.ask(msg)
         return None if seed is None else int(seed)
-
-    def forward(x, i):
-        if i >= 0 and audit_next[0] and op_audit is not None and recorder is not None:
-            audit_next[0] = False
-            return _audited_call(model, x, recorder, op_audit, cand_file, audit_tally)
-        return model(*x)
 
     with torch.no_grad():
         # Warm-up calls go through the very same steps as the timed ones (so
@@ -469,7 +482,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                     clock.gpu_sleep(cover)
                 flush.fill_(i)
                 clock.record(start, stream_before)
-                out = forward(x, i)
+                out = audited.forward(x, i)
                 clock.record(end, stream_before)
                 clock.ev_sync(end)
                 t_ev = clock.perf_ns()
@@ -481,7 +494,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
             else:  # CPU fallback (tests): the synchronised clock is the only clock
                 flush.fill_(i)
                 t0 = clock.perf_ns()
-                out = forward(x, i)
+                out = audited.forward(x, i)
                 t1 = t_ev = clock.perf_ns()
                 ev = (t1 - t0) / 1e6
                 flush_ms = 0.0
@@ -515,10 +528,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         "stream_changed": bool(stream_changed),
         "input_bytes": int(input_bytes), "output_bytes": int(output_bytes), "flops": flops,
         "recheck_only": recheck_only,
-        "audited_calls": audit_tally["calls"] if op_audit is not None else 0,
-        "audited_forbidden_ops": sorted(audit_tally["forbidden"]),
-        "audited_without_launch": audit_tally["without_launch"],
-        "audit_intact": bool(audit_tally["intact"]),
+        **audited.header(),
     }
     described, chunks, offset = [], [], 0
     for i in sorted(snapshots):
