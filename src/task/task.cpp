@@ -63,33 +63,31 @@ std::optional<double> DefaultTolerance(std::string_view dtype) {
   return *d == "float32" ? 1e-4 : 1e-2;
 }
 
-Result<TaskInfo> AnalyzeTaskSource(std::string_view source, const std::string& path,
-                                   const std::string& id, std::optional<int> folder_level,
-                                   std::vector<SourceError>* errors) {
-  size_t errors_before = errors->size();
-  auto add = [&](int line, std::string message) {
-    errors->push_back({path, line, std::move(message)});
-  };
-  pyast::SyntaxError syntax;
-  auto parsed = pyast::ParseModule(source, path, &syntax);
-  if (!parsed.ok()) {
-    add(syntax.line, "SyntaxError: " + syntax.message);
-    return Status::ParseError(errors->back().ToString());
-  }
+namespace {
 
-  TaskInfo info;
-  info.id = id;
-  info.path = path;
-  info.sha256 = Sha256Hex(source);
+// Where a task file's problems go: FILE:LINE messages.
+struct ErrorSink {
+  const std::string& path;
+  std::vector<SourceError>* errors;
+  void Add(int line, std::string message) { errors->push_back({path, line, std::move(message)}); }
+};
+
+// The top level of a task file: how each name was bound last, and the metadata assignments.
+struct TopLevel {
   std::map<std::string, Binding> bound;             // top-level names: where and how bound last
   std::map<std::string, int> metadata_line;         // metadata name -> line of its assignment
   std::map<std::string, std::string> metadata_why;  // why a metadata value is not a literal
+};
 
+// Walks the module's statements in order: classes, functions and assignments (literal values
+// into info.constants, as a later binding replaces an earlier one).
+TopLevel BindTopLevel(const pyast::Module& module, TaskInfo& info) {
+  TopLevel t;
   auto bind_value = [&](const pyast::ExprNode* target, const pyast::ExprNode* value, int line) {
     const auto* name = As<pyast::Name>(target);
     if (name == nullptr) return;
     std::string key(name->id);
-    bound[key] = {line, false, false};
+    t.bound[key] = {line, false, false};
     std::string why;
     auto v = EvalLiteral(value, info.constants, &why);
     if (v) {
@@ -98,48 +96,50 @@ Result<TaskInfo> AnalyzeTaskSource(std::string_view source, const std::string& p
       info.constants.erase(key);
     }
     if (IsMetadataName(key)) {
-      metadata_line[key] = line;
+      t.metadata_line[key] = line;
       if (!v) {
-        metadata_why[key] = why;
+        t.metadata_why[key] = why;
       } else {
-        metadata_why.erase(key);
+        t.metadata_why.erase(key);
       }
     }
   };
-
-  for (const pyast::StmtNode* stmt : parsed->module->body) {
+  for (const pyast::StmtNode* stmt : module.body) {
     int line = stmt->pos.lineno;
     if (const auto* c = As<pyast::ClassDef>(stmt)) {
-      bound[std::string(c->name)] = {line, true, false};
+      t.bound[std::string(c->name)] = {line, true, false};
       info.constants.erase(std::string(c->name));
     } else if (const auto* f = As<pyast::FunctionDef>(stmt)) {
-      bound[std::string(f->name)] = {line, false, true};
+      t.bound[std::string(f->name)] = {line, false, true};
       info.constants.erase(std::string(f->name));
     } else if (const auto* af = As<pyast::AsyncFunctionDef>(stmt)) {
-      bound[std::string(af->name)] = {line, false, false};
+      t.bound[std::string(af->name)] = {line, false, false};
       info.constants.erase(std::string(af->name));
     } else if (const auto* a = As<pyast::Assign>(stmt)) {
-      for (const pyast::ExprNode* t : a->targets) bind_value(t, a->value, line);
+      for (const pyast::ExprNode* target : a->targets) bind_value(target, a->value, line);
     } else if (const auto* an = As<pyast::AnnAssign>(stmt)) {
       if (an->value != nullptr) bind_value(an->target, an->value, line);
     }
   }
+  return t;
+}
 
-  // Required definitions.
+// The required definitions: class Model, def get_inputs(), def get_init_inputs().
+void CheckRequired(const TopLevel& t, TaskInfo& info, ErrorSink& sink) {
   auto require = [&](const std::string& name, bool want_class, int* line_out) {
-    auto it = bound.find(name);
+    auto it = t.bound.find(name);
     std::string what = want_class ? "class " + name : "def " + name + "()";
-    if (it == bound.end()) {
+    if (it == t.bound.end()) {
       std::string hint;
-      if (name == "Model" && bound.count("ModelNew")) {
+      if (name == "Model" && t.bound.count("ModelNew")) {
         hint = " (the file defines ModelNew: is it a solution rather than a task?)";
       }
-      add(1, "missing top-level `" + what + "`" + hint);
+      sink.Add(1, "missing top-level `" + what + "`" + hint);
       return;
     }
     if (want_class ? !it->second.is_class : !it->second.is_function) {
-      add(it->second.line,
-          "`" + name + "` must be a top-level " + (want_class ? "class" : "function"));
+      sink.Add(it->second.line,
+               "`" + name + "` must be a top-level " + (want_class ? "class" : "function"));
       return;
     }
     *line_out = it->second.line;
@@ -147,17 +147,20 @@ Result<TaskInfo> AnalyzeTaskSource(std::string_view source, const std::string& p
   require("Model", true, &info.model_line);
   require("get_inputs", false, &info.get_inputs_line);
   require("get_init_inputs", false, &info.get_init_inputs_line);
+}
 
-  // Metadata.
-  for (const auto& [name, why] : metadata_why) {
-    add(metadata_line[name], name + " must be a literal: " + why);
+// DTYPE, ATOL, RTOL and LEVEL: literals of the right kind, the tolerances defaulting by dtype.
+void ReadScalarMetadata(TopLevel& t, std::optional<int> folder_level, TaskInfo& info,
+                        ErrorSink& sink) {
+  for (const auto& [name, why] : t.metadata_why) {
+    sink.Add(t.metadata_line[name], name + " must be a literal: " + why);
   }
   const Json& c = info.constants;
   if (c.contains("DTYPE")) {
     auto d = c["DTYPE"].is_string() ? CanonicalDtype(c["DTYPE"].get<std::string>()) : std::nullopt;
     if (!d) {
-      add(metadata_line["DTYPE"],
-          "DTYPE must be \"float32\", \"float16\" or \"bfloat16\", not " + c["DTYPE"].dump());
+      sink.Add(t.metadata_line["DTYPE"],
+               "DTYPE must be \"float32\", \"float16\" or \"bfloat16\", not " + c["DTYPE"].dump());
     } else {
       info.dtype = *d;
     }
@@ -168,8 +171,8 @@ Result<TaskInfo> AnalyzeTaskSource(std::string_view source, const std::string& p
     if (!c.contains(name)) continue;
     const Json& v = c[name];
     if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0) {
-      add(metadata_line[name],
-          std::string(name) + " must be a finite number >= 0, not " + v.dump());
+      sink.Add(t.metadata_line[name],
+               std::string(name) + " must be a finite number >= 0, not " + v.dump());
       continue;
     }
     (std::string_view(name) == "ATOL" ? info.atol : info.rtol) = v.get<double>();
@@ -179,29 +182,35 @@ Result<TaskInfo> AnalyzeTaskSource(std::string_view source, const std::string& p
   if (c.contains("LEVEL")) {
     const Json& v = c["LEVEL"];
     if (!v.is_number_integer() || v.get<int64_t>() < 1 || v.get<int64_t>() > 1000) {
-      add(metadata_line["LEVEL"], "LEVEL must be a positive integer, not " + v.dump());
+      sink.Add(t.metadata_line["LEVEL"], "LEVEL must be a positive integer, not " + v.dump());
     } else if (folder_level && *folder_level != v.get<int64_t>()) {
-      add(metadata_line["LEVEL"], "LEVEL = " + v.dump() + " but the file is in level" +
-                                      std::to_string(*folder_level) + "/");
+      sink.Add(t.metadata_line["LEVEL"], "LEVEL = " + v.dump() + " but the file is in level" +
+                                             std::to_string(*folder_level) + "/");
     } else {
       info.level = static_cast<int>(v.get<int64_t>());
     }
   }
+}
+
+// VARIANTS: {name: {CONSTANT: value}} over the file's own module-level constants; none gives
+// one "default" variant.
+void ReadVariants(TopLevel& t, TaskInfo& info, ErrorSink& sink) {
+  const Json& c = info.constants;
   if (c.contains("VARIANTS") && !(c["VARIANTS"].is_object() && c["VARIANTS"].empty())) {
     const Json& v = c["VARIANTS"];
-    int line = metadata_line["VARIANTS"];
+    int line = t.metadata_line["VARIANTS"];
     if (!v.is_object()) {
-      add(line, "VARIANTS must be a dict {name: {CONSTANT: value}}, not " + v.dump());
+      sink.Add(line, "VARIANTS must be a dict {name: {CONSTANT: value}}, not " + v.dump());
     } else {
       for (const auto& [vname, overrides] : v.items()) {
         if (!overrides.is_object()) {
-          add(line, "VARIANTS[\"" + vname + "\"] must be a dict of constant overrides");
+          sink.Add(line, "VARIANTS[\"" + vname + "\"] must be a dict of constant overrides");
           continue;
         }
         for (const auto& [key, value] : overrides.items()) {
           if (!c.contains(key) || IsMetadataName(key)) {
-            add(line, "VARIANTS[\"" + vname + "\"] sets `" + key +
-                          "`, which is not a module-level constant of the file");
+            sink.Add(line, "VARIANTS[\"" + vname + "\"] sets `" + key +
+                               "`, which is not a module-level constant of the file");
           }
         }
         info.variants.push_back({vname, overrides});
@@ -209,7 +218,29 @@ Result<TaskInfo> AnalyzeTaskSource(std::string_view source, const std::string& p
     }
   }
   if (info.variants.empty()) info.variants.push_back({"default", Json::object()});
+}
 
+}  // namespace
+
+Result<TaskInfo> AnalyzeTaskSource(std::string_view source, const std::string& path,
+                                   const std::string& id, std::optional<int> folder_level,
+                                   std::vector<SourceError>* errors) {
+  const size_t errors_before = errors->size();
+  ErrorSink sink{path, errors};
+  pyast::SyntaxError syntax;
+  auto parsed = pyast::ParseModule(source, path, &syntax);
+  if (!parsed.ok()) {
+    sink.Add(syntax.line, "SyntaxError: " + syntax.message);
+    return Status::ParseError(errors->back().ToString());
+  }
+  TaskInfo info;
+  info.id = id;
+  info.path = path;
+  info.sha256 = Sha256Hex(source);
+  TopLevel top = BindTopLevel(*parsed->module, info);
+  CheckRequired(top, info, sink);
+  ReadScalarMetadata(top, folder_level, info, sink);
+  ReadVariants(top, info, sink);
   if (errors->size() > errors_before) {
     return Status::InvalidArgument((*errors)[errors_before].ToString());
   }
