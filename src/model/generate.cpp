@@ -274,6 +274,71 @@ void DecodeStep(DecodeSession& s) {
 
 namespace {
 
+// The host side of decoding: the sampled history's columns read back in chunks, each row's
+// tokens and log-probs appended until its stop token or a stop string (then the row is done).
+struct HostCollector {
+  HostCollector(int64_t rows, const SamplingOptions& options, const Tokenizer* tok)
+      : o(options), tokenizer(tok), out(rows), bytes(rows), done(rows, false) {
+    for (int64_t r = 0; r < rows; ++r) {
+      out[r].prompt_index = r / o.num_samples;
+      out[r].sample_index = r % o.num_samples;
+      out[r].finish_reason = "length";
+    }
+  }
+
+  // Reads history columns [consumed, upto) and appends them to the rows not done.
+  void Absorb(const History& h, int64_t upto) {
+    if (upto <= consumed) return;
+    at::Tensor toks = h.tokens.narrow(1, consumed, upto - consumed).to(at::kCPU).contiguous();
+    at::Tensor lps = h.logprobs.narrow(1, consumed, upto - consumed).to(at::kCPU).contiguous();
+    auto ta = toks.accessor<int64_t, 2>();
+    auto la = lps.accessor<float, 2>();
+    for (int64_t r = 0; r < static_cast<int64_t>(out.size()); ++r) {
+      for (int64_t c = 0; c < upto - consumed && !done[r]; ++c) {
+        AppendToken(r, static_cast<int32_t>(ta[r][c]), la[r][c]);
+      }
+    }
+    consumed = upto;
+  }
+
+  const SamplingOptions& o;
+  const Tokenizer* tokenizer;
+  std::vector<Completion> out;
+  std::vector<std::string> bytes;  // decoded output so far (stop token excluded)
+  std::vector<bool> done;
+  int64_t n_done = 0;
+  int64_t consumed = 0;  // history columns already read by the host
+
+ private:
+  void Finish(int64_t r) {
+    done[r] = true;
+    ++n_done;
+    out[r].finish_reason = "stop";
+  }
+
+  void AppendToken(int64_t r, int32_t tok, float logprob) {
+    out[r].tokens.push_back(tok);
+    out[r].logprobs.push_back(logprob);
+    if (std::find(o.stop_token_ids.begin(), o.stop_token_ids.end(), tok) !=
+        o.stop_token_ids.end()) {
+      Finish(r);
+      return;
+    }
+    if (!tokenizer) return;
+    size_t old = bytes[r].size();
+    bytes[r] += DecodeBytes(*tokenizer, std::span<const int32_t>(&tok, 1));
+    for (const auto& ss : o.stop_strings) {
+      size_t from = old >= ss.size() ? old - ss.size() + 1 : 0;
+      size_t at = ss.empty() ? std::string::npos : bytes[r].find(ss, from);
+      if (at != std::string::npos) {
+        bytes[r].resize(at);
+        Finish(r);
+        return;
+      }
+    }
+  }
+};
+
 Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Tokenizer* tokenizer,
                                              const std::vector<std::vector<int32_t>>& prompts,
                                              const SamplingOptions& o, GenerationStats* stats) {
@@ -321,54 +386,8 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
     h.step.fill_(1);
   }
 
-  std::vector<Completion> out(B);
-  std::vector<std::string> bytes(B);  // decoded output so far (stop token excluded)
-  std::vector<bool> done(B, false);
-  int64_t n_done = 0;
-  size_t longest_stop = 0;
-  for (const auto& ss : o.stop_strings) longest_stop = std::max(longest_stop, ss.size());
-  for (int64_t r = 0; r < B; ++r) {
-    out[r].prompt_index = r / o.num_samples;
-    out[r].sample_index = r % o.num_samples;
-    out[r].finish_reason = "length";
-  }
-  int64_t consumed = 0;  // history columns already read by the host
-  auto absorb = [&](int64_t upto) {
-    if (upto <= consumed) return;
-    at::Tensor toks = h.tokens.narrow(1, consumed, upto - consumed).to(at::kCPU).contiguous();
-    at::Tensor lps = h.logprobs.narrow(1, consumed, upto - consumed).to(at::kCPU).contiguous();
-    auto ta = toks.accessor<int64_t, 2>();
-    auto la = lps.accessor<float, 2>();
-    for (int64_t r = 0; r < B; ++r) {
-      for (int64_t c = 0; c < upto - consumed && !done[r]; ++c) {
-        int32_t tok = static_cast<int32_t>(ta[r][c]);
-        out[r].tokens.push_back(tok);
-        out[r].logprobs.push_back(la[r][c]);
-        if (std::find(o.stop_token_ids.begin(), o.stop_token_ids.end(), tok) !=
-            o.stop_token_ids.end()) {
-          done[r] = true;
-          ++n_done;
-          out[r].finish_reason = "stop";
-          break;
-        }
-        if (!tokenizer) continue;
-        size_t old = bytes[r].size();
-        bytes[r] += DecodeBytes(*tokenizer, std::span<const int32_t>(&tok, 1));
-        for (const auto& ss : o.stop_strings) {
-          size_t from = old >= ss.size() ? old - ss.size() + 1 : 0;
-          size_t at = ss.empty() ? std::string::npos : bytes[r].find(ss, from);
-          if (at != std::string::npos) {
-            bytes[r].resize(at);
-            done[r] = true;
-            ++n_done;
-            out[r].finish_reason = "stop";
-            break;
-          }
-        }
-      }
-    }
-    consumed = upto;
-  };
+  HostCollector col(B, o, tokenizer);
+  auto absorb = [&](int64_t upto) { col.Absorb(h, upto); };
 
   const int64_t interval = o.sync_interval > 0 ? o.sync_interval : (on_cuda ? 16 : 1);
   const bool graphs = on_cuda && o.use_cuda_graphs;
@@ -378,7 +397,7 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
   int64_t steps = 0;
   int64_t sampled = 1;
   absorb(std::min<int64_t>(1, max_new));
-  while (sampled < max_new && n_done < B) {
+  while (sampled < max_new && col.n_done < B) {
     const int64_t window = AttendWindow(s.next_slot, s.cache.capacity());
     if (graphs) {
 #ifdef TRITONRL_MODEL_CUDA
@@ -403,10 +422,10 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
   st.new_tokens = B * sampled;
   // The stop token and anything from a stop string on are not part of the text.
   if (tokenizer) {
-    for (int64_t r = 0; r < B; ++r) out[r].text = ToValidUtf8(bytes[r]);
+    for (int64_t r = 0; r < B; ++r) col.out[r].text = ToValidUtf8(col.bytes[r]);
   }
   if (stats) *stats = st;
-  return out;
+  return std::move(col.out);
 }
 
 }  // namespace
