@@ -6,6 +6,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 "$ROOT/scripts/setup.sh"
 "$ROOT/scripts/build.sh"
+# Clang's thread-safety analysis over the code that uses base/mutex.h's annotated locks.
+"$ROOT/scripts/check_thread_safety.sh"
 
 JOBS="$(nproc)"
 n_ctest="$(ctest --test-dir build -N | sed -n 's/^Total Tests: \([0-9]*\)$/\1/p')"

@@ -13,6 +13,8 @@
 
 #include <fmt/format.h>
 
+#include "base/mutex.h"
+
 namespace tritonrl::data {
 namespace {
 
@@ -54,7 +56,7 @@ class RateLimiter {
     if (interval_ <= 0) return;
     Clock::time_point slot;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       const auto now = Clock::now();
       next_ = std::max(next_, now);
       slot = next_;
@@ -66,8 +68,8 @@ class RateLimiter {
 
  private:
   double interval_;
-  std::mutex mu_;
-  Clock::time_point next_{};
+  base::Mutex mu_;
+  Clock::time_point next_ GUARDED_BY(mu_){};
 };
 
 LedgerEntry Ask(const Endpoint& ep, const DistillRequest& req, const DistillOptions& o,

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -15,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "base/file.h"
+#include "base/mutex.h"
 #include "eval/pool.h"
 #include "eval/sandbox_check.h"
 #include "scoring/engine_setup.h"
@@ -35,22 +35,22 @@ class Slots {
  public:
   explicit Slots(int n) : free_(n) {}
   void Acquire() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return free_ > 0; });
+    base::MutexLock lock(&mu_);
+    while (free_ <= 0) cv_.Wait();
     --free_;
   }
   void Release() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       ++free_;
     }
-    cv_.notify_one();
+    cv_.Signal();
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int free_;
+  base::Mutex mu_;
+  base::CondVar cv_{&mu_};
+  int free_ GUARDED_BY(mu_);
 };
 
 int LevelOf(const std::string& task_id) {
@@ -80,7 +80,7 @@ struct Call {
   const std::vector<Sample>& batch;
   const Callbacks& callbacks;
   store::Store& store;
-  std::mutex store_mu;  // the pool's threads share this call's store connection
+  base::Mutex store_mu;  // the pool's threads share this call's store connection
   store::RunInfo run;
   BatchResult result;
   std::vector<std::optional<ScoredSample>> out;  // by batch index
@@ -143,31 +143,32 @@ struct Scorer::Impl {
   json run_config;
   Slots slots{1};
   std::once_flag probe_once;
-  std::string sandbox_level = "not started";
-  std::vector<std::string> probe_notes;
-  mutable std::mutex mu;  // guards engine.sandbox after the probe, sandbox_level, probe_notes
+  mutable base::Mutex mu;  // guards engine.sandbox after the probe, and the two below
+  std::string sandbox_level GUARDED_BY(mu) = "not started";
+  std::vector<std::string> probe_notes GUARDED_BY(mu);
   // References kept across calls (ScoringConfig::reference_keep_s), by task file and content.
   struct KeptReference {
     std::shared_ptr<const eval::ReferenceResult> ref;
     std::chrono::steady_clock::time_point at;
     std::uint64_t bytes = 0;
   };
-  std::map<std::string, KeptReference> kept;
-  std::set<std::string> computing;  // references a call computes now (a concurrent call waits)
-  std::mutex kept_mu;               // guards kept and computing
+  base::Mutex kept_mu;
+  std::map<std::string, KeptReference> kept GUARDED_BY(kept_mu);
+  // References a call computes now (a concurrent call waits).
+  std::set<std::string> computing GUARDED_BY(kept_mu);
 
   // True: the caller computes key's reference now; false: another call does.
   bool Claim(const std::string& key) {
-    std::lock_guard<std::mutex> lock(kept_mu);
+    base::MutexLock lock(&kept_mu);
     return computing.insert(key).second;
   }
   void Unclaim(const std::string& key) {
-    std::lock_guard<std::mutex> lock(kept_mu);
+    base::MutexLock lock(&kept_mu);
     computing.erase(key);
   }
 
   std::shared_ptr<const eval::ReferenceResult> KeptFor(const std::string& key) {
-    std::lock_guard<std::mutex> lock(kept_mu);
+    base::MutexLock lock(&kept_mu);
     auto it = kept.find(key);
     if (it == kept.end()) return nullptr;
     if (std::chrono::steady_clock::now() - it->second.at >
@@ -185,7 +186,7 @@ struct Scorer::Impl {
         ref->spill ? static_cast<std::uint64_t>(std::max<std::int64_t>(0, ref->spill->size())) : 0;
     const std::uint64_t budget = config.reference_keep_mb << 20;
     if (bytes > budget) return;
-    std::lock_guard<std::mutex> lock(kept_mu);
+    base::MutexLock lock(&kept_mu);
     kept[key] = {std::move(ref), std::chrono::steady_clock::now(), bytes};
     for (;;) {
       std::uint64_t total = 0;
@@ -202,7 +203,7 @@ struct Scorer::Impl {
 
   // The kept references with spilled outputs, dropped to free their disk space.
   void DropKeptSpills() {
-    std::lock_guard<std::mutex> lock(kept_mu);
+    base::MutexLock lock(&kept_mu);
     std::erase_if(kept, [](const auto& entry) { return entry.second.bytes > 0; });
   }
 
@@ -235,7 +236,7 @@ struct Scorer::Impl {
   // when the device initialises); every verdict records the level reached.
   void Probe() {
     std::call_once(probe_once, [&] {
-      std::lock_guard<std::mutex> lock(mu);
+      base::MutexLock lock(&mu);
       if (!engine.sandbox.enabled) {
         sandbox_level = "off";
         return;
@@ -542,7 +543,7 @@ void Scorer::Impl::CacheReferenceTimings(Call& call, eval::EngineConfig& cfg) co
       [&call, key_for](const std::string& task_path) -> std::optional<eval::TimingPhase> {
     const auto key = key_for(task_path);
     if (!key) return std::nullopt;
-    std::lock_guard<std::mutex> lock(call.store_mu);
+    base::MutexLock lock(&call.store_mu);
     auto hit = call.store.LookupReferenceTiming(*key);
     if (!hit.ok() || !hit->has_value()) return std::nullopt;
     auto phase = eval::ReferenceTimingFromJson(json::parse(**hit, nullptr, false));
@@ -553,7 +554,7 @@ void Scorer::Impl::CacheReferenceTimings(Call& call, eval::EngineConfig& cfg) co
                                                       const eval::TimingPhase& phase) {
     const auto key = key_for(task_path);
     if (!key) return;
-    std::lock_guard<std::mutex> lock(call.store_mu);
+    base::MutexLock lock(&call.store_mu);
     auto s = call.store.PutReferenceTiming(*key, call.task_by_path.at(task_path), device_model,
                                            eval::ReferenceTimingToJson(phase).dump());
     if (!s.ok()) call.Note("reference timing not cached: " + s.message());
@@ -564,7 +565,7 @@ eval::EngineConfig Scorer::Impl::CallEngineConfig(Call& call) {
   Probe();
   eval::EngineConfig cfg;
   {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     for (const auto& line : probe_notes) call.Note(line);
     cfg = engine;
     call.result.sandbox = sandbox_level;

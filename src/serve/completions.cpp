@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "base/mutex.h"
 #include "model/chat_template.h"
 
 namespace tritonrl::serve {
@@ -51,10 +52,10 @@ class CompletionsService {
   }
   ~CompletionsService() {
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.SignalAll();
     thread_.join();
   }
 
@@ -113,10 +114,10 @@ class CompletionsService {
   std::shared_ptr<model::Policy> policy_;
   CompletionsConfig config_;
   const ServeContext& ctx_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::shared_ptr<Job>> queue_;
-  bool stop_ = false;
+  base::Mutex mu_;
+  base::CondVar cv_{&mu_};
+  std::deque<std::shared_ptr<Job>> queue_ GUARDED_BY(mu_);
+  bool stop_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 
@@ -124,8 +125,8 @@ void CompletionsService::Loop() {
   for (;;) {
     std::vector<std::shared_ptr<Job>> batch;
     {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      base::MutexLock lock(&mu_);
+      while (!stop_ && queue_.empty()) cv_.Wait();
       if (stop_ && queue_.empty()) return;
       batch.push_back(queue_.front());
       queue_.pop_front();
@@ -176,10 +177,10 @@ Result<std::vector<model::Completion>> CompletionsService::Generate(
   job->mergeable = !sampling.seeded;
   auto future = job->done.get_future();
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     queue_.push_back(job);
   }
-  cv_.notify_one();
+  cv_.Signal();
   if (future.wait_for(ctx_.limits.request_timeout) != std::future_status::ready)
     return Status::Unavailable("generation did not finish within the request timeout");
   return future.get();

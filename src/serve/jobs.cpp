@@ -145,7 +145,7 @@ Result<size_t> JobManager::Recover() {
     job->samples = std::move(parsed->second);
     job->recovered = true;
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       ++active_;
     }
     TRITONRL_RETURN_IF_ERROR(Start(job));
@@ -160,7 +160,7 @@ Result<std::string> JobManager::Submit(std::vector<scoring::Sample> samples,
   job->kind = kind;
   job->samples = std::move(samples);
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (shutting_down_) return Status::Unavailable("the server is shutting down");
     if (active_ >= config_.max_active_jobs)
       return Status::Unavailable(
@@ -173,9 +173,9 @@ Result<std::string> JobManager::Submit(std::vector<scoring::Sample> samples,
   // On disk before anyone learns the id: a job a client knows of survives a crash.
   const std::string path = (fs::path(jobs_dir_) / (job->id + ".json")).string();
   if (auto st = WriteFileAtomic(path, JobFileJson(job->id, kind, job->samples).dump()); !st.ok()) {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     --active_;
-    changed_.notify_all();
+    changed_.SignalAll();
     return st;
   }
   TRITONRL_RETURN_IF_ERROR(Start(job));
@@ -187,17 +187,17 @@ Status JobManager::Start(std::shared_ptr<Job> job) {
   for (size_t i = 0; i < job->samples.size(); ++i)
     job->index[{job->samples[i].task, job->samples[i].id}] = i;
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     jobs_[job->id] = job;
   }
   try {
     std::thread([this, job] { RunJob(job); }).detach();
   } catch (const std::system_error& e) {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     job->state = JobState::kFailed;
     job->error = fmt::format("cannot start a thread: {}", e.what());
     --active_;
-    changed_.notify_all();
+    changed_.SignalAll();
     return Status::Unavailable(job->error);
   }
   return Status::Ok();
@@ -209,14 +209,14 @@ void JobManager::RunJob(std::shared_ptr<Job> job) {
   scoring::Callbacks callbacks;
   callbacks.on_verdict = [this, &job](const scoring::ScoredSample& s, size_t, size_t) {
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(&mu_);
       auto it = job->index.find({s.task, s.id});
       if (it != job->index.end() && !job->results[it->second]) {
         job->results[it->second] = s;
         ++job->done;
       }
     }
-    changed_.notify_all();
+    changed_.SignalAll();
     if (metrics_ && !s.resumed) {
       metrics_->RecordEvaluated(std::string(vocab::OutcomeName(s.outcome)));
       // Each sample gets a fresh worker; these outcomes are the ones whose worker was killed or
@@ -227,12 +227,12 @@ void JobManager::RunJob(std::shared_ptr<Job> job) {
     }
   };
   callbacks.cancelled = [this] {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     return cancel_;
   };
   auto result = scorer_->Score(job->samples, options, callbacks);
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(&mu_);
     if (!result.ok()) {
       job->state = JobState::kFailed;
       job->error = result.status().message();
@@ -250,7 +250,7 @@ void JobManager::RunJob(std::shared_ptr<Job> job) {
     ForgetOldJobs();
     --active_;
     // Under the lock: once it is released, Shutdown may return and the manager be destroyed.
-    changed_.notify_all();
+    changed_.SignalAll();
   }
 }
 
@@ -267,7 +267,7 @@ void JobManager::ForgetOldJobs() {
 }
 
 std::optional<JobSnapshot> JobManager::Get(const std::string& id) const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return std::nullopt;
   return it->second->Snapshot();
@@ -275,17 +275,18 @@ std::optional<JobSnapshot> JobManager::Get(const std::string& id) const {
 
 std::optional<JobSnapshot> JobManager::WaitForProgress(
     const std::string& id, size_t seen, std::chrono::steady_clock::time_point deadline) const {
-  std::unique_lock lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return std::nullopt;
   std::shared_ptr<Job> job = it->second;
-  changed_.wait_until(lock, deadline,
-                      [&] { return job->done > seen || job->state != JobState::kRunning; });
+  while (!(job->done > seen || job->state != JobState::kRunning)) {
+    if (!changed_.WaitUntil(deadline)) break;
+  }
   return job->Snapshot();
 }
 
 size_t JobManager::QueuedSamples() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   size_t n = 0;
   for (const auto& [id, job] : jobs_) {
     if (job->state == JobState::kRunning) n += job->samples.size() - job->done;
@@ -294,7 +295,7 @@ size_t JobManager::QueuedSamples() const {
 }
 
 std::vector<Gauge> JobManager::Gauges() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   std::map<JobState, size_t> by_state;
   size_t queued = 0;
   for (const auto& [id, job] : jobs_) {
@@ -313,11 +314,14 @@ std::vector<Gauge> JobManager::Gauges() const {
 }
 
 void JobManager::Shutdown(std::chrono::seconds grace) {
-  std::unique_lock lock(mu_);
+  base::MutexLock lock(&mu_);
   shutting_down_ = true;
-  changed_.wait_for(lock, grace, [&] { return active_ == 0; });
+  const auto grace_end = std::chrono::steady_clock::now() + grace;
+  while (active_ != 0) {
+    if (!changed_.WaitUntil(grace_end)) break;
+  }
   cancel_ = true;
-  changed_.wait(lock, [&] { return active_ == 0; });
+  while (active_ != 0) changed_.Wait();
 }
 
 }  // namespace tritonrl::serve

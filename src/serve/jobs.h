@@ -27,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "base/mutex.h"
 #include "scoring/score_batch.h"
 #include "serve/metrics.h"
 
@@ -94,19 +95,20 @@ class JobManager {
   JobManager(scoring::Scorer* scorer, ServeMetrics* metrics, JobsConfig config);
   Status Start(std::shared_ptr<Job> job);
   void RunJob(std::shared_ptr<Job> job);
-  void ForgetOldJobs();  // caller holds mu_
+  void ForgetOldJobs() REQUIRES(mu_);
 
   scoring::Scorer* scorer_;
   ServeMetrics* metrics_;
   JobsConfig config_;
   std::string jobs_dir_;
-  mutable std::mutex mu_;
-  mutable std::condition_variable changed_;
-  std::map<std::string, std::shared_ptr<Job>> jobs_;
-  std::vector<std::string> finished_order_;  // ids of ended jobs, oldest first
-  size_t active_ = 0;                        // jobs whose thread has not ended
-  bool shutting_down_ = false;
-  bool cancel_ = false;
+  // Guards the fields below and every Job's results, done, state and error.
+  mutable base::Mutex mu_;
+  mutable base::CondVar changed_{&mu_};
+  std::map<std::string, std::shared_ptr<Job>> jobs_ GUARDED_BY(mu_);
+  std::vector<std::string> finished_order_ GUARDED_BY(mu_);  // ids of ended jobs, oldest first
+  size_t active_ GUARDED_BY(mu_) = 0;  // jobs whose thread has not ended
+  bool shutting_down_ GUARDED_BY(mu_) = false;
+  bool cancel_ GUARDED_BY(mu_) = false;
 };
 
 }  // namespace tritonrl::serve

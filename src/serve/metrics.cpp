@@ -35,30 +35,30 @@ void Header(std::string& out, const std::string& name, const char* type, const s
 ServeMetrics::ServeMetrics(Clock::time_point start) : start_(start) {}
 
 void ServeMetrics::RecordRequest(const std::string& endpoint, int status, double seconds) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   ++requests_[{endpoint, status}];
   request_seconds_[endpoint] += seconds;
 }
 
 void ServeMetrics::RecordVerified(int64_t samples) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   verified_ += samples;
 }
 
 void ServeMetrics::RecordEvaluated(const std::string& outcome, Clock::time_point when) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   ++evaluated_[outcome];
   recent_.push_back(when);
   while (!recent_.empty() && recent_.front() < when - kRateWindow) recent_.pop_front();
 }
 
 void ServeMetrics::RecordWorkerRestarts(int64_t restarts) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   worker_restarts_ += restarts;
 }
 
 double ServeMetrics::SamplesPerSecond(Clock::time_point now, std::chrono::seconds window) const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   // A server younger than the window divides by its age, so the first minute is not diluted.
   const auto age = std::chrono::duration<double>(now - start_).count();
   const double span = std::min(static_cast<double>(window.count()), std::max(age, 1.0));
@@ -70,7 +70,7 @@ double ServeMetrics::SamplesPerSecond(Clock::time_point now, std::chrono::second
 std::string ServeMetrics::RenderPrometheus(const std::vector<Gauge>& gauges,
                                            Clock::time_point now) const {
   const double rate = SamplesPerSecond(now, kRateWindow);
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(&mu_);
   std::string out;
   Header(out, "tritonrl_serve_requests_total", "counter", "HTTP requests by endpoint and status");
   for (const auto& [key, n] : requests_) {

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
+
 namespace tritonrl::serve {
 
 struct Gauge {
@@ -42,14 +44,15 @@ class ServeMetrics {
                                Clock::time_point now = Clock::now()) const;
 
  private:
-  mutable std::mutex mu_;
-  Clock::time_point start_;
-  std::map<std::pair<std::string, int>, int64_t> requests_;
-  std::map<std::string, double> request_seconds_;
-  int64_t verified_ = 0;
-  std::map<std::string, int64_t> evaluated_;
-  std::deque<Clock::time_point> recent_;  // verdict times within the longest window used
-  int64_t worker_restarts_ = 0;
+  mutable base::Mutex mu_;
+  const Clock::time_point start_;
+  std::map<std::pair<std::string, int>, int64_t> requests_ GUARDED_BY(mu_);
+  std::map<std::string, double> request_seconds_ GUARDED_BY(mu_);
+  int64_t verified_ GUARDED_BY(mu_) = 0;
+  std::map<std::string, int64_t> evaluated_ GUARDED_BY(mu_);
+  // Verdict times within the longest window used.
+  std::deque<Clock::time_point> recent_ GUARDED_BY(mu_);
+  int64_t worker_restarts_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace tritonrl::serve

@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "base/mutex.h"
 #include "store/store.h"
 
 namespace tritonrl::store {
@@ -14,43 +15,44 @@ namespace tritonrl::store {
 struct VerdictWriter::Impl {
   explicit Impl(Store s, WriterOptions o) : store(std::move(s)), options(std::move(o)) {}
 
-  Store store;
+  Store store;  // the thread's alone, until Close has joined it
   WriterOptions options;
-  std::mutex mu;
-  std::condition_variable wake;      // the thread: work or stop
-  std::condition_variable progress;  // Flush: the committed count moved
-  std::deque<EvalResult> queue;
-  uint64_t submitted = 0;
-  uint64_t committed = 0;  // results handled (written or dropped after an error)
-  Status error;
-  bool stop = false;
-  bool closed = false;
+  base::Mutex mu;
+  base::CondVar wake{&mu};      // the thread: work or stop
+  base::CondVar progress{&mu};  // Flush: the committed count moved
+  std::deque<EvalResult> queue GUARDED_BY(mu);
+  uint64_t submitted GUARDED_BY(mu) = 0;
+  uint64_t committed GUARDED_BY(mu) = 0;  // results handled (written or dropped after an error)
+  Status error GUARDED_BY(mu);
+  bool stop GUARDED_BY(mu) = false;
+  bool closed GUARDED_BY(mu) = false;
   std::thread thread;
 
   void Loop() {
     using Clock = std::chrono::steady_clock;
-    std::unique_lock<std::mutex> lock(mu);
+    mu.Lock();
     for (;;) {
-      wake.wait(lock, [&] { return stop || !queue.empty(); });
-      if (queue.empty() && stop) return;
+      while (!stop && queue.empty()) wake.Wait();
+      if (queue.empty() && stop) break;
       // Give later results a moment to join this transaction, unless a batch is full.
-      auto deadline = Clock::now() + std::chrono::milliseconds(options.max_delay_ms);
-      wake.wait_until(lock, deadline, [&] {
-        return stop || queue.size() >= static_cast<size_t>(options.max_batch);
-      });
+      const auto deadline = Clock::now() + std::chrono::milliseconds(options.max_delay_ms);
+      while (!stop && queue.size() < static_cast<size_t>(options.max_batch)) {
+        if (!wake.WaitUntil(deadline)) break;
+      }
       std::vector<EvalResult> batch;
       while (!queue.empty() && batch.size() < static_cast<size_t>(options.max_batch)) {
         batch.push_back(std::move(queue.front()));
         queue.pop_front();
       }
-      bool failed = !error.ok();
-      lock.unlock();
+      const bool failed = !error.ok();
+      mu.Unlock();
       Status st = failed ? Status::Ok() : store.PutResults(batch);
-      lock.lock();
+      mu.Lock();
       if (!st.ok() && error.ok()) error = st;
       committed += batch.size();
-      progress.notify_all();
+      progress.SignalAll();
     }
+    mu.Unlock();
   }
 };
 
@@ -76,7 +78,7 @@ VerdictWriter::~VerdictWriter() {
 }
 
 void VerdictWriter::Submit(EvalResult result) {
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  base::MutexLock lock(&impl_->mu);
   if (impl_->closed) {
     if (impl_->error.ok())
       impl_->error = Status::FailedPrecondition(impl_->store.path() + ": writer already closed");
@@ -84,27 +86,27 @@ void VerdictWriter::Submit(EvalResult result) {
   }
   impl_->queue.push_back(std::move(result));
   ++impl_->submitted;
-  impl_->wake.notify_one();
+  impl_->wake.Signal();
 }
 
 Status VerdictWriter::Flush() {
-  std::unique_lock<std::mutex> lock(impl_->mu);
-  uint64_t target = impl_->submitted;
-  impl_->wake.notify_one();
-  impl_->progress.wait(lock, [&] { return impl_->committed >= target; });
+  base::MutexLock lock(&impl_->mu);
+  const uint64_t target = impl_->submitted;
+  impl_->wake.Signal();
+  while (impl_->committed < target) impl_->progress.Wait();
   return impl_->error;
 }
 
 Status VerdictWriter::Close() {
   {
-    std::lock_guard<std::mutex> lock(impl_->mu);
+    base::MutexLock lock(&impl_->mu);
     if (impl_->closed) return impl_->error;
     impl_->closed = true;
     impl_->stop = true;
-    impl_->wake.notify_one();
+    impl_->wake.Signal();
   }
   impl_->thread.join();
-  std::lock_guard<std::mutex> lock(impl_->mu);
+  base::MutexLock lock(&impl_->mu);
   return impl_->error;
 }
 
