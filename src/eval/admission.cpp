@@ -57,9 +57,18 @@ void MemoryAdmission::Ticket::GrowTo(MemoryNeed need) {
 }
 
 void MemoryAdmission::Take(MemoryNeed more) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   host_held_ += more.host;
   device_held_ += more.device;
+}
+
+// Nobody waits to run alone or runs alone, and the need fits beside what is held.
+bool MemoryAdmission::Fits(MemoryNeed need) const {
+  const auto over = [](std::uint64_t need_bytes, std::uint64_t budget) {
+    return budget != 0 && need_bytes > budget;
+  };
+  return alone_waiting_ == 0 && !alone_held_ && !over(host_held_ + need.host, host_budget_) &&
+         !over(device_held_ + need.device, device_budget_);
 }
 
 Result<MemoryAdmission::Ticket> MemoryAdmission::Admit(MemoryNeed need) {
@@ -72,11 +81,8 @@ Result<MemoryAdmission::Ticket> MemoryAdmission::Admit(MemoryNeed need) {
         "budgets are {} MiB and {} MiB (0: unlimited)",
         need.host >> 20, need.device >> 20, host_budget_ >> 20, device_budget_ >> 20));
   }
-  std::unique_lock<std::mutex> lock(mu_);
-  freed_.wait(lock, [&] {
-    return alone_waiting_ == 0 && !alone_held_ && !over(host_held_ + need.host, host_budget_) &&
-           !over(device_held_ + need.device, device_budget_);
-  });
+  base::MutexLock lock(&mu_);
+  while (!Fits(need)) freed_.Wait();
   host_held_ += need.host;
   device_held_ += need.device;
   Ticket t;
@@ -86,9 +92,9 @@ Result<MemoryAdmission::Ticket> MemoryAdmission::Admit(MemoryNeed need) {
 }
 
 MemoryAdmission::Ticket MemoryAdmission::AdmitAlone() {
-  std::unique_lock<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   ++alone_waiting_;
-  freed_.wait(lock, [&] { return !alone_held_ && host_held_ == 0 && device_held_ == 0; });
+  while (alone_held_ || host_held_ != 0 || device_held_ != 0) freed_.Wait();
   --alone_waiting_;
   alone_held_ = true;
   Ticket t;
@@ -99,12 +105,12 @@ MemoryAdmission::Ticket MemoryAdmission::AdmitAlone() {
 
 void MemoryAdmission::Give(MemoryNeed need, bool alone) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     host_held_ -= need.host;
     device_held_ -= need.device;
     if (alone) alone_held_ = false;
   }
-  freed_.notify_all();
+  freed_.SignalAll();
 }
 
 std::optional<std::uint64_t> HostAvailableBytes() {

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "base/mutex.h"
 #include "base/status.h"
 #include "eval/engine.h"
 
@@ -81,11 +82,13 @@ class MemoryAdmission {
   void Give(MemoryNeed need, bool alone);
   void Take(MemoryNeed more);
   const std::uint64_t host_budget_, device_budget_;
-  std::mutex mu_;
-  std::condition_variable freed_;
-  std::uint64_t host_held_ = 0, device_held_ = 0;
-  int alone_waiting_ = 0;
-  bool alone_held_ = false;
+  bool Fits(MemoryNeed need) const REQUIRES(mu_);
+  base::Mutex mu_;
+  base::CondVar freed_{&mu_};
+  std::uint64_t host_held_ GUARDED_BY(mu_) = 0;
+  std::uint64_t device_held_ GUARDED_BY(mu_) = 0;
+  int alone_waiting_ GUARDED_BY(mu_) = 0;
+  bool alone_held_ GUARDED_BY(mu_) = false;
 };
 
 // MemAvailable from /proc/meminfo, in bytes.
