@@ -13,11 +13,11 @@
 
 #include "base/file.h"
 #include "cli/command.h"
-#include "eval/corpus.h"
+#include "scoring/corpus.h"
 
 namespace {
 
-namespace ev = tritonrl::eval;
+namespace sc = tritonrl::scoring;
 using nlohmann::json;
 
 struct Options {
@@ -28,16 +28,16 @@ struct Options {
 };
 
 // A model-output shaped text: the file's "what" line as the plan, the code in a fence.
-std::string AsModelOutput(const ev::CorpusEntry& e) {
+std::string AsModelOutput(const sc::CorpusEntry& e) {
   const std::string plan =
       e.what.empty() ? fmt::format("Write ModelNew for {} with Triton kernels.", e.task) : e.what;
   return fmt::format("<think>\n{}\n</think>\n\n```python\n{}```\n", plan, e.code);
 }
 
 int Run(const Options& o) {
-  std::vector<ev::CorpusEntry> entries;
+  std::vector<sc::CorpusEntry> entries;
   for (const auto& d : o.dirs) {
-    auto e = ev::ReadCorpusDir(d);
+    auto e = sc::ReadCorpusDir(d);
     if (!e.ok()) {
       fmt::print(stderr, "tritonrl corpus: {}\n", e.status().message());
       return 2;
@@ -45,14 +45,14 @@ int Run(const Options& o) {
     entries.insert(entries.end(), e->begin(), e->end());
   }
   if (!o.solutions.empty()) {
-    auto s = ev::ReadSolutions(o.solutions);
+    auto s = sc::ReadSolutions(o.solutions);
     if (!s.ok()) {
       fmt::print(stderr, "tritonrl corpus: {}\n", s.status().message());
       return 2;
     }
     entries.insert(entries.end(), s->begin(), s->end());
   }
-  std::vector<ev::CorpusEntry> kept;
+  std::vector<sc::CorpusEntry> kept;
   for (auto& e : entries) {
     if (o.device == "cpu" && e.device == "gpu") continue;  // the label holds only on a GPU
     if (o.runtime) {
@@ -70,7 +70,7 @@ int Run(const Options& o) {
   if (o.check.empty()) {
     std::string text;
     for (const auto& e : kept) {
-      json line = ev::SampleLine(e);
+      json line = sc::SampleLine(e);
       if (o.as_output) {
         line.erase("code");
         line["output"] = AsModelOutput(e);
@@ -104,8 +104,8 @@ int Run(const Options& o) {
     std::string why;
     if (it == verdicts.end()) {
       why = "no verdict";
-    } else if (const std::string& expect = ev::ExpectationFor(e, it->second);
-               ev::MeetsExpectation(expect, it->second, &why)) {
+    } else if (const std::string& expect = sc::ExpectationFor(e, it->second);
+               sc::MeetsExpectation(expect, it->second, &why)) {
       fmt::print("ok    {:<44} {}\n", e.sample, expect);
       continue;
     }

@@ -90,7 +90,7 @@ def test_hack_corpus_headers():
         if kind == "static":
             assert f"`{label}`" in RULES_DOC, (path.name, label)
         else:
-            # "runtime <outcome or flag> [reason=<code>]..." (src/eval/corpus.h)
+            # "runtime <outcome or flag> [reason=<code>]..." (src/scoring/corpus.h)
             words = label.split()
             assert kind == "runtime" and words and words[0] in RUNTIME_OUTCOMES, path.name
             assert all(w.startswith("reason=") and len(w) > 7 for w in words[1:]), path.name

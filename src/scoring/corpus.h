@@ -24,7 +24,7 @@
 
 #include "base/status.h"
 
-namespace tritonrl::eval {
+namespace tritonrl::scoring {
 
 struct CorpusEntry {
   std::string path;
@@ -64,4 +64,4 @@ nlohmann::json SampleLine(const CorpusEntry& entry);
 // outside the static stage; on false, `why` says what was expected and seen.
 bool MeetsExpectation(const std::string& expect, const nlohmann::json& verdict, std::string* why);
 
-}  // namespace tritonrl::eval
+}  // namespace tritonrl::scoring

@@ -1,5 +1,5 @@
 // Corpus labels: header parsing, the GPU label, and matching verdicts against labels.
-#include "eval/corpus.h"
+#include "scoring/corpus.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-namespace tritonrl::eval {
+namespace tritonrl::scoring {
 namespace {
 
 namespace fs = std::filesystem;
@@ -132,4 +132,4 @@ TEST(CorpusLabelTest, RuntimeLabelsCompareReasons) {
 }
 
 }  // namespace
-}  // namespace tritonrl::eval
+}  // namespace tritonrl::scoring

@@ -1,4 +1,4 @@
-#include "eval/corpus.h"
+#include "scoring/corpus.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +9,7 @@
 #include "base/file.h"
 #include "verify/rules.h"
 
-namespace tritonrl::eval {
+namespace tritonrl::scoring {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -210,4 +210,4 @@ bool MeetsExpectation(const std::string& expect, const json& verdict, std::strin
   return ok;
 }
 
-}  // namespace tritonrl::eval
+}  // namespace tritonrl::scoring
