@@ -255,7 +255,7 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
 // A correct sample whose worst element used more than this share of its tolerance
 // (CompareResult::tolerance_margin) gets the flag near_tolerance: its verdict may flip with the
 // next seeds, and an approximation tuned to the tolerance looks exactly like this. Honest
-// solutions of our suite stay at or below 0.63 (bench/RESULTS.md, fifth session).
+// solutions of our suite stay at or below 0.63 (bench/RESULTS.md, 2026-12-01, recorded in e515a22).
 inline constexpr double kNearToleranceMargin = 0.9;
 
 }  // namespace tritonrl::eval

@@ -52,7 +52,7 @@ struct ParentClockTolerance {
   // Of the reference's cycle overhead (lower quartile): the candidate's own host work per call
   // (its launch code, our launch hooks) is in its cycles but not in the reference's overhead, and
   // grows with host load. On the H200 at 16 jobs it reached 0.33 of the overhead (0.15 of 0.46 ms)
-  // on honest short kernels (bench/RESULTS.md, eleventh session).
+  // on honest short kernels (bench/RESULTS.md, 2026-12-02, recorded in ebdb753).
   double overhead_share = 0.4;
 };
 // Empty when consistent or not measurable; else what the engine clocked against what was
