@@ -36,18 +36,6 @@ const std::vector<std::string> kMetrics = {"pass@1",           "invalid",
                                            "incorrect",        "correct_not_fast",
                                            "fast"};
 
-double Value(const rl::TaskLabel& l, const std::string& metric) {
-  if (l.samples <= 0) return 0;
-  const double n = static_cast<double>(l.samples);
-  auto count = [&](const std::string& c) {
-    auto it = l.outcomes.find(c);
-    return it == l.outcomes.end() ? 0.0 : static_cast<double>(it->second);
-  };
-  if (metric == "pass@1") return static_cast<double>(l.passed) / n;
-  if (metric == "invalid") return (count("invalid_syntax") + count("invalid_functionality")) / n;
-  return count(metric) / n;
-}
-
 // The tasks every given file has, in order; a task with no samples in one of them fails.
 tritonrl::Result<std::vector<std::string>> CommonTasks(const std::vector<const Labels*>& files,
                                                        const std::vector<std::string>& names) {
@@ -71,7 +59,7 @@ std::vector<m::TaskPair> Pairs(const Labels& before, const Labels& after,
                                const std::vector<std::string>& tasks, const std::string& metric) {
   std::vector<m::TaskPair> out;
   for (const std::string& t : tasks) {
-    out.push_back({t, Value(before.at(t), metric), Value(after.at(t), metric)});
+    out.push_back({t, rl::LabelShare(before.at(t), metric), rl::LabelShare(after.at(t), metric)});
   }
   return out;
 }

@@ -8,26 +8,38 @@
 
 namespace tritonrl::demo {
 
+std::vector<rl::TaskLabel> LabelTasks(const std::vector<EvalTask>& tasks,
+                                      const std::vector<scoring::ScoredSample>& verdicts) {
+  std::vector<rl::TaskLabel> labels;
+  std::map<std::string, size_t> index;
+  for (const EvalTask& t : tasks) {
+    index[t.id] = labels.size();
+    labels.push_back(rl::LabelOf(t.id, 0, 0));
+  }
+  for (const scoring::ScoredSample& v : verdicts) {
+    auto it = index.find(v.task);
+    if (it == index.end()) continue;
+    rl::TaskLabel& l = labels[it->second];
+    const rl::Rewards rw = rl::ComputeRewards(scoring::RolloutVerdictOf(v), rl::RewardConfig{});
+    ++l.samples;
+    l.passed += rw.r_correct > 0;
+    l.valid += v.valid;
+    ++l.outcomes[rl::OutcomeClassName(rl::ClassifyOutcome(v.outcome, rw, v.speedup))];
+  }
+  for (rl::TaskLabel& l : labels) {  // pass rate and level from the counts
+    const rl::TaskLabel counted = rl::LabelOf(l.task, l.passed, l.samples);
+    l.pass_rate = counted.pass_rate;
+    l.level = counted.level;
+  }
+  return labels;
+}
+
 Result<CalibrationResult> Calibrate(const PolicyEvalOptions& options,
                                     const std::vector<EvalTask>& tasks, scoring::Scorer& scorer) {
   auto eval = EvaluatePolicy(options, tasks, scorer);
   if (!eval.ok()) return eval.status();
-  std::map<std::string, std::pair<int64_t, int64_t>> counts;  // task -> (passed, samples)
-  std::map<std::string, std::map<std::string, int64_t>> outcomes;
-  for (const scoring::ScoredSample& v : eval->verdicts) {
-    auto& [passed, samples] = counts[v.task];
-    ++samples;
-    // The reward's own rule: the sample earns R_correct (correct, no flag voids the reward).
-    const rl::Rewards rw = rl::ComputeRewards(scoring::RolloutVerdictOf(v), rl::RewardConfig{});
-    if (rw.r_correct > 0) ++passed;
-    ++outcomes[v.task][rl::OutcomeClassName(rl::ClassifyOutcome(v.outcome, rw, v.speedup))];
-  }
   CalibrationResult r;
-  for (const EvalTask& t : tasks) {
-    const auto& [passed, samples] = counts[t.id];
-    r.labels.push_back(rl::LabelOf(t.id, passed, samples));
-    r.labels.back().outcomes = outcomes[t.id];
-  }
+  r.labels = LabelTasks(tasks, eval->verdicts);
   r.eval = std::move(eval.value());
   return r;
 }

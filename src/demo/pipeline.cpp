@@ -19,11 +19,10 @@
 #include "data/sft.h"
 #include "data/synth.h"
 #include "data/verified.h"
+#include "demo/calibrate.h"
 #include "demo/context.h"
 #include "metrics/paired.h"
 #include "report/demo_report.h"
-#include "rl/rewards.h"
-#include "scoring/rollout_verdict.h"
 #include "task/task.h"
 #include "train/grpo.h"
 #include "train/sft.h"
@@ -578,26 +577,6 @@ Status RecordsStage(DemoRun& run) {
   return Status::Ok();
 }
 
-// Each task's samples, those that earned R_correct (the reward's own rule) and the valid ones.
-std::vector<StageEval::TaskCounts> CountPerTask(const std::vector<EvalTask>& tasks,
-                                                const std::vector<scoring::ScoredSample>& verdicts) {
-  std::vector<StageEval::TaskCounts> out;
-  std::map<std::string, size_t> index;
-  for (const EvalTask& t : tasks) {
-    index[t.id] = out.size();
-    out.push_back({t.id, 0, 0, 0});
-  }
-  for (const scoring::ScoredSample& v : verdicts) {
-    auto it = index.find(v.task);
-    if (it == index.end()) continue;
-    StageEval::TaskCounts& c = out[it->second];
-    ++c.samples;
-    c.valid += v.valid;
-    c.passed += rl::ComputeRewards(scoring::RolloutVerdictOf(v), rl::RewardConfig{}).r_correct > 0;
-  }
-  return out;
-}
-
 // Before/after of two evaluations of the same task set, paired by task: pass@1 and the valid
 // share, with 95% bootstrap intervals over tasks.
 std::vector<report::DemoComparisonRow> Compare(const StageEval& a, const StageEval& b) {
@@ -605,14 +584,10 @@ std::vector<report::DemoComparisonRow> Compare(const StageEval& a, const StageEv
   for (const std::string metric : {"pass@1", "valid"}) {
     std::vector<metrics::TaskPair> pairs;
     for (size_t i = 0; i < a.per_task.size() && i < b.per_task.size(); ++i) {
-      const auto& x = a.per_task[i];
-      const auto& y = b.per_task[i];
+      const rl::TaskLabel& x = a.per_task[i];
+      const rl::TaskLabel& y = b.per_task[i];
       if (x.task != y.task || x.samples == 0 || y.samples == 0) continue;
-      auto share = [&](const StageEval::TaskCounts& c) {
-        return static_cast<double>(metric == "valid" ? c.valid : c.passed) /
-               static_cast<double>(c.samples);
-      };
-      pairs.push_back({x.task, share(x), share(y)});
+      pairs.push_back({x.task, rl::LabelShare(x, metric), rl::LabelShare(y, metric)});
     }
     const metrics::PairedComparison c = metrics::ComparePaired(pairs, {});
     out.push_back({a.suite, a.stage, b.stage, metric, c.tasks, c.before.estimate,
@@ -679,7 +654,7 @@ Status EvaluateOn(DemoRun& run, const std::string& stage, const std::string& sui
   e.summary = ev->summary;
   e.generate_seconds = ev->generate_seconds;
   e.score_seconds = ev->score_seconds;
-  e.per_task = CountPerTask(tasks, ev->verdicts);
+  e.per_task = LabelTasks(tasks, ev->verdicts);
   std::string lines;
   for (size_t i = 0; i < ev->verdicts.size(); ++i) {
     json j = scoring::ToJson(ev->verdicts[i]);

@@ -15,6 +15,7 @@
 
 #include "base/status.h"
 #include "demo/policy_eval.h"
+#include "rl/task_labels.h"
 #include "train/grpo.h"
 #include "train/sft.h"
 
@@ -113,13 +114,9 @@ struct StageEval {
   std::string policy;
   EvalSummary summary;
   double generate_seconds = 0, score_seconds = 0;
-  // Per task (task order): samples, those that earned R_correct, those the static verifier found
-  // valid. What the paired comparisons of the report resample.
-  struct TaskCounts {
-    std::string task;
-    int64_t samples = 0, passed = 0, valid = 0;
-  };
-  std::vector<TaskCounts> per_task;
+  // Per task (task order): samples, those that earned R_correct, the valid ones, the Figure 5
+  // classes (demo/calibrate.h LabelTasks). What the paired comparisons of the report resample.
+  std::vector<rl::TaskLabel> per_task;
 };
 
 // One GRPO run of the demo (the main one, an ablation mode or a further seed).

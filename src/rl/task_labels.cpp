@@ -18,6 +18,25 @@ TaskLabel LabelOf(const std::string& task, int64_t passed, int64_t samples) {
   return l;
 }
 
+double LabelShare(const TaskLabel& l, const std::string& metric) {
+  if (l.samples <= 0) return 0;
+  auto count = [&](const std::string& c) {
+    auto it = l.outcomes.find(c);
+    return it == l.outcomes.end() ? int64_t{0} : it->second;
+  };
+  int64_t n = 0;
+  if (metric == "pass@1") {
+    n = l.passed;
+  } else if (metric == "valid") {
+    n = l.valid;
+  } else if (metric == "invalid") {
+    n = count("invalid_syntax") + count("invalid_functionality");
+  } else {
+    n = count(metric);
+  }
+  return static_cast<double>(n) / static_cast<double>(l.samples);
+}
+
 Status WriteTaskLabels(const std::string& path, const std::vector<TaskLabel>& labels) {
   std::string text;
   for (const TaskLabel& l : labels) {
@@ -25,7 +44,8 @@ Status WriteTaskLabels(const std::string& path, const std::vector<TaskLabel>& la
               {"samples", l.samples},
               {"passed", l.passed},
               {"pass_rate", l.pass_rate},
-              {"level", l.level}};
+              {"level", l.level},
+              {"valid", l.valid}};
     if (!l.outcomes.empty()) j["outcomes"] = l.outcomes;
     text += j.dump() + "\n";
   }
@@ -56,6 +76,7 @@ Result<std::map<std::string, TaskLabel>> ReadTaskLabels(const std::string& path)
     l.samples = j.value("samples", int64_t{0});
     l.passed = j.value("passed", int64_t{0});
     l.pass_rate = j.value("pass_rate", 0.0);
+    l.valid = j.value("valid", int64_t{0});
     if (auto o = j.find("outcomes"); o != j.end()) {
       if (!o->is_object()) return Status::ParseError(where + "\"outcomes\" is not an object");
       for (const auto& [name, n] : o->items()) {

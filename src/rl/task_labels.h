@@ -6,8 +6,9 @@
 // TritonRL put all weight on its easier level (p = [1, 0]); the trainer does the same by default
 // where tasks have labels (docs/rl.md). Tasks solved every time stay level 1: their groups are
 // constant and DAPO's filter drops them. The file is JSONL, one object per task:
-//   {"task": ID, "samples": K, "passed": P, "pass_rate": P/K, "level": L,
-//    "outcomes": {"invalid_syntax": n, ..., "fast": n}}   (TritonRL Figure 5's classes; optional)
+//   {"task": ID, "samples": K, "passed": P, "pass_rate": P/K, "level": L, "valid": V,
+//    "outcomes": {"invalid_syntax": n, ..., "fast": n}}   (valid, outcomes: optional; the
+//    outcomes are TritonRL Figure 5's classes)
 // Pure functions and file I/O; callable from any thread.
 #pragma once
 
@@ -25,6 +26,7 @@ struct TaskLabel {
   int64_t samples = 0, passed = 0;
   double pass_rate = 0;
   int level = 1;
+  int64_t valid = 0;                        // samples the static verifier found valid
   std::map<std::string, int64_t> outcomes;  // Figure 5 class name -> samples (ClassifyOutcome)
 };
 
@@ -33,6 +35,11 @@ inline constexpr int kLevelOutOfReach = 2;
 
 // The label of a task whose calibration passed `passed` of `samples` (samples >= 1).
 TaskLabel LabelOf(const std::string& task, int64_t passed, int64_t samples);
+
+// The share of a task's samples a per-task comparison reads (metrics/paired.h): "pass@1"
+// (passed), "valid", "invalid" (both invalid classes) or one Figure 5 class by name. 0 for a task
+// without samples.
+double LabelShare(const TaskLabel& label, const std::string& metric);
 
 // Writes the labels, one JSONL line each (atomically: a crash leaves the old file or the new).
 Status WriteTaskLabels(const std::string& path, const std::vector<TaskLabel>& labels);

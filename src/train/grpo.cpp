@@ -491,9 +491,10 @@ std::vector<bool> MatchPlans(const std::regex& pattern, const GenBatch& gen) {
   std::vector<bool> out;
   for (const Rollout& r : gen.rollouts) {
     const verify::ModelOutput split = verify::SplitModelOutput(r.text);
-    const std::string plan =
-        split.plan ? r.text.substr(split.plan->begin, split.plan->end - split.plan->begin) : "";
-    out.push_back(split.plan.has_value() && std::regex_search(plan, pattern));
+    out.push_back(split.plan &&
+                  std::regex_search(r.text.substr(split.plan->begin,
+                                                  split.plan->end - split.plan->begin),
+                                    pattern));
   }
   return out;
 }
@@ -507,41 +508,40 @@ Result<RoundScores> ScoreRound(Runner& run, int64_t step, int64_t round, size_t 
   const auto ts0 = Clock::now();
   if (run.text_reward) {
     out.text_matched = MatchPlans(*run.text_reward, gen);
-  } else {
-    std::vector<scoring::Sample> batch;
-    for (size_t i = 0; i < gen.rollouts.size(); ++i) {
-      const Rollout& r = gen.rollouts[i];
-      batch.push_back({run.pool.tasks[r.task].id,
-                       "s" + std::to_string(step) + "-r" + std::to_string(first + i), r.text,
-                       scoring::TextKind::kOutput});
-    }
-    scoring::BatchOptions bo;
-    bo.run_id = "grpo-" + run.run_nonce + "-step" + std::to_string(step);
-    double score_seconds = 0;
-    auto scored_future = std::async(std::launch::async, [&]() {
-      auto r = run.scorer->Score(batch, bo);
-      score_seconds = Since(ts0);
-      return r;
-    });
-    if (round == 1 && run.o.off_policy && step < run.o.steps) {
-      auto next = run.Generate(step + 1, 1, run.o.tasks_per_step);
-      if (!next.ok()) {
-        scored_future.wait();
-        return next.status();
-      }
-      run.pending = std::move(next.value());
-    }
-    auto scored = scored_future.get();
-    if (!scored.ok()) return scored.status();
-    if (scored->samples.size() != batch.size()) {
-      return Status::Internal("scorer returned " + std::to_string(scored->samples.size()) +
-                              " verdicts for " + std::to_string(batch.size()) + " rollouts");
-    }
-    out.verdicts = std::move(scored->samples);
-    s.score_seconds += score_seconds;
+    s.score_seconds += Since(ts0);
     return out;
   }
-  s.score_seconds += Since(ts0);
+  std::vector<scoring::Sample> batch;
+  for (size_t i = 0; i < gen.rollouts.size(); ++i) {
+    const Rollout& r = gen.rollouts[i];
+    batch.push_back({run.pool.tasks[r.task].id,
+                     "s" + std::to_string(step) + "-r" + std::to_string(first + i), r.text,
+                     scoring::TextKind::kOutput});
+  }
+  scoring::BatchOptions bo;
+  bo.run_id = "grpo-" + run.run_nonce + "-step" + std::to_string(step);
+  double score_seconds = 0;
+  auto scored_future = std::async(std::launch::async, [&]() {
+    auto r = run.scorer->Score(batch, bo);
+    score_seconds = Since(ts0);
+    return r;
+  });
+  if (round == 1 && run.o.off_policy && step < run.o.steps) {
+    auto next = run.Generate(step + 1, 1, run.o.tasks_per_step);
+    if (!next.ok()) {
+      scored_future.wait();
+      return next.status();
+    }
+    run.pending = std::move(next.value());
+  }
+  auto scored = scored_future.get();
+  if (!scored.ok()) return scored.status();
+  if (scored->samples.size() != batch.size()) {
+    return Status::Internal("scorer returned " + std::to_string(scored->samples.size()) +
+                            " verdicts for " + std::to_string(batch.size()) + " rollouts");
+  }
+  out.verdicts = std::move(scored->samples);
+  s.score_seconds += score_seconds;
   return out;
 }
 

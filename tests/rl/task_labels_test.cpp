@@ -32,6 +32,27 @@ TEST(TaskLabels, WrittenAndReadBack) {
   EXPECT_EQ(read->at("x/y").level, 2);
 }
 
+// The per-task shares the paired comparisons read, by hand; the valid count and the outcomes
+// survive the file.
+TEST(TaskLabels, SharesByHandAndTheirRoundTrip) {
+  TaskLabel l = LabelOf("t", 2, 8);
+  l.valid = 6;
+  l.outcomes = {{"invalid_syntax", 1}, {"invalid_functionality", 1}, {"incorrect", 4},
+                {"correct_not_fast", 2}};
+  EXPECT_DOUBLE_EQ(LabelShare(l, "pass@1"), 0.25);
+  EXPECT_DOUBLE_EQ(LabelShare(l, "valid"), 0.75);
+  EXPECT_DOUBLE_EQ(LabelShare(l, "invalid"), 0.25);
+  EXPECT_DOUBLE_EQ(LabelShare(l, "incorrect"), 0.5);
+  EXPECT_DOUBLE_EQ(LabelShare(l, "fast"), 0.0);
+  EXPECT_DOUBLE_EQ(LabelShare(LabelOf("empty", 0, 0), "pass@1"), 0.0);
+  const std::string path = (fs::path(::testing::TempDir()) / "labels_shares.jsonl").string();
+  ASSERT_TRUE(WriteTaskLabels(path, {l}).ok());
+  auto read = ReadTaskLabels(path);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->at("t").valid, 6);
+  EXPECT_EQ(read->at("t").outcomes, l.outcomes);
+}
+
 TEST(TaskLabels, BadFilesNameTheLine) {
   const std::string path = (fs::path(::testing::TempDir()) / "labels_bad.jsonl").string();
   std::ofstream(path) << "{\"task\": \"a\", \"level\": 1}\n\n{\"task\": \"b\", \"level\": 0}\n";
