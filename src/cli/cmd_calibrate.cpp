@@ -124,8 +124,8 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--variants", c->variants, "Scored variants (comma-separated)")
            ->delimiter(',');
        sub.add_flag("--timing", c->timing,
-                     "Time correct samples on the GPU (Figure 5's fast class; default: correctness "
-                     "only)");
+                    "Time correct samples on the GPU (Figure 5's fast class; default: correctness "
+                    "only)");
        sub.add_option("--db", c->db, "Results store (default OUT.sqlite; a rerun resumes)");
        return [c]() { return RunCalibrate(*c); };
      }});

@@ -31,10 +31,9 @@ struct PairedCli {
 
 // The per-task numbers compared: pass@1 and the share of each Figure 5 class (and both invalid
 // classes together).
-const std::vector<std::string> kMetrics = {"pass@1",           "invalid",
-                                           "invalid_syntax",   "invalid_functionality",
-                                           "incorrect",        "correct_not_fast",
-                                           "fast"};
+const std::vector<std::string> kMetrics = {
+    "pass@1",           "invalid", "invalid_syntax", "invalid_functionality", "incorrect",
+    "correct_not_fast", "fast"};
 
 // The tasks every given file has, in order; a task with no samples in one of them fails.
 tritonrl::Result<std::vector<std::string>> CommonTasks(const std::vector<const Labels*>& files,
@@ -79,8 +78,8 @@ int RunPaired(const PairedCli& c) {
   };
   const bool control = !c.control_before.empty() || !c.control_after.empty();
   if (control && (c.control_before.empty() || c.control_after.empty())) {
-    return fail(tritonrl::Status::InvalidArgument(
-        "--control-before and --control-after go together"));
+    return fail(
+        tritonrl::Status::InvalidArgument("--control-before and --control-after go together"));
   }
   std::vector<std::string> names = {c.before, c.after};
   if (control) names.insert(names.end(), {c.control_before, c.control_after});

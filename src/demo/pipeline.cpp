@@ -590,9 +590,8 @@ std::vector<report::DemoComparisonRow> Compare(const StageEval& a, const StageEv
       pairs.push_back({x.task, rl::LabelShare(x, metric), rl::LabelShare(y, metric)});
     }
     const metrics::PairedComparison c = metrics::ComparePaired(pairs, {});
-    out.push_back({a.suite, a.stage, b.stage, metric, c.tasks, c.before.estimate,
-                   c.after.estimate, c.difference.estimate, c.difference.low,
-                   c.difference.high});
+    out.push_back({a.suite, a.stage, b.stage, metric, c.tasks, c.before.estimate, c.after.estimate,
+                   c.difference.estimate, c.difference.low, c.difference.high});
   }
   return out;
 }
@@ -622,11 +621,10 @@ std::vector<report::DemoComparisonRow> Comparisons(const std::vector<StageEval>&
 }
 
 json ComparisonJson(const report::DemoComparisonRow& r) {
-  return {{"suite", r.suite},   {"from", r.from},
-          {"to", r.to},         {"metric", r.metric},
-          {"tasks", r.tasks},   {"before", r.before},
-          {"after", r.after},   {"difference", r.difference},
-          {"low", r.low},       {"high", r.high}};
+  return {
+      {"suite", r.suite}, {"from", r.from},     {"to", r.to},       {"metric", r.metric},
+      {"tasks", r.tasks}, {"before", r.before}, {"after", r.after}, {"difference", r.difference},
+      {"low", r.low},     {"high", r.high}};
 }
 
 // One policy on one task set: k samples per task, scored; OUT/eval/<stage>_<suite>.jsonl.

@@ -68,11 +68,11 @@ std::vector<Interval> Bootstrap(size_t n, const std::vector<std::function<double
 PairedComparison ComparePaired(std::span<const TaskPair> pairs, const BootstrapOptions& options) {
   PairedComparison c;
   c.tasks = static_cast<int64_t>(pairs.size());
-  const auto iv = Bootstrap(pairs.size(),
-                            {[&](size_t i) { return pairs[i].before; },
-                             [&](size_t i) { return pairs[i].after; },
-                             [&](size_t i) { return pairs[i].after - pairs[i].before; }},
-                            options);
+  const auto iv = Bootstrap(
+      pairs.size(),
+      {[&](size_t i) { return pairs[i].before; }, [&](size_t i) { return pairs[i].after; },
+       [&](size_t i) { return pairs[i].after - pairs[i].before; }},
+      options);
   c.before = iv[0];
   c.after = iv[1];
   c.difference = iv[2];
@@ -82,8 +82,7 @@ PairedComparison ComparePaired(std::span<const TaskPair> pairs, const BootstrapO
 Interval DifferenceFromControl(std::span<const TaskPair> run, std::span<const TaskPair> control,
                                const BootstrapOptions& options) {
   const size_t n = std::min(run.size(), control.size());
-  return Bootstrap(n,
-                   {[&](size_t i) {
+  return Bootstrap(n, {[&](size_t i) {
                      return (run[i].after - run[i].before) - (control[i].after - control[i].before);
                    }},
                    options)[0];

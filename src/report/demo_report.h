@@ -32,18 +32,18 @@ struct DemoEvalRow {
 // One before/after comparison of two policies on the same tasks, paired by task, with 95%
 // bootstrap intervals over tasks (metrics/paired.h).
 struct DemoComparisonRow {
-  std::string suite;             // heldout, level1
-  std::string from, to;          // stages, e.g. sft -> grpo
-  std::string metric;            // pass@1, valid
+  std::string suite;     // heldout, level1
+  std::string from, to;  // stages, e.g. sft -> grpo
+  std::string metric;    // pass@1, valid
   int64_t tasks = 0;
-  double before = 0, after = 0;  // means over tasks
+  double before = 0, after = 0;              // means over tasks
   double difference = 0, low = 0, high = 0;  // after - before and its interval
 };
 
 struct DemoReportInput {
   std::string title = "tritonrl demo";
   std::vector<std::pair<std::string, std::string>> settings;  // shown as a key/value table
-  std::vector<DemoComparisonRow> comparisons;  // the page opens with these
+  std::vector<DemoComparisonRow> comparisons;                 // the page opens with these
   std::vector<DemoEvalRow> rows;
   std::string sft_metrics;         // the SFT trainer's metrics.jsonl; empty: no SFT curve
   std::string grpo_metrics;        // JSONL of GRPO steps ("step", reward_*, *_rate); empty: none

@@ -18,7 +18,8 @@ GroupTokenAdvantages RewardsOf(std::span<const GroupRollout> group,
   const Rewards rejected = ComputeRewards(RolloutVerdict{}, reward_config);
   for (const GroupRollout& g : group) {
     RolloutTokenAdvantages r;
-    r.verdict_rewards = g.given_rewards ? *g.given_rewards : ComputeRewards(g.verdict, reward_config);
+    r.verdict_rewards =
+        g.given_rewards ? *g.given_rewards : ComputeRewards(g.verdict, reward_config);
     const bool penalized = g.truncated && truncated == TruncatedPolicy::kPenalize;
     r.rewards = penalized ? rejected : r.verdict_rewards;
     r.masked = g.truncated && truncated == TruncatedPolicy::kExclude;

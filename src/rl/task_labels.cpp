@@ -40,12 +40,8 @@ double LabelShare(const TaskLabel& l, const std::string& metric) {
 Status WriteTaskLabels(const std::string& path, const std::vector<TaskLabel>& labels) {
   std::string text;
   for (const TaskLabel& l : labels) {
-    json j = {{"task", l.task},
-              {"samples", l.samples},
-              {"passed", l.passed},
-              {"pass_rate", l.pass_rate},
-              {"level", l.level},
-              {"valid", l.valid}};
+    json j = {{"task", l.task},           {"samples", l.samples}, {"passed", l.passed},
+              {"pass_rate", l.pass_rate}, {"level", l.level},     {"valid", l.valid}};
     if (!l.outcomes.empty()) j["outcomes"] = l.outcomes;
     text += j.dump() + "\n";
   }
@@ -67,8 +63,9 @@ Result<std::map<std::string, TaskLabel>> ReadTaskLabels(const std::string& path)
     const json j = json::parse(line, nullptr, false);
     if (!j.is_object() || !j.contains("task") || !j["task"].is_string() || !j.contains("level") ||
         !j["level"].is_number_integer() || j["level"].get<int>() < 1) {
-      return Status::ParseError(where + "not a task label (want an object with \"task\" and an "
-                                        "integer \"level\" >= 1)");
+      return Status::ParseError(where +
+                                "not a task label (want an object with \"task\" and an "
+                                "integer \"level\" >= 1)");
     }
     TaskLabel l;
     l.task = j["task"].get<std::string>();

@@ -26,8 +26,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base/status.h"
 #include "base/mutex.h"
+#include "base/status.h"
 #include "scoring/score_batch.h"
 #include "serve/metrics.h"
 
@@ -106,7 +106,7 @@ class JobManager {
   mutable base::CondVar changed_{&mu_};
   std::map<std::string, std::shared_ptr<Job>> jobs_ GUARDED_BY(mu_);
   std::vector<std::string> finished_order_ GUARDED_BY(mu_);  // ids of ended jobs, oldest first
-  size_t active_ GUARDED_BY(mu_) = 0;  // jobs whose thread has not ended
+  size_t active_ GUARDED_BY(mu_) = 0;                        // jobs whose thread has not ended
   bool shutting_down_ GUARDED_BY(mu_) = false;
   bool cancel_ GUARDED_BY(mu_) = false;
 };

@@ -291,7 +291,8 @@ Reply HandleReward(const ServeContext& ctx, std::string_view body) {
   }
   json reply = {{"task", *task}, {"job", job.id}, {"rollouts", nullptr}};
   if (adv_config) {
-    if (auto e = AddAdvantages(rewards, read.tokens, *adv_config, out, reply)) return ErrorReply(*e);
+    if (auto e = AddAdvantages(rewards, read.tokens, *adv_config, out, reply))
+      return ErrorReply(*e);
   }
   reply["rollouts"] = std::move(out);
   return JsonReply(200, reply);

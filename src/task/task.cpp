@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "base/file.h"
-#include "pyast/parse.h"
 #include "base/sha256.h"
+#include "pyast/parse.h"
 
 namespace tritonrl::task {
 namespace {

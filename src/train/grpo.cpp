@@ -491,10 +491,10 @@ std::vector<bool> MatchPlans(const std::regex& pattern, const GenBatch& gen) {
   std::vector<bool> out;
   for (const Rollout& r : gen.rollouts) {
     const verify::ModelOutput split = verify::SplitModelOutput(r.text);
-    out.push_back(split.plan &&
-                  std::regex_search(r.text.substr(split.plan->begin,
-                                                  split.plan->end - split.plan->begin),
-                                    pattern));
+    out.push_back(
+        split.plan &&
+        std::regex_search(r.text.substr(split.plan->begin, split.plan->end - split.plan->begin),
+                          pattern));
   }
   return out;
 }
@@ -577,26 +577,27 @@ void TallyRollout(const Runner& run, int64_t step, int64_t round, int64_t group_
   s.response_tokens += static_cast<double>(r.tokens.size());
   if (r.truncated) ++s.truncated;
   if (matched && *matched) ++acc.text_matched;
-  json line = {{"step", step},
-               {"round", round},
-               {"task", run.pool.tasks[r.task].id},
-               {"group", group_no},
-               {"sample", k},
-               {"prompt", run.pool.tasks[r.task].prompt},
-               {"response", r.text},
-               {"tokens", r.tokens.size()},
-               {"truncated", r.truncated},
-               {"injected", r.injected},
-               {"r_correct", ra.rewards.r_correct},
-               {"r_speedup", ra.rewards.r_speedup},
-               {"r_binary", ra.rewards.r_binary},
-               {"adv_plan", ra.advantage.plan},
-               {"adv_code", ra.advantage.code},
-               {"plan_tokens", g.plan_tokens ? json::array({g.plan_tokens->begin, g.plan_tokens->end})
-                                             : json(nullptr)},
-               {"masked", ra.masked},
-               {"constant", adv.constant},
-               {"filtered", adv.filtered}};
+  json line = {
+      {"step", step},
+      {"round", round},
+      {"task", run.pool.tasks[r.task].id},
+      {"group", group_no},
+      {"sample", k},
+      {"prompt", run.pool.tasks[r.task].prompt},
+      {"response", r.text},
+      {"tokens", r.tokens.size()},
+      {"truncated", r.truncated},
+      {"injected", r.injected},
+      {"r_correct", ra.rewards.r_correct},
+      {"r_speedup", ra.rewards.r_speedup},
+      {"r_binary", ra.rewards.r_binary},
+      {"adv_plan", ra.advantage.plan},
+      {"adv_code", ra.advantage.code},
+      {"plan_tokens",
+       g.plan_tokens ? json::array({g.plan_tokens->begin, g.plan_tokens->end}) : json(nullptr)},
+      {"masked", ra.masked},
+      {"constant", adv.constant},
+      {"filtered", adv.filtered}};
   if (matched) line["text_reward_matched"] = *matched;
   if (v != nullptr) {
     s.valid_rate += v->valid;
@@ -635,8 +636,8 @@ Result<int64_t> AddRoundGroups(Runner& run, int64_t step, int64_t round, int64_t
   int64_t informative = 0;
   for (size_t b = 0; b < gen.tasks.size(); ++b) {
     const std::vector<rl::GroupRollout> group = GroupOf(run, gen, scores, b);
-    auto adv = rl::ComputeGroupTokenAdvantages(group, run.reward_config, run.adv_config,
-                                               run.truncated);
+    auto adv =
+        rl::ComputeGroupTokenAdvantages(group, run.reward_config, run.adv_config, run.truncated);
     if (!adv.ok()) return adv.status();
     if (adv->filtered) ++s.filtered_groups;
     if (adv->constant) {
@@ -815,13 +816,13 @@ Status RestoreLoopState(Runner& run, const ResumePoint& rp) {
     return Status::Ok();
   }
   if (rp.state.value("tasks_sha256", "") != run.pool.hash) {
-    return Status::FailedPrecondition(run.o.resume + ": checkpoint was trained on other tasks than " +
+    return Status::FailedPrecondition(run.o.resume +
+                                      ": checkpoint was trained on other tasks than " +
                                       run.o.tasks + "; cannot resume exactly");
   }
   try {
     run.step = rp.state.at("step");
-    TRITONRL_RETURN_IF_ERROR(
-        run.sampler->RestoreState(rp.state.at("sampler").get<std::string>()));
+    TRITONRL_RETURN_IF_ERROR(run.sampler->RestoreState(rp.state.at("sampler").get<std::string>()));
     run.run_nonce = rp.state.at("run_nonce");
     if (rp.state.contains("pending") && !rp.state["pending"].is_null()) {
       run.pending = GenBatchFromJson(rp.state["pending"]);
@@ -839,10 +840,12 @@ Status OpenOutputs(Runner& run, bool resumed) {
   std::error_code ec;
   fs::create_directories(o.out, ec);
   if (ec) return Status::IoError(o.out + ": " + ec.message());
-  auto metrics = OpenMetricsLog((fs::path(o.out) / "metrics.jsonl").string(), resumed ? run.step : -1);
+  auto metrics =
+      OpenMetricsLog((fs::path(o.out) / "metrics.jsonl").string(), resumed ? run.step : -1);
   if (!metrics.ok()) return metrics.status();
   run.metrics = std::move(*metrics);
-  auto rollouts = OpenMetricsLog((fs::path(o.out) / "rollouts.jsonl").string(), resumed ? run.step : -1);
+  auto rollouts =
+      OpenMetricsLog((fs::path(o.out) / "rollouts.jsonl").string(), resumed ? run.step : -1);
   if (!rollouts.ok()) return rollouts.status();
   run.rollouts_log = std::move(*rollouts);
   run.ckpt_dir = (fs::path(o.out) / "checkpoint").string();
@@ -861,7 +864,8 @@ Status OpenOutputs(Runner& run, bool resumed) {
   auto scorer = scoring::Scorer::Open(scfg);
   if (!scorer.ok()) return scorer.status();
   run.scorer = std::move(scorer.value());
-  run.description += "; scoring on " + run.scorer->device() + " (" + run.scorer->device_model() + ")";
+  run.description +=
+      "; scoring on " + run.scorer->device() + " (" + run.scorer->device_model() + ")";
   return Status::Ok();
 }
 
@@ -890,7 +894,8 @@ Result<std::unique_ptr<Runner>> SetUp(GrpoOptions o) {
 
 // The learning rate of step `step` (0-based): a linear warm-up, then constant or cosine.
 double StepLr(const GrpoOptions& o, int64_t step) {
-  if (o.lr_schedule == "cosine") return CosineLr(step, o.warmup_steps, o.steps, o.lr, o.min_lr_ratio);
+  if (o.lr_schedule == "cosine")
+    return CosineLr(step, o.warmup_steps, o.steps, o.lr, o.min_lr_ratio);
   if (o.warmup_steps > 0 && step < o.warmup_steps) {
     return o.lr * static_cast<double>(step + 1) / static_cast<double>(o.warmup_steps);
   }
@@ -937,8 +942,8 @@ void UpdateMicroBatch(Runner& run, const StepRollouts& acc, const std::vector<si
     ref = ScoredLogProbs(*run.reference, tb, false, run.o.temperature);
   }
   const SurrogateOptions so{run.o.clip_low, run.o.clip_high, run.o.kl};
-  SurrogateResult sr = ClippedSurrogate(new_logp, old, adv, mask, ref, so,
-                                        static_cast<double>(u.loss_tokens));
+  SurrogateResult sr =
+      ClippedSurrogate(new_logp, old, adv, mask, ref, so, static_cast<double>(u.loss_tokens));
   sr.loss.backward();
   u.loss += sr.loss.item<double>();
   u.clipped += sr.clipped;
@@ -961,8 +966,8 @@ UpdateStats UpdatePolicy(Runner& run, const StepRollouts& acc, double lr) {
       if (acc.carries_loss[i] != with_loss || acc.rollouts[i].tokens.empty()) continue;
       const int64_t len = static_cast<int64_t>(run.pool.tasks[acc.rollouts[i].task].ids.size() +
                                                acc.rollouts[i].tokens.size());
-      if (!rows.empty() &&
-          std::max(longest, len) * static_cast<int64_t>(rows.size() + 1) > run.o.update_batch_tokens) {
+      if (!rows.empty() && std::max(longest, len) * static_cast<int64_t>(rows.size() + 1) >
+                               run.o.update_batch_tokens) {
         UpdateMicroBatch(run, acc, rows, with_loss, u);
         rows.clear();
         longest = 0;

@@ -33,8 +33,8 @@ struct GrpoOptions {
   std::map<int, double> levels = {{1, 1.0}};  // --levels 1:1,2:0
   // Difficulty labels from a calibration pass (rl/task_labels.h; `tritonrl calibrate`): each
   // listed task takes the label's level, which `levels` mixes (TritonRL's difficulty-aware
-  // mixing; by default only level 1, the tasks within the policy's reach). Empty: TASKS/labels.jsonl
-  // when that file exists; "none": the folder's levels (levelN/, else 1).
+  // mixing; by default only level 1, the tasks within the policy's reach). Empty:
+  // TASKS/labels.jsonl when that file exists; "none": the folder's levels (levelN/, else 1).
   std::string labels;
   int64_t steps = 10;
   int64_t stop_after = 0;  // > 0: save and return after this step (an interruption)
@@ -81,7 +81,7 @@ struct GrpoOptions {
   // reward does not use the speedup (binary mode, or an experiment on correctness): about 100
   // timed calls a correct rollout saved.
   bool timing = true;
-  int64_t save_every = 0;              // steps; 0: at the end only
+  int64_t save_every = 0;  // steps; 0: at the end only
   uint64_t seed = 0;
   bool progress = true;
   int64_t update_batch_tokens = 16384;  // padded tokens per update micro-batch
@@ -98,8 +98,8 @@ struct GrpoStepMetrics {
   double valid_rate = 0, compiled_rate = 0, correct_rate = 0, fast1_rate = 0;
   double mean_speedup = 0;  // over correct rollouts with a trusted speedup; 0 when none
   double response_tokens = 0, entropy = 0, clip_fraction = 0, kl = 0;
-  double lr = 0;                 // the step's learning rate (after warm-up and schedule)
-  double text_reward_rate = 0;   // --text-reward-plan: share of rollouts whose plan matched
+  double lr = 0;                // the step's learning rate (after warm-up and schedule)
+  double text_reward_rate = 0;  // --text-reward-plan: share of rollouts whose plan matched
   double gen_tokens_per_second = 0;
   double gen_seconds = 0, score_seconds = 0, update_seconds = 0;
   int64_t truncated = 0, filtered_groups = 0;

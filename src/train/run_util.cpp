@@ -79,8 +79,9 @@ Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_
     auto tok = model::TrainByteLevelBpe(bpe_texts, bo);
     if (!tok.ok()) return tok.status();
     m.tokenizer = std::move(tok.value());
-    model::Qwen3Config c = name == "builtin:small" ? model::SmallQwen3Config(m.tokenizer.vocab_size())
-                                                   : model::MiniQwen3Config(m.tokenizer.vocab_size());
+    model::Qwen3Config c = name == "builtin:small"
+                               ? model::SmallQwen3Config(m.tokenizer.vocab_size())
+                               : model::MiniQwen3Config(m.tokenizer.vocab_size());
     c.eos_token_id = model::TokenId(m.tokenizer, "<|im_end|>");
     m.trainable = MakeTrainable(model::RandomQwen3(c, seed, mo), compute);
     return m;

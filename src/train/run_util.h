@@ -67,9 +67,9 @@ struct ResumePoint {
 // is `trainer` ("sft" or "grpo"; an SFT checkpoint given to GRPO is a --model, not a --resume),
 // and hands the state's "options" to apply_options (the trajectory options a resumed run takes
 // from its checkpoint). Errors name the file.
-Result<ResumePoint> LoadResumePoint(const std::string& dir, c10::Device device,
-                                    c10::ScalarType compute, const std::string& trainer,
-                                    const std::function<void(const nlohmann::json&)>& apply_options);
+Result<ResumePoint> LoadResumePoint(
+    const std::string& dir, c10::Device device, c10::ScalarType compute, const std::string& trainer,
+    const std::function<void(const nlohmann::json&)>& apply_options);
 
 // "qwen3 N layers, hidden H, vocab V, DTYPE compute on DEVICE".
 std::string DescribeModel(const Trainable& t, c10::Device device);

@@ -313,7 +313,8 @@ struct SftStepResult {
 
 // Forward and backward over this rank's share of the micro-batches, the all-reduce, the clip
 // and one AdamW step.
-Result<SftStepResult> TrainStep(SftRun& run, const std::vector<const std::vector<int32_t>*>& micro) {
+Result<SftStepResult> TrainStep(SftRun& run,
+                                const std::vector<const std::vector<int32_t>*>& micro) {
   SftStepResult r;
   Trainable& t = run.m.trainable;
   for (const auto* mb : micro) {
@@ -352,9 +353,9 @@ Result<SftStepResult> TrainStep(SftRun& run, const std::vector<const std::vector
   }
   if (run.dist.active()) {
     TRITONRL_RETURN_IF_ERROR(AllReduceGradients(run.dist, t));
-    at::Tensor totals = at::stack({loss_sum.to(at::kCPU, at::kDouble),
-                                   at::scalar_tensor(static_cast<double>(r.tokens),
-                                                     at::TensorOptions().dtype(at::kDouble))});
+    at::Tensor totals = at::stack(
+        {loss_sum.to(at::kCPU, at::kDouble),
+         at::scalar_tensor(static_cast<double>(r.tokens), at::TensorOptions().dtype(at::kDouble))});
     TRITONRL_RETURN_IF_ERROR(AllReduceSum(run.dist, {totals}));
     loss_sum = totals[0].to(loss_sum.device(), at::kFloat);
     r.tokens = static_cast<int64_t>(totals[1].item<double>());
@@ -398,8 +399,8 @@ Status EvaluateHeldOut(SftRun& run, bool last, SftSummary& summary) {
   const SftOptions& o = run.o;
   if (!run.dist.is_root() || run.eval_plan.empty()) return Status::Ok();
   if (!((o.eval_every > 0 && run.step % o.eval_every == 0) || last)) return Status::Ok();
-  summary.eval_loss = EvalLoss(run.m.trainable, run.eval_examples, run.eval_plan, run.device,
-                               run.kernels);
+  summary.eval_loss =
+      EvalLoss(run.m.trainable, run.eval_examples, run.eval_plan, run.device, run.kernels);
   json line = {{"step", run.step}, {"eval_loss", summary.eval_loss}};
   if (o.keep_best && summary.eval_loss < run.best_eval_loss) {
     run.best_eval_loss = summary.eval_loss;
@@ -461,7 +462,8 @@ Result<SftSummary> RunSftImpl(SftOptions options) {
     bar.Update(run.step, run.total_steps, stats, eta);
     const bool last = run.step == run.total_steps || run.step == o.stop_after;
     TRITONRL_RETURN_IF_ERROR(EvaluateHeldOut(run, last, summary));
-    if (run.dist.is_root() && o.save && (last || (o.save_every > 0 && run.step % o.save_every == 0))) {
+    if (run.dist.is_root() && o.save &&
+        (last || (o.save_every > 0 && run.step % o.save_every == 0))) {
       TRITONRL_RETURN_IF_ERROR(SaveSftCheckpoint(run, run.ckpt_dir));
       summary.checkpoint = run.ckpt_dir;
     }

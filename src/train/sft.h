@@ -42,12 +42,12 @@ struct SftOptions {
   // choices, not part of the trajectory: a resumed run uses its own flags. On by
   // default: together they measured 1.63x a plain PyTorch loop on the H200
   // (Qwen3-0.6B, bf16, 8 x 2048). false / 0 each: the reference-order path.
-  bool fused_adamw = true;     // at::_fused_adamw_ and multi-tensor clipping, no host sync
-  int64_t loss_chunk = 4096;   // > 0: head + cross-entropy fused over chunks of this many rows
-  bool fused_norm = true;      // at::rms_norm's fused kernel in the training forward
-  bool fused_proj = true;      // one q/k/v GEMM and one gate/up GEMM in the training forward
-  bool rope_roll = true;       // rotary embedding with a roll (same values, cheaper backward)
-  int64_t eval_every = 0;      // steps; 0: at the end only (when eval_data is set)
+  bool fused_adamw = true;    // at::_fused_adamw_ and multi-tensor clipping, no host sync
+  int64_t loss_chunk = 4096;  // > 0: head + cross-entropy fused over chunks of this many rows
+  bool fused_norm = true;     // at::rms_norm's fused kernel in the training forward
+  bool fused_proj = true;     // one q/k/v GEMM and one gate/up GEMM in the training forward
+  bool rope_roll = true;      // rotary embedding with a roll (same values, cheaper backward)
+  int64_t eval_every = 0;     // steps; 0: at the end only (when eval_data is set)
   // Save the step with the lowest held-out loss (of those evaluated) to OUT/best, a complete
   // checkpoint beside OUT/checkpoint (needs eval_data). Picks the SFT policy GRPO starts from.
   bool keep_best = false;
@@ -67,8 +67,8 @@ struct SftSummary {
   int64_t best_step = 0;
   double best_eval_loss = -1;
   std::string best_checkpoint;
-  std::string checkpoint;        // directory of the last checkpoint
-  std::string description;       // model and device
+  std::string checkpoint;   // directory of the last checkpoint
+  std::string description;  // model and device
 };
 
 Result<SftSummary> RunSft(const SftOptions& options);

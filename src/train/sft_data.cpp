@@ -143,5 +143,4 @@ std::vector<std::vector<int32_t>> PlanEpoch(const std::vector<int64_t>& lengths,
   return batches;
 }
 
-
 }  // namespace tritonrl::train

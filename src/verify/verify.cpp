@@ -76,7 +76,8 @@ Verdict VerifyCode(std::string_view code, const VerifyOptions& options) {
     findings.push_back(MakeFinding(raw.rule, std::move(raw.detail), raw.line, raw.col));
   }
   // An import the functionality rules already reject names its reason there (`from
-  // torch._inductor import ...` is func.torch_compile); the subset's own finding on it adds nothing.
+  // torch._inductor import ...` is func.torch_compile); the subset's own finding on it adds
+  // nothing.
   std::set<std::pair<int, int>> named;
   for (const Finding& f : findings) named.emplace(f.line, f.col);
   for (RawFinding& raw : CheckCandidateSubset(parsed->module)) {

@@ -81,8 +81,7 @@ TEST(RolloutGroup, DynamicSamplingConstantGroupsAreReplacedByFurtherRounds) {
   const auto informative_of = [](const std::vector<std::vector<GroupRollout>>& groups) {
     int64_t n = 0;
     for (const auto& g : groups) {
-      auto adv =
-          ComputeGroupTokenAdvantages(g, {}, AdvantageConfig{}, TruncatedPolicy::kPenalize);
+      auto adv = ComputeGroupTokenAdvantages(g, {}, AdvantageConfig{}, TruncatedPolicy::kPenalize);
       EXPECT_TRUE(adv.ok());
       n += adv->constant ? 0 : 1;
     }
@@ -134,9 +133,8 @@ TEST(RolloutGroup, TextRewardsGoToThePlanUnderHrdAndEverywhereElse) {
   ASSERT_TRUE(a.ok());
   // [1, 0]: +-0.5 / (sd 0.7071 + eps), times alpha on the plan.
   const double z = 0.5 / (std::sqrt(0.5) + 1e-6);
-  EXPECT_EQ(a->rollouts[0].per_token,
-            (std::vector<float>{0.0f, static_cast<float>(0.5 * z), static_cast<float>(0.5 * z),
-                                0.0f}));
+  EXPECT_EQ(a->rollouts[0].per_token, (std::vector<float>{0.0f, static_cast<float>(0.5 * z),
+                                                          static_cast<float>(0.5 * z), 0.0f}));
   EXPECT_EQ(a->rollouts[1].advantage.code, 0.0);
   AdvantageConfig binary;
   binary.mode = AdvantageMode::kBinary;

@@ -37,7 +37,9 @@ TEST(TaskLabels, WrittenAndReadBack) {
 TEST(TaskLabels, SharesByHandAndTheirRoundTrip) {
   TaskLabel l = LabelOf("t", 2, 8);
   l.valid = 6;
-  l.outcomes = {{"invalid_syntax", 1}, {"invalid_functionality", 1}, {"incorrect", 4},
+  l.outcomes = {{"invalid_syntax", 1},
+                {"invalid_functionality", 1},
+                {"incorrect", 4},
                 {"correct_not_fast", 2}};
   EXPECT_DOUBLE_EQ(LabelShare(l, "pass@1"), 0.25);
   EXPECT_DOUBLE_EQ(LabelShare(l, "valid"), 0.75);

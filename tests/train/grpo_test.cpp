@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "model/tokenizer.h"
+#include "rl/rollout_group.h"
 #include "train/grpo.h"
 #include "train/grpo_loss.h"
-#include "rl/rollout_group.h"
 #include "train/plan_tokens.h"
 
 namespace tritonrl::train {
