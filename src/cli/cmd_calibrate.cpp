@@ -36,15 +36,14 @@ struct CalibrateCli {
 
 // The tasks to calibrate: a `data synth` folder's split (suite DIR/tasks), or a suite's tasks.
 tritonrl::Result<std::pair<std::string, std::vector<std::string>>> TaskIds(const CalibrateCli& c) {
+  auto folder = tritonrl::data::OpenTaskFolder(c.tasks, c.split);
+  if (!folder.ok()) return folder.status();
+  const std::string suite = folder->suite_dir;
   std::vector<std::string> ids;
-  std::string suite = c.tasks;
-  if (fs::exists(fs::path(c.tasks) / "manifest.jsonl")) {
-    suite = (fs::path(c.tasks) / "tasks").string();
-    auto m = tritonrl::data::ManifestTaskIds(c.tasks, c.split);
-    if (!m.ok()) return m.status();
-    ids = std::move(m.value());
+  if (folder->ids) {
+    ids = std::move(*folder->ids);
   } else {
-    auto s = tritonrl::task::LoadSuite(c.tasks);
+    auto s = tritonrl::task::LoadSuite(suite);
     if (!s.ok()) return s.status();
     if (!s->errors.empty()) return tritonrl::Status::ParseError(s->errors.front().ToString());
     for (const auto& t : s->tasks) {

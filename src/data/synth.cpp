@@ -848,4 +848,17 @@ Result<std::vector<std::string>> ManifestTaskIds(const std::string& dir, const s
   return ids;
 }
 
+Result<TaskFolder> OpenTaskFolder(const std::string& dir, const std::string& split) {
+  TaskFolder f;
+  if (!std::filesystem::exists(std::filesystem::path(dir) / "manifest.jsonl")) {
+    f.suite_dir = dir;
+    return f;
+  }
+  f.suite_dir = (std::filesystem::path(dir) / "tasks").string();
+  auto ids = ManifestTaskIds(dir, split);
+  if (!ids.ok()) return ids.status();
+  f.ids = std::move(ids.value());
+  return f;
+}
+
 }  // namespace tritonrl::data

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,14 @@ nlohmann::json ManifestRecord(const SynthTask& t, bool verified);
 // heldout_pattern, heldout_shape; empty: every split). A line that is not a record with a task
 // fails naming FILE:LINE. The one reader of the manifest's ids (GRPO's pool, calibration).
 Result<std::vector<std::string>> ManifestTaskIds(const std::string& dir, const std::string& split);
+
+// A task folder as training and calibration read it: a `data synth` output (its suite is
+// DIR/tasks, its tasks the manifest's `split`) or a suite folder (no id list: every task).
+struct TaskFolder {
+  std::string suite_dir;
+  std::optional<std::vector<std::string>> ids;
+};
+Result<TaskFolder> OpenTaskFolder(const std::string& dir, const std::string& split);
 
 // The split of a pattern and shape class. Held-out patterns are a fixed ~1/5 of the
 // compositions chosen by a hash of the pattern text, independent of the seed, so a

@@ -196,15 +196,10 @@ std::string LabelsPath(const std::string& dir, const std::string& labels) {
 Result<TaskPool> LoadTaskPool(const std::string& dir, const std::string& labels_option) {
   if (!fs::is_directory(dir)) return Status::NotFound("--tasks " + dir + ": no such folder");
   TaskPool pool;
-  std::optional<std::vector<std::string>> train_ids;
-  if (fs::exists(fs::path(dir) / "manifest.jsonl")) {
-    pool.suite_dir = (fs::path(dir) / "tasks").string();
-    auto ids = data::ManifestTaskIds(dir, "train");
-    if (!ids.ok()) return ids.status();
-    train_ids = std::move(ids.value());
-  } else {
-    pool.suite_dir = dir;
-  }
+  auto folder = data::OpenTaskFolder(dir, "train");
+  if (!folder.ok()) return folder.status();
+  pool.suite_dir = folder->suite_dir;
+  const std::optional<std::vector<std::string>>& train_ids = folder->ids;
   auto suite = task::LoadSuite(pool.suite_dir);
   if (!suite.ok()) return suite.status();
   if (!suite->errors.empty()) return Status::ParseError(suite->errors.front().ToString());
