@@ -19,8 +19,10 @@
 #            built-in suite's level 1 (sampling seed 101)
 # grpo       for each mode in $MODES and seed in $SEEDS: $STEPS steps of $TASKS_PER_STEP tasks x
 #            $GROUP rollouts at lr $LR (warm-up $WARMUP), and the identical control at lr 0
+#            (CONTROL_STEPS, default STEPS: its weights are checked identical to the SFT policy's)
 # after      the same evaluations of every GRPO policy and control (sampling seed 202, so the
 #            control's after - before is the evaluation's own noise)
+#            EVAL_SETS (default "pool heldout level1") names the sets and their order
 # paired     tritonrl paired: each run against the SFT policy and against its control, with 95%
 #            bootstrap intervals over tasks; $W/summary.txt
 set -euo pipefail
@@ -34,7 +36,8 @@ POOL_MIN="${POOL_MIN:-32}" STEPS="${STEPS:-30}" TASKS_PER_STEP="${TASKS_PER_STEP
 GROUP="${GROUP:-8}" LR="${LR:-2e-5}" WARMUP="${WARMUP:-5}" MODES="${MODES:-binary}"
 SEEDS="${SEEDS:-1}" DEVICE="${DEVICE:-cuda}" EVAL_DEVICE="${EVAL_DEVICE:-cuda}" JOBS="${JOBS:-16}"
 MAX_NEW="${MAX_NEW:-1024}" VARIANTS="${VARIANTS:-medium}" TIMING="${TIMING:-0}"
-SFT_EXTRA="${SFT_EXTRA:-}" GRPO_EXTRA="${GRPO_EXTRA:-}"
+SFT_EXTRA="${SFT_EXTRA:-}" GRPO_EXTRA="${GRPO_EXTRA:-}" CONTROL_STEPS="${CONTROL_STEPS:-${STEPS}}"
+EVAL_SETS="${EVAL_SETS:-pool heldout level1}"
 # POOL_ALL=1 (a CPU smoke run of this script, where the policy solves nothing): every candidate
 # is the pool.
 POOL_ALL="${POOL_ALL:-0}"
@@ -124,16 +127,21 @@ with open(f"{w}/pool/labels.jsonl", "w") as f:
 PY
 }
 
-# evaluate TAG MODEL SEED: the pool, the held-out shapes and level 1 of the built-in suite.
+# evaluate SET TAG MODEL SEED: one evaluation set (pool, heldout or level1) of one policy.
 evaluate() {
-  calibrate_into "$W/eval/$1_pool.jsonl" "$2" "$W/pool" "$K_EVAL" "$3"
-  calibrate_into "$W/eval/$1_heldout.jsonl" "$2" "$W/heldout_shape" "$K_EVAL" "$3"
-  calibrate_into "$W/eval/$1_level1.jsonl" "$2" "$ROOT/tasks" "$K_EVAL" "$3" --level 1
+  case "$1" in
+    pool) calibrate_into "$W/eval/$2_pool.jsonl" "$3" "$W/pool" "$K_EVAL" "$4" ;;
+    heldout) calibrate_into "$W/eval/$2_heldout.jsonl" "$3" "$W/heldout_shape" "$K_EVAL" "$4" ;;
+    level1) calibrate_into "$W/eval/$2_level1.jsonl" "$3" "$ROOT/tasks" "$K_EVAL" "$4" --level 1 ;;
+    *) echo "learning.sh: unknown evaluation set '$1' in EVAL_SETS (pool, heldout, level1)" >&2; exit 2 ;;
+  esac
 }
 
-stage_before() { mkdir -p "$W/eval"; evaluate sft "$W/sft/best" 101; }
+# Set-major order, the primary endpoint's set (pool) first: a call cut by its time limit has
+# finished the pool for every policy before it spends time on the secondary sets.
+stage_before() { mkdir -p "$W/eval"; for set in $EVAL_SETS; do evaluate "$set" sft "$W/sft/best" 101; done; }
 
-# grpo_run NAME MODE SEED LR: resumes from the run's last checkpoint.
+# grpo_run NAME MODE SEED LR [STEPS]: resumes from the run's last checkpoint.
 grpo_run() {
   local out="$W/grpo/$1"
   [[ -f "$out/done" ]] && return
@@ -141,11 +149,23 @@ grpo_run() {
   [[ -f "$out/checkpoint/trainer_state.json" ]] && resume=(--resume "$out/checkpoint")
   # shellcheck disable=SC2086
   "$BIN" train grpo --model "$W/sft/best" --tasks "$W/pool" --out "$out" --mode "$2" --seed "$3" \
-    --lr "$4" --warmup-steps "$WARMUP" --steps "$STEPS" --tasks-per-step "$TASKS_PER_STEP" \
-    --group "$GROUP" --max-new-tokens "$MAX_NEW" --save-every 5 --device "$DEVICE" \
+    --lr "$4" --warmup-steps "$WARMUP" --steps "${5:-$STEPS}" --tasks-per-step "$TASKS_PER_STEP" \
+    --group "$GROUP" --max-new-tokens "$MAX_NEW" --save-every 2 --device "$DEVICE" \
     --eval-device "$EVAL_DEVICE" --jobs "$JOBS" --variants "$VARIANTS" "${grpo_timing[@]}" \
     --no-progress "${resume[@]}" $GRPO_EXTRA 2>&1 | tee -a "$LOG"
   touch "$out/done"
+}
+
+# At lr 0 the weights never move (AdamW's decoupled decay is scaled by lr too), so the control's
+# checkpoint is the SFT policy's, byte for byte, whatever its step count: a shorter control
+# (CONTROL_STEPS < STEPS) evaluates to what the full-length one would. Checked, not assumed.
+control_is_sft() {
+  if cmp -s "$W/sft/best/model.safetensors" "$W/grpo/$1/checkpoint/model.safetensors"; then
+    say "control $1: weights identical to sft/best"
+  else
+    say "control $1: weights differ from sft/best: lr 0 moved the policy"
+    exit 4
+  fi
 }
 
 stage_grpo() {
@@ -153,15 +173,18 @@ stage_grpo() {
     for seed in $SEEDS; do
       say "grpo $mode seed $seed"
       grpo_run "${mode}_s${seed}" "$mode" "$seed" "$LR"
-      grpo_run "${mode}_s${seed}_control" "$mode" "$seed" 0
+      grpo_run "${mode}_s${seed}_control" "$mode" "$seed" 0 "$CONTROL_STEPS"
+      control_is_sft "${mode}_s${seed}_control"
     done
   done
 }
 
 stage_after() {
-  for run in "$W"/grpo/*/; do
-    run="$(basename "$run")"
-    evaluate "$run" "$W/grpo/$run/checkpoint" 202
+  for set in $EVAL_SETS; do
+    for run in "$W"/grpo/*/; do
+      run="$(basename "$run")"
+      evaluate "$set" "$run" "$W/grpo/$run/checkpoint" 202
+    done
   done
 }
 
@@ -170,7 +193,8 @@ stage_paired() {
   for run in "$W"/grpo/*/; do
     run="$(basename "$run")"
     [[ "$run" == *_control ]] && continue
-    for set in pool heldout level1; do
+    for set in $EVAL_SETS; do
+      [[ -f "$W/eval/${run}_control_$set.jsonl" ]] || continue
       {
         echo "== $run on $set: against the SFT policy and against the lr-0 control"
         "$BIN" paired --before "$W/eval/sft_$set.jsonl" --after "$W/eval/${run}_$set.jsonl" \
