@@ -1,7 +1,8 @@
 // The analyzer's name tables (docs/rules.md): banned qualified-name prefixes, builtins with a rule
 // of their own, modules re-exported under other names, and the globals Triton's CPU interpreter
-// fills into a kernel's module. Internal to analyzer.cpp; src/verify/tools/list_reexports.py prints
-// what the installed triton and torch re-export and inject (re-run it when they are upgraded).
+// fills into a kernel's module; then the shorter word lists the rule families match against.
+// Internal to the analyzer_*.cpp files; src/verify/tools/list_reexports.py prints what the
+// installed triton and torch re-export and inject (re-run it when they are upgraded).
 #pragma once
 
 #include <string_view>
@@ -239,5 +240,55 @@ inline constexpr Injected kInterpreterGlobals[] = {
     {"_unwrap_tensor", "triton.runtime.interpreter._unwrap_tensor"},
     {"_rewrap_tensor", "triton.runtime.interpreter._rewrap_tensor"},
 };
+
+// ---- the rule families' word lists ------------------------------------------------------------
+
+// Decorators (and calls) that make a function a Triton kernel.
+inline constexpr std::string_view kTritonDecorators[] = {"triton.jit",
+                                                         "triton.autotune",
+                                                         "triton.heuristics",
+                                                         "triton.runtime.jit",
+                                                         "triton.runtime.autotune",
+                                                         "triton.runtime.heuristics",
+                                                         "triton.runtime.jit.jit",
+                                                         "triton.language.core.jit"};
+// Module-level definitions copied from the task file: skipped by the rules on module names.
+inline constexpr std::string_view kReferenceCopies[] = {"Model", "get_inputs", "get_init_inputs"};
+// Frame, traceback and code-object attributes (func.introspection).
+inline constexpr std::string_view kFrameAttrs[] = {
+    "f_back",   "f_globals", "f_locals", "f_code",  "f_builtins", "gi_frame",
+    "tb_frame", "cr_frame",  "ag_frame", "tb_next", "co_code",    "co_consts"};
+// Dunder attributes that are not introspection.
+inline constexpr std::string_view kAllowedDunders[] = {"__init__", "__name__", "__qualname__",
+                                                       "__doc__", "__version__"};
+// Builtins that reach an attribute by a name given as a value (func.dynamic_attr).
+inline constexpr std::string_view kAttrBuiltins[] = {"getattr", "setattr", "delattr", "hasattr"};
+// Attributes whose test makes a branch a device-guarded fallback (func.torch_fallback).
+inline constexpr std::string_view kDeviceGuardAttrs[] = {"is_cuda", "is_cpu", "device",
+                                                         "is_available", "type"};
+// Bases that make a class a Tensor subclass (func.tensor_subclass).
+inline constexpr std::string_view kTensorBases[] = {"torch.Tensor", "torch._C.TensorBase",
+                                                    "torch._C._TensorBase", "torch.nn.Parameter",
+                                                    "torch.nn.parameter.Parameter"};
+// Classes whose members are tensor methods: torch.Tensor.add(a, b) is a + b.
+inline constexpr std::string_view kTensorClasses[] = {"torch.Tensor", "torch.nn.Parameter",
+                                                      "torch.nn.parameter.Parameter"};
+// Tensor-method names left out of tensor_compute_methods because they collide with Python
+// containers; as members of torch.Tensor they are compute all the same.
+inline constexpr std::string_view kCollidingComputeMethods[] = {"add", "sort", "values", "index",
+                                                                "type"};
+// Keyword arguments through which Triton calls back into Python at launch time.
+inline constexpr std::string_view kLaunchHookKeywords[] = {
+    "pre_hook", "post_hook", "do_bench", "prune_configs_by", "early_config_prune", "perf_model"};
+// Builtins whose result iterates over their argument: a loop over zip(kernels, grids) binds
+// kernels in its tuple target.
+inline constexpr std::string_view kKernelIterators[] = {"zip",  "enumerate", "reversed",
+                                                        "list", "tuple",     "sorted"};
+// Methods that materialise a copy of their receiver (data movement, not a view).
+inline constexpr std::string_view kMaterializingMethods[] = {"contiguous", "clone"};
+// Importing these has effects of its own (native loaders, compiler configuration): reported even
+// when the import is never used. Other banned modules are reported where they are used.
+inline constexpr std::string_view kImportRules[] = {"func.native_code", "func.dynamic_code",
+                                                    "func.torch_compile"};
 
 }  // namespace tritonrl::verify::analyzer_tables
