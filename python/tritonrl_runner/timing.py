@@ -365,9 +365,11 @@ class _AuditedCalls:
 
 def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, names: list[str], recorder=None,
               cand_file=None, op_audit=None) -> None:
-    """Runs the timing stage and sends its frame (see the module docstring)."""
-    from tritonrl_runner.protocol import read_frame
-
+    """Runs the timing stage and sends its frames (see the module docstring). What the candidate's
+    code has held (its constructor's arguments, the model, the last timed call's inputs) and the
+    last timed call's CUDA events stay referenced from this frame: a finalizer the candidate hung
+    on one of them runs no sooner than the profiler pass (the last inputs, when its loop rebinds
+    x) or the end of the stage, never between the timed calls and the timing frame."""
     spec = worker.req["timing"]
     variant = spec.get("variant") or timed_variant(names)
     sample_count = int(spec.get("sample_count", 4096))
@@ -378,6 +380,76 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     recheck_only = bool(spec.get("recheck_only")) and worker.role == "reference"
     # Everything that does not need the GPU to itself happens before the lease.
     t_stage = clock.perf_ns()
+    init, model, base, flops = _set_up(worker, task, taskmod, cls, device, dtype, spec, variant, recheck_only)
+    input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
+    flush_n = flush_bytes_for(clock.l2_bytes)
+    flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
+    stream_before = clock.current_stream() if clock.cuda else None
+    clock.sync()
+    cover, plan = _await_go(worker, clock, variant)
+    warm_seeds, call_plan = _call_plan(plan, warmup, recheck_only)
+    audited = _AuditedCalls(model, recorder, op_audit, cand_file)
+    (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before, threads_after, stream_changed, output_bytes,
+     snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
+                                                   sample_count, recheck_only, call_plan)
+
+    header = {
+        "type": "timing", "variant": variant, "device": str(device),
+        "event_ms": event_ms, "wall_ms": wall_ms, "tail_ms": tail_ms,
+        "warmup_calls": warmup, "warmup_ms": round(warm_ms, 3),
+        "stage_ms": round((clock.perf_ns() - t_stage) / 1e6, 3),
+        "l2_bytes": clock.l2_bytes, "flush_bytes": flush_n, "l2_persist_reset": bool(clock.cuda and l2_reset),
+        "tampered": clock.intact(), "threads_before": threads_before, "threads_after": threads_after,
+        "stream_changed": bool(stream_changed),
+        "input_bytes": int(input_bytes), "output_bytes": int(output_bytes), "flops": flops,
+        "recheck_only": recheck_only,
+        **audited.header(),
+    }
+    described, payload = _rechecks(snapshots)
+    header["rechecks"] = described
+    worker.send(header, payload)
+
+    # Kernel share, after the engine released the lease: the share of the calls' device time
+    # spent in the candidate's own kernels. CUDA events around each own launch first (covered
+    # calls, milliseconds); the profiler only when a call could not be covered, since a
+    # process's first profiler pass costs 4-6 s (bench/results/gpu10_profile_cost.txt).
+    share = own_ms = total_ms = None
+    top: list = []
+    profile_error = ""
+    method = ""
+    if clock.cuda and profile_calls > 0 and recorder is not None:
+        # Inputs first: only the calls' own device work is measured.
+        calls = [fresh_inputs(base, warm_seeds[i % len(warm_seeds)] ^ 0x3C3C3C3C) for i in range(profile_calls)]
+        got, profile_error = _try_event_share(clock, model, calls, recorder, cand_file, max(wall_ms, default=0.0))
+        if got is not None:
+            (share, own_ms, total_ms, top), method = got, "events"
+        if method == "":
+            # Here rather than in a function of its own: its loop rebinds x (see above).
+            try:
+                from torch.profiler import ProfilerActivity, profile
+
+                clock.sync()
+                with torch.no_grad():
+                    recorder.launches = []
+                    recorder.recording = True
+                    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+                        for x in calls:
+                            model(*x)
+                        clock.sync()
+                    recorder.recording = False
+                own_names = {name for name, f in recorder.launches if f == cand_file}
+                share, own_ms, total_ms, top = _own_kernel_share(prof, own_names)
+                method = "profiler"
+            except Exception as e:  # noqa: BLE001 - reported; the engine decides
+                recorder.recording = False
+                profile_error = (profile_error + "; " if profile_error else "") + f"{type(e).__name__}: {e}"[:300]
+    worker.send({"type": "profile", "kernel_share": share, "own_kernel_ms": own_ms, "kernel_ms": total_ms,
+                 "top_kernels": top, "profile_error": profile_error, "profile_method": method})
+
+
+def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str, recheck_only: bool):
+    """(init, model, base, flops): the timed variant's constructor arguments, a fresh model, the
+    base inputs and the reference's FLOPs."""
     taskmod.apply_variant(task, variant)
     init = taskmod.init_inputs(task, worker.req["init_seed"])
     candidate = worker.role == "candidate"
@@ -394,17 +466,27 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         # Inductor compiles in-process: the sandbox refuses fork().
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         model = torch.compile(model).eval()  # the wrapper is a new module, in training mode
-    input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
-    flush_n = flush_bytes_for(clock.l2_bytes)
-    flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
-    stream_before = clock.current_stream() if clock.cuda else None
-    clock.sync()
+    return init, model, base, flops
+
+
+def _await_go(worker, clock: TrustedClock, variant: str) -> tuple[int, dict]:
+    """(cover, plan): tells the engine the stage is ready and waits for its go frame (the engine
+    then holds the GPU's timing lease); cover is the launch cover's busy-wait in device cycles."""
+    from tritonrl_runner.protocol import read_frame
+
     worker.send({"type": "stage", "stage": "timing_ready", "variant": variant})
     go, _ = read_frame(worker.in_fd)
     if go.get("type") != "go":
         raise RuntimeError("timing: expected a go frame")
     plan = go["plan"]
     cover = clock.cover_cycles(_LAUNCH_COVER_US)  # under the lease: it runs on the device
+    return cover, plan
+
+
+def _call_plan(plan: dict, warmup: int, recheck_only: bool) -> tuple[list[int], tuple]:
+    """(warm_seeds, call_plan) from a go frame's plan; call_plan is (per_call, n_calls, recheck,
+    sample_seeds, schedule), schedule the (index, seed) of every call, warm-up calls first
+    (negative indices)."""
     warm_seeds = [int(s) for s in plan["warmup_seeds"]] or [0]
     # Each timed call's seed comes just before that call, and whether a call is re-checked (and
     # which positions) only after it returned: while a call runs, nothing in this process says
@@ -421,8 +503,28 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         n_calls = len(trials)
         recheck = set(int(i) for i in plan.get("recheck", []))
         sample_seeds = {i: int(s) for i, s in enumerate(plan["sample_seeds"])}
+    # Warm-up calls go through the very same steps as the timed ones (so
+    # every lazily initialised path -- compilation, autotuning for the
+    # timed shape, events, the L2 reset, the snapshot -- has run before the
+    # first timed call) and are discarded.
+    schedule = [(-1 - w, warm_seeds[w % len(warm_seeds)]) for w in range(warmup)]
+    if recheck_only:
+        schedule = schedule[:1] + [(i, trials[i]) for i in sorted(recheck) if 0 <= i < n_calls]
+    else:
+        schedule += [(i, trials[i] if not per_call else None) for i in range(n_calls)]
+    return warm_seeds, (per_call, n_calls, recheck, sample_seeds, schedule)
 
-    audited = _AuditedCalls(model, recorder, op_audit, cand_file)
+
+def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list, flush, stream_before, cover: int,
+                 sample_count: int, recheck_only: bool, call_plan: tuple) -> tuple:
+    """Runs the schedule of `call_plan` (_call_plan), asking the engine for each timed call's seed.
+    Returns the measurements (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before,
+    threads_after, stream_changed, output_bytes), the re-checked calls' snapshots, and the last
+    call's inputs and CUDA events (pre, start, end; None on the CPU), for the caller to hold (see
+    run_stage)."""
+    from tritonrl_runner.protocol import read_frame
+
+    per_call, n_calls, recheck, sample_seeds, schedule = call_plan
 
     def ask_engine(i: int, last) -> int | None:
         """Seed of call i (None after the last); samples `last`, the previous call's (index,
@@ -439,15 +541,6 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
         return None if seed is None else int(seed)
 
     with torch.no_grad():
-        # Warm-up calls go through the very same steps as the timed ones (so
-        # every lazily initialised path -- compilation, autotuning for the
-        # timed shape, events, the L2 reset, the snapshot -- has run before the
-        # first timed call) and are discarded.
-        schedule = [(-1 - w, warm_seeds[w % len(warm_seeds)]) for w in range(warmup)]
-        if recheck_only:
-            schedule = schedule[:1] + [(i, trials[i]) for i in sorted(recheck) if 0 <= i < n_calls]
-        else:
-            schedule += [(i, trials[i] if not per_call else None) for i in range(n_calls)]
         event_ms, wall_ms, tail_ms = [], [], []
         snapshots: dict[int, list] = {}
         l2_reset = True
@@ -517,19 +610,14 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
             ask_engine(n_calls, prev)  # the decision on the last call
         del prev
         threads_after = _os_threads()
+    if not clock.cuda:  # on CUDA they are bound: there is at least one warm-up call
+        pre = start = end = None
+    return (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before, threads_after, stream_changed, output_bytes,
+            snapshots, x, pre, start, end)
 
-    header = {
-        "type": "timing", "variant": variant, "device": str(device),
-        "event_ms": event_ms, "wall_ms": wall_ms, "tail_ms": tail_ms,
-        "warmup_calls": warmup, "warmup_ms": round(warm_ms, 3),
-        "stage_ms": round((clock.perf_ns() - t_stage) / 1e6, 3),
-        "l2_bytes": clock.l2_bytes, "flush_bytes": flush_n, "l2_persist_reset": bool(clock.cuda and l2_reset),
-        "tampered": clock.intact(), "threads_before": threads_before, "threads_after": threads_after,
-        "stream_changed": bool(stream_changed),
-        "input_bytes": int(input_bytes), "output_bytes": int(output_bytes), "flops": flops,
-        "recheck_only": recheck_only,
-        **audited.header(),
-    }
+
+def _rechecks(snapshots: dict) -> tuple[list, bytes]:
+    """The timing frame's description of the re-checked calls' sampled outputs, and their bytes."""
     described, chunks, offset = [], [], 0
     for i in sorted(snapshots):
         for j, s in enumerate(snapshots[i]):
@@ -542,47 +630,18 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                               "numel": int(vals.numel()), "shape": shape, "offset": offset, "nbytes": len(data)})
             chunks.append(data)
             offset += len(data)
-    header["rechecks"] = described
-    worker.send(header, b"".join(chunks))
+    return described, b"".join(chunks)
 
-    # Kernel share, after the engine released the lease: the share of the calls' device time
-    # spent in the candidate's own kernels. CUDA events around each own launch first (covered
-    # calls, milliseconds); the profiler only when a call could not be covered, since a
-    # process's first profiler pass costs 4-6 s (bench/results/gpu10_profile_cost.txt).
-    share = own_ms = total_ms = None
-    top: list = []
+
+def _try_event_share(clock: TrustedClock, model, calls: list, recorder, cand_file, host_ms: float):
+    """(_event_share's result or None, the error it raised or "")."""
+    got = None
     profile_error = ""
-    method = ""
-    if clock.cuda and profile_calls > 0 and recorder is not None:
-        # Inputs first: only the calls' own device work is measured.
-        calls = [fresh_inputs(base, warm_seeds[i % len(warm_seeds)] ^ 0x3C3C3C3C) for i in range(profile_calls)]
-        try:
-            with torch.no_grad():
-                got = _event_share(clock, model, calls, recorder, cand_file, max(wall_ms, default=0.0))
-            if got is not None:
-                (share, own_ms, total_ms, top), method = got, "events"
-        except Exception as e:  # noqa: BLE001 - the profiler below decides instead
-            profile_error = f"events: {type(e).__name__}: {e}"[:300]
-        finally:
-            recorder.span_mark, recorder.spans = None, []
-        if method == "":
-            try:
-                from torch.profiler import ProfilerActivity, profile
-
-                clock.sync()
-                with torch.no_grad():
-                    recorder.launches = []
-                    recorder.recording = True
-                    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-                        for x in calls:
-                            model(*x)
-                        clock.sync()
-                    recorder.recording = False
-                own_names = {name for name, f in recorder.launches if f == cand_file}
-                share, own_ms, total_ms, top = _own_kernel_share(prof, own_names)
-                method = "profiler"
-            except Exception as e:  # noqa: BLE001 - reported; the engine decides
-                recorder.recording = False
-                profile_error = (profile_error + "; " if profile_error else "") + f"{type(e).__name__}: {e}"[:300]
-    worker.send({"type": "profile", "kernel_share": share, "own_kernel_ms": own_ms, "kernel_ms": total_ms,
-                 "top_kernels": top, "profile_error": profile_error, "profile_method": method})
+    try:
+        with torch.no_grad():
+            got = _event_share(clock, model, calls, recorder, cand_file, host_ms)
+    except Exception as e:  # noqa: BLE001 - the profiler decides instead
+        profile_error = f"events: {type(e).__name__}: {e}"[:300]
+    finally:
+        recorder.span_mark, recorder.spans = None, []
+    return got, profile_error

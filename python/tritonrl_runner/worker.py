@@ -341,18 +341,15 @@ class Worker:
         return inputs
 
     def _trial(self, task, taskmod, hooks, model, variant, index, trial, device, recorder, audit, cand_file):
+        """One trial: its inputs, the call (_forward), the description of its outputs, the checks
+        after the call, then the trial frame and the outputs' bytes. Returns the trial indices
+        that replace the variant's when the reference's large-output rule decides them, else None."""
         import torch
 
         from tritonrl_runner import trusted
-        from torch.utils._python_dispatch import _get_current_dispatch_mode
 
         if "seed" not in trial:
-            # A candidate gets each trial's seed from the engine just before the trial.
-            from tritonrl_runner.protocol import read_frame
-            got, _ = read_frame(self.in_fd)
-            if got.get("type") != "seed" or got.get("variant") != variant or got.get("index") != index:
-                raise RuntimeError(f"expected the seed of {variant} trial {index}, got {str(got)[:200]}")
-            trial = dict(trial, seed=int(got["seed"]))
+            trial = self._trial_seed(variant, index, trial)
         # Where a trial's time goes (diagnostics only: the engine reports them, never judges by
         # them, and a candidate's process could forge them).
         phase = {}
@@ -368,6 +365,59 @@ class Worker:
         trusted.set_training(model, bool(trial["train"]))  # not model.train(): no candidate method
         header = {"type": "trial", "variant": variant, "index": index, "seed": trial["seed"],
                   "input_sha256": hash_before}
+        out = self._forward(header, hooks, model, inputs, trial, device, recorder, audit, cand_file)
+        phase["forward"] = header["ms"]
+        outs, tensors = self._describe_outputs(header, taskmod, out, inputs, recorder)
+        plan = None
+        if self._large_output:
+            out_bytes = sum(d.get("nbytes", 0) for d in header["outputs"])
+            if out_bytes >= self._large_output["bytes"]:
+                plan = [int(i) for i in self._large_output["trials"]]
+                header["variant_trials"] = plan
+            self._large_output = None  # decided on the variant's first trial
+        header["input_bytes"] = sum(x.numel() * x.element_size() for x in inputs
+                                    if isinstance(x, torch.Tensor))
+        if recorder is None and device.type == "cuda":
+            # The trusted reference's peak so far (what torch's allocator reserved): the engine sizes
+            # the admission of the task's candidates by it.
+            header["peak_device_bytes"] = int(torch.cuda.max_memory_reserved(device))
+        tp = time.monotonic()
+        header["input_sha256_after"] = (hash_before if _inputs_unchanged(inputs, before)
+                                        else "changed:" + _digest_inputs(inputs))
+        del before
+        phase["hash"] += _ms(tp)
+        if recorder is None and outs:
+            # The trusted reference: which cheap fakes its own outputs cannot tell from the truth
+            # (the engine flags the task's samples weak_task); inputs it changed are no fake.
+            tp = time.monotonic()
+            kept = inputs if header["input_sha256_after"] == hash_before else []
+            header["null_models_passed"] = taskmod.null_models_passing(outs, kept, self.atol, self.rtol,
+                                                                       self.policy)
+            phase["null_models"] = _ms(tp)
+        # The previous trial's output sending (the engine's compare or spill included).
+        if getattr(self, "_send_ms", None) is not None:
+            phase["outputs_prev"] = self._send_ms
+        header["phase_ms"] = phase
+        self.send(header)
+        self._send_outputs(tensors)
+        return plan
+
+    def _trial_seed(self, variant, index, trial):
+        """The trial with its seed, which a candidate gets from the engine just before the trial."""
+        from tritonrl_runner.protocol import read_frame
+        got, _ = read_frame(self.in_fd)
+        if got.get("type") != "seed" or got.get("variant") != variant or got.get("index") != index:
+            raise RuntimeError(f"expected the seed of {variant} trial {index}, got {str(got)[:200]}")
+        return dict(trial, seed=int(got["seed"]))
+
+    def _forward(self, header, hooks, model, inputs, trial, device, recorder, audit, cand_file):
+        """The trial's call, timed into header["ms"]; a candidate's runs under the launch recorder,
+        the ATen audit and the call monitor, whose findings go into the header."""
+        import torch
+
+        from tritonrl_runner import trusted
+        from torch.utils._python_dispatch import _get_current_dispatch_mode
+
         t1 = time.monotonic()
         if recorder is None:
             with torch.set_grad_enabled(bool(trial["grad"])):
@@ -411,7 +461,15 @@ class Worker:
             header["global_state_changed"] = state != state_after
             header["compiled_path"] = device.type == "cuda"
         header["ms"] = _ms(t1)
-        phase["forward"] = header["ms"]
+        return out
+
+    def _describe_outputs(self, header, taskmod, out, inputs, recorder):
+        """(outs, tensors): the call's outputs, and the (position, tensor) of each tensor among
+        them; each output's description goes into header["outputs"]."""
+        import torch
+
+        from tritonrl_runner import trusted
+
         try:
             # A candidate's output is read only if it is exactly a tensor or a tuple/list of them:
             # a subclass's __iter__ or __getitem__ would run here, after the audit.
@@ -430,39 +488,11 @@ class Worker:
                 d["type"] = f"{type(o).__module__}.{type(o).__qualname__}"
             described.append(d)
         header["outputs"] = described
-        plan = None
-        if self._large_output:
-            out_bytes = sum(d.get("nbytes", 0) for d in described)
-            if out_bytes >= self._large_output["bytes"]:
-                plan = [int(i) for i in self._large_output["trials"]]
-                header["variant_trials"] = plan
-            self._large_output = None  # decided on the variant's first trial
-        header["input_bytes"] = sum(x.numel() * x.element_size() for x in inputs
-                                    if isinstance(x, torch.Tensor))
-        if recorder is None and device.type == "cuda":
-            # The trusted reference's peak so far (what torch's allocator reserved): the engine sizes
-            # the admission of the task's candidates by it.
-            header["peak_device_bytes"] = int(torch.cuda.max_memory_reserved(device))
-        tp = time.monotonic()
-        header["input_sha256_after"] = (hash_before if _inputs_unchanged(inputs, before)
-                                        else "changed:" + _digest_inputs(inputs))
-        del before
-        phase["hash"] += _ms(tp)
-        if recorder is None and outs:
-            # The trusted reference: which cheap fakes its own outputs cannot tell from the truth
-            # (the engine flags the task's samples weak_task); inputs it changed are no fake.
-            tp = time.monotonic()
-            kept = inputs if header["input_sha256_after"] == hash_before else []
-            header["null_models_passed"] = taskmod.null_models_passing(outs, kept, self.atol, self.rtol,
-                                                                       self.policy)
-            phase["null_models"] = _ms(tp)
-        # The previous trial's output sending (the engine's compare or spill included).
-        if getattr(self, "_send_ms", None) is not None:
-            phase["outputs_prev"] = self._send_ms
-        header["phase_ms"] = phase
-        self.send(header)
-        # Then each tensor output's bytes, in order, as "slice" frames (the engine compares or
-        # spills them as they arrive).
+        return outs, tensors
+
+    def _send_outputs(self, tensors):
+        """Each tensor output's bytes, in order, as "slice" frames (the engine compares or spills
+        them as they arrive); the time it took is the next trial's outputs_prev."""
         tp = time.monotonic()
         for i, o in tensors:
             offset = 0
@@ -470,7 +500,6 @@ class Worker:
                 self.send({"type": "slice", "output": i, "offset": offset}, part)
                 offset += part.nbytes
         self._send_ms = _ms(tp)
-        return plan
 
 
 def main(argv: list[str]) -> int:
