@@ -188,18 +188,27 @@ stage_after() {
   done
 }
 
+# Without the `before` stage (its evaluation left out to save device time), the SFT policy's
+# evaluation is the control's: the same weights (checked byte-identical), sampled at seed 202.
 stage_paired() {
   : >"$W/summary.txt"
   for run in "$W"/grpo/*/; do
     run="$(basename "$run")"
     [[ "$run" == *_control ]] && continue
     for set in $EVAL_SETS; do
-      [[ -f "$W/eval/${run}_control_$set.jsonl" ]] || continue
+      local control="$W/eval/${run}_control_$set.jsonl"
+      [[ -f "$control" && -f "$W/eval/${run}_$set.jsonl" ]] || continue
       {
-        echo "== $run on $set: against the SFT policy and against the lr-0 control"
-        "$BIN" paired --before "$W/eval/sft_$set.jsonl" --after "$W/eval/${run}_$set.jsonl" \
-          --control-before "$W/eval/sft_$set.jsonl" --control-after "$W/eval/${run}_control_$set.jsonl" \
-          --json "$W/eval/paired_${run}_$set.json"
+        if [[ -f "$W/eval/sft_$set.jsonl" ]]; then
+          echo "== $run on $set: against the SFT policy and against the lr-0 control"
+          "$BIN" paired --before "$W/eval/sft_$set.jsonl" --after "$W/eval/${run}_$set.jsonl" \
+            --control-before "$W/eval/sft_$set.jsonl" --control-after "$control" \
+            --json "$W/eval/paired_${run}_$set.json"
+        else
+          echo "== $run on $set: against the lr-0 control (the SFT weights, sampling seed 202)"
+          "$BIN" paired --before "$control" --after "$W/eval/${run}_$set.jsonl" \
+            --json "$W/eval/paired_${run}_$set.json"
+        fi
       } | tee -a "$W/summary.txt"
     done
   done
