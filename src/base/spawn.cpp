@@ -35,7 +35,10 @@ Result<pid_t> ForkExec(const ExecSpec& spec) {
   if (spec.die_with_parent) prctl(PR_SET_PDEATHSIG, SIGKILL);
   RestoreSigpipeInChild();
   if (!ArrangeChildFds(spec.fds.data(), static_cast<int>(spec.fds.size()))) _exit(126);
-  if (spec.child_main != nullptr) spec.child_main(exec, spec.context);
+  if (spec.child_main != nullptr) {
+    spec.child_main(exec, spec.context);
+    _exit(127);  // a child_main that returned must not fall through to the unsandboxed exec
+  }
   ExecInChild(exec);
   _exit(127);
 }

@@ -34,8 +34,10 @@ struct ExecSpec {
   // meant to outlive a worker thread must be spawned with this off.
   bool die_with_parent = true;
   // Runs in the child after the fds are in place, instead of the plain exec (async-signal-safe
-  // only; must exec or _exit). The sandboxed workers put their sandbox up here.
-  [[noreturn]] void (*child_main)(const PreparedExec& exec, void* context) = nullptr;
+  // only; must exec or _exit: one that returns ends the child with 127, never in the plain exec).
+  // The sandboxed workers put their sandbox up here. (Not [[noreturn]]: the attribute belongs to
+  // functions, not pointers, and Clang refuses it.)
+  void (*child_main)(const PreparedExec& exec, void* context) = nullptr;
   void* context = nullptr;
 };
 

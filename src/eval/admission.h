@@ -14,7 +14,7 @@
 
 #include "base/mutex.h"
 #include "base/status.h"
-#include "eval/engine.h"
+#include "eval/types.h"
 
 namespace tritonrl::eval {
 

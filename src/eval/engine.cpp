@@ -1,14 +1,12 @@
 #include "eval/engine.h"
 
 #include <signal.h>
-#include <sys/random.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <random>
 #include <string_view>
 #include <utility>
 
@@ -17,8 +15,10 @@
 #include "base/file.h"
 #include "eval/json_get.h"
 #include "eval/proof_of_work.h"
+#include "eval/schedule.h"
 #include "eval/trial_check.h"
 #include "eval/worker_driver.h"
+#include "eval/worker_spawn.h"
 
 namespace tritonrl::eval {
 namespace fs = std::filesystem;
@@ -42,58 +42,7 @@ struct WorkDir {
   }
 };
 
-std::vector<std::string> WorkerEnv(const EngineConfig& cfg, const std::string& dir) {
-  std::vector<std::string> env = {
-      "HOME=" + dir + "/home",
-      "TMPDIR=" + dir + "/tmp",
-      "TRITON_CACHE_DIR=" + dir + "/triton-cache",
-      "LANG=C.UTF-8",
-      "PYTHONNOUSERSITE=1",
-  };
-  const char* path = std::getenv("PATH");
-  env.push_back(std::string("PATH=") + (path ? path : "/usr/bin:/bin"));
-  if (cfg.device == "cpu") {
-    env.push_back("TRITON_INTERPRET=1");
-    env.push_back("CUDA_VISIBLE_DEVICES=");
-    env.push_back("OMP_NUM_THREADS=1");
-  } else {
-    for (const char* pass :
-         {"CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "CUDA_HOME", "TRITON_PTXAS_PATH"}) {
-      if (const char* v = std::getenv(pass)) env.push_back(std::string(pass) + "=" + v);
-    }
-  }
-  for (const auto& e : cfg.extra_env) env.push_back(e);
-  return env;
-}
-
 }  // namespace
-
-Result<std::string> MakeWorkDir(const std::string& parent) {
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  std::string tmpl = (fs::path(parent) / "w-XXXXXX").string();
-  if (mkdtemp(tmpl.data()) == nullptr)
-    return Status::IoError(fmt::format("{}: cannot create a work folder", parent));
-  for (const char* sub : {"tmp", "home", "triton-cache"})
-    fs::create_directory(fs::path(tmpl) / sub, ec);
-  return tmpl;
-}
-
-SpawnSpec WorkerSpawnSpec(const EngineConfig& cfg, const std::string& dir,
-                          const std::string& script, const std::vector<std::string>& args,
-                          const std::string& log_name) {
-  SpawnSpec spec;
-  spec.argv = {cfg.python, "-I", "-B",
-               (fs::path(cfg.runner_dir) / "tritonrl_runner" / script).string()};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.env = WorkerEnv(cfg, dir);
-  spec.cwd = dir + "/tmp";
-  spec.log_path = dir + "/" + log_name;
-  spec.writable_dirs = {dir + "/tmp", dir + "/home", dir + "/triton-cache"};
-  spec.sandbox = cfg.sandbox;
-  spec.seccomp_program = cfg.seccomp_program.empty() ? nullptr : &cfg.seccomp_program;
-  return spec;
-}
 
 namespace {
 
@@ -335,78 +284,6 @@ void ApplyWeakTask(const EngineConfig& cfg, const ReferenceResult& ref, Verdict&
 
 }  // namespace
 
-std::uint64_t DrawSecretSeed() {
-  std::uint64_t v = 0;
-  if (getrandom(&v, sizeof v, 0) != static_cast<ssize_t>(sizeof v)) {
-    std::random_device rd;  // fallback; still not derivable from the task
-    v = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-  }
-  return v & ((1ull << 62) - 1);
-}
-
-std::vector<TrialSpec> MakeSchedule(int trials, std::uint64_t secret_seed) {
-  trials = std::max(trials, 1);
-  std::vector<TrialSpec> out;
-  const int secret_at = static_cast<int>(secret_seed % static_cast<std::uint64_t>(trials));
-  int pub = 0;
-  for (int i = 0; i < trials; ++i) {
-    TrialSpec t;
-    t.secret = i == secret_at;
-    t.seed = t.secret ? static_cast<std::int64_t>(secret_seed) : 42 + 1000003LL * pub++;
-    t.train = i % 4 == 0 || i % 4 == 2;
-    t.grad = i % 4 == 0 || i % 4 == 3;
-    out.push_back(t);
-  }
-  return out;
-}
-
-std::vector<int> RecordedTrials(const ReferenceResult& ref, const std::string& variant) {
-  std::vector<int> out;
-  for (const TrialRecord& t : ref.trials)
-    if (t.variant == variant) out.push_back(t.index);
-  return out;
-}
-
-std::vector<int> TrialIndicesFor(const EngineConfig& cfg, const std::string& variant) {
-  const int n = static_cast<int>(cfg.schedule.size());
-  const int cap = cfg.large_variant_trials;
-  std::vector<int> out;
-  if (variant != "large" || cap <= 0 || cap >= n) {
-    for (int i = 0; i < n; ++i) out.push_back(i);
-    return out;
-  }
-  int publics = cap - 1;
-  for (int i = 0; i < n; ++i) {
-    if (cfg.schedule[static_cast<std::size_t>(i)].secret) {
-      out.push_back(i);
-    } else if (publics > 0) {
-      out.push_back(i);
-      --publics;
-    }
-  }
-  return out;
-}
-
-json Verdict::ToJson() const {
-  json reasons_json = json::array();
-  for (const auto& r : reasons)
-    reasons_json.push_back({{"stage", r.stage}, {"code", r.code}, {"message", r.message}});
-  json j = {{"sample", sample},
-            {"task", task},
-            {"outcome", outcome},
-            {"reasons", reasons_json},
-            {"flags", flags},
-            {"sandbox", sandbox},
-            {"timings_ms", timings_ms},
-            {"evidence", evidence},
-            {"speedup", speedup ? json(*speedup) : json(nullptr)},
-            {"device", device},
-            {"provisional", provisional},
-            {"from_cache", from_cache}};
-  if (infra_failure) j["infra_failure"] = true;
-  return j;
-}
-
 ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_path,
                              const std::function<void(std::int64_t)>& on_device_peak) {
   ReferenceResult ref;
@@ -479,15 +356,6 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   }
   ref.ok = true;
   return ref;
-}
-
-EngineConfig CandidateConfig(const EngineConfig& config, const ReferenceResult& ref) {
-  EngineConfig c = config;
-  if (ref.schedule.empty()) return c;
-  c.schedule = ref.schedule;
-  c.init_seed = ref.init_seed;
-  CopyDrawnPlan(ref.timing_plan, c.timing);
-  return c;
 }
 
 Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,

@@ -2,16 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "base/mutex.h"
 #include "eval/admission.h"
+#include "eval/engine.h"
 
 namespace tritonrl::eval {
 namespace {
@@ -126,198 +126,270 @@ Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
   return v;
 }
 
-}  // namespace
+// One RunPool call: the shared state of its threads, each field guarded by mu_, and the phases of
+// a thread's loop (take a job, run its task's reference if this thread owns it, run the sample,
+// finish). on_done is called with mu_ held, so callers see one call at a time.
+class PoolRun {
+ public:
+  PoolRun(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
+          const std::function<void(std::size_t, Verdict)>& on_done, const PoolControl& control)
+      : config_(config),
+        jobs_(jobs),
+        n_(std::max(1, threads)),
+        on_done_(on_done),
+        control_(control),
+        admission_(MakeAdmission(config)),
+        shared_(n_ > 1),  // other workers share the GPU only with more than one thread
+        start_(std::chrono::steady_clock::now()) {
+    base::MutexLock lock(&mu_);
+    PlanTasks();
+  }
 
-void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
-             const std::function<void(std::size_t, Verdict)>& on_done, const PoolControl& control) {
-  const int n = std::max(1, threads);
-  std::map<std::string, std::shared_ptr<ReferenceSlot>> slots;
-  std::vector<std::size_t> pending;  // runnable jobs not yet taken, in input order
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
-    if (jobs[i].pre_verdict) continue;
-    auto& slot = slots[jobs[i].task_path];
-    if (!slot) {
-      slot = std::make_shared<ReferenceSlot>();
-      if (config.reuse_reference) {
-        if (auto kept = config.reuse_reference(jobs[i].task_path)) {
+  void Run() {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < n_; ++t) pool.emplace_back([this, t] { Work(t); });
+    for (auto& t : pool) t.join();
+  }
+
+ private:
+  // A job taken by a thread: its index, and what the thread needs of its task's reference
+  // (read under mu_, so the thread touches no slot field unlocked).
+  struct Taken {
+    std::size_t index = 0;
+    std::shared_ptr<ReferenceSlot> slot;
+    bool run_reference = false;                  // this thread runs the task's reference first
+    bool kept = false;                           // the reference is from an earlier run
+    std::shared_ptr<const ReferenceResult> ref;  // set when the reference was ready
+    double waited_ms = 0;
+  };
+
+  // One slot per task with runnable jobs (a kept reference makes it ready at once), and the
+  // runnable jobs in input order.
+  void PlanTasks() REQUIRES(mu_) {
+    for (std::size_t i = 0; i < jobs_.size(); ++i) {
+      if (jobs_[i].pre_verdict) continue;
+      auto& slot = slots_[jobs_[i].task_path];
+      if (!slot) {
+        slot = std::make_shared<ReferenceSlot>();
+        if (config_.reuse_reference) {
+          if (auto kept = config_.reuse_reference(jobs_[i].task_path)) {
+            slot->result = std::move(kept);
+            slot->state = ReferenceSlot::kReady;
+            slot->kept = true;
+          }
+        }
+      }
+      ++slot->remaining;
+      pending_.push_back(i);
+    }
+  }
+
+  void Work(int thread_index) EXCLUDES(mu_) {
+    for (;;) {
+      if (PassDecided()) continue;
+      std::optional<Taken> taken = Take();
+      if (!taken) return;
+      if (control_.acquire_slot) control_.acquire_slot();
+      const SampleJob& job = jobs_[taken->index];
+      const double start_ms = MsSince(start_);
+      double space_wait_ms = -1;
+      if (taken->run_reference) taken->ref = RunTaskReference(job, *taken->slot, space_wait_ms);
+      Verdict v = AdmitAndRunCandidate(config_, job, *taken->ref, admission_, shared_);
+      Annotate(v, *taken, thread_index, start_ms, space_wait_ms);
+      if (control_.release_slot) control_.release_slot();
+      Finish(*taken, std::move(v));
+    }
+  }
+
+  // Decided samples first: they cost nothing and free their callers early. True when one was
+  // passed on.
+  bool PassDecided() EXCLUDES(mu_) {
+    base::MutexLock lock(&mu_);
+    while (next_decided_ < jobs_.size() && !jobs_[next_decided_].pre_verdict) ++next_decided_;
+    if (next_decided_ >= jobs_.size()) return false;
+    const std::size_t i = next_decided_++;
+    Verdict v = *jobs_[i].pre_verdict;
+    v.sample = jobs_[i].sample_id;
+    v.task = jobs_[i].task_id;
+    on_done_(i, std::move(v));
+    return true;
+  }
+
+  // Blocks until a job can be taken; none when the work is done or the pool stopped.
+  std::optional<Taken> Take() EXCLUDES(mu_) {
+    base::MutexLock lock(&mu_);
+    if (pending_.empty()) return std::nullopt;
+    const auto asked = std::chrono::steady_clock::now();
+    std::optional<Taken> got;
+    // A task passed over for another run's reference in flight is looked at again every
+    // 100 ms: that run's keeping it wakes nobody here.
+    while (!(pending_.empty() || (got = Pick()).has_value() || stopped_)) {
+      if (deferred_) {
+        changed_.WaitUntil(std::chrono::steady_clock::now() + std::chrono::milliseconds(100));
+      } else {
+        changed_.Wait();
+      }
+    }
+    if (got) got->waited_ms = MsSince(asked);
+    return got;
+  }
+
+  // The next job for a free thread: a job of a task whose reference is ready; else the first job
+  // of a task whose reference nobody runs yet (this thread runs it), while fewer than n_
+  // references are live; else none (wait). A thread blocks only when every runnable job waits on
+  // a reference in flight.
+  std::optional<Taken> Pick() REQUIRES(mu_) {
+    deferred_ = false;
+    if (!stopped_ && control_.cancelled && control_.cancelled()) {
+      stopped_ = true;
+      changed_.SignalAll();
+    }
+    if (stopped_) return std::nullopt;
+    for (std::size_t k = 0; k < pending_.size(); ++k) {
+      if (slots_.at(jobs_[pending_[k]].task_path)->state == ReferenceSlot::kReady) return TakeAt(k);
+    }
+    if (live_ >= n_ || space_waiters_ > 0) return std::nullopt;
+    for (std::size_t k = 0; k < pending_.size(); ++k) {
+      const std::string& path = jobs_[pending_[k]].task_path;
+      auto& slot = slots_.at(path);
+      if (slot->state != ReferenceSlot::kNotStarted) continue;
+      if (config_.reuse_reference) {  // kept by another run since this one began
+        if (auto kept = config_.reuse_reference(path)) {
           slot->result = std::move(kept);
           slot->state = ReferenceSlot::kReady;
           slot->kept = true;
+          return TakeAt(k);
         }
       }
+      if (config_.claim_reference && !config_.claim_reference(path)) {
+        deferred_ = true;
+        continue;
+      }
+      slot->state = ReferenceSlot::kRunning;
+      ++live_;
+      Taken t = TakeAt(k);
+      t.run_reference = true;
+      return t;
     }
-    ++slot->remaining;
-    pending.push_back(i);
+    return std::nullopt;
   }
-  MemoryAdmission admission = MakeAdmission(config);
-  // Other workers can share the GPU only with more than one thread.
-  const bool shared = n > 1;
-  const auto pool_start = std::chrono::steady_clock::now();
-  std::mutex mu;  // guards the slots' states, pending, live and on_done
-  std::condition_variable changed;
+
+  Taken TakeAt(std::size_t k) REQUIRES(mu_) {
+    Taken t;
+    t.index = pending_[k];
+    pending_.erase(pending_.begin() + static_cast<std::ptrdiff_t>(k));
+    t.slot = slots_.at(jobs_[t.index].task_path);
+    t.kept = t.slot->kept;
+    t.ref = t.slot->result;
+    return t;
+  }
+
+  // Runs the task's reference (this thread owns it), waits and runs it again when it ran out of
+  // spill space beside others, offers it to keep_reference and marks the slot ready.
+  std::shared_ptr<const ReferenceResult> RunTaskReference(const SampleJob& job, ReferenceSlot& slot,
+                                                          double& space_wait_ms) EXCLUDES(mu_) {
+    ReferenceResult first = AdmitAndRunReference(config_, job.task_path, admission_, shared_);
+    if (!first.ok && first.out_of_space && shared_) {
+      const auto asked = std::chrono::steady_clock::now();
+      const bool retry = WaitForOtherReferences();
+      space_wait_ms = MsSince(asked);
+      if (retry) {
+        if (config_.drop_kept_spills) config_.drop_kept_spills();
+        first = AdmitAndRunReference(config_, job.task_path, admission_, shared_);
+      }
+    }
+    auto r = std::make_shared<const ReferenceResult>(std::move(first));
+    if (r->ok && config_.keep_reference) config_.keep_reference(job.task_path, r);
+    if (config_.release_reference) config_.release_reference(job.task_path);
+    base::MutexLock lock(&mu_);
+    slot.result = r;
+    slot.state = ReferenceSlot::kReady;
+    changed_.SignalAll();
+    return r;
+  }
+
+  // A reference out of spill space waits, starting no new reference meanwhile, until it is the
+  // only live one that does not wait; false when the pool stopped (a stopped pool runs no more
+  // samples, so the others may never be dropped: the first failure stands).
+  bool WaitForOtherReferences() EXCLUDES(mu_) {
+    base::MutexLock lock(&mu_);
+    ++space_waiters_;
+    // This reference is live and waits; the others that wait do not count.
+    while (!(stopped_ || live_ - space_waiters_ == 0)) changed_.Wait();
+    --space_waiters_;
+    return !stopped_;
+  }
+
+  // The sample's place in the run and its share of the reference's time.
+  void Annotate(Verdict& v, const Taken& t, int thread_index, double start_ms,
+                double space_wait_ms) const {
+    // Blocked while other threads ran references: in no stage of this sample's own.
+    if (!t.run_reference && t.waited_ms >= 1.0) v.timings_ms["reference_wait"] = t.waited_ms;
+    // Its reference ran out of spill space beside others and ran again once they were dropped.
+    if (space_wait_ms >= 0) v.timings_ms["reference_space_wait"] = space_wait_ms;
+    // Where the sample sat in the run (for the benchmarks' utilisation figures).
+    v.evidence["pool"] = {{"thread", thread_index},
+                          {"start_ms", start_ms},
+                          {"end_ms", MsSince(start_)},
+                          {"ran_reference", t.run_reference}};
+    if (t.kept) {
+      // The reference ran for an earlier run: none of its time is this sample's.
+      v.evidence["pool"]["reference_kept"] = true;
+    } else if (t.ref->ok) {
+      // The task's reference run in this pool, shared by its samples (and its worker's phases).
+      v.timings_ms["reference"] = t.ref->ms;
+      for (const auto& [name, ms] : t.ref->phase_ms) v.timings_ms["reference_phase_" + name] = ms;
+    }
+    if (!t.kept && !t.ref->oom_reruns.empty())
+      v.evidence["pool"]["reference_oom_reruns"] = t.ref->oom_reruns;
+    const SampleJob& job = jobs_[t.index];
+    v.sample = job.sample_id;
+    v.task = job.task_id;
+  }
+
+  // The task's last sample drops its reference (and frees a live place); the verdict goes out.
+  void Finish(const Taken& t, Verdict v) EXCLUDES(mu_) {
+    base::MutexLock lock(&mu_);
+    if (--t.slot->remaining == 0) {
+      t.slot->result.reset();
+      if (!t.kept) --live_;
+    }
+    on_done_(t.index, std::move(v));
+    changed_.SignalAll();
+  }
+
+  const EngineConfig& config_;
+  const std::vector<SampleJob>& jobs_;
+  const int n_;
+  const std::function<void(std::size_t, Verdict)>& on_done_;
+  const PoolControl& control_;
+  MemoryAdmission admission_;
+  const bool shared_;
+  const std::chrono::steady_clock::time_point start_;
+
+  base::Mutex mu_;
+  base::CondVar changed_{&mu_};
+  // The map's shape is fixed once planned; its slots' fields change under mu_ too.
+  std::map<std::string, std::shared_ptr<ReferenceSlot>> slots_ GUARDED_BY(mu_);
+  std::vector<std::size_t> pending_ GUARDED_BY(mu_);  // runnable jobs not yet taken, in order
   // References started and not yet dropped: at most one per thread, so a run over many tasks
   // never holds every task's spilled reference outputs at once.
-  int live = 0;
+  int live_ GUARDED_BY(mu_) = 0;
   // References that ran out of spill space and wait to run again: while any waits, no new
   // reference starts, and a waiter runs again once every other live reference is dropped (their
   // candidates, which free the space, keep running) and the kept ones' spills are let go.
   // KernelBench's default sizes spill 6-13 GB a task; 16 at once do not fit a 64 GB disk.
-  int space_waiters = 0;
-  std::size_t next_decided = 0;
+  int space_waiters_ GUARDED_BY(mu_) = 0;
+  std::size_t next_decided_ GUARDED_BY(mu_) = 0;
+  bool stopped_ GUARDED_BY(mu_) = false;   // control.cancelled said so: nothing more is taken
+  bool deferred_ GUARDED_BY(mu_) = false;  // the last pick passed over another run's reference
+};
 
-  // The next job for a free thread (under mu): a job of a task whose reference is ready; else the
-  // first job of a task whose reference nobody runs yet (this thread runs it), while fewer than
-  // `n` references are live; else none (wait). A thread blocks only when every runnable job waits
-  // on a reference in flight.
-  auto take = [&](std::size_t k) {
-    const std::size_t i = pending[k];
-    pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(k));
-    return i;
-  };
-  bool stopped = false;   // control.cancelled said so: nothing more is taken
-  bool deferred = false;  // the last pick passed over a task whose reference another run computes
-  auto pick = [&](bool& run_reference) -> std::optional<std::size_t> {
-    deferred = false;
-    if (!stopped && control.cancelled && control.cancelled()) {
-      stopped = true;
-      changed.notify_all();
-    }
-    if (stopped) return std::nullopt;
-    for (std::size_t k = 0; k < pending.size(); ++k) {
-      if (slots.at(jobs[pending[k]].task_path)->state == ReferenceSlot::kReady) return take(k);
-    }
-    if (live >= n || space_waiters > 0) return std::nullopt;
-    for (std::size_t k = 0; k < pending.size(); ++k) {
-      const std::string& path = jobs[pending[k]].task_path;
-      auto& slot = slots.at(path);
-      if (slot->state != ReferenceSlot::kNotStarted) continue;
-      if (config.reuse_reference) {  // kept by another run since this one began
-        if (auto kept = config.reuse_reference(path)) {
-          slot->result = std::move(kept);
-          slot->state = ReferenceSlot::kReady;
-          slot->kept = true;
-          return take(k);
-        }
-      }
-      if (config.claim_reference && !config.claim_reference(path)) {
-        deferred = true;
-        continue;
-      }
-      slot->state = ReferenceSlot::kRunning;
-      ++live;
-      run_reference = true;
-      return take(k);
-    }
-    return std::nullopt;
-  };
+}  // namespace
 
-  auto work = [&](int thread_index) {
-    for (;;) {
-      std::size_t i = 0;
-      bool run_reference = false;
-      double waited_ms = 0;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        // Decided samples first: they cost nothing and free their callers early.
-        while (next_decided < jobs.size() && !jobs[next_decided].pre_verdict) ++next_decided;
-        if (next_decided < jobs.size()) {
-          i = next_decided++;
-          Verdict v = *jobs[i].pre_verdict;
-          v.sample = jobs[i].sample_id;
-          v.task = jobs[i].task_id;
-          on_done(i, std::move(v));
-          continue;
-        }
-        if (pending.empty()) return;
-        const auto asked = std::chrono::steady_clock::now();
-        std::optional<std::size_t> got;
-        // A task passed over for another run's reference in flight is looked at again every
-        // 100 ms: that run's keeping it wakes nobody here.
-        while (!(pending.empty() || (got = pick(run_reference)).has_value() || stopped)) {
-          if (deferred) {
-            changed.wait_for(lock, std::chrono::milliseconds(100));
-          } else {
-            changed.wait(lock);
-          }
-        }
-        if (!got) return;
-        i = *got;
-        waited_ms = MsSince(asked);
-      }
-      if (control.acquire_slot) control.acquire_slot();
-      const SampleJob& job = jobs[i];
-      auto slot = slots.at(job.task_path);
-      const double start_ms = MsSince(pool_start);
-      std::shared_ptr<const ReferenceResult> ref;
-      double space_wait_ms = -1;
-      if (run_reference) {
-        ReferenceResult first = AdmitAndRunReference(config, job.task_path, admission, shared);
-        if (!first.ok && first.out_of_space && shared) {
-          const auto asked = std::chrono::steady_clock::now();
-          bool retry = false;
-          {
-            std::unique_lock<std::mutex> lock(mu);
-            ++space_waiters;
-            // This reference is live and waits; the others that wait do not count.
-            // A stopped pool runs no more samples, so the others may never be dropped: the
-            // first failure stands.
-            changed.wait(lock, [&] { return stopped || live - space_waiters == 0; });
-            --space_waiters;
-            retry = !stopped;
-          }
-          space_wait_ms = MsSince(asked);
-          if (retry) {
-            if (config.drop_kept_spills) config.drop_kept_spills();
-            first = AdmitAndRunReference(config, job.task_path, admission, shared);
-          }
-        }
-        auto r = std::make_shared<const ReferenceResult>(std::move(first));
-        if (r->ok && config.keep_reference) config.keep_reference(job.task_path, r);
-        if (config.release_reference) config.release_reference(job.task_path);
-        std::lock_guard<std::mutex> lock(mu);
-        slot->result = r;
-        slot->state = ReferenceSlot::kReady;
-        ref = r;
-        changed.notify_all();
-      } else {
-        std::lock_guard<std::mutex> lock(mu);
-        ref = slot->result;
-      }
-      Verdict v = AdmitAndRunCandidate(config, job, *ref, admission, shared);
-      // Blocked while other threads ran references: in no stage of this sample's own.
-      if (!run_reference && waited_ms >= 1.0) v.timings_ms["reference_wait"] = waited_ms;
-      // Its reference ran out of spill space beside others and ran again once they were dropped.
-      if (space_wait_ms >= 0) v.timings_ms["reference_space_wait"] = space_wait_ms;
-      // Where the sample sat in the run (for the benchmarks' utilisation figures).
-      v.evidence["pool"] = {{"thread", thread_index},
-                            {"start_ms", start_ms},
-                            {"end_ms", MsSince(pool_start)},
-                            {"ran_reference", run_reference}};
-      if (slot->kept) {
-        // The reference ran for an earlier run: none of its time is this sample's.
-        v.evidence["pool"]["reference_kept"] = true;
-      } else if (ref->ok) {
-        // The task's reference run in this pool, shared by its samples (and its worker's phases).
-        v.timings_ms["reference"] = ref->ms;
-        for (const auto& [name, ms] : ref->phase_ms) v.timings_ms["reference_phase_" + name] = ms;
-      }
-      if (!slot->kept && !ref->oom_reruns.empty())
-        v.evidence["pool"]["reference_oom_reruns"] = ref->oom_reruns;
-      v.sample = job.sample_id;
-      v.task = job.task_id;
-      if (control.release_slot) control.release_slot();
-      std::lock_guard<std::mutex> lock(mu);
-      if (--slot->remaining == 0) {
-        slot->result.reset();
-        if (!slot->kept) --live;
-      }
-      on_done(i, std::move(v));
-      changed.notify_all();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 0; t < n; ++t) pool.emplace_back(work, t);
-  for (auto& t : pool) t.join();
+void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
+             const std::function<void(std::size_t, Verdict)>& on_done, const PoolControl& control) {
+  PoolRun(config, jobs, threads, on_done, control).Run();
 }
 
 }  // namespace tritonrl::eval

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "eval/engine.h"
+#include "eval/types.h"
 
 namespace tritonrl::eval {
 

@@ -16,13 +16,13 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <mutex>
 #include <sstream>
 #include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 
+#include "base/mutex.h"
 #include "base/spawn.h"
 
 namespace tritonrl::eval {
@@ -147,20 +147,20 @@ constexpr auto kZygoteReplyTimeout = std::chrono::seconds(60);
 constexpr int kZygoteMaxStarts = 4;  // per process: a zygote that keeps dying is given up
 
 struct Zygote {
-  std::mutex mu;
-  pid_t pid = -1;
-  int sock = -1;
-  std::string key;
-  std::string dir;
-  std::string failure;  // why warm spawns fall back to cold (empty: none)
+  base::Mutex mu;
+  pid_t pid GUARDED_BY(mu) = -1;
+  int sock GUARDED_BY(mu) = -1;
+  std::string key GUARDED_BY(mu);
+  std::string dir GUARDED_BY(mu);
+  std::string failure GUARDED_BY(mu);  // why warm spawns fall back to cold (empty: none)
   // Not started again: the spec whose zygote failed to start, and the program (interpreter and
   // script) that never said hello, whatever the environment.
-  std::string failed_key;
-  std::string failed_program;
-  std::uint64_t generation = 0;
-  int starts = 0;
+  std::string failed_key GUARDED_BY(mu);
+  std::string failed_program GUARDED_BY(mu);
+  std::uint64_t generation GUARDED_BY(mu) = 0;
+  int starts GUARDED_BY(mu) = 0;
 
-  void StopLocked() {
+  void StopLocked() REQUIRES(mu) {
     if (sock >= 0) close(sock);  // the zygote exits on EOF; its children die with it
     sock = -1;
     if (pid > 0) {
@@ -176,7 +176,8 @@ struct Zygote {
     dir.clear();
     key.clear();
   }
-  ~Zygote() { StopLocked(); }
+  // At static destruction, unlocked as before: a thread still spawning at exit must not hang it.
+  ~Zygote() NO_THREAD_SAFETY_ANALYSIS { StopLocked(); }
 };
 
 Zygote& TheZygote() {
@@ -229,7 +230,7 @@ std::string ProgramOf(const SpawnSpec& spec) {
 }
 
 // Starts a zygote for `spec` (z.mu held). Sets z.failure on failure.
-void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key) {
+void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key) REQUIRES(z.mu) {
   z.StopLocked();
   ++z.starts;
   ++z.generation;
@@ -312,7 +313,7 @@ void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key)
 }
 
 // Asks the zygote for a worker (z.mu held). On error the zygote is stopped.
-Result<Child> ForkFromZygoteLocked(Zygote& z, const SpawnSpec& spec) {
+Result<Child> ForkFromZygoteLocked(Zygote& z, const SpawnSpec& spec) REQUIRES(z.mu) {
   auto plan = MakePlan(spec);
   if (!plan.ok()) return plan.status();
   auto pipes = OpenPipes(spec);
@@ -343,6 +344,7 @@ Result<Child> ForkFromZygoteLocked(Zygote& z, const SpawnSpec& spec) {
   } while (sent < 0 && errno == EINTR);
   pipes->CloseChildEnds();
   auto fail = [&](std::string why) -> Status {
+    z.mu.AssertHeld();  // called from this function only, under its lock
     pipes->CloseAll();
     z.StopLocked();
     z.failure = std::move(why);
@@ -371,7 +373,7 @@ Result<Child> ForkFromZygoteLocked(Zygote& z, const SpawnSpec& spec) {
 // The zygote no longer needs to keep `pid` unreaped (its process group is dead).
 void ReleaseWarm(pid_t pid, std::uint64_t generation) {
   Zygote& z = TheZygote();
-  std::lock_guard<std::mutex> lock(z.mu);
+  base::MutexLock lock(&z.mu);
   if (z.sock < 0 || z.generation != generation) return;  // that zygote and its children are gone
   const std::string msg = fmt::format("R{}", pid);
   (void)send(z.sock, msg.data(), msg.size(), MSG_NOSIGNAL);
@@ -534,7 +536,7 @@ Result<Child> SpawnWorker(const SpawnSpec& spec, bool warm) {
   Zygote& z = TheZygote();
   std::string why;
   {
-    std::lock_guard<std::mutex> lock(z.mu);
+    base::MutexLock lock(&z.mu);
     std::string key = ProgramOf(spec);
     for (const std::string& kv : spec.env) {
       if (!PerWorkerEnv(kv)) key += "\n" + kv;
@@ -555,7 +557,7 @@ Result<Child> SpawnWorker(const SpawnSpec& spec, bool warm) {
 
 void StopZygote() {
   Zygote& z = TheZygote();
-  std::lock_guard<std::mutex> lock(z.mu);
+  base::MutexLock lock(&z.mu);
   z.StopLocked();
   z.starts = 0;
   z.failure.clear();

@@ -1,4 +1,5 @@
 #include "eval/sandbox_check.h"
+#include "eval/worker_spawn.h"
 
 #include <poll.h>
 #include <unistd.h>

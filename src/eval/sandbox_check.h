@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "eval/engine.h"
+#include "eval/types.h"
 #include "eval/process.h"
 
 namespace tritonrl::eval {

@@ -17,21 +17,24 @@
 
 #include <fmt/format.h>
 
+#include "base/mutex.h"
+
 namespace tritonrl::eval {
 namespace fs = std::filesystem;
 
 namespace {
 
-std::mutex& RegistryMutex() {
-  static std::mutex mu;
-  return mu;
-}
+// One mutex per lease key, alive for the process (keys are few: one per GPU). Timed, as a lease
+// waits with a deadline, so not base::Mutex; the map of them is guarded by the registry's lock.
+struct KeyRegistry {
+  base::Mutex mu;
+  std::map<std::string, std::unique_ptr<std::timed_mutex>> mutexes GUARDED_BY(mu);
+};
 
-// One mutex per lease key, alive for the process (keys are few: one per GPU).
 std::timed_mutex* KeyMutex(const std::string& key) {
-  static std::map<std::string, std::unique_ptr<std::timed_mutex>> mutexes;
-  std::lock_guard<std::mutex> lock(RegistryMutex());
-  auto& m = mutexes[key];
+  static KeyRegistry registry;
+  base::MutexLock lock(&registry.mu);
+  auto& m = registry.mutexes[key];
   if (!m) m = std::make_unique<std::timed_mutex>();
   return m.get();
 }

@@ -25,7 +25,7 @@
 
 #include "base/status.h"
 #include "eval/compare.h"
-#include "eval/engine.h"
+#include "eval/types.h"
 #include "eval/protocol.h"
 #include "eval/spill.h"
 

@@ -9,6 +9,8 @@
 
 #include "eval/json_get.h"
 #include "eval/timing.h"
+#include "eval/schedule.h"
+#include "eval/worker_spawn.h"
 
 namespace tritonrl::eval {
 using nlohmann::json;

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/engine.h"
+#include "eval/types.h"
 #include "eval/process.h"
 #include "eval/trial_check.h"
 

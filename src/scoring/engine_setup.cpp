@@ -16,6 +16,7 @@
 #include "eval/admission.h"
 #include "eval/sandbox_check.h"
 #include "verify/allowlist.h"
+#include "eval/schedule.h"
 
 namespace tritonrl::scoring {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "eval/engine.h"
+#include "eval/types.h"
 #include "scoring/score_batch.h"
 
 namespace tritonrl::scoring {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
-#include "eval/engine.h"
+#include "eval/types.h"
 #include "scoring/score_batch.h"
 #include "store/store.h"
 #include "verify/verify.h"

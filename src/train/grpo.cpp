@@ -38,93 +38,41 @@
 
 namespace tritonrl::train {
 
+// The trajectory options' JSON (TrajectoryOptions): every field but `levels`, whose map of int
+// keys nlohmann would write as pairs.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GrpoOptions, model, labels, steps, group, tasks_per_step, mode,
+                                   alpha, beta, dr_grpo, filter_constant_groups, max_sample_rounds,
+                                   clip_low, clip_high, kl, lr, warmup_steps, lr_schedule,
+                                   min_lr_ratio, adam_beta1, adam_beta2, speedup_noise_floor,
+                                   text_reward_plan, weight_decay, grad_clip, max_new_tokens,
+                                   temperature, top_p, off_policy, timing, truncated,
+                                   update_batch_tokens, seed, small_vocab, test_inject_solutions);
+
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 // The options that shape the trajectory: stored in the checkpoint and taken
-// from it on resume (a resumed run is the same run).
+// from it on resume (a resumed run is the same run). One list of fields for both directions
+// (GrpoOptions' JSON, below); the levels are an object keyed by level, as checkpoints keep them.
 json TrajectoryOptions(const GrpoOptions& o) {
+  json j = o;
   json levels = json::object();
   for (const auto& [level, weight] : o.levels) levels[std::to_string(level)] = weight;
-  return {{"model", o.model},
-          {"levels", levels},
-          {"labels", o.labels},
-          {"steps", o.steps},
-          {"group", o.group},
-          {"tasks_per_step", o.tasks_per_step},
-          {"mode", o.mode},
-          {"alpha", o.alpha},
-          {"beta", o.beta},
-          {"dr_grpo", o.dr_grpo},
-          {"filter_constant_groups", o.filter_constant_groups},
-          {"max_sample_rounds", o.max_sample_rounds},
-          {"clip_low", o.clip_low},
-          {"clip_high", o.clip_high},
-          {"kl", o.kl},
-          {"lr", o.lr},
-          {"warmup_steps", o.warmup_steps},
-          {"lr_schedule", o.lr_schedule},
-          {"min_lr_ratio", o.min_lr_ratio},
-          {"adam_beta1", o.adam_beta1},
-          {"adam_beta2", o.adam_beta2},
-          {"speedup_noise_floor", o.speedup_noise_floor},
-          {"text_reward_plan", o.text_reward_plan},
-          {"weight_decay", o.weight_decay},
-          {"grad_clip", o.grad_clip},
-          {"max_new_tokens", o.max_new_tokens},
-          {"temperature", o.temperature},
-          {"top_p", o.top_p},
-          {"off_policy", o.off_policy},
-          {"timing", o.timing},
-          {"truncated", o.truncated},
-          {"update_batch_tokens", o.update_batch_tokens},
-          {"seed", o.seed},
-          {"small_vocab", o.small_vocab},
-          {"test_inject_solutions", o.test_inject_solutions}};
+  j["levels"] = levels;
+  return j;
 }
 
-void ApplyTrajectoryOptions(const json& j, GrpoOptions& o) {
-  o.model = j.at("model").get<std::string>();
+void ApplyTrajectoryOptions(const json& stored, GrpoOptions& o) {
+  json j = stored;
+  // Absent from checkpoints written before dynamic sampling: those runs had one round a step.
+  if (!j.contains("max_sample_rounds")) j["max_sample_rounds"] = int64_t{1};
+  j.get_to(o);
   o.levels.clear();
   for (const auto& [level, weight] : j.at("levels").items()) {
     o.levels[std::stoi(level)] = weight.get<double>();
   }
-  o.labels = j.at("labels").get<std::string>();
-  o.steps = j.at("steps");
-  o.group = j.at("group");
-  o.tasks_per_step = j.at("tasks_per_step");
-  o.mode = j.at("mode").get<std::string>();
-  o.alpha = j.at("alpha");
-  o.beta = j.at("beta");
-  o.dr_grpo = j.at("dr_grpo");
-  o.filter_constant_groups = j.at("filter_constant_groups");
-  // Absent from checkpoints written before dynamic sampling: those runs had one round a step.
-  o.max_sample_rounds = j.value("max_sample_rounds", int64_t{1});
-  o.clip_low = j.at("clip_low");
-  o.clip_high = j.at("clip_high");
-  o.kl = j.at("kl");
-  o.lr = j.at("lr");
-  o.warmup_steps = j.at("warmup_steps");
-  o.lr_schedule = j.at("lr_schedule").get<std::string>();
-  o.min_lr_ratio = j.at("min_lr_ratio");
-  o.adam_beta1 = j.at("adam_beta1");
-  o.adam_beta2 = j.at("adam_beta2");
-  o.speedup_noise_floor = j.at("speedup_noise_floor");
-  o.text_reward_plan = j.at("text_reward_plan").get<std::string>();
-  o.weight_decay = j.at("weight_decay");
-  o.grad_clip = j.at("grad_clip");
-  o.max_new_tokens = j.at("max_new_tokens");
-  o.temperature = j.at("temperature");
-  o.top_p = j.at("top_p");
-  o.off_policy = j.at("off_policy");
-  o.timing = j.at("timing");
-  o.truncated = j.at("truncated").get<std::string>();
-  o.update_batch_tokens = j.at("update_batch_tokens");
-  o.seed = j.at("seed");
-  o.small_vocab = j.at("small_vocab");
-  o.test_inject_solutions = j.at("test_inject_solutions");
 }
 
 Status ValidateOptions(const GrpoOptions& o) {

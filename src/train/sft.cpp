@@ -21,50 +21,23 @@
 
 namespace tritonrl::train {
 
+// The trajectory options' JSON (TrajectoryOptions): one list of fields for both directions.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SftOptions, model, epochs, max_steps, max_tokens, batch_tokens,
+                                   grad_accum, lr, min_lr_ratio, warmup, weight_decay, beta1, beta2,
+                                   adam_eps, clip, seed, small_vocab, checkpoint_layers);
+
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 // The options that shape the trajectory: stored in the checkpoint, and taken
-// from it on resume (so a resumed run is the same run).
+// from it on resume (so a resumed run is the same run); SftOptions' JSON, above.
 json TrajectoryOptions(const SftOptions& o) {
-  return {{"model", o.model},
-          {"epochs", o.epochs},
-          {"max_steps", o.max_steps},
-          {"max_tokens", o.max_tokens},
-          {"batch_tokens", o.batch_tokens},
-          {"grad_accum", o.grad_accum},
-          {"lr", o.lr},
-          {"min_lr_ratio", o.min_lr_ratio},
-          {"warmup", o.warmup},
-          {"weight_decay", o.weight_decay},
-          {"beta1", o.beta1},
-          {"beta2", o.beta2},
-          {"adam_eps", o.adam_eps},
-          {"clip", o.clip},
-          {"seed", o.seed},
-          {"small_vocab", o.small_vocab},
-          {"checkpoint_layers", o.checkpoint_layers}};
+  return o;
 }
 
 void ApplyTrajectoryOptions(const json& j, SftOptions& o) {
-  o.model = j.at("model").get<std::string>();
-  o.epochs = j.at("epochs");
-  o.max_steps = j.at("max_steps");
-  o.max_tokens = j.at("max_tokens");
-  o.batch_tokens = j.at("batch_tokens");
-  o.grad_accum = j.at("grad_accum");
-  o.lr = j.at("lr");
-  o.min_lr_ratio = j.at("min_lr_ratio");
-  o.warmup = j.at("warmup");
-  o.weight_decay = j.at("weight_decay");
-  o.beta1 = j.at("beta1");
-  o.beta2 = j.at("beta2");
-  o.adam_eps = j.at("adam_eps");
-  o.clip = j.at("clip");
-  o.seed = j.at("seed");
-  o.small_vocab = j.at("small_vocab");
-  o.checkpoint_layers = j.at("checkpoint_layers");
+  j.get_to(o);
 }
 
 // builtin:small and builtin:mini learn their BPE from the training texts (prompts as the policy

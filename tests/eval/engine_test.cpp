@@ -2,6 +2,7 @@
 // scripted misbehaviour), inside the real sandbox.
 #include "eval/engine.h"
 #include "eval/pool.h"
+#include "eval/schedule.h"
 
 #include <gtest/gtest.h>
 
