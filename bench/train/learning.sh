@@ -172,9 +172,10 @@ stage_grpo() {
   for mode in $MODES; do
     for seed in $SEEDS; do
       say "grpo $mode seed $seed"
-      grpo_run "${mode}_s${seed}" "$mode" "$seed" "$LR"
+      # The control first: short, and its rollouts are the SFT policy's (entropy, valid share).
       grpo_run "${mode}_s${seed}_control" "$mode" "$seed" 0 "$CONTROL_STEPS"
       control_is_sft "${mode}_s${seed}_control"
+      grpo_run "${mode}_s${seed}" "$mode" "$seed" "$LR"
     done
   done
 }
