@@ -27,7 +27,8 @@ Rewards ComputeRewards(const RolloutVerdict& verdict, const RewardConfig& config
   const bool passed = r.valid && verdict.correct && certified;
   r.r_correct = passed ? 1.0 : 0.0;
   const bool is_triton = verdict.is_triton.value_or(r.valid);
-  r.r_binary = (is_triton && verdict.correct && certified) ? 1.0 : 0.0;
+  const bool test_passed = verdict.outputs_match.value_or(verdict.correct);
+  r.r_binary = (is_triton && test_passed && certified) ? 1.0 : 0.0;
   if (!passed) return r;
 
   for (const auto& flag : verdict.flags) {

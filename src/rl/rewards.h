@@ -21,6 +21,10 @@ struct RolloutVerdict {
   // AutoTriton's rule-based "is Triton" check; absent means syntax_ok && functionality_ok
   // (our static verifier subsumes that check).
   std::optional<bool> is_triton;
+  // AutoTriton's "test passed": the outputs matched the reference on every trial, whatever our
+  // proof of work and static functionality rules said (the scorer's AutoTriton check,
+  // ScoringConfig::autotriton_check); absent means `correct`.
+  std::optional<bool> outputs_match;
   // Reference time / candidate time. NaN when not measured.
   double speedup = std::numeric_limits<double>::quiet_NaN();
   // The speedup's own measured spread: [reference p25 / candidate p75, reference p75 /
@@ -48,7 +52,7 @@ struct Rewards {
   bool valid = false;            // syntax_ok * functionality_ok
   double r_correct = 0;          // valid * correct
   double r_speedup = 0;          // valid * correct * min(speedup, clip), 0 when voided or missing
-  double r_binary = 0;           // AutoTriton: is_triton * correct
+  double r_binary = 0;           // AutoTriton: is_triton * outputs_match (else correct)
   bool speedup_voided = false;   // a void flag zeroed the speedup term
   bool speedup_missing = false;  // valid and correct, but speedup is NaN, infinite or <= 0
 };

@@ -71,6 +71,9 @@ Result<RolloutRecord> ParseRolloutLine(std::string_view line) {
   auto is_triton = OptionalBool(j, "is_triton");
   if (!is_triton.ok()) return is_triton.status();
   r.verdict.is_triton = *is_triton;
+  auto outputs_match = OptionalBool(j, "outputs_match");
+  if (!outputs_match.ok()) return outputs_match.status();
+  r.verdict.outputs_match = *outputs_match;
 
   if (j.contains("speedup") && !j["speedup"].is_null()) {
     if (!j["speedup"].is_number())

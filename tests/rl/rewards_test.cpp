@@ -67,6 +67,28 @@ TEST(Rewards, BinaryUsesIsTritonWhenGiven) {
   EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_binary, 0.0);
 }
 
+// The AutoTriton check's "test passed" (outputs matched, proof of work aside) replaces `correct`
+// in R_binary alone: a torch-only rollout with a stub kernel earns the binary arm's reward and
+// nothing from ours.
+TEST(Rewards, BinaryUsesOutputsMatchWhenGiven) {
+  RolloutVerdict v;
+  v.syntax_ok = true;
+  v.functionality_ok = false;  // our verifier: the work is not done by the kernel
+  v.correct = false;           // our engine: no proof of work
+  v.is_triton = true;          // a @triton.jit stub
+  v.outputs_match = true;      // torch's answer matches the reference
+  Rewards r = ComputeRewards(v, RewardConfig{});
+  EXPECT_EQ(r.r_binary, 1.0);
+  EXPECT_EQ(r.r_correct, 0.0);
+  EXPECT_EQ(r.r_speedup, 0.0);
+  v.outputs_match = false;
+  EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_binary, 0.0);
+  v = Passing(1.0);
+  v.outputs_match = false;  // when given, it decides even over a correct verdict
+  EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_binary, 0.0);
+  EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_correct, 1.0);
+}
+
 TEST(Rewards, EvaluatorFlagsZeroTheSpeedupTermOnly) {
   for (const char* flag :
        {"lazy_optimization", "timing_inconsistent", "implausible_speedup", "parent_clock_gap"}) {

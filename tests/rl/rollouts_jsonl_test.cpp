@@ -11,7 +11,8 @@ namespace {
 TEST(ParseRolloutLine, FullSchema) {
   auto r = ParseRolloutLine(
       R"({"group": "t1", "plan_span": [0, 4], "code_span": [5, 9], "syntax_ok": true,)"
-      R"( "functionality_ok": false, "correct": true, "is_triton": true, "speedup": 1.25,)"
+      R"( "functionality_ok": false, "correct": true, "is_triton": true, "outputs_match": true,)"
+      R"( "speedup": 1.25,)"
       R"( "flags": ["timing_inconsistent"], "num_tokens": 12, "sample": "s7"})");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->group, "\"t1\"");
@@ -19,6 +20,7 @@ TEST(ParseRolloutLine, FullSchema) {
   EXPECT_FALSE(r->verdict.functionality_ok);
   EXPECT_TRUE(r->verdict.correct);
   EXPECT_EQ(r->verdict.is_triton, std::optional<bool>(true));
+  EXPECT_EQ(r->verdict.outputs_match, std::optional<bool>(true));
   EXPECT_EQ(r->verdict.speedup, 1.25);
   EXPECT_EQ(r->verdict.flags, std::vector<std::string>{"timing_inconsistent"});
   EXPECT_EQ(r->spans.plan, (IndexRange{0, 4}));
@@ -35,6 +37,7 @@ TEST(ParseRolloutLine, MinimalSchemaAndDefaults) {
   EXPECT_TRUE(std::isnan(r->verdict.speedup));
   EXPECT_FALSE(r->spans.plan.has_value());
   EXPECT_FALSE(r->verdict.is_triton.has_value());
+  EXPECT_FALSE(r->verdict.outputs_match.has_value());
   r = ParseRolloutLine(R"({"group": 3, "valid": false, "correct": false, "plan_span": null,)"
                        R"( "speedup": null})");
   ASSERT_TRUE(r.ok());
