@@ -30,6 +30,39 @@ std::string SvgOpen(const std::string& id, double width, double height) {
       HtmlEscape(id), Num(width), Num(height), Num(width), Num(height));
 }
 
+// The width a label takes at the report's 12 px sans-serif, over-estimated (7 px a character, UTF-8
+// continuation bytes not counted), so a label placed by it stays inside the view box.
+double TextWidth(const std::string& text) {
+  double chars = 0;
+  for (unsigned char c : text)
+    if ((c & 0xC0) != 0x80) ++chars;
+  return 7.0 * chars;
+}
+
+// Axis ticks over [lo, hi]: a step of 1, 2 or 5 times a power of ten giving at most about six
+// ticks, whole numbers only when the data are (training steps): never "1 2 2 2 3".
+struct Ticks {
+  std::vector<double> at;
+  int decimals = 0;
+};
+Ticks NiceTicks(double lo, double hi, bool integers) {
+  Ticks t;
+  const double raw = (hi - lo) / 5.0;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = 10 * mag;
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  }
+  if (integers) step = std::max(step, 1.0);
+  t.decimals = step >= 1 ? 0 : static_cast<int>(std::ceil(-std::log10(step) - 1e-9));
+  for (double x = std::ceil(lo / step - 1e-9) * step; x <= hi + step * 1e-9; x += step)
+    t.at.push_back(x);
+  return t;
+}
+
 // "0.25x", "1x", "1.414x", "16x".
 std::string PowerLabel(double log2_value) {
   return fmt::format("{:.4g}x", std::exp2(log2_value));
@@ -39,10 +72,15 @@ std::string PowerLabel(double log2_value) {
 
 std::string StackedBars(const std::string& id, const std::vector<Category>& categories,
                         const std::vector<StackedRow>& rows) {
-  const double left = 90, bar_w = 480, row_h = 26, top = 10;
+  const double bar_w = 480, row_h = 26, top = 10;
+  // The widest row label fits left of the bars; the legend's last entry fits on the right.
+  double left = 90;
+  for (const auto& row : rows) left = std::max(left, TextWidth(row.label) + 12);
+  double legend_end = left;
+  for (const auto& c : categories) legend_end += 30 + 7.5 * static_cast<double>(c.name.size());
   const double legend_y = top + row_h * static_cast<double>(rows.size()) + 14;
   const double height = legend_y + 24;
-  std::string out = SvgOpen(id, left + bar_w + 80, height);
+  std::string out = SvgOpen(id, std::max(left + bar_w + 80, legend_end), height);
   for (size_t r = 0; r < rows.size(); ++r) {
     const StackedRow& row = rows[r];
     double y = top + row_h * static_cast<double>(r);
@@ -216,10 +254,13 @@ std::string CurveChart(const std::string& id, const std::vector<Curve>& curves,
                        Num(py(y)), Num(left + plot_w), Num(py(y)));
     out += Text(left - 6, py(y) + 4, fmt::format("{:.3g}", y), "end");
   }
-  for (int g = 0; g <= 4; ++g) {
-    const double x = xmin + (xmax - xmin) * g / 4.0;
-    out += Text(px(x), top + plot_h + 16, fmt::format("{:.0f}", x), "middle");
-  }
+  bool integers = true;
+  for (const auto& c : curves)
+    for (double x : c.x)
+      if (std::isfinite(x) && x != std::round(x)) integers = false;
+  const Ticks ticks = NiceTicks(xmin, xmax, integers);
+  for (double x : ticks.at)
+    out += Text(px(x), top + plot_h + 16, fmt::format("{:.{}f}", x, ticks.decimals), "middle");
   double ly = top + 10;
   for (const auto& c : curves) {
     std::string points;
@@ -231,6 +272,15 @@ std::string CurveChart(const std::string& id, const std::vector<Curve>& curves,
         "<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
         "points=\"{}\"><title>{}</title></polyline>",
         HtmlEscape(c.color), points, HtmlEscape(c.name));
+    // A polyline of one point draws nothing (a held-out loss measured once): mark it.
+    if (points.find(' ') == std::string::npos && !points.empty()) {
+      const auto comma = points.find(',');
+      out += fmt::format(
+          "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{}</title>"
+          "</circle>",
+          points.substr(0, comma), points.substr(comma + 1), HtmlEscape(c.color),
+          HtmlEscape(c.name));
+    }
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"3\" fill=\"{}\"/>",
                        Num(left + plot_w + 16), Num(ly - 4), HtmlEscape(c.color));
     out += Text(left + plot_w + 32, ly, c.name);
