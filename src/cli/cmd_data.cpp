@@ -287,8 +287,9 @@ int RunSft(const std::string& tasks, const std::string& out) {
   int skipped = 0;
   auto records = data::RecordsFromFolder(tasks, &skipped);
   if (!records.ok()) {
+    // A folder that is missing or unreadable is an I/O error like any other (exit 2).
     std::fprintf(stderr, "tritonrl data sft: %s\n", records.status().message().c_str());
-    return 1;
+    return 2;
   }
   if (int rc = WriteRecords(*records, out); rc) return rc;
   fmt::print("{} records written to {} ({} tasks without a solution skipped)\n", records->size(),

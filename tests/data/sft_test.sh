@@ -33,4 +33,10 @@ for f in "$T"/code_*.py; do "$TRITONRL" parse "$f" > /dev/null; done
 "$TRITONRL" data synth --n 7 --seed 3 --out "$T/s" --no-verify > /dev/null
 "$TRITONRL" data sft --tasks "$T/s" --out "$T/s.jsonl"
 test "$(wc -l < "$T/s.jsonl")" -eq 7
+# A folder that does not exist is an I/O error: exit 2, naming it.
+rc=0
+"$TRITONRL" data sft --tasks "$T/nonexistent" --out "$T/x.jsonl" 2>"$T/err" || rc=$?
+test "$rc" -eq 2
+grep -q "$T/nonexistent" "$T/err"
+test ! -e "$T/x.jsonl"
 echo ok
