@@ -38,6 +38,8 @@ SEEDS="${SEEDS:-1}" DEVICE="${DEVICE:-cuda}" EVAL_DEVICE="${EVAL_DEVICE:-cuda}" 
 MAX_NEW="${MAX_NEW:-1024}" VARIANTS="${VARIANTS:-medium}" TIMING="${TIMING:-0}"
 SFT_EXTRA="${SFT_EXTRA:-}" GRPO_EXTRA="${GRPO_EXTRA:-}" CONTROL_STEPS="${CONTROL_STEPS:-${STEPS}}"
 EVAL_SETS="${EVAL_SETS:-pool heldout level1}"
+# CONTROL_ONLY=1: the grpo stage runs the controls alone (the SFT policy's rollouts: entropy).
+CONTROL_ONLY="${CONTROL_ONLY:-0}"
 # POOL_ALL=1 (a CPU smoke run of this script, where the policy solves nothing): every candidate
 # is the pool.
 POOL_ALL="${POOL_ALL:-0}"
@@ -175,6 +177,7 @@ stage_grpo() {
       # The control first: short, and its rollouts are the SFT policy's (entropy, valid share).
       grpo_run "${mode}_s${seed}_control" "$mode" "$seed" 0 "$CONTROL_STEPS"
       control_is_sft "${mode}_s${seed}_control"
+      [[ "$CONTROL_ONLY" == 1 ]] && continue
       grpo_run "${mode}_s${seed}" "$mode" "$seed" "$LR"
     done
   done
