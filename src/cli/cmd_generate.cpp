@@ -39,6 +39,7 @@ struct GenerateFlags {
   bool chat = false;
   bool no_think = false;
   bool no_graphs = false;
+  bool print_prompts = false;
 };
 
 struct PromptItem {
@@ -98,6 +99,22 @@ int Run(const GenerateFlags& f) {
     items.push_back(std::move(p));
   } else {
     items = ReadPrompts(f.prompts_file, f.chat, f.no_think);
+  }
+  if (f.print_prompts) {
+    // The prompts as the model would see them (chat template applied), without loading it.
+    std::string out;
+    for (size_t i = 0; i < items.size(); ++i) {
+      json j = {{"prompt_index", i}, {"prompt", items[i].text}};
+      if (!items[i].id.is_null()) j["id"] = items[i].id;
+      out += j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    }
+    if (f.out.empty()) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+    } else {
+      auto st = tritonrl::WriteFileAtomic(f.out, out);
+      if (!st.ok()) throw std::runtime_error(st.message());
+    }
+    return 0;
   }
   auto policy = m::LoadPolicy({f.model, f.device, f.dtype, 0});
   if (!policy.ok()) throw std::runtime_error(policy.status().message());
@@ -173,6 +190,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_flag("--chat", f->chat, "Wrap each --prompt/\"prompt\" in the Qwen3 chat template");
        sub.add_flag("--no-think", f->no_think, "Chat template with thinking disabled");
        sub.add_flag("--no-cuda-graphs", f->no_graphs, "Run the decode step eagerly on GPU");
+       sub.add_flag("--print-prompts", f->print_prompts,
+                    "Write each prompt as the model sees it ({\"prompt_index\", \"prompt\"} "
+                    "per line) and exit without loading the model");
        return [f]() -> int {
          if (f->prompt.empty() && f->prompts_file.empty()) {
            std::fprintf(stderr, "tritonrl generate: give --prompt TEXT or --prompts FILE.jsonl\n");

@@ -685,6 +685,7 @@ Status LoadPolicy(Runner& run, std::optional<LoadedCheckpoint>& ckpt) {
   if (ckpt) {
     run.m.trainable = std::move(ckpt->trainable);
     run.m.tokenizer = std::move(ckpt->tokenizer);
+    run.m.carried_files = std::move(ckpt->carried_files);
   } else {
     auto start = LoadStartModel(o.model, o.seed, o.small_vocab, texts, run.device, run.compute);
     if (!start.ok()) return start.status();
@@ -937,7 +938,8 @@ Status SaveCheckpoint(const Runner& run) {
              {"run_nonce", run.run_nonce},
              {"tasks_sha256", run.pool.hash},
              {"pending", run.pending ? GenBatchToJson(*run.pending) : json(nullptr)}};
-  return SaveTrainCheckpoint(run.ckpt_dir, run.m.trainable, run.adam, run.m.tokenizer, st.dump());
+  return SaveTrainCheckpoint(run.ckpt_dir, run.m.trainable, run.adam, run.m.tokenizer, st.dump(),
+                             run.m.carried_files);
 }
 
 void LogStep(Runner& run, const GrpoStepMetrics& s, const StepRollouts& acc, const UpdateStats& u,

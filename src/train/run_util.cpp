@@ -91,6 +91,9 @@ Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_
   auto tok = model::LoadTokenizerFile((fs::path(name) / "tokenizer.json").string());
   if (!tok.ok()) return tok.status();
   m.tokenizer = std::move(tok.value());
+  auto carried = model::ReadCarriedModelFiles(name);
+  if (!carried.ok()) return carried.status();
+  m.carried_files = std::move(carried.value());
   m.trainable = MakeTrainable(std::move(loaded.value()), compute);
   return m;
 }

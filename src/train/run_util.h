@@ -47,11 +47,15 @@ Result<std::pair<c10::Device, c10::ScalarType>> ResolveDeviceAndDType(const std:
 struct StartModel {
   Trainable trainable;
   model::Tokenizer tokenizer;
+  // A directory's files that each checkpoint carries unchanged (model::ReadCarriedModelFiles);
+  // none for the built-in models.
+  model::ModelFiles carried_files;
 };
 
 // builtin:tiny (byte tokenizer, random weights of `seed`), builtin:small (a
 // BPE of `small_vocab` learned from `bpe_texts`, random weights of `seed`) or a
-// directory (config.json, *.safetensors, tokenizer.json). Masters are fp32.
+// directory (config.json, *.safetensors, tokenizer.json; its other files are carried). Masters
+// are fp32.
 Result<StartModel> LoadStartModel(const std::string& model, uint64_t seed, int32_t small_vocab,
                                   const std::vector<std::string>& bpe_texts, c10::Device device,
                                   c10::ScalarType compute);

@@ -160,6 +160,7 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
   if (rp.ckpt) {
     run.m.trainable = std::move(rp.ckpt->trainable);
     run.m.tokenizer = std::move(rp.ckpt->tokenizer);
+    run.m.carried_files = std::move(rp.ckpt->carried_files);
   } else {
     auto start = LoadSftStartModel(o, *records, run.device, run.compute);
     if (!start.ok()) return start.status();
@@ -363,7 +364,8 @@ Status SaveSftCheckpoint(const SftRun& run, const std::string& dir) {
              {"total_steps", run.total_steps},
              {"best_step", run.best_step},
              {"best_eval_loss", run.best_step > 0 ? json(run.best_eval_loss) : json(nullptr)}};
-  return SaveTrainCheckpoint(dir, run.m.trainable, run.adam, run.m.tokenizer, st.dump());
+  return SaveTrainCheckpoint(dir, run.m.trainable, run.adam, run.m.tokenizer, st.dump(),
+                             run.m.carried_files);
 }
 
 // The held-out loss every --eval-every steps and at the end; under --keep-best a step that

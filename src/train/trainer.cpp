@@ -334,7 +334,8 @@ at::Tensor ClipGradNormForeach(Trainable& t, double max_norm) {
 }
 
 Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const AdamWState& adam,
-                           const model::Tokenizer& tokenizer, const std::string& state_json) {
+                           const model::Tokenizer& tokenizer, const std::string& state_json,
+                           const model::ModelFiles& carried) {
   at::NoGradGuard no_grad;
   const std::string tmp = dir + ".tmp";
   std::error_code ec;
@@ -345,6 +346,11 @@ Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const Ada
     TRITONRL_RETURN_IF_ERROR(model::SaveQwen3(m, tmp));
     TRITONRL_RETURN_IF_ERROR(
         WriteFileAtomic((fs::path(tmp) / "tokenizer.json").string(), TokenizerToJson(tokenizer)));
+    model::HfSideFileOptions side;
+    side.model_max_length = m.config.max_position_embeddings;
+    side.eos_token_id = m.config.eos_token_id;
+    side.bos_token_id = m.config.bos_token_id;
+    TRITONRL_RETURN_IF_ERROR(model::WriteHfModelFiles(tmp, tokenizer, side, carried));
     std::vector<at::Tensor> keep;
     std::vector<model::TensorToWrite> out;
     for (size_t i = 0; i < t.params.size(); ++i) {
@@ -434,6 +440,9 @@ Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device
         " tokens, more than the model's vocab_size " + std::to_string(m->config.vocab_size));
   }
   out.tokenizer = std::move(tok.value());
+  auto carried = model::ReadCarriedModelFiles(dir);
+  if (!carried.ok()) return carried.status();
+  out.carried_files = std::move(carried.value());
   out.trainable = MakeTrainable(std::move(m.value()), compute);
   const std::string opt_path = (fs::path(dir) / "optimizer.safetensors").string();
   auto opt = model::OpenSafetensors(opt_path);

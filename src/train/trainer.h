@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/hf_files.h"
 #include "model/qwen3.h"
 #include "model/tokenizer.h"
 
@@ -113,11 +114,16 @@ at::Tensor ClipGradNormForeach(Trainable& t, double max_norm);
 
 // Checkpoint directory layout:
 //   config.json, model.safetensors (fp32, Hugging Face names), tokenizer.json
+//   tokenizer_config.json, generation_config.json, special_tokens_map.json
+//     (model::MakeHfSideFiles, from `tokenizer`)
+//   `carried`: the input model's other files (model::ReadCarriedModelFiles), written last, so
+//     its own tokenizer_config.json, generation_config.json and tokenizer.json win
 //   optimizer.safetensors ("exp_avg.NAME", "exp_avg_sq.NAME")
 //   trainer_state.json (step, data cursor, options, seeds, file hashes)
 // Written to DIR.tmp then renamed over DIR.
 Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const AdamWState& adam,
-                           const model::Tokenizer& tokenizer, const std::string& state_json);
+                           const model::Tokenizer& tokenizer, const std::string& state_json,
+                           const model::ModelFiles& carried = {});
 // Checks the file hashes recorded in trainer_state.json, the model against
 // its config, and every optimizer tensor against its parameter: a corrupt or
 // mismatched checkpoint fails with a message naming the file and the problem.
@@ -126,6 +132,7 @@ struct LoadedCheckpoint {
   AdamWState adam;
   model::Tokenizer tokenizer;
   std::string state_json;
+  model::ModelFiles carried_files;  // the checkpoint's files that the next save carries
 };
 Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device device,
                                              c10::ScalarType compute);

@@ -2,9 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "base/file.h"
 #include "model/chat_template.h"
+#include "model/hf_files.h"
 
 namespace tritonrl::model {
 namespace {
@@ -259,6 +265,98 @@ TEST(ChatTemplate, DropsReasoningOfEarlierAssistantTurns) {
   EXPECT_EQ(ApplyQwen3ChatTemplate(msgs, {.add_generation_prompt = false}),
             "<|im_start|>user\na<|im_end|>\n<|im_start|>assistant\n<think>\nplan\n</think>\n\n"
             "answer<|im_end|>\n");
+}
+
+// The side files take every id from the tokenizer they describe: the byte fallback's and a BPE
+// with other ids give different numbers; nothing is Qwen's.
+TEST(HfFiles, SideFilesTakeTheirIdsFromTheTokenizer) {
+  HfSideFileOptions o;
+  o.model_max_length = 4096;
+  o.eos_token_id = 258;
+  ModelFiles f = MakeHfSideFiles(ByteFallbackTokenizer(), o);
+  ASSERT_EQ(f.size(), 3u);
+  json tc = json::parse(f.at("tokenizer_config.json"));
+  EXPECT_EQ(tc["tokenizer_class"], "PreTrainedTokenizerFast");
+  EXPECT_EQ(tc["eos_token"], "<|im_end|>");
+  EXPECT_EQ(tc["pad_token"], "<|endoftext|>");
+  EXPECT_TRUE(tc["bos_token"].is_null());
+  EXPECT_EQ(tc["model_max_length"], 4096);
+  EXPECT_EQ(tc["clean_up_tokenization_spaces"], false);
+  EXPECT_EQ(tc["chat_template"], std::string(kQwen3ChatTemplateJinja));
+  json gc = json::parse(f.at("generation_config.json"));
+  EXPECT_EQ(gc["eos_token_id"], json::array({258, 256}));
+  EXPECT_EQ(gc["pad_token_id"], 256);
+  EXPECT_FALSE(gc.contains("bos_token_id"));
+  EXPECT_EQ(gc["temperature"], 1.0);
+  EXPECT_EQ(gc["top_p"], 1.0);
+  EXPECT_EQ(gc["top_k"], 0);
+  json stm = json::parse(f.at("special_tokens_map.json"));
+  EXPECT_EQ(stm["eos_token"]["content"], "<|im_end|>");
+  EXPECT_EQ(stm["pad_token"]["content"], "<|endoftext|>");
+  EXPECT_EQ(stm["additional_special_tokens"], json::array({"<|im_start|>"}));
+
+  // Tiny(): <|endoftext|> 262, <|im_end|> 264; a config eos of its own is a stop id too.
+  o.eos_token_id = 7;
+  o.bos_token_id = 263;
+  gc = json::parse(MakeHfSideFiles(Tiny(), o).at("generation_config.json"));
+  EXPECT_EQ(gc["eos_token_id"], json::array({264, 262, 7}));
+  EXPECT_EQ(gc["pad_token_id"], 262);
+  EXPECT_EQ(gc["bos_token_id"], 263);
+  tc = json::parse(MakeHfSideFiles(Tiny(), o).at("tokenizer_config.json"));
+  EXPECT_EQ(tc["bos_token"], "<|im_start|>");
+
+  // No <|endoftext|>: the eos pads.
+  json j = TinyTokenizerJson();
+  j["added_tokens"].erase(0);
+  auto no_eot = ParseTokenizerJson(j.dump());
+  ASSERT_TRUE(no_eot.ok()) << no_eot.status().ToString();
+  gc = json::parse(MakeHfSideFiles(*no_eot, {}).at("generation_config.json"));
+  EXPECT_EQ(gc["eos_token_id"], json::array({264}));
+  EXPECT_EQ(gc["pad_token_id"], 264);
+}
+
+TEST(HfFiles, InputModelFilesAreCarriedAndWinButWeightsAreNot) {
+  namespace fs = std::filesystem;
+  const fs::path root =
+      fs::temp_directory_path() / ("tritonrl_hf_files_" + std::to_string(getpid()));
+  fs::remove_all(root);
+  const fs::path in = root / "in", out = root / "out";
+  fs::create_directories(in / "original");
+  fs::create_directories(out);
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"README.md", "# my model\n"},
+      {"tokenizer_config.json", "{\"chat_template\": \"mine\"}"},
+      {"merges.txt", "#version: 0.2\n"},
+      {"config.json", "{}"},
+      {"trainer_state.json", "{}"},
+      {"model.safetensors", "w"},
+      {"model-00001-of-00002.safetensors", "w"},
+      {"model.safetensors.index.json", "{}"},
+      {"pytorch_model.bin", "w"},
+      {"original/consolidated.pth", "w"}};
+  for (const auto& [name, text] : files) std::ofstream(in / name, std::ios::binary) << text;
+  fs::create_symlink(in / "README.md", in / "LICENSE");  // a cache snapshot's links are followed
+
+  auto carried = ReadCarriedModelFiles(in.string());
+  ASSERT_TRUE(carried.ok()) << carried.status().ToString();
+  std::vector<std::string> names;
+  for (const auto& [name, text] : *carried) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"LICENSE", "README.md", "merges.txt",
+                                             "tokenizer_config.json"}));
+  EXPECT_EQ(carried->at("LICENSE"), "# my model\n");
+
+  ASSERT_TRUE(WriteHfModelFiles(out.string(), ByteFallbackTokenizer(), {}, *carried).ok());
+  EXPECT_EQ(*ReadFile((out / "tokenizer_config.json").string()), "{\"chat_template\": \"mine\"}");
+  EXPECT_EQ(*ReadFile((out / "README.md").string()), "# my model\n");
+  EXPECT_TRUE(fs::is_regular_file(out / "LICENSE") && !fs::is_symlink(out / "LICENSE"));
+  auto gen = ReadFile((out / "generation_config.json").string());  // not in the input: generated
+  ASSERT_TRUE(gen.ok());
+  EXPECT_EQ(json::parse(*gen)["eos_token_id"], json::array({258, 256}));
+  EXPECT_TRUE(fs::exists(out / "special_tokens_map.json"));
+  EXPECT_FALSE(fs::exists(out / "config.json") || fs::exists(out / "model.safetensors") ||
+               fs::exists(out / "pytorch_model.bin") || fs::exists(out / "original"));
+  EXPECT_FALSE(ReadCarriedModelFiles((root / "missing").string()).ok());
+  fs::remove_all(root);
 }
 
 }  // namespace

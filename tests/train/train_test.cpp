@@ -401,10 +401,29 @@ TEST_F(TempDir, CheckpointRoundTripAndRefusals) {
   ScoredLogProbs(ComputeView(t), b).sum().neg().backward();
   AdamWStep(t, s, 1e-3, {});
   const std::string dir = (dir_ / "ck").string();
-  ASSERT_TRUE(SaveTrainCheckpoint(dir, t, s, m::ByteFallbackTokenizer(), "{\"step\": 1}").ok());
+  // The input model's files: carried unchanged, and its tokenizer_config.json wins.
+  const m::ModelFiles carried = {{"README.md", "# mine\n"},
+                                 {"tokenizer_config.json", "{\"eos_token\": \"<|im_end|>\"}"}};
+  ASSERT_TRUE(
+      SaveTrainCheckpoint(dir, t, s, m::ByteFallbackTokenizer(), "{\"step\": 1}", carried).ok());
+  EXPECT_EQ(*ReadFile(dir + "/README.md"), "# mine\n");
+  EXPECT_EQ(*ReadFile(dir + "/tokenizer_config.json"), carried.at("tokenizer_config.json"));
+  auto gen = nlohmann::json::parse(*ReadFile(dir + "/generation_config.json"));
+  EXPECT_EQ(gen["eos_token_id"], nlohmann::json::array({258, 256}));
+  EXPECT_TRUE(fs::exists(dir + "/special_tokens_map.json"));
   auto back = LoadTrainCheckpoint(dir, at::kCPU, at::kFloat);
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->adam.step, 1);
+  // What the next save of a resumed run carries: every file but the weights and the state.
+  std::vector<std::string> names;
+  for (const auto& [name, text] : back->carried_files) names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"README.md", "generation_config.json",
+                                             "special_tokens_map.json", "tokenizer.json",
+                                             "tokenizer_config.json"}));
+  // A side file edited by hand does not block a resume (only the files that shape the
+  // trajectory are hashed).
+  std::ofstream(dir + "/generation_config.json") << "{}";
+  ASSERT_TRUE(LoadTrainCheckpoint(dir, at::kCPU, at::kFloat).ok());
   ASSERT_EQ(back->trainable.params.size(), t.params.size());
   for (size_t i = 0; i < t.params.size(); ++i) {
     EXPECT_TRUE(at::equal(back->trainable.params[i].value.detach(), t.params[i].value.detach()));
