@@ -19,10 +19,12 @@
 #include "eval/trial_check.h"
 #include "eval/worker_driver.h"
 #include "eval/worker_spawn.h"
+#include "vocab/verdict_vocab.h"
 
 namespace tritonrl::eval {
 namespace fs = std::filesystem;
 using nlohmann::json;
+using vocab::Outcome;
 
 namespace {
 
@@ -118,7 +120,7 @@ std::uint64_t DeviceBytesAtOom(std::string_view message) {
 namespace {
 
 // Outcome and reason for a worker that did not finish its sequence.
-std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
+std::pair<Outcome, Reason> ClassifyEnd(const WorkerRun& run) {
   const std::string pending = StateName(run.pending);
   const std::string stage = pending == "timing_ready" || pending == "timing" || pending == "profile"
                                 ? "timing"
@@ -127,7 +129,7 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
   switch (run.end) {
     case WorkerEnd::kTimeout:
       return {
-          "timeout",
+          Outcome::kTimeout,
           {stage, "stage_timeout",
            run.detail.empty()
                ? fmt::format("no result within the {} stage limit; the process group was killed",
@@ -151,7 +153,7 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
         if (exc != type) continue;
         const std::string full = GetString(h, "message");
         const auto at = full.rfind("refused by the evaluator:");
-        return {"incorrect",
+        return {Outcome::kIncorrect,
                 {stage, code, at == std::string::npos ? msg : Truncate(full.substr(at), 400)}};
       }
       // Triton reports kernel compile failures as CompilationError; under
@@ -160,32 +162,32 @@ std::pair<std::string, Reason> ClassifyEnd(const WorkerRun& run) {
                            exc.find("CompilationError") != std::string::npos ||
                            exc == "InterpreterError";
       if (IsOutOfDeviceMemory(exc, msg))
-        return {"runtime_error", {stage, "out_of_memory", fmt::format("{}: {}", exc, msg)}};
+        return {Outcome::kRuntimeError, {stage, "out_of_memory", fmt::format("{}: {}", exc, msg)}};
       return {
-          compile ? "compile_error" : "runtime_error",
+          compile ? Outcome::kCompileError : Outcome::kRuntimeError,
           {stage, compile ? "compile_exception" : "exception", fmt::format("{}: {}", exc, msg)}};
     }
     case WorkerEnd::kMalformed:
     case WorkerEnd::kProtocol:
-      return {"runtime_error", {stage, "protocol_violation", run.detail}};
+      return {Outcome::kRuntimeError, {stage, "protocol_violation", run.detail}};
     case WorkerEnd::kSpawnFailed:
-      return {"runtime_error", {"startup", "spawn_failed", run.detail}};
+      return {Outcome::kRuntimeError, {"startup", "spawn_failed", run.detail}};
     case WorkerEnd::kResource:
-      return {"resource_exhausted", {stage, "resource_exhausted", run.detail}};
+      return {Outcome::kResourceExhausted, {stage, "resource_exhausted", run.detail}};
     case WorkerEnd::kInfra:
-      return {"runtime_error", {stage, "infra_error", run.detail}};
+      return {Outcome::kRuntimeError, {stage, "infra_error", run.detail}};
     case WorkerEnd::kEof:
     case WorkerEnd::kDone:
       break;
   }
   const ExitInfo& e = run.fin.exit;
   if (e.known && e.signaled && e.signal == SIGXCPU) {
-    return {"timeout", {stage, "cpu_time_limit", "CPU time limit reached (SIGXCPU)"}};
+    return {Outcome::kTimeout, {stage, "cpu_time_limit", "CPU time limit reached (SIGXCPU)"}};
   }
   std::string msg = fmt::format("the worker ended ({}) before sending all results", e.ToString());
   const std::string tail = Truncate(run.log_tail, 400);
   if (!tail.empty()) msg += "; log tail: " + tail;
-  return {"runtime_error", {stage, ExitReasonCode(e), msg}};
+  return {Outcome::kRuntimeError, {stage, ExitReasonCode(e), msg}};
 }
 
 // The timing stage's part of a verdict (docs/measurement.md): only a sample
@@ -208,7 +210,7 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
     v.evidence["timing"] = {{"skipped", "not timed: the correctness trials had failed"}};
     return;
   }
-  if (v.outcome != "correct") return;
+  if (v.outcome != Outcome::kCorrect) return;
   if (run.timing_over_budget && ref.timing) {
     // The full phase would have lasted longer than the part that ran: the phase ratio so far is
     // an upper bound on the speedup. Not profiled, timed outputs not re-checked.
@@ -234,13 +236,13 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
     return;
   }
   if (frame == nullptr) {
-    v.outcome = "runtime_error";
+    v.outcome = Outcome::kRuntimeError;
     v.reasons.push_back({"timing", "missing_record", "no timing result"});
     return;
   }
   auto phase = ParseTimingFrame(*frame, cfg.timing);
   if (!phase.ok()) {
-    v.outcome = "runtime_error";
+    v.outcome = Outcome::kRuntimeError;
     v.reasons.push_back({"timing", "protocol_violation", phase.status().message()});
     return;
   }
@@ -256,11 +258,11 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
       JudgeTiming(*phase, *ref.timing, cfg.timing, ref.tolerance, cfg.device_model);
   v.evidence["timing"] = j.evidence;
   const TimingRuling ruling = RuleOnTiming(j, cfg.timing.strict);
-  if (ruling.incorrect) v.outcome = "incorrect";
+  if (ruling.incorrect) v.outcome = Outcome::kIncorrect;
   for (const auto& r : ruling.reasons)
     v.reasons.push_back({"timing", r.code, Truncate(r.message, 1200)});
   for (const auto& f : ruling.flags) v.flags.push_back(f);
-  if (v.outcome == "correct") v.speedup = ruling.speedup;
+  if (v.outcome == Outcome::kCorrect) v.speedup = ruling.speedup;
 }
 
 // A task whose reference outputs a null model matches (zeros, the mean, an input passed through)
@@ -270,10 +272,10 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
 void ApplyWeakTask(const EngineConfig& cfg, const ReferenceResult& ref, Verdict& v) {
   if (ref.null_models_passed.empty()) return;
   v.evidence["null_models_passed"] = ref.null_models_passed;
-  if (v.outcome != "correct") return;
+  if (v.outcome != Outcome::kCorrect) return;
   v.flags.push_back("weak_task");
   if (cfg.timing.strict) {
-    v.outcome = "incorrect";
+    v.outcome = Outcome::kIncorrect;
     v.speedup.reset();
     v.reasons.push_back(
         {"correctness", "weak_task",
@@ -319,11 +321,12 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
     // The reference worker is ours: its whole message is trusted (the reason's is truncated).
     if (ref.out_of_memory)
       ref.oom_device_bytes = DeviceBytesAtOom(GetString(run.error_frame.header, "message"));
-    ref.out_of_space = outcome == "resource_exhausted";
+    ref.out_of_space = outcome == Outcome::kResourceExhausted;
     reason.stage = "reference";
     reason.message = fmt::format("{} ({}): {}", task_path, reason.code, reason.message);
     // Out of spill space: the samples of the task get that outcome, the run goes on.
-    reason.code = outcome == "resource_exhausted" ? outcome : "reference_failed";
+    reason.code = outcome == Outcome::kResourceExhausted ? std::string(vocab::OutcomeName(outcome))
+                                                         : "reference_failed";
     ref.error = reason;
     ref.trials.clear();
     ref.spill.reset();
@@ -367,14 +370,15 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
   v.provisional = cfg.device == "cpu";
   const auto t0 = Clock::now();
   if (!ref.ok) {
-    v.outcome = ref.error.code == "resource_exhausted" ? "resource_exhausted" : "runtime_error";
+    v.outcome = ref.error.code == "resource_exhausted" ? Outcome::kResourceExhausted
+                                                       : Outcome::kRuntimeError;
     v.reasons.push_back(ref.error);
     v.infra_failure = true;
     return v;
   }
   auto dir = MakeWorkDir(cfg.work_dir);
   if (!dir.ok()) {
-    v.outcome = "runtime_error";
+    v.outcome = Outcome::kRuntimeError;
     v.infra_failure = true;
     v.reasons.push_back({"startup", "io_error", dir.status().message()});
     return v;
@@ -382,7 +386,7 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
   WorkDir guard{*dir, cfg.keep_work};
   const std::string cand_path = *dir + "/candidate.py";
   if (Status s = WriteFileAtomic(cand_path, code); !s.ok()) {
-    v.outcome = "runtime_error";
+    v.outcome = Outcome::kRuntimeError;
     v.infra_failure = true;
     v.reasons.push_back({"startup", "io_error", s.message()});
     return v;
@@ -433,18 +437,18 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
     if (reason.stage == "startup" || run.end == WorkerEnd::kInfra ||
         run.end == WorkerEnd::kResource)
       v.infra_failure = true;
-    if (outcome == "compile_error") v.compiled = false;
+    if (outcome == Outcome::kCompileError) v.compiled = false;
   } else if (!c.failures.empty()) {
-    v.outcome = "incorrect";
+    v.outcome = Outcome::kIncorrect;
   } else if (c.trials_checked != static_cast<int>(ref.trials.size())) {
-    v.outcome = "runtime_error";
+    v.outcome = Outcome::kRuntimeError;
     v.reasons.push_back({"correctness", "missing_record", "fewer trial results than requested"});
   } else {
-    v.outcome = "correct";
+    v.outcome = Outcome::kCorrect;
   }
   for (const auto& [code_id, reason] : c.failures) v.reasons.push_back(reason);
   ApplyTimingStage(cfg, run, ref, v);
-  if (v.outcome == "correct" && c.max_margin > kNearToleranceMargin) {
+  if (v.outcome == Outcome::kCorrect && c.max_margin > kNearToleranceMargin) {
     v.flags.push_back("near_tolerance");
   }
   ApplyWeakTask(cfg, ref, v);

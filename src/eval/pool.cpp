@@ -12,6 +12,7 @@
 #include "base/mutex.h"
 #include "eval/admission.h"
 #include "eval/engine.h"
+#include "eval/evidence.h"
 
 namespace tritonrl::eval {
 namespace {
@@ -28,11 +29,8 @@ double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-nlohmann::json AdmissionEvidence(const MemoryNeed& need, const MemoryAdmission& admission) {
-  return {{"host_bytes_estimate", need.host},
-          {"device_bytes_estimate", need.device},
-          {"host_budget_bytes", admission.host_budget()},
-          {"device_budget_bytes", admission.device_budget()}};
+AdmissionEvidence AdmissionOf(const MemoryNeed& need, const MemoryAdmission& admission) {
+  return {need.host, need.device, admission.host_budget(), admission.device_budget()};
 }
 
 const Reason* FindReason(const Verdict& v, const std::string& code) {
@@ -101,10 +99,10 @@ Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
     Verdict v;
     v.device = config.device;
     v.provisional = config.device == "cpu";
-    v.outcome = "resource_exhausted";
+    v.outcome = vocab::Outcome::kResourceExhausted;
     v.infra_failure = true;  // says nothing about the sample: never cached
     v.reasons.push_back({"admission", "resource_exhausted", ticket.status().message()});
-    v.evidence["admission"] = AdmissionEvidence(need, admission);
+    WriteEvidence(v.evidence, AdmissionOf(need, admission));
     return v;
   }
   const double waited_ms = MsSince(asked);
@@ -119,9 +117,9 @@ Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
     const double alone_wait_ms = MsSince(alone_asked);
     const std::string first = oom->message;
     v = RunCandidate(config, job.task_path, job.code, ref);
-    v.evidence["out_of_memory_rerun"] = {{"first_run", first}, {"wait_ms", alone_wait_ms}};
+    WriteEvidence(v.evidence, OomRerunEvidence{first, alone_wait_ms});
   }
-  v.evidence["admission"] = AdmissionEvidence(need, admission);
+  WriteEvidence(v.evidence, AdmissionOf(need, admission));
   if (waited_ms >= 1.0) v.timings_ms["admission_wait"] = waited_ms;
   return v;
 }
@@ -328,20 +326,17 @@ class PoolRun {
     // Its reference ran out of spill space beside others and ran again once they were dropped.
     if (space_wait_ms >= 0) v.timings_ms["reference_space_wait"] = space_wait_ms;
     // Where the sample sat in the run (for the benchmarks' utilisation figures).
-    v.evidence["pool"] = {{"thread", thread_index},
-                          {"start_ms", start_ms},
-                          {"end_ms", MsSince(start_)},
-                          {"ran_reference", t.run_reference}};
+    PoolEvidence pool{thread_index, start_ms, MsSince(start_), t.run_reference};
     if (t.kept) {
       // The reference ran for an earlier run: none of its time is this sample's.
-      v.evidence["pool"]["reference_kept"] = true;
+      pool.reference_kept = true;
     } else if (t.ref->ok) {
       // The task's reference run in this pool, shared by its samples (and its worker's phases).
       v.timings_ms["reference"] = t.ref->ms;
       for (const auto& [name, ms] : t.ref->phase_ms) v.timings_ms["reference_phase_" + name] = ms;
     }
-    if (!t.kept && !t.ref->oom_reruns.empty())
-      v.evidence["pool"]["reference_oom_reruns"] = t.ref->oom_reruns;
+    if (!t.kept) pool.reference_oom_reruns = t.ref->oom_reruns;
+    WriteEvidence(v.evidence, pool);
     const SampleJob& job = jobs_[t.index];
     v.sample = job.sample_id;
     v.task = job.task_id;

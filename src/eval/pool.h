@@ -42,8 +42,8 @@ struct PoolControl {
 // Calls on_done(index, verdict) once per job, from the pool's threads, one call
 // at a time; decided jobs (pre_verdict) first. A sample whose thread waited for
 // references in flight has that wait in timings_ms["reference_wait"]; every run
-// sample has evidence["pool"] (thread, start_ms and end_ms since the pool began,
-// ran_reference).
+// sample has evidence["pool"] (PoolEvidence, src/eval/evidence.h: thread, start_ms
+// and end_ms since the pool began, ran_reference).
 void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
              const std::function<void(std::size_t, Verdict)>& on_done,
              const PoolControl& control = {});

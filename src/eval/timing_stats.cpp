@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <type_traits>
 
 namespace tritonrl::eval {
 using nlohmann::json;
@@ -61,9 +62,29 @@ Stats Summarize(std::vector<double> values) {
   return s;
 }
 
-json ToJson(const Stats& s) {
-  return {{"n", s.n},       {"median", s.median}, {"p25", s.p25}, {"p75", s.p75}, {"iqr", s.iqr},
-          {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},   {"min", s.min}, {"max", s.max}};
+void to_json(json& j, const Stats& s) {
+  j = {{"n", s.n},       {"median", s.median}, {"p25", s.p25}, {"p75", s.p75}, {"iqr", s.iqr},
+       {"mean", s.mean}, {"stddev", s.stddev}, {"cv", s.cv},   {"min", s.min}, {"max", s.max}};
+}
+
+void from_json(const json& j, Stats& s) {
+  s = Stats{};
+  if (!j.is_object()) return;
+  const auto number = [&j](const char* key, auto& field) {
+    const auto it = j.find(key);
+    if (it != j.end() && it->is_number())
+      field = it->get<std::remove_reference_t<decltype(field)>>();
+  };
+  number("n", s.n);
+  number("median", s.median);
+  number("p25", s.p25);
+  number("p75", s.p75);
+  number("iqr", s.iqr);
+  number("mean", s.mean);
+  number("stddev", s.stddev);
+  number("cv", s.cv);
+  number("min", s.min);
+  number("max", s.max);
 }
 
 }  // namespace tritonrl::eval

@@ -14,7 +14,10 @@ struct Stats {
   double median = 0, p25 = 0, p75 = 0, iqr = 0, mean = 0, stddev = 0, cv = 0, min = 0, max = 0;
 };
 Stats Summarize(std::vector<double> values);
-nlohmann::json ToJson(const Stats& s);
+// Its JSON: the field names as keys, n an integer. from_json is lenient (verdicts read back from
+// the store): a key that is missing or not a number leaves its field 0.
+void to_json(nlohmann::json& j, const Stats& s);
+void from_json(const nlohmann::json& j, Stats& s);
 
 // The q-quantile of the finite values (0 when there are none).
 double QuantileOf(std::vector<double> values, double q);

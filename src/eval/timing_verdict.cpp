@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "eval/evidence.h"
 #include "eval/parent_clock.h"
 #include "eval/roofline.h"
 #include "eval/timing_recheck.h"
@@ -24,8 +25,8 @@ void AddParentClock(const TimingPhase& c, const TimingPhase& r, TimingJudgement&
     return ms;
   };
   json& e = j.evidence;
-  e["parent_call_cycle_ms"] = ToJson(clock->cycle_ms);
-  e["parent_call_unexplained_ms"] = ToJson(clock->unexplained_ms);
+  e["parent_call_cycle_ms"] = json(clock->cycle_ms);
+  e["parent_call_unexplained_ms"] = json(clock->unexplained_ms);
   e["parent_cycles_ms"] = {{"candidate", micro(clock->cycles_ms)},
                            {"reference", micro(clock->reference_cycles_ms)}};
   if (!clock->call_ms) {
@@ -33,7 +34,7 @@ void AddParentClock(const TimingPhase& c, const TimingPhase& r, TimingJudgement&
     e["parent_clock_unmeasured"] = "the reference's calls were not clocked (cached before v9)";
     return;
   }
-  e["parent_reference_overhead_ms"] = ToJson(clock->reference_overhead_ms);
+  e["parent_reference_overhead_ms"] = json(clock->reference_overhead_ms);
   e["parent_call_ms"] = *clock->call_ms;
   e["parent_call_se_ms"] = clock->call_se_ms;
   j.parent_clock_gap = CheckParentClock(*clock, c.wall_ms);
@@ -90,35 +91,34 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
                                             PeaksFor(device_model), o.speedup_cap);
   j.implausible = pl.implausible;
   j.implausible_why = pl.why;
-  j.evidence = {{"variant", c.variant},
-                {"baseline", o.baseline},
-                {"trials", c.event_ms.size()},
-                {"candidate_event_ms", ToJson(ce)},
-                {"candidate_wall_ms", ToJson(cw)},
-                {"candidate_tail_ms", ToJson(Summarize(c.tail_ms))},
-                {"reference_event_ms", ToJson(re)},
-                {"reference_wall_ms", ToJson(Summarize(r.wall_ms))},
-                {"parent_phase_ms", c.parent_ms},
-                {"reference_parent_phase_ms", r.parent_ms},
-                {"reference_timing_cached", r.from_cache},
-                {"lease_wait_ms", c.lease_wait_ms},
-                {"warmup_ms", c.warmup_ms},
-                {"l2_bytes", c.l2_bytes},
-                {"flush_bytes", c.flush_bytes},
-                {"l2_persist_reset", c.l2_persist_reset},
-                {"rechecked_calls", o.recheck_indices.size()},
-                {"audited_calls", c.audited_calls},
-                {"kernel_share", c.kernel_share ? json(*c.kernel_share) : json(nullptr)},
-                {"own_kernel_ms", c.own_kernel_ms},
-                {"kernel_ms", c.kernel_ms},
-                {"top_kernels", c.top_kernels},
-                {"lazy_threshold", o.lazy_threshold},
-                {"roofline_floor_ms", pl.floor_ms ? json(*pl.floor_ms) : json(nullptr)},
-                {"bytes_moved", work.bytes},
-                {"reference_flops", work.flops ? json(*work.flops) : json(nullptr)},
-                {"inconsistencies", j.forgery},
-                {"contention", j.contention},
-                {"recheck_failures", j.recheck_failures}};
+  // The keys C++ reads back (src/eval/evidence.h), then the rest of the judgement.
+  j.evidence = TimedCallsEvidence{c.variant, re, ce};
+  j.evidence.update({{"baseline", o.baseline},
+                     {"trials", c.event_ms.size()},
+                     {"candidate_wall_ms", json(cw)},
+                     {"candidate_tail_ms", json(Summarize(c.tail_ms))},
+                     {"reference_wall_ms", json(Summarize(r.wall_ms))},
+                     {"parent_phase_ms", c.parent_ms},
+                     {"reference_parent_phase_ms", r.parent_ms},
+                     {"reference_timing_cached", r.from_cache},
+                     {"lease_wait_ms", c.lease_wait_ms},
+                     {"warmup_ms", c.warmup_ms},
+                     {"l2_bytes", c.l2_bytes},
+                     {"flush_bytes", c.flush_bytes},
+                     {"l2_persist_reset", c.l2_persist_reset},
+                     {"rechecked_calls", o.recheck_indices.size()},
+                     {"audited_calls", c.audited_calls},
+                     {"kernel_share", c.kernel_share ? json(*c.kernel_share) : json(nullptr)},
+                     {"own_kernel_ms", c.own_kernel_ms},
+                     {"kernel_ms", c.kernel_ms},
+                     {"top_kernels", c.top_kernels},
+                     {"lazy_threshold", o.lazy_threshold},
+                     {"roofline_floor_ms", pl.floor_ms ? json(*pl.floor_ms) : json(nullptr)},
+                     {"bytes_moved", work.bytes},
+                     {"reference_flops", work.flops ? json(*work.flops) : json(nullptr)},
+                     {"inconsistencies", j.forgery},
+                     {"contention", j.contention},
+                     {"recheck_failures", j.recheck_failures}});
   if (j.speedup) j.evidence["speedup_measured"] = *j.speedup;
   if (!c.profile_error.empty()) j.evidence["profile_error"] = c.profile_error;
   if (!c.profile_method.empty()) j.evidence["profile_method"] = c.profile_method;

@@ -9,7 +9,7 @@ json Verdict::ToJson() const {
     reasons_json.push_back({{"stage", r.stage}, {"code", r.code}, {"message", r.message}});
   json j = {{"sample", sample},
             {"task", task},
-            {"outcome", outcome},
+            {"outcome", vocab::OutcomeName(outcome)},
             {"reasons", reasons_json},
             {"flags", flags},
             {"sandbox", sandbox},

@@ -22,6 +22,7 @@
 #include "eval/process.h"
 #include "eval/spill.h"
 #include "eval/timing.h"
+#include "vocab/verdict_vocab.h"
 
 namespace tritonrl::eval {
 
@@ -192,7 +193,9 @@ struct ReferenceResult {
 struct Verdict {
   std::string sample;
   std::string task;
-  std::string outcome;  // vocab::OutcomeName(...) (src/vocab/verdict_vocab.h, docs/eval.md)
+  // Written as vocab::OutcomeName(outcome) (src/vocab/verdict_vocab.h, docs/eval.md). Every path
+  // of the engine and the scorer sets it; the default is a failure, never correct.
+  vocab::Outcome outcome = vocab::Outcome::kRuntimeError;
   std::vector<Reason> reasons;
   std::vector<std::string> flags;
   nlohmann::json sandbox = nlohmann::json::object();

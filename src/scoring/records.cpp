@@ -2,19 +2,29 @@
 
 #include <fmt/format.h>
 
+#include "eval/evidence.h"
+
 namespace tritonrl::scoring {
 
 using nlohmann::json;
 
 namespace {
 
-// The reward inputs of a verdict as stored (the verdict JSON is left to the caller).
-Result<ScoredSample> RewardInputs(const store::VerdictRecord& r) {
+// The outcome a stored record names; Corruption naming the record for any other string.
+Result<vocab::Outcome> StoredOutcome(const store::VerdictRecord& r) {
   const auto outcome = vocab::ParseOutcome(r.outcome);
   if (!outcome) {
-    return Status::Corruption(fmt::format("verdict of {} {} in run {}: unknown outcome \"{}\"",
-                                          r.key.task_id, r.key.sample_id, r.key.run_id, r.outcome));
+    return Status::Corruption(
+        fmt::format("results store: verdict of {} {} in run {}: unknown outcome \"{}\"",
+                    r.key.task_id, r.key.sample_id, r.key.run_id, r.outcome));
   }
+  return *outcome;
+}
+
+// The reward inputs of a verdict as stored (the verdict JSON is left to the caller).
+Result<ScoredSample> RewardInputs(const store::VerdictRecord& r) {
+  const auto outcome = StoredOutcome(r);
+  if (!outcome.ok()) return outcome.status();
   ScoredSample s;
   s.task = r.key.task_id;
   s.id = r.key.sample_id;
@@ -42,7 +52,8 @@ void SetRecordKeys(json& j, const store::VerdictRecord& r) {
 
 eval::Verdict StaticVerdict(const verify::Verdict& sv) {
   eval::Verdict v;
-  v.outcome = sv.outcome;
+  // verify::Verdict's own outcome string for a rejection (src/verify/verify.cpp).
+  v.outcome = sv.syntax_ok ? vocab::Outcome::kInvalidFunctionality : vocab::Outcome::kInvalidSyntax;
   v.syntax_ok = sv.syntax_ok;
   v.functionality_ok = sv.functionality_ok;
   for (const auto& f : sv.violations) {
@@ -61,15 +72,14 @@ store::VerdictRecord ToRecord(const eval::Verdict& v, const store::SampleKey& ke
   r.key = key;
   r.cache_key = cache_key;
   // Out of memory says how busy the host was, not what the sample is worth: never reused.
-  r.cacheable =
-      !v.infra_failure && v.outcome != vocab::OutcomeName(vocab::Outcome::kResourceExhausted);
+  r.cacheable = !v.infra_failure && v.outcome != vocab::Outcome::kResourceExhausted;
   r.from_cache = v.from_cache;
-  r.outcome = v.outcome;
+  r.outcome = std::string(vocab::OutcomeName(v.outcome));
   r.syntax_ok = v.syntax_ok;
   r.functionality_ok = v.functionality_ok;
   r.valid = v.syntax_ok && v.functionality_ok;
   r.compiled = v.compiled;
-  r.correct = v.outcome == vocab::OutcomeName(vocab::Outcome::kCorrect);
+  r.correct = v.outcome == vocab::Outcome::kCorrect;
   r.speedup = v.speedup;
   r.flags = v.flags;
   for (const auto& reason : v.reasons)
@@ -82,20 +92,20 @@ store::VerdictRecord ToRecord(const eval::Verdict& v, const store::SampleKey& ke
   r.device_model = device_model;
   r.wall_seconds = v.wall_ms / 1000.0;
   // The timed trials of both sides (docs/measurement.md), for the store's timing table.
-  if (v.evidence.is_object() && v.evidence.contains("timing") && v.evidence["timing"].is_object()) {
-    const json& t = v.evidence["timing"];
-    for (const std::string who : {"reference", "candidate"}) {
-      auto it = t.find(who + "_event_ms");
-      if (it == t.end() || !it->is_object()) continue;
+  if (const auto timed = eval::ReadEvidence<eval::TimedCallsEvidence>(v.evidence)) {
+    for (const auto& [who, series] : {std::pair{"reference", &timed->reference_event_ms},
+                                      std::pair{"candidate", &timed->candidate_event_ms}}) {
+      if (!*series) continue;
+      const eval::Stats& s = **series;
       store::TrialStats ts;
       ts.subject = who;
-      ts.variant = t.value("variant", "");
-      ts.trials = it->value("n", 0);
-      ts.median_ms = it->value("median", 0.0);
-      ts.mean_ms = it->value("mean", 0.0);
-      ts.min_ms = it->value("min", 0.0);
-      ts.max_ms = it->value("max", 0.0);
-      ts.stddev_ms = it->value("stddev", 0.0);
+      ts.variant = timed->variant;
+      ts.trials = s.n;
+      ts.median_ms = s.median;
+      ts.mean_ms = s.mean;
+      ts.min_ms = s.min;
+      ts.max_ms = s.max;
+      ts.stddev_ms = s.stddev;
       r.trial_stats.push_back(ts);
     }
   }
@@ -114,10 +124,12 @@ json RecordJson(const store::VerdictRecord& r) {
   return j;
 }
 
-eval::Verdict CachedVerdict(const store::VerdictRecord& r, const std::string& device) {
+Result<eval::Verdict> CachedVerdict(const store::VerdictRecord& r, const std::string& device) {
+  const auto outcome = StoredOutcome(r);
+  if (!outcome.ok()) return outcome.status();
   const json j = RecordJson(r);
   eval::Verdict v;
-  v.outcome = r.outcome;
+  v.outcome = *outcome;
   v.from_cache = true;
   v.syntax_ok = r.syntax_ok;
   v.functionality_ok = r.functionality_ok;

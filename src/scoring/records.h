@@ -14,7 +14,7 @@
 
 namespace tritonrl::scoring {
 
-// The verdict of a sample the static verifier rejected.
+// The verdict of a sample the static verifier rejected (sv.valid is false).
 eval::Verdict StaticVerdict(const verify::Verdict& sv);
 
 // The store's record of an engine verdict. Verdicts that depend on the harness or the host
@@ -25,8 +25,9 @@ store::VerdictRecord ToRecord(const eval::Verdict& v, const store::SampleKey& ke
 // The verdict JSON of a stored record (the full verdict is kept in evidence_json).
 nlohmann::json RecordJson(const store::VerdictRecord& r);
 
-// A cached record as an engine verdict of this run (from_cache set).
-eval::Verdict CachedVerdict(const store::VerdictRecord& r, const std::string& device);
+// A cached record as an engine verdict of this run (from_cache set); Corruption naming the
+// record if its outcome is not one of vocab's.
+Result<eval::Verdict> CachedVerdict(const store::VerdictRecord& r, const std::string& device);
 
 // The public form of a stored record; Corruption if its outcome is not one of vocab's.
 Result<ScoredSample> FromRecord(const store::VerdictRecord& r);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "eval/evidence.h"
 #include "rl/rewards.h"
 #include "scoring/score_batch.h"
 
@@ -21,25 +22,15 @@ inline rl::RolloutVerdict RolloutVerdictOf(const ScoredSample& s) {
   v.correct = s.correct;
   v.speedup = s.speedup.value_or(std::numeric_limits<double>::quiet_NaN());
   v.flags = s.flags;
-  const nlohmann::json* timing = nullptr;
-  if (auto e = s.verdict.find("evidence"); e != s.verdict.end() && e->is_object()) {
-    if (auto t = e->find("timing"); t != e->end() && t->is_object()) timing = &*t;
-  }
-  auto quartile = [&](const char* series, const char* q) {
-    if (timing == nullptr) return std::numeric_limits<double>::quiet_NaN();
-    auto it = timing->find(series);
-    if (it == timing->end() || !it->is_object()) return std::numeric_limits<double>::quiet_NaN();
-    auto x = it->find(q);
-    return x != it->end() && x->is_number() ? x->get<double>()
-                                            : std::numeric_limits<double>::quiet_NaN();
-  };
-  const double r25 = quartile("reference_event_ms", "p25");
-  const double r75 = quartile("reference_event_ms", "p75");
-  const double c25 = quartile("candidate_event_ms", "p25");
-  const double c75 = quartile("candidate_event_ms", "p75");
-  if (std::isfinite(r25) && std::isfinite(r75) && c25 > 0 && c75 > 0) {
-    v.speedup_low = r25 / c75;
-    v.speedup_high = r75 / c25;
+  const auto e = s.verdict.find("evidence");
+  if (e == s.verdict.end()) return v;
+  const auto timed = eval::ReadEvidence<eval::TimedCallsEvidence>(*e);
+  if (!timed || !timed->reference_event_ms || !timed->candidate_event_ms) return v;
+  const eval::Stats& r = *timed->reference_event_ms;
+  const eval::Stats& c = *timed->candidate_event_ms;
+  if (std::isfinite(r.p25) && std::isfinite(r.p75) && c.p25 > 0 && c.p75 > 0) {
+    v.speedup_low = r.p25 / c.p75;
+    v.speedup_high = r.p75 / c.p25;
   }
   return v;
 }

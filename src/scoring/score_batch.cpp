@@ -435,14 +435,18 @@ Result<Pending> Scorer::Impl::DecideStatically(Call& call, std::size_t i,
   }
   if (!p.job.pre_verdict && code.empty()) {
     eval::Verdict v;
-    v.outcome = vocab::OutcomeName(vocab::Outcome::kInvalidSyntax);
+    v.outcome = vocab::Outcome::kInvalidSyntax;
     v.syntax_ok = false;
     v.reasons.push_back({"static", "no_code", "the output holds no code"});
     p.job.pre_verdict = v;
   }
   if (!p.job.pre_verdict && config.use_cache) {
     auto hit = call.store.Lookup(p.cache_key);
-    if (hit.ok() && hit->has_value()) p.job.pre_verdict = CachedVerdict(**hit, device);
+    if (hit.ok() && hit->has_value()) {
+      auto cached = CachedVerdict(**hit, device);
+      if (!cached.ok()) return cached.status();
+      p.job.pre_verdict = std::move(*cached);
+    }
   }
   p.record.key = {call.run.id, s.task, s.id};
   p.record.task_hash = Sha256Hex(task_content);

@@ -1,6 +1,7 @@
 // Outcome classification of the engine, driven by fake_worker (same protocol,
 // scripted misbehaviour), inside the real sandbox.
 #include "eval/engine.h"
+#include "eval/evidence.h"
 #include "eval/pool.h"
 #include "eval/schedule.h"
 
@@ -19,6 +20,11 @@ namespace tritonrl::eval {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The pool's evidence of a verdict (src/eval/evidence.h); all defaults when it has none.
+PoolEvidence PoolOf(const Verdict& v) {
+  return ReadEvidence<PoolEvidence>(v.evidence).value_or(PoolEvidence{});
+}
 
 class EngineTest : public ::testing::Test {
  protected:
@@ -80,7 +86,7 @@ TEST_F(EngineTest, ReferenceRecordsEveryTrial) {
 
 TEST_F(EngineTest, HonestWorkerIsCorrect) {
   const Verdict v = Run("correct");
-  EXPECT_EQ(v.outcome, "correct");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kCorrect);
   EXPECT_TRUE(v.reasons.empty());
   EXPECT_TRUE(v.compiled);
   EXPECT_EQ(v.evidence["trials_checked"], 5);
@@ -98,14 +104,14 @@ TEST_F(EngineTest, HonestWorkerIsCorrect) {
 
 TEST_F(EngineTest, WrongValuesAreIncorrect) {
   const Verdict v = Run("wrong_values");
-  EXPECT_EQ(v.outcome, "incorrect");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kIncorrect);
   EXPECT_TRUE(Codes(v).count("not_allclose"));
   EXPECT_DOUBLE_EQ(v.evidence["max_abs_err"].get<double>(), 1.0);
 }
 
 TEST_F(EngineTest, AFailedTrialStopsTheCandidateUnlessAllTrialsAreAsked) {
   const Verdict late = Run("wrong_at_trial_2");
-  EXPECT_EQ(late.outcome, "incorrect");
+  EXPECT_EQ(late.outcome, vocab::Outcome::kIncorrect);
   EXPECT_TRUE(Codes(late).count("not_allclose"));
   EXPECT_EQ(late.evidence["trials_checked"], 3);  // trials 0 and 1 passed, 2 failed
   EXPECT_EQ(late.evidence["stopped_after_failed_trial"], true);
@@ -119,7 +125,7 @@ TEST_F(EngineTest, AFailedTrialStopsTheCandidateUnlessAllTrialsAreAsked) {
 
   cfg_.all_trials = true;
   const Verdict all = Run("wrong_at_trial_2");
-  EXPECT_EQ(all.outcome, "incorrect");
+  EXPECT_EQ(all.outcome, vocab::Outcome::kIncorrect);
   EXPECT_EQ(all.evidence["trials_checked"], 5);
   const Verdict all_lazy = Run("forbidden_op_wrong");
   EXPECT_EQ(Codes(all_lazy), (std::set<std::string>{"forbidden_aten_op", "not_allclose"}));
@@ -130,7 +136,7 @@ TEST_F(EngineTest, AFailedTrialStopsTheCandidateUnlessAllTrialsAreAsked) {
 TEST_F(EngineTest, ProofOfWorkFailures) {
   EXPECT_TRUE(Codes(Run("no_launch")).count("no_triton_launch"));
   const Verdict lazy = Run("forbidden_op");
-  EXPECT_EQ(lazy.outcome, "incorrect");
+  EXPECT_EQ(lazy.outcome, vocab::Outcome::kIncorrect);
   EXPECT_TRUE(Codes(lazy).count("forbidden_aten_op"));
   EXPECT_NE(std::find(lazy.flags.begin(), lazy.flags.end(), "lazy_optimization"), lazy.flags.end());
   EXPECT_TRUE(Codes(Run("tamper")).count("hooks_tampered"));
@@ -140,7 +146,7 @@ TEST_F(EngineTest, ProofOfWorkFailures) {
 
 TEST_F(EngineTest, CrashIsRuntimeErrorWithSignalName) {
   const Verdict v = Run("segv");
-  EXPECT_EQ(v.outcome, "runtime_error");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kRuntimeError);
   ASSERT_FALSE(v.reasons.empty());
   EXPECT_EQ(v.reasons[0].code, "signal");
   EXPECT_NE(v.reasons[0].message.find("SIGSEGV"), std::string::npos) << v.reasons[0].message;
@@ -148,7 +154,7 @@ TEST_F(EngineTest, CrashIsRuntimeErrorWithSignalName) {
 
 TEST_F(EngineTest, EarlyExitIsAMissingRecord) {
   const Verdict v = Run("exit0");
-  EXPECT_EQ(v.outcome, "runtime_error");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kRuntimeError);
   ASSERT_FALSE(v.reasons.empty());
   EXPECT_EQ(v.reasons[0].code, "missing_record");
   EXPECT_NE(v.reasons[0].message.find("exit code 0"), std::string::npos) << v.reasons[0].message;
@@ -156,7 +162,7 @@ TEST_F(EngineTest, EarlyExitIsAMissingRecord) {
 
 TEST_F(EngineTest, HangIsATimeout) {
   const Verdict v = Run("hang");
-  EXPECT_EQ(v.outcome, "timeout");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kTimeout);
   ASSERT_FALSE(v.reasons.empty());
   EXPECT_EQ(v.reasons[0].code, "stage_timeout");
 }
@@ -175,7 +181,7 @@ TEST_F(EngineTest, IdleDeadlineEndsAHangEarlyAndWaitsForACompile) {
   };
   double ms = 0;
   const Verdict spin = timed("spin_trial", ms);
-  EXPECT_EQ(spin.outcome, "timeout");
+  EXPECT_EQ(spin.outcome, vocab::Outcome::kTimeout);
   ASSERT_FALSE(spin.reasons.empty());
   EXPECT_EQ(spin.reasons[0].code, "stage_timeout");
   EXPECT_NE(spin.reasons[0].message.find("nothing happened for 300 ms"), std::string::npos)
@@ -183,13 +189,13 @@ TEST_F(EngineTest, IdleDeadlineEndsAHangEarlyAndWaitsForACompile) {
   EXPECT_LT(ms, 3000);
 
   // 900 ms of compile with a 300 ms idle limit.
-  EXPECT_EQ(Run("compile_then_trial").outcome, "correct");
+  EXPECT_EQ(Run("compile_then_trial").outcome, vocab::Outcome::kCorrect);
 
   const Verdict forged = timed("forged_compile", ms);
-  EXPECT_EQ(forged.outcome, "timeout");
+  EXPECT_EQ(forged.outcome, vocab::Outcome::kTimeout);
   EXPECT_GE(ms, 4000);
   const Verdict flood = timed("progress_flood", ms);
-  EXPECT_EQ(flood.outcome, "timeout");
+  EXPECT_EQ(flood.outcome, vocab::Outcome::kTimeout);
   EXPECT_GE(ms, 4000);
   EXPECT_LT(ms, 30000);
 
@@ -201,34 +207,34 @@ TEST_F(EngineTest, IdleDeadlineEndsAHangEarlyAndWaitsForACompile) {
 
   cfg_.trial_idle_timeout = std::chrono::milliseconds(0);  // off: the stage limit alone
   const Verdict off = timed("spin_trial", ms);
-  EXPECT_EQ(off.outcome, "timeout");
+  EXPECT_EQ(off.outcome, vocab::Outcome::kTimeout);
   EXPECT_GE(ms, 4000);
 }
 
 TEST_F(EngineTest, ForgedOrMalformedFramesFail) {
   const Verdict garbage = Run("garbage");
-  EXPECT_EQ(garbage.outcome, "runtime_error");
+  EXPECT_EQ(garbage.outcome, vocab::Outcome::kRuntimeError);
   EXPECT_TRUE(Codes(garbage).count("protocol_violation"));
   const Verdict skip = Run("skip_trials");  // "done" where a trial was due
-  EXPECT_EQ(skip.outcome, "runtime_error");
+  EXPECT_EQ(skip.outcome, vocab::Outcome::kRuntimeError);
   EXPECT_TRUE(Codes(skip).count("protocol_violation"));
   EXPECT_TRUE(Codes(Run("lie_shape")).count("protocol_violation"));
   // Output bytes that do not follow the header's declaration end the worker.
   for (const char* sc : {"slice_out_of_order", "slice_overflow", "slice_missing", "odd_slices"}) {
     const Verdict v = Run(sc);
-    EXPECT_EQ(v.outcome, "runtime_error") << sc;
+    EXPECT_EQ(v.outcome, vocab::Outcome::kRuntimeError) << sc;
     EXPECT_TRUE(Codes(v).count("protocol_violation")) << sc;
   }
 }
 
 TEST_F(EngineTest, ExceptionsByStage) {
-  EXPECT_EQ(Run("error_import").outcome, "compile_error");
-  EXPECT_EQ(Run("error_trial").outcome, "runtime_error");
+  EXPECT_EQ(Run("error_import").outcome, vocab::Outcome::kCompileError);
+  EXPECT_EQ(Run("error_trial").outcome, vocab::Outcome::kRuntimeError);
 }
 
 TEST_F(EngineTest, HostComputeRefusedIsHostCompute) {
   const Verdict v = Run("host_refused");
-  EXPECT_EQ(v.outcome, "incorrect");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kIncorrect);
   ASSERT_EQ(v.reasons.size(), 1u);
   EXPECT_EQ(v.reasons[0].code, "host_compute");
   EXPECT_EQ(v.reasons[0].message.rfind("refused by the evaluator: float(tensor)", 0), 0u)
@@ -239,7 +245,7 @@ TEST_F(EngineTest, HostComputeRefusedIsHostCompute) {
 // non-negative numbers under short names, at most 16 names, summed over trials.
 TEST_F(EngineTest, WorkerPhaseTimingsAreBoundedAndSummed) {
   const Verdict v = Run("phases");
-  EXPECT_EQ(v.outcome, "correct");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kCorrect);
   EXPECT_DOUBLE_EQ(v.timings_ms["phase_forward"].get<double>(), 2.5 * 5);
   EXPECT_DOUBLE_EQ(v.timings_ms["phase_hash"].get<double>(), 5.0);
   int phases = 0;
@@ -259,7 +265,7 @@ TEST_F(EngineTest, FailedReferenceIsAnInfraFailure) {
   ReferenceResult bad;
   bad.error = {"reference", "reference_failed", "boom"};
   const Verdict v = RunCandidate(cfg_, "task.py", "", bad);
-  EXPECT_EQ(v.outcome, "runtime_error");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kRuntimeError);
   EXPECT_TRUE(v.infra_failure);
 }
 
@@ -272,13 +278,13 @@ TEST_F(EngineTest, PoolSamplesThatWaitedForTheirTasksReferenceSayHowLong) {
   for (int i = 0; i < 3; ++i)
     jobs.push_back({"s" + std::to_string(i), "t", "task.py", "print('unused')\n", std::nullopt});
   Verdict decided;
-  decided.outcome = "invalid_syntax";
+  decided.outcome = vocab::Outcome::kInvalidSyntax;
   jobs.push_back({"s3", "t", "task.py", "", decided});
   std::vector<Verdict> got(jobs.size());
   RunPool(cfg_, jobs, 3, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
   int waited = 0, ran = 0;
   for (std::size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(got[i].outcome, "correct") << i;
+    EXPECT_EQ(got[i].outcome, vocab::Outcome::kCorrect) << i;
     EXPECT_EQ(got[i].sample, "s" + std::to_string(i));
     EXPECT_GE(got[i].timings_ms["reference"].get<double>(), 400.0) << i;  // the shared run
     if (got[i].timings_ms.contains("reference_wait")) {
@@ -290,7 +296,7 @@ TEST_F(EngineTest, PoolSamplesThatWaitedForTheirTasksReferenceSayHowLong) {
   }
   EXPECT_EQ(ran, 1);
   EXPECT_EQ(waited, 2);
-  EXPECT_EQ(got[3].outcome, "invalid_syntax");
+  EXPECT_EQ(got[3].outcome, vocab::Outcome::kInvalidSyntax);
   EXPECT_FALSE(got[3].timings_ms.contains("reference_wait"));
 }
 
@@ -308,15 +314,13 @@ TEST_F(EngineTest, PoolStartsAnotherTasksReferenceRatherThanWait) {
     got[i] = std::move(v);
     order.push_back(i);
   });
-  for (const Verdict& v : got) EXPECT_EQ(v.outcome, "correct") << v.sample;
-  ASSERT_TRUE(got[3].evidence.contains("pool"));
-  EXPECT_TRUE(got[3].evidence["pool"]["ran_reference"].get<bool>());
-  EXPECT_LT(got[3].evidence["pool"]["start_ms"].get<double>(), 300.0);  // not after A's 400 ms
+  for (const Verdict& v : got) EXPECT_EQ(v.outcome, vocab::Outcome::kCorrect) << v.sample;
+  ASSERT_TRUE(ReadEvidence<PoolEvidence>(got[3].evidence));
+  EXPECT_TRUE(PoolOf(got[3]).ran_reference);
+  EXPECT_LT(PoolOf(got[3]).start_ms, 300.0);  // not after A's 400 ms
   EXPECT_FALSE(got[3].timings_ms.contains("reference_wait"));
-  EXPECT_TRUE(got[0].evidence["pool"]["ran_reference"].get<bool>());
-  for (const Verdict& v : got)
-    EXPECT_LE(v.evidence["pool"]["start_ms"].get<double>(),
-              v.evidence["pool"]["end_ms"].get<double>());
+  EXPECT_TRUE(PoolOf(got[0]).ran_reference);
+  for (const Verdict& v : got) EXPECT_LE(PoolOf(v).start_ms, PoolOf(v).end_ms);
 
   // One thread, tasks A, B, A: once A's reference is ready, A's other sample goes before B's
   // (whose reference would be a second one held at once).
@@ -356,7 +360,7 @@ TEST_F(EngineTest, PoolHoldsASharedSlotPerSampleAndStopsWhenCancelled) {
   std::vector<Verdict> got(jobs.size());
   RunPool(
       cfg_, jobs, 3, [&](std::size_t i, Verdict v) { got[i] = std::move(v); }, control);
-  for (const Verdict& v : got) EXPECT_EQ(v.outcome, "correct") << v.sample;
+  for (const Verdict& v : got) EXPECT_EQ(v.outcome, vocab::Outcome::kCorrect) << v.sample;
   EXPECT_EQ(acquired, 6);
   EXPECT_EQ(most_held, 2);
   EXPECT_EQ(free_slots, 2);
@@ -421,13 +425,13 @@ TEST_F(EngineTest, ConcurrentPoolsRunASharedTasksReferenceOnce) {
   int ran = 0;
   for (const auto* set : {&first, &second}) {
     for (const Verdict& v : *set) {
-      EXPECT_EQ(v.outcome, "correct") << v.sample;
-      ran += v.evidence["pool"]["ran_reference"].get<bool>();
+      EXPECT_EQ(v.outcome, vocab::Outcome::kCorrect) << v.sample;
+      ran += PoolOf(v).ran_reference;
     }
   }
   EXPECT_EQ(ran, 1);
   EXPECT_GE(refused, 1);
-  for (const Verdict& v : second) EXPECT_TRUE(v.evidence["pool"].value("reference_kept", false));
+  for (const Verdict& v : second) EXPECT_TRUE(PoolOf(v).reference_kept);
 }
 
 TEST(CandidateConfig, RunsWithTheSeedsItsReferenceRanWith) {
@@ -480,41 +484,40 @@ TEST_F(EngineTest, PoolServesATaskFromAKeptReference) {
   std::vector<SampleJob> jobs = {{"s0", "t", "task.py", "print('unused')\n", std::nullopt}};
   Verdict v;
   RunPool(cfg_, jobs, 1, [&](std::size_t, Verdict got) { v = std::move(got); });
-  EXPECT_EQ(v.outcome, "correct");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kCorrect);
   ASSERT_TRUE(kept);
   EXPECT_FALSE(kept->schedule.empty());  // the seeds travel with it
   jobs[0].sample_id = "s1";
   RunPool(cfg_, jobs, 1, [&](std::size_t, Verdict got) { v = std::move(got); });
   EXPECT_EQ(reused, 1);
-  EXPECT_EQ(v.outcome, "correct");
-  EXPECT_TRUE(v.evidence["pool"]["reference_kept"].get<bool>());
-  EXPECT_FALSE(v.evidence["pool"]["ran_reference"].get<bool>());
+  EXPECT_EQ(v.outcome, vocab::Outcome::kCorrect);
+  EXPECT_TRUE(PoolOf(v).reference_kept);
+  EXPECT_FALSE(PoolOf(v).ran_reference);
   EXPECT_FALSE(v.timings_ms.contains("reference"));
-  EXPECT_LT(v.evidence["pool"]["end_ms"].get<double>(), 400.0);  // no reference delay this time
+  EXPECT_LT(PoolOf(v).end_ms, 400.0);  // no reference delay this time
 }
 
 TEST_F(EngineTest, OutOfGpuMemoryBesideOthersRunsAgainAlone) {
   // Alone (one thread) the error is the sample's own: one run, reason out_of_memory.
   cfg_.extra_env = {"FAKE_SCENARIO=oom_trial"};
   const Verdict single = Run("oom_trial");
-  EXPECT_EQ(single.outcome, "runtime_error");
+  EXPECT_EQ(single.outcome, vocab::Outcome::kRuntimeError);
   EXPECT_TRUE(Codes(single).count("out_of_memory"));
   std::vector<SampleJob> jobs;
   for (int i = 0; i < 3; ++i)
     jobs.push_back({"s" + std::to_string(i), "t", "task.py", "print('unused')\n", std::nullopt});
   std::vector<Verdict> got(jobs.size());
   RunPool(cfg_, jobs, 1, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
-  for (const Verdict& v : got) EXPECT_FALSE(v.evidence.contains("out_of_memory_rerun"));
+  for (const Verdict& v : got) EXPECT_FALSE(ReadEvidence<OomRerunEvidence>(v.evidence));
   // Beside other workers (three threads) it may be theirs: each sample runs again with the pool
   // to itself, and that second verdict (here the same failure) stands.
   RunPool(cfg_, jobs, 3, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
   for (const Verdict& v : got) {
-    EXPECT_EQ(v.outcome, "runtime_error");
+    EXPECT_EQ(v.outcome, vocab::Outcome::kRuntimeError);
     EXPECT_TRUE(Codes(v).count("out_of_memory"));
-    ASSERT_TRUE(v.evidence.contains("out_of_memory_rerun")) << v.evidence.dump();
-    EXPECT_NE(v.evidence["out_of_memory_rerun"]["first_run"].get<std::string>().find(
-                  "CUDA out of memory"),
-              std::string::npos);
+    const auto rerun = ReadEvidence<OomRerunEvidence>(v.evidence);
+    ASSERT_TRUE(rerun) << v.evidence.dump();
+    EXPECT_NE(rerun->first_run.find("CUDA out of memory"), std::string::npos);
   }
 }
 
@@ -528,15 +531,15 @@ TEST_F(EngineTest, AReferenceOutOfGpuMemoryRunsAgainWithRoomForWhatItNeeded) {
   std::vector<Verdict> got(jobs.size());
   RunPool(cfg_, jobs, 2, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
   for (const Verdict& v : got) {
-    EXPECT_EQ(v.outcome, "runtime_error") << v.evidence.dump();
-    ASSERT_TRUE(v.evidence["pool"].contains("reference_oom_reruns")) << v.evidence.dump();
-    EXPECT_EQ(v.evidence["pool"]["reference_oom_reruns"],
-              nlohmann::json::array({"beside others, 4480 MiB admitted", "alone"}));
+    EXPECT_EQ(v.outcome, vocab::Outcome::kRuntimeError) << v.evidence.dump();
+    EXPECT_EQ(PoolOf(v).reference_oom_reruns,
+              (std::vector<std::string>{"beside others, 4480 MiB admitted", "alone"}))
+        << v.evidence.dump();
   }
   // No sizes in the message: straight to alone. One thread: nobody else's doing, no rerun.
   cfg_.extra_env = {"FAKE_REFERENCE_SCENARIO=oom_no_sizes"};
   RunPool(cfg_, jobs, 2, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
-  EXPECT_EQ(got[0].evidence["pool"]["reference_oom_reruns"], nlohmann::json::array({"alone"}));
+  EXPECT_EQ(PoolOf(got[0]).reference_oom_reruns, std::vector<std::string>{"alone"});
   RunPool(cfg_, jobs, 1, [&](std::size_t i, Verdict v) { got[i] = std::move(v); });
   EXPECT_FALSE(got[0].evidence["pool"].contains("reference_oom_reruns"));
 }
@@ -594,13 +597,14 @@ TEST(VerdictTest, StableJsonFields) {
   Verdict v;
   v.sample = "s";
   v.task = "level1/1_ReLU";
-  v.outcome = "incorrect";
+  v.outcome = vocab::Outcome::kIncorrect;
   v.reasons.push_back({"correctness", "not_allclose", "m"});
   const auto j = v.ToJson();
   for (const char* key : {"sample", "task", "outcome", "reasons", "flags", "sandbox", "timings_ms",
                           "evidence", "speedup", "device", "provisional"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
+  EXPECT_EQ(j["outcome"], "incorrect");  // vocab's stored spelling
   EXPECT_TRUE(j["speedup"].is_null());
   EXPECT_EQ(j["reasons"][0]["code"], "not_allclose");
 }

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "eval/evidence.h"
 #include "store/store.h"
 
 namespace tritonrl::scoring {
@@ -71,6 +72,12 @@ class ScoringTest : public ::testing::Test {
     for (int i = 0; i < n; ++i)
       batch.push_back({kTask, prefix + std::to_string(i), kBroken, TextKind::kCode});
     return batch;
+  }
+
+  // The pool's evidence of a sample's verdict (src/eval/evidence.h); all defaults when none.
+  static eval::PoolEvidence PoolOf(const ScoredSample& s) {
+    return eval::ReadEvidence<eval::PoolEvidence>(s.verdict.value("evidence", json::object()))
+        .value_or(eval::PoolEvidence{});
   }
 
   fs::path dir_;
@@ -222,7 +229,7 @@ TEST_F(ScoringTest, KeptReferenceServesTheNextCallWithItsSeeds) {
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   const json& e1 = first->samples[0].verdict["evidence"];
   EXPECT_EQ(first->samples[0].outcome, vocab::Outcome::kCorrect) << e1.dump();
-  EXPECT_TRUE(e1["pool"]["ran_reference"].get<bool>());
+  EXPECT_TRUE(PoolOf(first->samples[0]).ran_reference);
   EXPECT_TRUE(first->samples[0].verdict["timings_ms"].contains("reference"));
 
   // ReLU off by a sign: the kept reference's outputs must still fail it.
@@ -236,8 +243,8 @@ TEST_F(ScoringTest, KeptReferenceServesTheNextCallWithItsSeeds) {
   for (const auto& s : second->samples) by_id[s.id] = s;
   const json& e2 = by_id["h2"].verdict["evidence"];
   EXPECT_EQ(by_id["h2"].outcome, vocab::Outcome::kCorrect) << by_id["h2"].verdict.dump();
-  EXPECT_FALSE(e2["pool"]["ran_reference"].get<bool>());
-  EXPECT_TRUE(e2["pool"].value("reference_kept", false)) << e2["pool"];
+  EXPECT_FALSE(PoolOf(by_id["h2"]).ran_reference);
+  EXPECT_TRUE(PoolOf(by_id["h2"]).reference_kept) << e2;
   EXPECT_FALSE(by_id["h2"].verdict["timings_ms"].contains("reference"));
   EXPECT_EQ(by_id["w"].outcome, vocab::Outcome::kIncorrect) << by_id["w"].verdict.dump();
 
@@ -249,7 +256,7 @@ TEST_F(ScoringTest, KeptReferenceServesTheNextCallWithItsSeeds) {
   ASSERT_TRUE(fresh->Score({{kTask, "h1", kHonest, TextKind::kCode}}, {}).ok());
   auto again = fresh->Score({{kTask, "h3", kHonest, TextKind::kCode}}, {});
   ASSERT_TRUE(again.ok());
-  EXPECT_TRUE(again->samples[0].verdict["evidence"]["pool"]["ran_reference"].get<bool>());
+  EXPECT_TRUE(PoolOf(again->samples[0]).ran_reference);
 }
 
 TEST_F(ScoringTest, CancelledBeforeStartKeepsDecidedVerdictsOnly) {
