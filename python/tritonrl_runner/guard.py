@@ -39,6 +39,7 @@ import platform
 import struct
 import sys
 import threading
+import time
 import types
 
 _TOOL_ID = 4  # a free sys.monitoring tool id (0-5; 2 is the profilers', 5 optimizers')
@@ -115,6 +116,10 @@ class CallMonitor:
         self._trusted_code: dict = {}
         self._snapshot: list = []
         self._mon = sys.monitoring
+        # Time spent in the CALL callback while a forward call runs (the call window's own cost,
+        # by a clock taken before the candidate is imported): the timing stage reports it per
+        # timed call (timing.py, _AuditedCalls).
+        self.audit_ns = 0
         # The callback and the audit hook are closures over the original functions: a candidate
         # that rebinds CallMonitor's or this module's names (a store, which no monitor sees)
         # changes nothing they run; their own code and defaults cannot be rewritten unaudited.
@@ -284,10 +289,12 @@ def _make_callback(monitor, classify, is_trusted, line_of, check_intact):
     mon = sys.monitoring
     disable = mon.DISABLE
     get_ident = threading.get_ident
+    clock = time.perf_counter_ns
     per_element = "(per-element loop)"
 
     def on_call(code, offset, callee, arg0):
         stop = None
+        t0 = clock()
         try:
             if is_trusted(monitor, code):
                 return disable
@@ -308,6 +315,8 @@ def _make_callback(monitor, classify, is_trusted, line_of, check_intact):
                         stop = where
         except Exception:  # noqa: BLE001 - the monitor's own failures must never break a call
             pass
+        if monitor.forward:
+            monitor.audit_ns += clock() - t0
         if stop is not None:
             raise HostComputeRefused(f"refused by the evaluator: {stop}")
         return None

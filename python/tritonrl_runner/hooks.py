@@ -56,6 +56,12 @@ class LaunchRecorder:
         # had written in this call: an output whose bytes still equal these is torch's work.
         self.first_bytes: dict = {}
         self._pending: list = []
+        # The audit's own time inside a call (its dispatch callbacks and the steps below, not the
+        # ops or launches they wrap), by a clock taken before the candidate is imported: the
+        # timing stage reports it per timed call (timing.py, _AuditedCalls).
+        self._clock = time.perf_counter_ns
+        self.audit_ns = 0
+        self._own_steps = 0  # >0 inside _before_launch/_after_launch, which time themselves
         self._thread = threading.get_ident()
         rec = self
 
@@ -148,7 +154,9 @@ class LaunchRecorder:
         self._pending = []
         if not self.recording:
             return
+        t0 = self._clock()
         self.suppress += 1
+        self._own_steps += 1
         try:
             for t in _tensors(list(args) + list(kwargs.values())):
                 key = _storage_key(t)
@@ -161,11 +169,15 @@ class LaunchRecorder:
                 self._pending.append((key, t, snap, before))
         finally:
             self.suppress -= 1
+            self._own_steps -= 1
+            self.audit_ns += self._clock() - t0
 
     def _after_launch(self) -> None:
         if not self.recording:
             return
+        t0 = self._clock()
         self.suppress += 1
+        self._own_steps += 1
         try:
             written = []
             for key, t, snap, _ in self._pending:
@@ -185,6 +197,8 @@ class LaunchRecorder:
                         break
         finally:
             self.suppress -= 1
+            self._own_steps -= 1
+            self.audit_ns += self._clock() - t0
         self._pending = []
 
     def writer_of(self, t) -> str:
@@ -266,11 +280,15 @@ class OpAudit(TorchDispatchMode):
 
     def _record(self, func, args, kwargs):
         rec = self.recorder
+        clock = rec._clock
+        t0 = clock()
         name = func._overloadpacket._qualified_op_name
         self.seen.add(name)
         if name not in self.allowed:
             self.forbidden.add(name)
+        t1 = clock()
         out = func(*args, **(kwargs or {}))
+        t2 = clock()
         if rec.recording:
             # Fresh results and in-place/out= targets get this op as their last writer; views
             # write nothing.
@@ -288,6 +306,8 @@ class OpAudit(TorchDispatchMode):
                     key = _storage_key(res)
                     if key is not None:
                         rec.writers[key] = writer
+        if not rec._own_steps:
+            rec.audit_ns += (t1 - t0) + (clock() - t2)
         return out
 
 
@@ -304,17 +324,25 @@ def _stack_checked_dispatch(recorder: LaunchRecorder, candidate_file: str):
     record = OpAudit._record
     getframe = sys._getframe
 
+    clock = recorder._clock
+
     def dispatch(mode, func, types, args=(), kwargs=None):
         if recorder.suppress:
-            frame = getframe(1)
+            t0 = clock()
+            frame, code = getframe(1), None
             while frame is not None:
                 code = frame.f_code
                 if code in exempt_codes:
-                    return func(*args, **(kwargs or {}))
+                    break
                 if code.co_filename == candidate_file:
+                    code = None
                     break
                 frame = frame.f_back
             del frame
+            if not recorder._own_steps:  # the stack walk is the audit's time (its steps time themselves)
+                recorder.audit_ns += clock() - t0
+            if code in exempt_codes:
+                return func(*args, **(kwargs or {}))
         return record(mode, func, args, kwargs)
 
     return dispatch

@@ -317,54 +317,106 @@ def timed_variant(names: list[str]) -> str:
 
 
 class _AuditedCalls:
-    """The timed calls run as a trial runs (issue 34): under the ATen audit and the launch
-    recorder. Which calls are audited the engine says just before each call (`ask`); the flag
-    lives in this object, which only the timing loop's locals hold and no candidate code can name
-    (the candidate subset and the call monitor refuse frames, closures and the runner's modules),
-    so an audited call looks like any other timed call from the candidate's side."""
+    """Every call of a candidate's timing stage, warm-up and timed, runs as a trial runs (issue 34):
+    under the ATen audit, the launch recorder with its output-writer proof and the call monitor's
+    call window, with the forward-hook, global-state and integrity checks around it. No call is
+    left out, so there is nothing for the candidate to tell apart (a drawn subset, as before, left
+    a candidate that used torch in one timed call a 9 in 10 chance per call of going unseen), and
+    nothing the engine sends decides whether a call is audited.
 
-    def __init__(self, model, recorder, op_audit, cand_file) -> None:
-        self.model, self.recorder, self.op_audit, self.cand_file = model, recorder, op_audit, cand_file
-        self.next = False  # whether the engine asked for the coming call to run audited
-        self.calls, self.without_launch, self.intact = 0, 0, True
+    What runs inside a timed span: `forward` only (the dispatch mode entered around the model call,
+    and the audit's callbacks: one per ATen op, per launch and per call the candidate's code
+    makes). Resetting the records, the hook scan, the global-state read and the monitor's window
+    open before the clock starts (`begin`); closing them, the output writers and the integrity
+    checks after it stopped (`end`). The callbacks' own time is measured (the recorder's and the
+    monitor's clocks, taken before the candidate was imported) and reported per timed call
+    (`audit_ms`), never taken off: it is host time, which a GPU span of device events holds only
+    where the host falls behind the device, and the engine's own clock of each call holds all of
+    it (docs/measurement.md, "Every timed call audited")."""
+
+    def __init__(self, model, recorder, op_audit, monitor, cand_file, cuda: bool) -> None:
+        self.model, self.recorder, self.op_audit, self.monitor = model, recorder, op_audit, monitor
+        self.cand_file, self.cuda = cand_file, cuda
+        self.on = recorder is not None and op_audit is not None and monitor is not None
+        self.calls, self.without_launch, self.state_changed, self.intact = 0, 0, 0, True
         self.forbidden: set[str] = set()
+        self.guards: dict | None = None  # the guard fields of the first call with a finding, else of the last
+        self._found = False
+        self.audit_ms: list[float] = []  # per timed call: the audit's own time inside the timed span
+        self._hooks: list = []
+        self._state = None
+        self._mode_intact = False
 
-    def ask(self, answer: dict) -> None:
-        self.next = bool(answer.get("audit")) and answer.get("seed") is not None
+    def begin(self) -> None:
+        """Outside the timed span, before the clock starts."""
+        if not self.on:
+            return
+        from tritonrl_runner import hooks
 
-    def forward(self, x, i: int):
-        if i < 0 or not self.next or self.op_audit is None or self.recorder is None:
+        rec, op_audit = self.recorder, self.op_audit
+        rec.launches, rec.c_launches, rec.writers, rec.first_bytes = [], 0, {}, {}
+        op_audit.seen, op_audit.forbidden = set(), set()
+        self._hooks = hooks.module_hooks(self.model)
+        self._state = hooks.global_state()
+        self._mode_intact = False
+        self.monitor.start_call()
+        rec.audit_ns = self.monitor.audit_ns = 0
+        rec.recording = True
+
+    def forward(self, x):
+        """The model call, inside the timed span."""
+        if not self.on:
             return self.model(*x)
-        self.next = False
         from torch.utils._python_dispatch import _get_current_dispatch_mode
 
-        recorder, op_audit = self.recorder, self.op_audit
-        recorder.launches = []
-        recorder.writers, recorder.first_bytes = {}, {}
-        op_audit.seen, op_audit.forbidden = set(), set()
-        recorder.recording = True
-        intact = False
-        try:
-            with op_audit:
-                out = self.model(*x)
-                intact = _get_current_dispatch_mode() is op_audit
-        finally:
-            recorder.recording = False
-        self.calls += 1
-        self.forbidden |= op_audit.forbidden
-        self.intact = self.intact and intact and recorder.intact()
-        if not any(f == self.cand_file for _, f in recorder.launches):
-            self.without_launch += 1
+        with self.op_audit:
+            out = self.model(*x)
+            self._mode_intact = _get_current_dispatch_mode() is self.op_audit
         return out
 
+    def end(self, out, i: int) -> None:
+        """Outside the timed span: the call's checks (as a trial's, src/eval/proof_of_work.cpp),
+        folded into the stage's."""
+        if not self.on:
+            return
+        from tritonrl_runner import hooks, trusted
+
+        rec, monitor = self.recorder, self.monitor
+        rec.recording = False
+        monitor.stop_call()
+        audit_ms = (rec.audit_ns + monitor.audit_ns) / 1e6
+        state_changed = hooks.global_state() != self._state
+        try:
+            writers = rec.output_writers(trusted.exact_outputs(out))
+        except TypeError:  # not exactly tensors: no writer proof for it (the re-check fails it too)
+            writers = ["none"]
+        guards = {"call": i, "output_writers": writers,
+                  "module_hooks": sorted(set(self._hooks + hooks.module_hooks(self.model))),
+                  "host_calls": list(monitor.host), "internal_calls": list(monitor.internal)}
+        finding = (any(w != "kernel" for w in writers) or guards["module_hooks"] or guards["host_calls"]
+                   or guards["internal_calls"])
+        if not self._found:
+            self.guards, self._found = guards, bool(finding)
+        own = any(f == self.cand_file for _, f in rec.launches) and (not self.cuda or rec.c_launches > 0)
+        self.without_launch += not own
+        self.forbidden |= self.op_audit.forbidden
+        self.state_changed += state_changed
+        self.intact = self.intact and self._mode_intact and monitor.intact() and rec.intact()
+        if i >= 0:
+            self.calls += 1
+            self.audit_ms.append(round(audit_ms, 4))
+
     def header(self) -> dict:
-        return {"audited_calls": self.calls if self.op_audit is not None else 0,
-                "audited_forbidden_ops": sorted(self.forbidden),
-                "audited_without_launch": self.without_launch, "audit_intact": bool(self.intact)}
+        if not self.on:
+            return {"audited_calls": 0}
+        return {"audited_calls": self.calls, "audited_forbidden_ops": sorted(self.forbidden),
+                "audited_without_launch": self.without_launch, "audit_intact": bool(self.intact),
+                "audited_state_changed": self.state_changed, "audited_guards": self.guards or {},
+                "audit_ms": self.audit_ms}
 
 
 def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, names: list[str], recorder=None,
-              cand_file=None, op_audit=None) -> None:
+              cand_file=None, op_audit=None, monitor=None) -> None:
     """Runs the timing stage and sends its frames (see the module docstring). What the candidate's
     code has held (its constructor's arguments, the model, the last timed call's inputs) and the
     last timed call's CUDA events stay referenced from this frame: a finalizer the candidate hung
@@ -388,7 +440,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     clock.sync()
     cover, plan = _await_go(worker, clock, variant)
     warm_seeds, call_plan = _call_plan(plan, warmup, recheck_only)
-    audited = _AuditedCalls(model, recorder, op_audit, cand_file)
+    audited = _AuditedCalls(model, recorder, op_audit, monitor, cand_file, clock.cuda)
     (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before, threads_after, stream_changed, output_bytes,
      snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
                                                    sample_count, recheck_only, call_plan)
@@ -528,8 +580,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
 
     def ask_engine(i: int, last) -> int | None:
         """Seed of call i (None after the last); samples `last`, the previous call's (index,
-        inputs, output), into `snapshots` when the engine says call i-1 is re-checked; tells
-        `audited` whether call i runs audited."""
+        inputs, output), into `snapshots` when the engine says call i-1 is re-checked."""
         worker.send({"type": "call", "index": i})
         msg, _ = read_frame(worker.in_fd, spin=True)
         if msg.get("type") != "call" or msg.get("index") != i:
@@ -537,7 +588,6 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
         if msg.get("recheck_prev") and last is not None:
             snapshots[last[0]] = _snapshot(last[2], int(msg["sample_seed"]), sample_count)
         seed = msg.get("seed")
-        audited.ask(msg)
         return None if seed is None else int(seed)
 
     with torch.no_grad():
@@ -561,6 +611,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
             x = fresh_inputs(base, seed)
             if clock.cuda:
                 l2_reset = clock.reset_persisting_l2() and l2_reset
+            audited.begin()
             clock.sync()
             if clock.cuda:
                 # As Triton's do_bench: the flush (after a short device busy-wait, the
@@ -575,7 +626,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                     clock.gpu_sleep(cover)
                 flush.fill_(i)
                 clock.record(start, stream_before)
-                out = audited.forward(x, i)
+                out = audited.forward(x)
                 clock.record(end, stream_before)
                 clock.ev_sync(end)
                 t_ev = clock.perf_ns()
@@ -584,13 +635,15 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                 ev = float(clock.elapsed(start, end))
                 flush_ms = float(clock.elapsed(pre, start))
                 stream_changed = stream_changed or clock.current_stream() != stream_before
+                audited.end(out, i)
             else:  # CPU fallback (tests): the synchronised clock is the only clock
                 flush.fill_(i)
                 t0 = clock.perf_ns()
-                out = audited.forward(x, i)
+                out = audited.forward(x)
                 t1 = t_ev = clock.perf_ns()
                 ev = (t1 - t0) / 1e6
                 flush_ms = 0.0
+                audited.end(out, i)
             # Snapshots are taken after the call and the device are done, outside every timed
             # span; warm-up calls take one too, so its path is warm before timing.
             if i == -1:

@@ -315,7 +315,7 @@ class Worker:
         if clock is not None:
             self.stage = "timing"
             timing.run_stage(self, task, taskmod, cls, device, dtype, clock, names, recorder, cand_file,
-                             op_audit=audit)
+                             op_audit=audit, monitor=self.monitor)
         self.send({"type": "done", "ms": _ms(t0)})
 
     def _reuse_storage(self, index, inputs):

@@ -101,7 +101,11 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
     }
   }
   p.audited_without_launch = static_cast<int>(Int(h, "audited_without_launch", 0));
+  p.audited_state_changed = static_cast<int>(Int(h, "audited_state_changed", 0));
   p.audit_intact = Bool(h, "audit_intact", false);
+  if (auto it = h.find("audited_guards"); it != h.end() && it->is_object()) p.audited_guards = *it;
+  p.audit_ms = Numbers(h, "audit_ms");
+  if (p.audit_ms.size() > o.seeds.size()) p.audit_ms.resize(o.seeds.size());
   MergeProfileFrame(f, p);
   p.recheck_trials = o.recheck_indices;
   auto rc = h.find("rechecks");

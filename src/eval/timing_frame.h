@@ -54,13 +54,20 @@ struct TimingPhase {
   std::string profile_error;
   std::string profile_method;  // "events" (covered calls) or "profiler" (torch.profiler)
   std::vector<RecheckSample> rechecks;
-  // The audited timed calls (TimingOptions::audit): how many ran audited (-1: not reported),
-  // the ATen ops outside the allowlist they dispatched, how many launched none of the
-  // candidate's kernels, and whether the audit stayed the innermost dispatch mode.
+  // A candidate's stage runs every call under a trial's audit (issue 34): how many timed calls
+  // ran audited (-1: not reported), the ATen ops outside the allowlist its calls dispatched,
+  // how many launched none of the candidate's kernels, how many changed process-wide torch
+  // settings, whether the audit stayed intact (the innermost dispatch mode, the launch hooks,
+  // the call monitor), the guard fields of one call as a trial frame carries them (the first
+  // with a finding; src/eval/proof_of_work.h; null: not reported), and per timed call the
+  // audit's own time inside the timed span (diagnostic).
   int audited_calls = -1;
   std::vector<std::string> audited_forbidden_ops;
   int audited_without_launch = 0;
+  int audited_state_changed = 0;
   bool audit_intact = true;
+  nlohmann::json audited_guards;
+  std::vector<double> audit_ms;
   bool recheck_only = false;  // the reference only re-checked; its timings come from the cache
   bool from_cache = false;    // event/wall/tail times of an earlier run (reference only)
 };

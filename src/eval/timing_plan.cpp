@@ -25,14 +25,6 @@ void DrawTimingPlan(TimingOptions& o, std::uint64_t secret) {
   o.warmup_seeds.clear();
   for (int i = 0; i < std::max(o.warmup, 1); ++i)
     o.warmup_seeds.push_back(static_cast<std::int64_t>(rng() >> 2));
-  // Drawn last, so the seeds above stay what earlier versions drew for a secret.
-  std::vector<int> audited(static_cast<std::size_t>(o.trials));
-  std::iota(audited.begin(), audited.end(), 0);
-  std::shuffle(audited.begin(), audited.end(), rng);
-  // At most one call in ten: the audited calls' host overhead stays out of the median's reach.
-  audited.resize(static_cast<std::size_t>(std::clamp(o.audit, 0, std::max(1, o.trials / 10))));
-  std::sort(audited.begin(), audited.end());
-  o.audit_indices = audited;
 }
 
 void CopyDrawnPlan(const TimingOptions& from, TimingOptions& to) {
@@ -41,7 +33,6 @@ void CopyDrawnPlan(const TimingOptions& from, TimingOptions& to) {
   to.recheck_indices = from.recheck_indices;
   to.sample_seeds = from.sample_seeds;
   to.warmup_seeds = from.warmup_seeds;
-  to.audit_indices = from.audit_indices;
 }
 
 int TimedCalls(const TimingOptions& o) {
@@ -77,7 +68,6 @@ json CallAnswer(const TimingOptions& o, int index) {
   json a = {{"type", "call"}, {"index", index}, {"recheck_prev", false}};
   a["seed"] = index >= 0 && index < TimedCalls(o) ? json(o.seeds[static_cast<std::size_t>(index)])
                                                   : json(nullptr);
-  a["audit"] = std::binary_search(o.audit_indices.begin(), o.audit_indices.end(), index);
   const int prev = index - 1;
   if (prev >= 0 && prev < TimedCalls(o) &&
       std::binary_search(o.recheck_indices.begin(), o.recheck_indices.end(), prev) &&

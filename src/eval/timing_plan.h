@@ -18,16 +18,10 @@ namespace tritonrl::eval {
 
 // What the engine asks of the timing stage (the request's "timing" object).
 struct TimingOptions {
-  bool enabled = false;  // GPU runs (or --cpu-timing, a test-only switch)
-  int trials = 100;      // timed calls
-  int warmup = 5;        // untimed calls first (covers autotuning)
-  int recheck = 10;      // timed calls whose outputs are re-checked
-  // Timed calls a candidate runs under the ATen audit and the launch recorder, as its trials do
-  // (issue 34): drawn per run and told to the worker just before each call, where only the
-  // worker's own code can read it (docs/eval.md, "The trust boundary"). At most one call in ten
-  // (at least one): they stay in the statistics, where a few calls with the audit's host
-  // overhead move the median by a few ranks at most.
-  int audit = 5;
+  bool enabled = false;            // GPU runs (or --cpu-timing, a test-only switch)
+  int trials = 100;                // timed calls
+  int warmup = 5;                  // untimed calls first (covers autotuning)
+  int recheck = 10;                // timed calls whose outputs are re-checked
   int sample_count = 4096;         // output positions compared per re-check
   int profile_calls = 3;           // calls under torch.profiler
   std::string baseline = "eager";  // eager | compile: how the reference is timed
@@ -49,7 +43,6 @@ struct TimingOptions {
   std::vector<int> recheck_indices;
   std::vector<std::int64_t> sample_seeds;
   std::vector<std::int64_t> warmup_seeds;
-  std::vector<int> audit_indices;  // the audited timed calls (sorted)
 };
 
 // Seeds and re-checked calls for one run, from a secret (the engine's CSPRNG).
@@ -74,8 +67,10 @@ nlohmann::json TimingPlan(const TimingOptions& options);
 // the number of calls only; the rest comes per call (CallAnswer).
 nlohmann::json PerCallTimingPlan(const TimingOptions& options);
 // The engine's answer to a worker's "call" frame for call `index` (0..calls): its seed (null
-// after the last), whether call `index` runs audited, and whether call index-1 is re-checked,
-// with its sample seed. A call's re-check is decided only after it returned.
+// after the last) and whether call index-1 is re-checked, with its sample seed. A call's
+// re-check is decided only after it returned. Every call a candidate makes in the stage runs
+// under the trial's audit (docs/eval.md, "The trust boundary"), so no answer says anything
+// about that.
 nlohmann::json CallAnswer(const TimingOptions& options, int index);
 
 // How long a candidate's timed phase may hold the lease, given the reference's timed phase

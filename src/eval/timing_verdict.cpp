@@ -1,6 +1,8 @@
 #include "eval/timing_verdict.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -41,26 +43,54 @@ void AddParentClock(const TimingPhase& c, const TimingPhase& r, TimingJudgement&
   if (!j.parent_clock_gap.empty()) e["parent_clock_gap"] = j.parent_clock_gap;
 }
 
-// The audited timed calls: as many as planned, the audit intact, no ATen compute, a launch of
-// the candidate's kernels in each (what a trial requires, in calls the worker cannot tell apart).
+// Every call of the stage ran as a trial runs (issue 34): every timed call audited, the audit
+// intact, no ATen compute, a launch of the candidate's kernels in each, no process-wide setting
+// changed, and the guard fields (output writers, forward hooks, host compute, internals) checked
+// as a trial frame's are. Nothing in the stage is unaudited, so there is no call to tell apart.
 void CheckAuditedCalls(const TimingPhase& c, const TimingOptions& o, TimingJudgement& j) {
-  const int planned = static_cast<int>(o.audit_indices.size());
+  const int planned = TimedCalls(o);
   if (planned == 0 || c.recheck_only) return;
   if (c.audited_calls != planned) {
-    j.forgery.push_back(
-        fmt::format("{} of {} planned timed calls ran audited", c.audited_calls, planned));
+    j.forgery.push_back(fmt::format("{} of {} timed calls ran audited", c.audited_calls, planned));
   }
-  if (!c.audit_intact) j.forgery.push_back("the ATen audit was lifted in an audited timed call");
+  if (!c.audit_intact) j.forgery.push_back("the audit was lifted or replaced in a timed call");
   if (!c.audited_forbidden_ops.empty()) {
-    j.audit_forbidden =
-        fmt::format("ATen compute ops outside the allowlist in audited timed calls: {}",
-                    fmt::join(c.audited_forbidden_ops, ", "));
+    j.audit_forbidden = fmt::format("ATen compute ops outside the allowlist in timed calls: {}",
+                                    fmt::join(c.audited_forbidden_ops, ", "));
   }
   if (c.audited_without_launch > 0) {
-    j.audit_no_launch =
-        fmt::format("{} audited timed call(s) launched no kernel defined in the candidate file",
-                    c.audited_without_launch);
+    j.audit_no_launch = fmt::format(
+        "{} call(s) of the timing stage launched no own kernel (none defined in the "
+        "candidate file)",
+        c.audited_without_launch);
   }
+  if (c.audited_state_changed > 0) {
+    j.audit_state =
+        fmt::format("{} call(s) of the timing stage changed process-wide torch settings",
+                    c.audited_state_changed);
+  }
+  // Default deny, as for a trial frame: missing guard fields are evidence_missing.
+  GuardEvidence guards;
+  const json& g = c.audited_guards.is_object() ? c.audited_guards : json::object();
+  const auto call = g.find("call");
+  const std::string where = call != g.end() && call->is_number_integer()
+                                ? fmt::format("timed call {}", call->get<std::int64_t>())
+                                : std::string("the timing stage");
+  j.audit_guards = CheckGuards(g, where, &guards);
+  j.audit_torch_did_work = guards.torch_did_work;
+}
+
+// The audit's own time inside the timed spans, as reported (finite values only; diagnostic:
+// it is in the reported times, never taken off, docs/measurement.md).
+json AuditMsJson(const TimingPhase& c) {
+  std::vector<double> v;
+  for (double x : c.audit_ms)
+    if (std::isfinite(x) && x >= 0) v.push_back(x);
+  if (v.empty()) return nullptr;
+  return {{"n", v.size()},
+          {"median", Median(v)},
+          {"max", *std::max_element(v.begin(), v.end())},
+          {"sum", std::accumulate(v.begin(), v.end(), 0.0)}};
 }
 
 }  // namespace
@@ -108,6 +138,7 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
                      {"l2_persist_reset", c.l2_persist_reset},
                      {"rechecked_calls", o.recheck_indices.size()},
                      {"audited_calls", c.audited_calls},
+                     {"audit_ms", AuditMsJson(c)},
                      {"kernel_share", c.kernel_share ? json(*c.kernel_share) : json(nullptr)},
                      {"own_kernel_ms", c.own_kernel_ms},
                      {"kernel_ms", c.kernel_ms},
@@ -150,9 +181,20 @@ TimingRuling RuleOnTiming(const TimingJudgement& j, bool strict) {
     r.incorrect = true;
     r.reasons.push_back({"no_triton_launch", j.audit_no_launch});
   }
+  if (!j.audit_state.empty()) {
+    r.incorrect = true;
+    r.reasons.push_back({"global_state_changed", j.audit_state});
+  }
+  for (const GuardFailure& g : j.audit_guards) {
+    r.incorrect = true;
+    r.reasons.push_back({g.code, g.message});
+  }
   // Consistent with contention: the outcome stands, the speedup does not.
   if (!j.contention.empty()) r.flags.push_back("timing_contended");
   if (!j.parent_clock_gap.empty()) r.flags.push_back("parent_clock_gap");
+  // As in the trials: torch or the host did (part of) the work of a call, or ATen compute ran.
+  if ((j.audit_torch_did_work || !j.audit_forbidden.empty()) && !j.lazy)
+    r.flags.push_back("lazy_optimization");
   if (j.lazy) {
     r.flags.push_back("lazy_optimization");
     if (strict) {

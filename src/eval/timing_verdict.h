@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/compare.h"
+#include "eval/proof_of_work.h"
 #include "eval/timing_checks.h"
 #include "eval/timing_frame.h"
 #include "eval/timing_plan.h"
@@ -29,10 +30,14 @@ struct TimingJudgement {
   std::vector<std::string> forgery;           // TimingEvidence::kForgery findings
   std::vector<std::string> contention;        // TimingEvidence::kContention findings
   std::vector<std::string> recheck_failures;  // wrong re-checked timed outputs
-  std::string audit_forbidden;                // ATen compute in an audited timed call
-  std::string audit_no_launch;                // an audited timed call launched no own kernel
-  std::string parent_clock_gap;               // CheckParentClock's finding, if any
-  bool lazy = false;                          // kernel share below the threshold
+  // What the audit of the stage's calls found (every call runs as a trial does, issue 34).
+  std::string audit_forbidden;             // ATen compute in a call
+  std::string audit_no_launch;             // a call launched no own kernel
+  std::string audit_state;                 // a call changed process-wide torch settings
+  std::vector<GuardFailure> audit_guards;  // a call's guard fields, checked as a trial's
+  bool audit_torch_did_work = false;       // host compute or a torch-written output
+  std::string parent_clock_gap;            // CheckParentClock's finding, if any
+  bool lazy = false;                       // kernel share below the threshold
   std::string lazy_why;
   bool implausible = false;
   std::string implausible_why;

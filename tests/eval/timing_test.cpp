@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include <tuple>
 
 #include <gtest/gtest.h>
 
@@ -610,71 +611,101 @@ TEST(TimingJudge, SpeedupLazyAndPlausibility) {
   EXPECT_DOUBLE_EQ(j.evidence["reference_flops"].get<double>(), 2.0 * 4096 * 4096 * 4096);
 }
 
-// ---- Audited timed calls (issue 34): drawn per run, announced per call, judged like trials ----
+// ---- Audited timed calls (issue 34): every call of the stage runs as a trial runs ----
 
-TEST(TimingPlan, AuditedCallsAreDrawnOneInTenAndAnnouncedOnlyWithTheirCall) {
+TEST(TimingPlan, NoAnswerSaysWhetherACallIsAudited) {
+  // Every timed call runs under the trial's audit, so there is nothing to announce or to draw:
+  // the answers carry the seed and the previous call's re-check only, the same fields for all.
   TimingOptions o;
   o.trials = 100;
   DrawTimingPlan(o, 77);
-  ASSERT_EQ(o.audit_indices.size(), 5u);  // audit = 5, within one in ten
-  EXPECT_TRUE(std::is_sorted(o.audit_indices.begin(), o.audit_indices.end()));
-  TimingOptions other = o;
-  DrawTimingPlan(other, 78);
-  EXPECT_NE(other.audit_indices, o.audit_indices);  // a secret of the run
-  // Drawn after everything else: the seeds a secret gave before stay the same.
-  TimingOptions none = o;
-  none.audit = 0;
-  DrawTimingPlan(none, 77);
-  EXPECT_TRUE(none.audit_indices.empty());
-  EXPECT_EQ(none.seeds, o.seeds);
-  EXPECT_EQ(none.recheck_indices, o.recheck_indices);
-  // Every answer carries the flag (audited or not, the same fields), for its own call only.
-  int audited = 0;
   for (int i = 0; i <= TimedCalls(o); ++i) {
     const auto a = CallAnswer(o, i);
-    ASSERT_TRUE(a.contains("audit")) << a.dump();
-    const bool want = std::count(o.audit_indices.begin(), o.audit_indices.end(), i) > 0;
-    EXPECT_EQ(a["audit"].get<bool>(), want) << i;
-    audited += want;
+    EXPECT_FALSE(a.contains("audit")) << a.dump();
   }
-  EXPECT_EQ(audited, 5);
-  TimingOptions few;
-  few.trials = 6;
-  DrawTimingPlan(few, 1);
-  EXPECT_EQ(few.audit_indices.size(), 1u);  // at least one
-  TimingOptions copy;
-  CopyDrawnPlan(o, copy);
-  EXPECT_EQ(copy.audit_indices, o.audit_indices);  // a candidate meets its reference's plan
 }
 
-TEST(TimingJudge, AuditedTimedCallsAreJudgedLikeTrials) {
+// A candidate phase whose every timed call ran audited and clean, as the worker reports it.
+TimingPhase AuditedHonest(int n, double ms) {
+  TimingPhase p = Honest(n, ms);
+  p.audited_calls = n;
+  p.audited_guards = {{"call", 0},
+                      {"output_writers", {"kernel"}},
+                      {"module_hooks", nlohmann::json::array()},
+                      {"host_calls", nlohmann::json::array()},
+                      {"internal_calls", nlohmann::json::array()}};
+  p.audit_ms = std::vector<double>(static_cast<std::size_t>(n), 0.02);
+  return p;
+}
+
+TEST(TimingJudge, EveryTimedCallIsJudgedLikeATrial) {
   TimingOptions o;
   o.speedup_cap = 1e9;
-  o.audit_indices = {3, 11};
-  TimingPhase ref = Honest(20, 2.0), cand = Honest(20, 1.0);
-  cand.audited_calls = 2;
-  auto r = RuleOnTiming(JudgeTiming(cand, ref, o, {}, "cpu"), false);
-  EXPECT_FALSE(r.incorrect);
-  cand.audited_forbidden_ops = {"aten::mul"};
-  r = RuleOnTiming(JudgeTiming(cand, ref, o, {}, "cpu"), false);
+  o.seeds = std::vector<std::int64_t>(20, 1);  // 20 timed calls, all audited
+  TimingPhase ref = Honest(20, 2.0), cand = AuditedHonest(20, 1.0);
+  auto j = JudgeTiming(cand, ref, o, {}, "cpu");
+  auto r = RuleOnTiming(j, false);
+  EXPECT_FALSE(r.incorrect) << (r.reasons.empty() ? "" : r.reasons[0].message);
+  EXPECT_TRUE(r.speedup.has_value());
+  EXPECT_EQ(j.evidence["audit_ms"]["n"], 20);
+  EXPECT_DOUBLE_EQ(j.evidence["audit_ms"]["median"].get<double>(), 0.02);
+  const auto fails = [&](TimingPhase c) {
+    return RuleOnTiming(JudgeTiming(c, ref, o, {}, "cpu"), false);
+  };
+  TimingPhase bad = cand;
+  bad.audited_forbidden_ops = {"aten::mul"};
+  r = fails(bad);
   ASSERT_TRUE(r.incorrect);
   EXPECT_EQ(r.reasons[0].code, "forbidden_aten_op");
   EXPECT_NE(r.reasons[0].message.find("aten::mul"), std::string::npos);
   EXPECT_FALSE(r.speedup.has_value());
-  cand.audited_forbidden_ops.clear();
-  cand.audited_without_launch = 1;
-  r = RuleOnTiming(JudgeTiming(cand, ref, o, {}, "cpu"), false);
+  EXPECT_NE(std::find(r.flags.begin(), r.flags.end(), "lazy_optimization"), r.flags.end());
+  bad = cand;
+  bad.audited_without_launch = 1;
+  r = fails(bad);
   ASSERT_TRUE(r.incorrect);
   EXPECT_EQ(r.reasons[0].code, "no_triton_launch");
-  // Fewer audited calls than planned, none reported, or a lifted audit: forged evidence.
-  cand.audited_without_launch = 0;
-  for (int reported : {1, -1}) {
-    cand.audited_calls = reported;
-    EXPECT_FALSE(JudgeTiming(cand, ref, o, {}, "cpu").forgery.empty()) << reported;
+  bad = cand;
+  bad.audited_state_changed = 2;
+  r = fails(bad);
+  ASSERT_TRUE(r.incorrect);
+  EXPECT_EQ(r.reasons[0].code, "global_state_changed");
+  // The guard fields of a call, checked as a trial frame's (src/eval/proof_of_work.h).
+  for (const auto& [field, value, code] :
+       std::vector<std::tuple<std::string, nlohmann::json, std::string>>{
+           {"output_writers", {"copy:torch:clone"}, "output_not_from_kernel"},
+           {"output_writers", {"torch:copy_"}, "output_not_from_kernel"},
+           {"host_calls", {"float() of a tensor (per-element loop)"}, "host_compute"},
+           {"internal_calls", {"sys._getframe"}, "internal_access"},
+           {"module_hooks", {"model.forward_hooks"}, "forward_hook"}}) {
+    bad = cand;
+    bad.audited_guards["call"] = 7;
+    bad.audited_guards[field] = value;
+    r = fails(bad);
+    ASSERT_TRUE(r.incorrect) << field;
+    ASSERT_EQ(r.reasons.size(), 1u) << field;
+    EXPECT_EQ(r.reasons[0].code, code) << field;
+    EXPECT_NE(r.reasons[0].message.find("timed call 7"), std::string::npos) << r.reasons[0].message;
   }
-  cand.audited_calls = 2;
-  cand.audit_intact = false;
-  EXPECT_FALSE(JudgeTiming(cand, ref, o, {}, "cpu").forgery.empty());
+  // Default deny: guard fields missing are evidence_missing, as in a trial frame.
+  bad = cand;
+  bad.audited_guards = nlohmann::json();
+  r = fails(bad);
+  ASSERT_TRUE(r.incorrect);
+  EXPECT_EQ(r.reasons[0].code, "evidence_missing");
+  // Fewer audited calls than timed calls, none reported, or a lifted audit: forged evidence.
+  for (int reported : {19, 2, -1}) {
+    bad = cand;
+    bad.audited_calls = reported;
+    EXPECT_FALSE(JudgeTiming(bad, ref, o, {}, "cpu").forgery.empty()) << reported;
+  }
+  bad = cand;
+  bad.audit_intact = false;
+  EXPECT_FALSE(JudgeTiming(bad, ref, o, {}, "cpu").forgery.empty());
+  // A reference that only re-checked (timings from the cache) is not audited: nothing to judge.
+  TimingPhase recheck = Honest(0, 1.0);
+  recheck.recheck_only = true;
+  EXPECT_TRUE(JudgeTiming(recheck, ref, o, {}, "cpu").forgery.empty());
 }
 
 // ---- The load rule (src/eval/timing_verdict.h) over constructed evidence ----

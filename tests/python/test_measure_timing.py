@@ -276,3 +276,48 @@ def test_every_timed_position_is_a_model_call_and_no_answer_marks_one_apart(tmp_
     # Correctness trial + warm-up + timed calls + profile (none on the CPU): one forward per position.
     forwards_in_timing = len(calls_file.read_text()) - 1
     assert forwards_in_timing == 2 + len(SEEDS), forwards_in_timing
+
+
+# Torch in one timed call only (the timed instance's 5th call: 2 warm-up calls, then timed call 2),
+# a kernel that copies a torch result in another (timed call 4): with a drawn subset of timed calls
+# audited, most such calls went unseen (issue 34).
+ONE_CALL_TORCH = HONEST.replace('''class ModelNew(nn.Module):
+    def forward(self, x, idx):
+        y = torch.empty_like(x)''', '''class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x, idx):
+        self.calls += 1
+        y = torch.empty_like(x)
+        if self.calls == 5:
+            relu_kernel[(1,)](x, y, 1, BLOCK=64)
+            return x * (x > 0)
+        if self.calls == 7:
+            t = x.clamp(min=0)
+            relu_kernel[(triton.cdiv(x.numel(), 64),)](t, y, x.numel(), BLOCK=64)
+            return y''')
+
+
+def test_every_timed_call_runs_under_the_trials_audit(tmp_path):
+    # The engine's answers say nothing about auditing (none in this test's either): every call of
+    # the stage, warm-up and timed, runs under the ATen audit, the launch recorder's writer proof
+    # and the call monitor, and the frame carries what they found (src/eval/timing_verdict.cpp).
+    frames, err = run(tmp_path, "candidate", HONEST)
+    h, _ = timing_frame(frames)
+    assert h["audited_calls"] == len(SEEDS) and h["audit_intact"] is True, (h, err)
+    assert h["audited_forbidden_ops"] == [] and h["audited_without_launch"] == 0 and h["audited_state_changed"] == 0
+    g = h["audited_guards"]
+    assert g["output_writers"] == ["kernel"] and g["host_calls"] == g["internal_calls"] == g["module_hooks"] == [], g
+    assert len(h["audit_ms"]) == len(SEEDS) and all(a > 0 for a in h["audit_ms"]), h["audit_ms"]
+    assert "audit" not in answers[0]
+    frames, err = run(tmp_path, "candidate", ONE_CALL_TORCH)
+    h, _ = timing_frame(frames)
+    assert h["audited_calls"] == len(SEEDS), (h, err)
+    assert h["audited_forbidden_ops"] == ["aten::clamp", "aten::gt", "aten::mul"], h["audited_forbidden_ops"]
+    # The guard fields of the first call with a finding: timed call 2, whose output torch wrote.
+    assert h["audited_guards"]["call"] == 2 and h["audited_guards"]["output_writers"] == ["torch:mul"], h
+    ref_frames, _ = run(tmp_path, "reference")
+    rh, _ = timing_frame(ref_frames)
+    assert rh["audited_calls"] == 0  # the trusted reference runs no audit
