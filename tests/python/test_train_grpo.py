@@ -28,6 +28,8 @@ pytestmark = pytest.mark.skipif(
     subprocess.run([TRITONRL, "train", "grpo", "--help"], capture_output=True).returncode != 0,
     reason="the trainer is built only with libtorch")
 
+# Hugging Face files beside the weights (test_checkpoint_transformers.py loads them).
+SIDE_FILES = ("tokenizer_config.json", "generation_config.json", "special_tokens_map.json")
 TIMING = {"gen_seconds", "score_seconds", "update_seconds", "gen_tokens_per_second", "elapsed_s"}
 FIELDS = {"step", "reward_correct", "reward_speedup", "valid_rate", "compiled_rate", "correct_rate",
           "fast1_rate", "mean_speedup", "response_tokens", "entropy", "clip_fraction", "kl",
@@ -75,7 +77,7 @@ def test_tiny_run_logs_every_metric_and_resumes_exactly(tmp_path):
     assert all(r["correct"] is False for r in rollouts)
     ckpt = full / "checkpoint"
     for name in ("config.json", "model.safetensors", "tokenizer.json", "optimizer.safetensors",
-                 "trainer_state.json"):
+                 "trainer_state.json", *SIDE_FILES):
         assert (ckpt / name).exists(), name
     state = json.loads((ckpt / "trainer_state.json").read_text())
     assert state["trainer"] == "grpo" and state["step"] == 3
@@ -88,6 +90,8 @@ def test_tiny_run_logs_every_metric_and_resumes_exactly(tmp_path):
     assert read_jsonl(part / "rollouts.jsonl") == rollouts
     assert (part / "checkpoint" / "model.safetensors").read_bytes() == \
         (ckpt / "model.safetensors").read_bytes()
+    for name in SIDE_FILES:  # the resumed run carries the checkpoint's Hugging Face files
+        assert (part / "checkpoint" / name).read_bytes() == (ckpt / name).read_bytes(), name
 
 
 def test_warmup_and_cosine_schedule_by_hand_and_resume_exactly(tmp_path):
