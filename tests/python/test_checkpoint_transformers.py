@@ -3,7 +3,7 @@ transformers itself (no mocks): builtin:tiny trained for 2 SFT steps on the CPU,
 run, load with AutoTokenizer, whose eos is <|im_end|> and whose chat template renders exactly
 what tritonrl's prompt builder renders for the same messages (`tritonrl generate --print-prompts`,
 with and without --no-think; GRPO's rollouts record the prompt its policy saw); GenerationConfig
-stops at <|im_end|>. Ids come from each checkpoint's own tokenizer (builtin:mini's BPE has other
+stops at <|im_end|>; AutoModelForCausalLM loads the weights and generates. Ids come from each checkpoint's own tokenizer (builtin:mini's BPE has other
 ids than builtin:tiny's). A model directory's own files (a README, a custom tokenizer_config.json
 with its own chat template, a generation_config.json, a tokenizer.json tritonrl would write
 differently) are carried unchanged through SFT, a resume and GRPO; stale weight files are not."""
@@ -14,7 +14,7 @@ import shutil
 import subprocess
 
 import pytest
-from transformers import AutoTokenizer, GenerationConfig
+from transformers import AutoModelForCausalLM, AutoTokenizer, GenerationConfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("TRITONRL_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -134,6 +134,13 @@ def test_sft_checkpoints_load_in_transformers(tmp_path):
     assert tok.apply_chat_template([{"role": "user", "content": prompt}], tokenize=False,
                                    add_generation_prompt=True) == \
         f"<|im_start|>user\n{prompt}<|im_end|>\n<|im_start|>assistant\n"
+
+    # The model loads too, and greedy generation runs under the checkpoint's generation config.
+    model = AutoModelForCausalLM.from_pretrained(str(out / "checkpoint"))
+    enc = tok.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
+                                  return_tensors="pt", return_dict=True)
+    new = model.generate(**enc, max_new_tokens=4, do_sample=False)
+    assert new.shape[1] > enc["input_ids"].shape[1]
 
     # builtin:mini learns its own BPE: other ids, looked up in its own tokenizer.
     mini = tmp_path / "mini"
