@@ -53,8 +53,19 @@ class LaunchRecorder:
         self._span_open = None
         self.writers: dict = {}  # storage key -> last writer during this call (see output_writers)
         # storage key -> (torch writer, its bytes) when a launch first took a storage a torch op
-        # had written in this call: an output whose bytes still equal these is torch's work.
+        # had written in this call, since that op: an output element whose bytes still equal
+        # these was not written by a launch (writer_of).
         self.first_bytes: dict = {}
+        # storage key -> the torch op that put data in the storage in this call (any op but an
+        # allocation or a constant fill), or "copy:torch:<op>" when a launch copied such data
+        # into it; a constant fill over the whole storage clears it.
+        self.data_written: dict = {}
+        # Storage keys a launch is never the writer of: the call's inputs (the worker sets them
+        # before each call; a kernel may not write its inputs, input_mutated).
+        self.readonly: frozenset = frozenset()
+        # The task's (atol, rtol): a launch whose written storage is within them of a torch
+        # result it was handed copied that result (_after_launch).
+        self.tol = (0.0, 0.0)
         self._pending: list = []
         # The audit's own time inside a call (its dispatch callbacks and the steps below, not the
         # ops or launches they wrap), by a clock taken before the candidate is imported: the
@@ -148,9 +159,17 @@ class LaunchRecorder:
         knobs.runtime.launch_enter_hook.add(on_launch)
         knobs.runtime.launch_exit_hook.add(on_exit)
 
+    def reset(self, inputs=()) -> None:
+        """A new call: no launches, no writers, and the call's inputs read-only."""
+        self.launches, self.c_launches = [], 0
+        self.writers, self.first_bytes, self.data_written = {}, {}, {}
+        self.readonly = frozenset(k for k in (_storage_key(x) for x in _tensors(list(inputs))) if k is not None)
+
     def _before_launch(self, args, kwargs) -> None:
-        """Snapshot the tensor arguments whose last writer was a torch op: the launch only
-        counts as their writer if it changes their bytes."""
+        """Snapshot the tensor arguments a torch op wrote last (or a launch copied torch's data
+        into): the launch only counts as their writer if it changes their bytes, and a storage it
+        writes is checked against them (a copy). The call's inputs are skipped: a launch never
+        becomes their writer."""
         self._pending = []
         if not self.recording:
             return
@@ -160,10 +179,10 @@ class LaunchRecorder:
         try:
             for t in _tensors(list(args) + list(kwargs.values())):
                 key = _storage_key(t)
-                if key is None:
+                if key is None or key in self.readonly:
                     continue
                 before = self.writers.get(key, "")
-                snap = _storage_bytes(t).clone() if before.startswith("torch:") else None
+                snap = _storage_bytes(t).clone() if before.startswith(("torch:", "copy:")) else None
                 if snap is not None and key not in self.first_bytes:
                     self.first_bytes[key] = (before, snap)
                 self._pending.append((key, t, snap, before))
@@ -184,16 +203,18 @@ class LaunchRecorder:
                 if snap is None or not torch.equal(snap, _storage_bytes(t)):
                     self.writers[key] = "kernel"
                     written.append((key, t))
-            # A launch that leaves a storage byte for byte equal to another argument a torch op
-            # wrote in this call only copied torch's result (issue 34: a copy kernel from a
-            # torch-computed buffer into a fresh output proves no work).
-            sources = [(key, t, before) for key, t, _, before in self._pending if before.startswith("torch:")]
+            # A launch that leaves a storage (within the task's tolerance) equal to another
+            # argument holding torch's data only copied torch's result (issue 34: a copy kernel
+            # from a torch-computed buffer into a fresh output proves no work, nor does one that
+            # nudges every value by an ulp on the way, nor a chain of such copies).
+            sources = [(key, t, snap, before) for key, t, snap, before in self._pending
+                       if snap is not None and _is_data_writer(before)]
             for key, t in written:
-                dst = _storage_bytes(t)
-                for src_key, src, before in sources:
-                    if src_key != key and _storage_bytes(src).numel() == dst.numel() and \
-                            torch.equal(_storage_bytes(src), dst):
-                        self.writers[key] = "copy:" + before
+                for src_key, src, snap, before in sources:
+                    if src_key != key and _near_copy(t, src, snap, self.tol):
+                        copy = before if before.startswith("copy:") else "copy:" + before
+                        self.writers[key] = self.data_written[key] = copy
+                        self.first_bytes.pop(key, None)
                         break
         finally:
             self.suppress -= 1
@@ -201,22 +222,41 @@ class LaunchRecorder:
             self.audit_ns += self._clock() - t0
         self._pending = []
 
+    def torch_wrote(self, key, writer: str, whole: bool) -> None:
+        """A torch op wrote storage `key` (OpAudit): `writer` is "alloc", "kernel" (a conversion
+        of a kernel's data) or "torch:<op>"; `whole`: it wrote the entire storage."""
+        self.writers[key] = writer
+        self.first_bytes.pop(key, None)  # the next launch is judged against what this op left
+        if writer.startswith("torch:") and writer.removeprefix("torch:") not in _FILL_NAMES:
+            self.data_written[key] = writer
+        elif whole:
+            self.data_written.pop(key, None)
+
     def writer_of(self, t) -> str:
-        """Who last wrote tensor t's bytes during this call: "kernel" (a launch that changed
-        them), "torch:<op>", "copy:torch:<op>" (a launch that copied a torch result), "alloc"
-        (allocated, never written) or "none" (a storage this call never touched). A storage a
-        torch op wrote and launches then changed is the kernels' only if t's own bytes differ
-        from what the torch op left: a launch writing one padding element, or two launches
-        undoing each other, leave t as torch wrote it (issue 34)."""
+        """Who last wrote tensor t's bytes during this call: "kernel" (launches), "torch:<op>",
+        "copy:torch:<op>" (a launch that copied a torch result), "alloc" (allocated, never
+        written) or "none" (a storage this call never touched, such as an input). Per element
+        (issue 34): in a storage a torch op put data in during this call, t is the kernels' only
+        if every element of t changed since that op (an element the launches left as torch wrote
+        it is torch's, whatever else they changed: a nudged element, one padding element, launches
+        undoing each other); in one a torch op only filled with a constant, only if some element
+        changed (a constant is no work, and elements a launch left as the fill are allowed)."""
         key = _storage_key(t)
         if key is None:
             return "kernel"
         writer = self.writers.get(key, "none")
+        if writer != "kernel":
+            return writer
+        data = self.data_written.get(key)
         first = self.first_bytes.get(key)
-        if writer == "kernel" and first is not None:
-            start, end = _byte_extent(t)
-            now = _storage_bytes(t)
-            if end <= now.numel() and torch.equal(now[start:end], first[1][start:end]):
+        if data is not None:
+            if first is None:
+                return data  # data torch wrote and no launch-time snapshot to tell them apart
+            same = _elements_unchanged(t, _storage_bytes(t), first[1])
+            return data if same is None or same[0] else writer
+        if first is not None:
+            same = _elements_unchanged(t, _storage_bytes(t), first[1])
+            if same is not None and same[1]:
                 return first[0]
         return writer
 
@@ -304,8 +344,8 @@ class OpAudit(TorchDispatchMode):
             for ret, res in zip(func._schema.returns, results):
                 if isinstance(res, torch.Tensor) and (ret.alias_info is None or ret.alias_info.is_write):
                     key = _storage_key(res)
-                    if key is not None:
-                        rec.writers[key] = writer
+                    if key is not None and key not in rec.readonly:
+                        rec.torch_wrote(key, writer, _covers_storage(res))
         if not rec._own_steps:
             rec.audit_ns += (t1 - t0) + (clock() - t2)
         return out
@@ -350,6 +390,103 @@ def _stack_checked_dispatch(recorder: LaunchRecorder, candidate_file: str):
 
 _ALLOC_OPS = frozenset({"aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty",
                         "aten::new_empty_strided"})
+# Constant fills (docs/rules.md, "Fills are allocation"): no data of the call's in them.
+_FILL_NAMES = frozenset({"zero_", "fill_", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
+                         "new_zeros", "new_ones", "new_full", "scalar_tensor"})
+_INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _is_data_writer(writer: str) -> bool:
+    """A torch op that put data (not an allocation or a constant) in a storage, or a launch that
+    copied such data."""
+    return writer.startswith("copy:") or (writer.startswith("torch:")
+                                          and writer.removeprefix("torch:") not in _FILL_NAMES)
+
+
+def _covers_storage(t) -> bool:
+    """Whether t is the whole of its storage (an op that wrote t wrote every byte of it)."""
+    return (t.storage_offset() == 0 and t.is_contiguous()
+            and t.numel() * t.element_size() == t.untyped_storage().nbytes())
+
+
+def _typed(storage_u8, t, dtype=None):
+    """t's elements read from the raw bytes of its storage (`storage_u8`, the live storage or a
+    snapshot of it), as `dtype` (default t's), with t's shape, strides and offset; None when the
+    bytes cannot be read that way."""
+    dtype = dtype or t.dtype
+    size = torch.empty(0, dtype=dtype).element_size()
+    if size != t.element_size() or storage_u8.numel() % size:
+        return None
+    start, end = _byte_extent(t)
+    if end > storage_u8.numel():
+        return None
+    try:
+        return torch.as_strided(storage_u8.view(dtype), t.shape, t.stride(), t.storage_offset())
+    except RuntimeError:
+        return None
+
+
+_CHUNK = 1 << 24  # elements per comparison step: a comparison never copies a whole large tensor
+
+
+def _chunks(a, b):
+    """The flattened a and b in matching slices of at most _CHUNK elements."""
+    a, b = a.reshape(-1), b.reshape(-1)
+    for at in range(0, a.numel(), _CHUNK):
+        yield a[at:at + _CHUNK], b[at:at + _CHUNK]
+
+
+def _elements_unchanged(t, now_u8, then_u8):
+    """(any, all): whether some / every element of t has the same bytes in both; None when the
+    bytes cannot be read per element."""
+    as_int = _INT_OF_SIZE.get(t.element_size())
+    if as_int is None:
+        return None
+    a, b = _typed(now_u8, t, as_int), _typed(then_u8, t, as_int)
+    if a is None or b is None:
+        return None
+    some, every = False, True
+    for x, y in _chunks(a, b):
+        same = x == y
+        some = some or bool(same.any())
+        every = every and bool(same.all())
+        if some and not every:
+            break
+    return some, every
+
+
+def _near(a, b, tol) -> bool:
+    """a and b (same number of elements) equal within the task's tolerance, in order."""
+    if a.numel() != b.numel() or a.numel() == 0:
+        return False
+    exact = not (a.is_floating_point() or b.is_floating_point() or a.is_complex() or b.is_complex())
+    wide = torch.float64 if torch.float64 in (a.dtype, b.dtype) else torch.float32
+    atol, rtol = tol
+    for x, y in _chunks(a, b):
+        if exact:
+            ok = torch.equal(x.to(torch.int64), y.to(torch.int64))
+        else:
+            ok = torch.allclose(x.to(wide), y.to(wide), rtol=rtol, atol=atol, equal_nan=True)
+        if not ok:
+            return False
+    return True
+
+
+def _near_copy(dst, src, src_before_u8, tol) -> bool:
+    """Whether the launch left `dst` a copy of `src`'s data as it was before the launch
+    (`src_before_u8`, its storage's bytes): equal within the tolerance in the arguments' own
+    element order, or over the two storages in memory order."""
+    src_then = _typed(src_before_u8, src)
+    dst_now = _typed(_storage_bytes(dst), dst)
+    if src_then is not None and dst_now is not None and _near(dst_now, src_then, tol):
+        return True
+    if dst.dtype != src.dtype:
+        return False
+    whole_dst, whole_src = _storage_bytes(dst), src_before_u8
+    size = dst.element_size()
+    if whole_dst.numel() != whole_src.numel() or whole_dst.numel() % size:
+        return False
+    return _near(whole_dst.view(dst.dtype), whole_src.view(src.dtype), tol)
 _CONVERSION_OPS = frozenset({"aten::_to_copy", "aten::copy_"})
 
 

@@ -347,14 +347,14 @@ class _AuditedCalls:
         self._state = None
         self._mode_intact = False
 
-    def begin(self) -> None:
-        """Outside the timed span, before the clock starts."""
+    def begin(self, x) -> None:
+        """Outside the timed span, before the clock starts; `x` the call's inputs."""
         if not self.on:
             return
         from tritonrl_runner import hooks
 
         rec, op_audit = self.recorder, self.op_audit
-        rec.launches, rec.c_launches, rec.writers, rec.first_bytes = [], 0, {}, {}
+        rec.reset(x)
         op_audit.seen, op_audit.forbidden = set(), set()
         self._hooks = hooks.module_hooks(self.model)
         self._state = hooks.global_state()
@@ -611,7 +611,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
             x = fresh_inputs(base, seed)
             if clock.cuda:
                 l2_reset = clock.reset_persisting_l2() and l2_reset
-            audited.begin()
+            audited.begin(x)
             clock.sync()
             if clock.cuda:
                 # As Triton's do_bench: the flush (after a short device busy-wait, the

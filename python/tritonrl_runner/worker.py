@@ -261,6 +261,7 @@ class Worker:
         cand_file = None
         if self.role == "candidate":
             recorder = hooks.LaunchRecorder()
+            recorder.tol = (float(atol), float(rtol))  # the copy check's tolerance (hooks.py)
             if device.type == "cuda":
                 self._report_compiles()
             audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder,
@@ -425,10 +426,7 @@ class Worker:
         else:
             if device.type == "cuda":
                 hooks.poison_cuda(device, self.poison)
-            recorder.launches = []
-            recorder.c_launches = 0
-            recorder.writers = {}
-            recorder.first_bytes = {}
+            recorder.reset(inputs)
             audit.seen, audit.forbidden = set(), set()
             monitor = self.monitor
             module_hooks = hooks.module_hooks(model)
