@@ -365,6 +365,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
            ->check(CLI::Range(std::int64_t{-1}, std::int64_t{1} << 40));
        sub.add_flag("--keep-work", o->scoring.keep_work,
                     "keep the workers' folders and logs (debugging)");
+       sub.add_flag("--autotriton-check", o->scoring.autotriton_check,
+                    "also give AutoTriton's reward inputs (evidence.autotriton: its @triton.jit "
+                    "rule and whether the outputs matched on every trial, proof of work aside); "
+                    "code our verifier rejects runs too if it parses");
        sub.add_flag("--all-trials", o->scoring.all_trials,
                     "run a candidate's remaining trials after one has failed (default: stop "
                     "there; the verdict is settled) to see every trial's reasons");

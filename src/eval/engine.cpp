@@ -428,6 +428,10 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
   v.evidence["guards"] = GuardEvidenceJson(c.guards);
   if (run.end != WorkerEnd::kDone) v.evidence["exit"] = run.fin.exit.ToString();
   if (run.stopped_after_failed_trial) v.evidence["stopped_after_failed_trial"] = true;
+  // AutoTriton's "test passed" (the binary arm's reward input): known only when every trial ran.
+  if (cfg.all_trials)
+    v.evidence["outputs_match"] =
+        run.end == WorkerEnd::kDone && OutputsMatched(c, ref.trials.size());
   v.compiled = c.imported && c.trials_checked > 0;
   if (run.end != WorkerEnd::kDone) {
     auto [outcome, reason] = ClassifyEnd(run);

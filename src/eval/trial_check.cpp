@@ -299,4 +299,17 @@ Status CandidateChecker::OnTrialEnd() {
   return Status::Ok();
 }
 
+bool OutputsMatched(const TrialCheck& check, std::size_t trials_expected) {
+  // The proof-of-work codes (CandidateChecker::OnTrialHeader and CheckGuards); any other code, a
+  // new one included, counts against the outputs.
+  static const std::set<std::string> kProofOfWork = {
+      "no_triton_launch",       "forbidden_aten_op", "inherits_reference",   "hooks_tampered",
+      "global_state_changed",   "input_mutated",     "output_aliases_input", "evidence_missing",
+      "output_not_from_kernel", "forward_hook",      "host_compute",         "internal_access"};
+  if (check.trials_checked != static_cast<int>(trials_expected)) return false;
+  for (const auto& [code, reason] : check.failures)
+    if (kProofOfWork.count(code) == 0) return false;
+  return true;
+}
+
 }  // namespace tritonrl::eval

@@ -128,6 +128,14 @@ class CandidateChecker : public TrialSink {
   std::string ref_bytes_;  // the reference's slice matching the one being compared (reused)
 };
 
+// AutoTriton's "test passed" (the `binary` ablation arm, docs/rl.md): every trial the reference ran
+// was checked and none failed on its outputs (structure, count, type, device, dtype, shape,
+// values) or the protocol; failures of our proof of work (which kernels ran, ATen ops, hooks,
+// output writers, host compute, inputs mutated or aliased, global state) do not count. Meaningful
+// only when every trial ran (EngineConfig::all_trials): otherwise a proof-of-work failure stops
+// the candidate before its outputs are read.
+bool OutputsMatched(const TrialCheck& check, std::size_t trials_expected);
+
 // An output description (dtype, shape, device, nbytes) from a trial header, validated: nbytes must
 // be the shape's element count times the dtype's size.
 Result<OutputRecord> ParseOutputDescription(const nlohmann::json& d);

@@ -15,8 +15,8 @@
 #include "base/runner_locate.h"
 #include "eval/admission.h"
 #include "eval/sandbox_check.h"
-#include "verify/allowlist.h"
 #include "eval/schedule.h"
+#include "verify/allowlist.h"
 
 namespace tritonrl::scoring {
 
@@ -77,7 +77,7 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
       static_cast<std::uint64_t>(std::min(o.large_output_mb, 1e12) * 1024.0 * 1024.0);
   cfg.variants = o.variants;
   cfg.keep_work = o.keep_work;
-  cfg.all_trials = o.all_trials;
+  cfg.all_trials = o.all_trials || o.autotriton_check;
   cfg.warm_workers = !o.cold_workers;
   cfg.host_memory_budget = o.memory_budget_mb << 20;
   cfg.device_memory_budget = o.device_memory_budget_mb << 20;
@@ -159,26 +159,29 @@ void DrawBatchSeeds(const ScoringConfig& config, eval::EngineConfig& engine) {
 }
 
 nlohmann::json RunConfigJson(const ScoringConfig& o, const std::string& device) {
-  return {{"evaluator", kEvaluatorVersion},
-          {"device", device},
-          {"trials", o.trials},
-          {"large_trials", o.large_trials},
-          {"large_output_mb", o.large_output_mb},
-          {"variants", o.variants},
-          {"static", o.static_stage},
-          {"policy", o.policy},
-          {"tolerance", o.tolerance},
-          {"sandbox", o.sandbox},
-          {"stage_timeout_s", o.stage_timeout_s},
-          {"idle_timeout_s", o.idle_timeout_s},
-          {"timing_trials", o.timing_trials},
-          {"baseline", o.baseline},
-          {"lazy_threshold", o.lazy_threshold},
-          {"speedup_cap", o.speedup_cap},
-          {"slow_factor", o.slow_factor},
-          {"slow_floor_s", o.slow_floor_s},
-          {"cpu_timing", o.cpu_timing},
-          {"no_timing", o.no_timing}};
+  nlohmann::json j = {{"evaluator", kEvaluatorVersion},
+                      {"device", device},
+                      {"trials", o.trials},
+                      {"large_trials", o.large_trials},
+                      {"large_output_mb", o.large_output_mb},
+                      {"variants", o.variants},
+                      {"static", o.static_stage},
+                      {"policy", o.policy},
+                      {"tolerance", o.tolerance},
+                      {"sandbox", o.sandbox},
+                      {"stage_timeout_s", o.stage_timeout_s},
+                      {"idle_timeout_s", o.idle_timeout_s},
+                      {"timing_trials", o.timing_trials},
+                      {"baseline", o.baseline},
+                      {"lazy_threshold", o.lazy_threshold},
+                      {"speedup_cap", o.speedup_cap},
+                      {"slow_factor", o.slow_factor},
+                      {"slow_floor_s", o.slow_floor_s},
+                      {"cpu_timing", o.cpu_timing},
+                      {"no_timing", o.no_timing}};
+  // Only when on: runs recorded before the option keep their ids and cache keys.
+  if (o.autotriton_check) j["autotriton_check"] = true;
+  return j;
 }
 
 }  // namespace tritonrl::scoring

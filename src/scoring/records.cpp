@@ -40,6 +40,18 @@ Result<ScoredSample> RewardInputs(const store::VerdictRecord& r) {
   return s;
 }
 
+// AutoTriton's reward inputs, where the verdict has them (ScoringConfig::autotriton_check).
+void ReadAutoTriton(ScoredSample& s) {
+  const json* e =
+      s.verdict.is_object() && s.verdict.contains("evidence") ? &s.verdict["evidence"] : nullptr;
+  if (e == nullptr || !e->is_object() || !e->contains("autotriton")) return;
+  const json& a = (*e)["autotriton"];
+  if (a.contains("is_triton") && a["is_triton"].is_boolean())
+    s.is_triton = a["is_triton"].get<bool>();
+  if (a.contains("outputs_match") && a["outputs_match"].is_boolean())
+    s.outputs_match = a["outputs_match"].get<bool>();
+}
+
 // RecordJson's overrides on the full verdict.
 void SetRecordKeys(json& j, const store::VerdictRecord& r) {
   j["sample"] = r.key.sample_id;
@@ -153,7 +165,10 @@ Result<eval::Verdict> CachedVerdict(const store::VerdictRecord& r, const std::st
 
 Result<ScoredSample> FromRecord(const store::VerdictRecord& r) {
   auto s = RewardInputs(r);
-  if (s.ok()) s->verdict = RecordJson(r);
+  if (s.ok()) {
+    s->verdict = RecordJson(r);
+    ReadAutoTriton(*s);
+  }
   return s;
 }
 
@@ -162,6 +177,7 @@ Result<ScoredSample> Scored(const eval::Verdict& v, const store::VerdictRecord& 
   if (!s.ok()) return s;
   s->verdict = v.ToJson();  // what r.evidence_json holds, without printing and parsing it
   SetRecordKeys(s->verdict, r);
+  ReadAutoTriton(*s);
   return s;
 }
 
@@ -177,6 +193,9 @@ json ToJson(const ScoredSample& s) {
   j["correct"] = s.correct;
   j["speedup"] = s.speedup ? json(*s.speedup) : json(nullptr);
   j["flags"] = s.flags;
+  // `tritonrl advantages` reads these for --mode binary (rl/rollouts_jsonl.h).
+  if (s.is_triton) j["is_triton"] = *s.is_triton;
+  if (s.outputs_match) j["outputs_match"] = *s.outputs_match;
   j["from_cache"] = s.from_cache;
   return j;
 }

@@ -20,6 +20,8 @@ inline rl::RolloutVerdict RolloutVerdictOf(const ScoredSample& s) {
   v.syntax_ok = s.syntax_ok;
   v.functionality_ok = s.functionality_ok;
   v.correct = s.correct;
+  v.is_triton = s.is_triton;
+  v.outputs_match = s.outputs_match;
   v.speedup = s.speedup.value_or(std::numeric_limits<double>::quiet_NaN());
   v.flags = s.flags;
   const auto e = s.verdict.find("evidence");

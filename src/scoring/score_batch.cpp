@@ -21,6 +21,7 @@
 #include "scoring/records.h"
 #include "store/store.h"
 #include "task/task.h"
+#include "verify/autotriton.h"
 #include "verify/verify.h"
 
 namespace tritonrl::scoring {
@@ -105,7 +106,26 @@ struct Pending {
   eval::SampleJob job;
   store::SampleRecord record;
   std::string cache_key;
+  // ScoringConfig::autotriton_check: the static rejection that decides the verdict of a sample
+  // run only for AutoTriton's inputs, and the paper's is_Triton rule on its code.
+  std::optional<eval::Verdict> static_rejection;
+  std::optional<bool> is_triton;
 };
+
+// Under the AutoTriton check: the verdict our pipeline gives (a static rejection stands over what
+// the engine said of the same code) with AutoTriton's reward inputs beside it.
+eval::Verdict WithAutoTriton(const Pending& p, eval::Verdict ran) {
+  if (!p.is_triton) return ran;
+  const auto match = ran.evidence.find("outputs_match");
+  const bool outputs_match = match != ran.evidence.end() && match->is_boolean() &&
+                             match->get<bool>() && !ran.infra_failure;
+  const std::string engine_outcome(vocab::OutcomeName(ran.outcome));
+  const bool ran_engine = match != ran.evidence.end();
+  eval::Verdict v = p.static_rejection ? *p.static_rejection : std::move(ran);
+  v.evidence["autotriton"] = {{"is_triton", *p.is_triton}, {"outputs_match", outputs_match}};
+  if (p.static_rejection && ran_engine) v.evidence["autotriton"]["engine_outcome"] = engine_outcome;
+  return v;
+}
 
 struct Decisions {
   std::vector<Pending> decided, runnable;
@@ -431,8 +451,19 @@ Result<Pending> Scorer::Impl::DecideStatically(Call& call, std::size_t i,
   if (config.static_stage && !sv.valid) {
     eval::Verdict v = StaticVerdict(sv);
     v.device = device;
-    p.job.pre_verdict = v;
+    // The AutoTriton check runs any code that parses, whatever our rules say of it (a stub
+    // kernel never launched included): AutoTriton pays for its outputs; the rejection still
+    // decides the verdict (WithAutoTriton).
+    const bool parses = std::none_of(sv.violations.begin(), sv.violations.end(), [](const auto& f) {
+      return f.rule == "syntax.parse_error" || f.rule == "syntax.no_code";
+    });
+    if (config.autotriton_check && parses && !code.empty()) {
+      p.static_rejection = std::move(v);
+    } else {
+      p.job.pre_verdict = v;
+    }
   }
+  if (config.autotriton_check) p.is_triton = verify::AutoTritonIsTriton(code);
   if (!p.job.pre_verdict && code.empty()) {
     eval::Verdict v;
     v.outcome = vocab::Outcome::kInvalidSyntax;
@@ -477,7 +508,7 @@ Status Scorer::Impl::CommitDecided(Call& call, const std::vector<Pending>& decid
   std::vector<store::EvalResult> results;
   std::vector<ScoredSample> scored;
   for (const auto& p : decided) {
-    eval::Verdict v = *p.job.pre_verdict;
+    eval::Verdict v = WithAutoTriton(p, *p.job.pre_verdict);
     v.sample = p.job.sample_id;
     v.task = p.job.task_id;
     store::EvalResult r;
@@ -597,7 +628,10 @@ void Scorer::Impl::CommitRun(Call& call, const SameCodeGroups& groups, std::size
   for (auto& [p, pv] : same) {
     store::EvalResult r;
     r.sample = p->record;
-    r.verdict = ToRecord(pv, p->record.key, p->cache_key, device_model);
+    // A static rejection that stands is stored without a key, as CommitDecided stores one.
+    const std::string key = p->static_rejection ? std::string() : p->cache_key;
+    pv = WithAutoTriton(*p, std::move(pv));
+    r.verdict = ToRecord(pv, p->record.key, key, device_model);
     auto s = Scored(pv, r.verdict);
     if (!s.ok()) {
       call.error = Status::Internal(s.status().message());

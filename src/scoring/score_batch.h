@@ -41,7 +41,7 @@ struct Suite;  // task/task.h
 namespace tritonrl::scoring {
 
 // Bumped whenever a change can alter a verdict: cached verdicts of another version never match.
-inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/15";
+inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/16";
 
 enum class TextKind {
   kOutput,  // a full model output (plan and code); the code is extracted by the verifier
@@ -85,11 +85,16 @@ struct ScoringConfig {
   // GPU only: a candidate's stage with no frame and no Triton compile for this long times out
   // (EngineConfig::trial_idle_timeout); 0 = off.
   double idle_timeout_s = 30;
-  bool use_cache = true;      // reuse verdicts of identical work from any earlier run
-  bool static_stage = true;   // false is TEST ONLY (fault injection reaches the runtime)
-  bool sandbox = true;        // false is TEST ONLY
-  bool keep_work = false;     // keep the workers' folders and logs (debugging)
-  bool all_trials = false;    // run a failing candidate's remaining trials (EngineConfig)
+  bool use_cache = true;     // reuse verdicts of identical work from any earlier run
+  bool static_stage = true;  // false is TEST ONLY (fault injection reaches the runtime)
+  bool sandbox = true;       // false is TEST ONLY
+  bool keep_work = false;    // keep the workers' folders and logs (debugging)
+  bool all_trials = false;   // run a failing candidate's remaining trials (EngineConfig)
+  // AutoTriton's reward inputs beside our verdict (the binary ablation arm, docs/rl.md): every
+  // trial runs, code our verifier rejects runs too if it parses (the rejection still decides the
+  // outcome), and each verdict gets evidence.autotriton {is_triton (the paper's @triton.jit
+  // rule, verify/autotriton.h), outputs_match (eval::OutputsMatched)}.
+  bool autotriton_check = false;
   bool cold_workers = false;  // a fresh interpreter per worker instead of a fork of the zygote
   // Admission control (eval/admission.h): memory the workers may hold at once; 0 = 90% of what
   // is free at the pool's start.
@@ -134,8 +139,11 @@ struct ScoredSample {
   bool correct = false;            // outcome == correct
   std::optional<double> speedup;   // reference / candidate median time; none if not timed
   std::vector<std::string> flags;  // vocab::flag names
-  bool from_cache = false;         // copied from an earlier identical evaluation
-  bool resumed = false;            // already in the store for this run before this call
+  // AutoTriton's reward inputs (ScoringConfig::autotriton_check; none otherwise): its is_Triton
+  // rule, and its "test passed" (the outputs matched on every trial, proof of work aside).
+  std::optional<bool> is_triton, outputs_match;
+  bool from_cache = false;  // copied from an earlier identical evaluation
+  bool resumed = false;     // already in the store for this run before this call
   // The full verdict as stored (reasons, sandbox, timings_ms, evidence, device...).
   nlohmann::json verdict = nlohmann::json::object();
 };

@@ -805,6 +805,9 @@ Status OpenOutputs(Runner& run, bool resumed) {
   if (o.jobs > 0) scfg.jobs = o.jobs;
   scfg.variants = o.variants;
   scfg.no_timing = !o.timing;
+  // The binary arm is AutoTriton's reward: its is_Triton rule and its tests' outputs, not our
+  // verifier (docs/rl.md); the scorer adds them beside our verdict.
+  scfg.autotriton_check = o.mode == "binary";
   auto scorer = scoring::Scorer::Open(scfg);
   if (!scorer.ok()) return scorer.status();
   run.scorer = std::move(scorer.value());

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "eval/evidence.h"
+#include "rl/rewards.h"
+#include "scoring/rollout_verdict.h"
 #include "store/store.h"
 
 namespace tritonrl::scoring {
@@ -44,6 +46,23 @@ class ModelNew(torch.nn.Module):
         n = x.numel()
         relu_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
         return y
+)";
+
+// The hack AutoTriton's paper reports (its Fig. 3c): torch does the work, a @triton.jit stub
+// satisfies the rule-based check.
+constexpr const char* kStubHack = R"(import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def stub_kernel(x_ptr):
+    pass
+
+
+class ModelNew(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x)
 )";
 
 class ScoringTest : public ::testing::Test {
@@ -105,6 +124,51 @@ TEST_F(ScoringTest, StaticRejectionCarriesTheRewardInputs) {
   EXPECT_EQ(j["outcome"], "invalid_syntax");
   EXPECT_EQ(j["valid"], false);
   EXPECT_TRUE(j["speedup"].is_null());
+}
+
+// The AutoTriton check (the binary arm's reward inputs) sits beside our verdict and never changes
+// it: the stub hack stays invalid for us (its kernel is never launched) and is paid by
+// AutoTriton's reward, an
+// honest kernel is paid by both, a wrong one and unparseable code by neither.
+TEST_F(ScoringTest, AutoTritonCheckGivesItsRewardInputsBesideOurVerdict) {
+  config_.autotriton_check = true;
+  config_.use_cache = false;
+  auto scorer = OpenScorer();
+  ASSERT_TRUE(scorer);
+  std::string wrong = kHonest;
+  wrong.replace(wrong.find("tl.maximum(x, 0.0)"), 18, "tl.maximum(x, 1.0)");
+  std::vector<Sample> batch = {{kTask, "stub", kStubHack, TextKind::kCode},
+                               {kTask, "honest", kHonest, TextKind::kCode},
+                               {kTask, "wrong", wrong, TextKind::kCode},
+                               {kTask, "broken", kBroken, TextKind::kCode}};
+  auto r = scorer->Score(batch);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::map<std::string, ScoredSample> by_id;
+  for (const auto& s : r->samples) by_id[s.id] = s;
+  struct Want {
+    vocab::Outcome outcome;
+    bool is_triton, outputs_match;
+    double r_correct, r_binary;
+  };
+  const std::map<std::string, Want> want = {
+      {"stub", {vocab::Outcome::kInvalidSyntax, true, true, 0, 1}},  // kernel never launched
+      {"honest", {vocab::Outcome::kCorrect, true, true, 1, 1}},
+      {"wrong", {vocab::Outcome::kIncorrect, true, false, 0, 0}},
+      {"broken", {vocab::Outcome::kInvalidSyntax, false, false, 0, 0}}};
+  for (const auto& [id, w] : want) {
+    const ScoredSample& s = by_id.at(id);
+    EXPECT_EQ(s.outcome, w.outcome) << id << " " << s.verdict.dump();
+    EXPECT_EQ(s.is_triton, std::optional<bool>(w.is_triton)) << id;
+    EXPECT_EQ(s.outputs_match, std::optional<bool>(w.outputs_match)) << id << s.verdict.dump();
+    const rl::Rewards rw = rl::ComputeRewards(RolloutVerdictOf(s), rl::RewardConfig{});
+    EXPECT_EQ(rw.r_correct, w.r_correct) << id;
+    EXPECT_EQ(rw.r_binary, w.r_binary) << id;
+    EXPECT_EQ(ToJson(s)["outputs_match"], w.outputs_match) << id;
+  }
+  // The stub ran although our verifier rejected it; what the engine said is kept beside.
+  EXPECT_TRUE(by_id["stub"].verdict["evidence"]["autotriton"].contains("engine_outcome"))
+      << by_id["stub"].verdict.dump();
+  EXPECT_EQ(by_id["stub"].verdict["reasons"][0]["stage"], "static");
 }
 
 TEST_F(ScoringTest, BadBatchFailsBeforeAnythingIsStored) {
