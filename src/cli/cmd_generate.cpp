@@ -49,6 +49,16 @@ struct PromptItem {
 
 // One prompt per line: {"prompt": TEXT} or {"messages": [{role, content}...]},
 // optionally with "id". A bad line names the file and line.
+// JSONL lines to --out (atomically), or to stdout without it.
+void WriteOutput(const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return;
+  }
+  auto st = tritonrl::WriteFileAtomic(path, text);
+  if (!st.ok()) throw std::runtime_error(st.message());
+}
+
 std::vector<PromptItem> ReadPrompts(const std::string& path, bool chat, bool no_think) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open");
@@ -108,12 +118,7 @@ int Run(const GenerateFlags& f) {
       if (!items[i].id.is_null()) j["id"] = items[i].id;
       out += j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
     }
-    if (f.out.empty()) {
-      std::fwrite(out.data(), 1, out.size(), stdout);
-    } else {
-      auto st = tritonrl::WriteFileAtomic(f.out, out);
-      if (!st.ok()) throw std::runtime_error(st.message());
-    }
+    WriteOutput(f.out, out);
     return 0;
   }
   auto policy = m::LoadPolicy({f.model, f.device, f.dtype, 0});
@@ -145,12 +150,7 @@ int Run(const GenerateFlags& f) {
     if (!id.is_null()) j["id"] = id;
     out += j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
   }
-  if (f.out.empty()) {
-    std::fwrite(out.data(), 1, out.size(), stdout);
-  } else {
-    auto st = tritonrl::WriteFileAtomic(f.out, out);
-    if (!st.ok()) throw std::runtime_error(st.message());
-  }
+  WriteOutput(f.out, out);
   std::fprintf(stderr,
                "generate: %zu completions; prefill %lld tokens in %.3f s; decode %lld tokens in "
                "%.3f s (%.1f tokens/s)%s\n",
