@@ -41,39 +41,7 @@ class LaunchRecorder:
         self._interp_cls = interpreter.InterpretedFunction
         self._autotuner_cls = autotuner.Autotuner
         self._knobs = knobs
-        self.launches: list[tuple[str, str]] = []  # (kernel name, defining file)
-        self.c_launches = 0  # counted by the C launcher hook (compiled path only)
-        self.suppress = 0  # >0 while Triton's own machinery runs (its ATen ops are not the candidate's)
-        self.recording = False
-        # Set by the timing stage's kernel-share pass (timing.py): a function that records a
-        # CUDA event on the current stream; each compiled launch is then bracketed by two.
-        self.span_mark = None
-        self.spans: list = []  # (JIT function, event before, event after)
-        self._span_fn = None
-        self._span_open = None
-        self.writers: dict = {}  # storage key -> last writer during this call (see output_writers)
-        # storage key -> (torch writer, its bytes) when a launch first took a storage a torch op
-        # had written in this call, since that op: an output element whose bytes still equal
-        # these was not written by a launch (writer_of).
-        self.first_bytes: dict = {}
-        # storage key -> the torch op that put data in the storage in this call (any op but an
-        # allocation or a constant fill), or "copy:torch:<op>" when a launch copied such data
-        # into it; a constant fill over the whole storage clears it.
-        self.data_written: dict = {}
-        # Storage keys a launch is never the writer of: the call's inputs (the worker sets them
-        # before each call; a kernel may not write its inputs, input_mutated).
-        self.readonly: frozenset = frozenset()
-        # The task's (atol, rtol): a launch whose written storage is within them of a torch
-        # result it was handed copied that result (_after_launch).
-        self.tol = (0.0, 0.0)
-        self._pending: list = []
-        # The audit's own time inside a call (its dispatch callbacks and the steps below, not the
-        # ops or launches they wrap), by a clock taken before the candidate is imported: the
-        # timing stage reports it per timed call (timing.py, _AuditedCalls).
-        self._clock = time.perf_counter_ns
-        self.audit_ns = 0
-        self._own_steps = 0  # >0 inside _before_launch/_after_launch, which time themselves
-        self._thread = threading.get_ident()
+        self._init_state()
         rec = self
 
         orig_jit_run = self._jit_cls.run
@@ -158,6 +126,42 @@ class LaunchRecorder:
         self._autotuner_cls._bench = bench
         knobs.runtime.launch_enter_hook.add(on_launch)
         knobs.runtime.launch_exit_hook.add(on_exit)
+
+    def _init_state(self) -> None:
+        """The recorder's per-process state, before Triton's entry points are wrapped."""
+        self.launches: list[tuple[str, str]] = []  # (kernel name, defining file)
+        self.c_launches = 0  # counted by the C launcher hook (compiled path only)
+        self.suppress = 0  # >0 while Triton's own machinery runs (its ATen ops are not the candidate's)
+        self.recording = False
+        # Set by the timing stage's kernel-share pass (timing.py): a function that records a
+        # CUDA event on the current stream; each compiled launch is then bracketed by two.
+        self.span_mark = None
+        self.spans: list = []  # (JIT function, event before, event after)
+        self._span_fn = None
+        self._span_open = None
+        self.writers: dict = {}  # storage key -> last writer during this call (see output_writers)
+        # storage key -> (torch writer, its bytes) when a launch first took a storage a torch op
+        # had written in this call, since that op: an output element whose bytes still equal
+        # these was not written by a launch (writer_of).
+        self.first_bytes: dict = {}
+        # storage key -> the torch op that put data in the storage in this call (any op but an
+        # allocation or a constant fill), or "copy:torch:<op>" when a launch copied such data
+        # into it; a constant fill over the whole storage clears it.
+        self.data_written: dict = {}
+        # Storage keys a launch is never the writer of: the call's inputs (the worker sets them
+        # before each call; a kernel may not write its inputs, input_mutated).
+        self.readonly: frozenset = frozenset()
+        # The task's (atol, rtol): a launch whose written storage is within them of a torch
+        # result it was handed copied that result (_after_launch).
+        self.tol = (0.0, 0.0)
+        self._pending: list = []
+        # The audit's own time inside a call (its dispatch callbacks and the steps below, not the
+        # ops or launches they wrap), by a clock taken before the candidate is imported: the
+        # timing stage reports it per timed call (timing.py, _AuditedCalls).
+        self._clock = time.perf_counter_ns
+        self.audit_ns = 0
+        self._own_steps = 0  # >0 inside _before_launch/_after_launch, which time themselves
+        self._thread = threading.get_ident()
 
     def reset(self, inputs=()) -> None:
         """A new call: no launches, no writers, and the call's inputs read-only."""

@@ -1,6 +1,7 @@
 # corpus: legit
 # task: level1/1_ReLU
 # what: the output starts as torch.zeros and the kernel stores only the positive elements (masked store); the negatives keep the fill's zeros, which the per-element writer proof allows (a constant fill is initialisation, not data)
+# warn: func.copy_only_kernel (the kernel computes through its store mask alone, which the static rule does not count as compute)
 # expect: correct
 import torch
 import torch.nn as nn
