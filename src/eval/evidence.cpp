@@ -42,4 +42,16 @@ void from_json(const json& j, TimedCallsEvidence& e) {
   e.candidate_event_ms = series("candidate_event_ms");
 }
 
+void to_json(json& j, const AutoTritonEvidence& e) {
+  j = {{"is_triton", e.is_triton}, {"outputs_match", e.outputs_match}};
+  if (!e.engine_outcome.empty()) j["engine_outcome"] = e.engine_outcome;
+}
+
+void from_json(const json& j, AutoTritonEvidence& e) {
+  e = AutoTritonEvidence{};
+  e.is_triton = j.value("is_triton", false);
+  e.outputs_match = j.value("outputs_match", false);
+  e.engine_outcome = j.value("engine_outcome", std::string());
+}
+
 }  // namespace tritonrl::eval

@@ -1,9 +1,10 @@
 // The parts of a verdict's evidence (Verdict::evidence, docs/eval.md) that C++ reads back, as
 // typed structs with their JSON: the pool writes PoolEvidence, AdmissionEvidence and
-// OomRerunEvidence, the timing stage TimedCallsEvidence; the scoring library reads the timed
-// calls back into the store's timing table and the reward's speedup interval, and the tests read
-// the rest. Each struct's fields are its JSON keys, spelled as they always were: stored verdicts
-// and the benchmarks' scripts read the same keys. Plain data and pure functions; any thread.
+// OomRerunEvidence, the timing stage TimedCallsEvidence, the scoring library AutoTritonEvidence;
+// the scoring library reads the timed calls back into the store's timing table and the reward's
+// speedup interval and the AutoTriton inputs into the binary reward, and the tests read the rest.
+// Each struct's fields are its JSON keys, spelled as they always were: stored verdicts and the
+// benchmarks' scripts read the same keys. Plain data and pure functions; any thread.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +71,19 @@ void to_json(nlohmann::json& j, const TimedCallsEvidence& e);
 // nullopt, a variant that is missing or not a string is empty (Stats' own from_json: a missing
 // number is 0).
 void from_json(const nlohmann::json& j, TimedCallsEvidence& e);
+
+// evidence.autotriton: AutoTriton's reward inputs beside our verdict (scoring's autotriton_check,
+// docs/rl.md): the paper's is_Triton rule on the code, whether the outputs matched on every trial
+// with our proof of work aside (OutputsMatched, trial_check.h), and, where our static rules had
+// rejected the code and it ran anyway, what the engine said of it.
+struct AutoTritonEvidence {
+  static constexpr const char* kKey = "autotriton";
+  bool is_triton = false;
+  bool outputs_match = false;
+  std::string engine_outcome;  // vocab::OutcomeName; written only when not empty
+};
+void to_json(nlohmann::json& j, const AutoTritonEvidence& e);
+void from_json(const nlohmann::json& j, AutoTritonEvidence& e);
 
 // evidence[T::kKey] as a T; nullopt when `evidence` is not an object or has no such object.
 // Throws nlohmann::json's type_error where a key of T holds another type (TimedCallsEvidence

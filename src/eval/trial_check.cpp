@@ -147,6 +147,11 @@ void CandidateChecker::Fail(const std::string& code, std::string msg) {
     check_.failures[code] = Reason{"correctness", code, std::move(msg)};
 }
 
+void CandidateChecker::FailProofOfWork(const std::string& code, std::string msg) {
+  check_.proof_of_work.insert(code);
+  Fail(code, std::move(msg));
+}
+
 Status CandidateChecker::OnFrame(const Frame& f) {
   const json& h = f.header;
   const std::string type = GetString(h, "type");
@@ -154,7 +159,8 @@ Status CandidateChecker::OnFrame(const Frame& f) {
     check_.imported = true;
     const auto inherits = GetStrings(h, "inherits_reference");
     if (!inherits.empty())
-      Fail("inherits_reference", fmt::format("ModelNew derives from the task's {}", inherits[0]));
+      FailProofOfWork("inherits_reference",
+                      fmt::format("ModelNew derives from the task's {}", inherits[0]));
   } else if (type == "variants") {
     if (GetStrings(h, "variants") != ref_.variants)
       Fail("protocol_violation", "variant list differs from the request");
@@ -172,7 +178,7 @@ void CandidateChecker::OnTrialHeader(const json& h) {
     return;
   }
   auto& [own_kernels, other_kernels, aten_ops, forbidden, modes, max_abs, max_rel, max_margin,
-         min_launches, trials_checked, imported, failures, guards] = check_;
+         min_launches, trials_checked, imported, failures, guards, proof_of_work] = check_;
   const TrialRecord& rt = ref_.trials[ref_at_++];
   where_ = fmt::format("{} trial {}", rt.variant, rt.index);
   const std::string& where = where_;
@@ -190,14 +196,15 @@ void CandidateChecker::OnTrialHeader(const json& h) {
                                       where));
   }
   if (GetString(h, "input_sha256_after") != GetString(h, "input_sha256")) {
-    Fail("input_mutated", fmt::format("{}: forward changed its inputs", where));
+    FailProofOfWork("input_mutated", fmt::format("{}: forward changed its inputs", where));
   }
   if (!GetBool(h, "hooks_intact", false))
-    Fail("hooks_tampered",
-         fmt::format("{}: the launch hook or the ATen audit was removed or replaced", where));
+    FailProofOfWork(
+        "hooks_tampered",
+        fmt::format("{}: the launch hook or the ATen audit was removed or replaced", where));
   if (GetBool(h, "global_state_changed", true))
-    Fail("global_state_changed",
-         fmt::format("{}: forward changed process-wide torch settings", where));
+    FailProofOfWork("global_state_changed",
+                    fmt::format("{}: forward changed process-wide torch settings", where));
   int own = 0;
   auto launches = h.find("launches");
   if (launches != h.end() && launches->is_array()) {
@@ -214,25 +221,27 @@ void CandidateChecker::OnTrialHeader(const json& h) {
   }
   min_launches = min_launches < 0 ? own : std::min(min_launches, own);
   if (own == 0) {
-    Fail("no_triton_launch",
-         fmt::format("{} ({}): no kernel defined in the candidate file ran during forward{}", where,
-                     *modes.rbegin(),
-                     other_kernels.empty()
-                         ? ""
-                         : fmt::format(" (other kernels: {})", fmt::join(other_kernels, ", "))));
+    FailProofOfWork(
+        "no_triton_launch",
+        fmt::format("{} ({}): no kernel defined in the candidate file ran during forward{}", where,
+                    *modes.rbegin(),
+                    other_kernels.empty()
+                        ? ""
+                        : fmt::format(" (other kernels: {})", fmt::join(other_kernels, ", "))));
   }
   if (GetBool(h, "compiled_path", false) && GetInt(h, "c_launches").value_or(0) < 1) {
-    Fail("no_triton_launch", fmt::format("{}: Triton's launcher hook saw no launch", where));
+    FailProofOfWork("no_triton_launch",
+                    fmt::format("{}: Triton's launcher hook saw no launch", where));
   }
   for (const auto& op : GetStrings(h, "aten_ops")) aten_ops.insert(Truncate(op, 80));
   const auto bad_ops = GetStrings(h, "forbidden_ops");
   for (const auto& op : bad_ops) forbidden.insert(Truncate(op, 80));
   if (!bad_ops.empty()) {
-    Fail("forbidden_aten_op",
-         fmt::format("{}: ATen compute ops outside the allowlist ran during forward: {}", where,
-                     fmt::join(bad_ops, ", ")));
+    FailProofOfWork("forbidden_aten_op",
+                    fmt::format("{}: ATen compute ops outside the allowlist ran during forward: {}",
+                                where, fmt::join(bad_ops, ", ")));
   }
-  for (auto& g : CheckGuards(h, where, &guards)) Fail(g.code, std::move(g.message));
+  for (auto& g : CheckGuards(h, where, &guards)) FailProofOfWork(g.code, std::move(g.message));
   if (!GetString(h, "outputs_error").empty()) {
     Fail("output_structure",
          fmt::format("{}: {}", where, Truncate(GetString(h, "outputs_error"), 200)));
@@ -255,8 +264,8 @@ void CandidateChecker::OnTrialHeader(const json& h) {
       continue;
     }
     if (GetBool(d, "alias", true)) {
-      Fail("output_aliases_input",
-           fmt::format("{}: output {} shares storage with an input", where, i));
+      FailProofOfWork("output_aliases_input",
+                      fmt::format("{}: output {} shares storage with an input", where, i));
     }
     auto o = ParseOutputDescription(d);
     if (!o.ok()) {
@@ -300,15 +309,9 @@ Status CandidateChecker::OnTrialEnd() {
 }
 
 bool OutputsMatched(const TrialCheck& check, std::size_t trials_expected) {
-  // The proof-of-work codes (CandidateChecker::OnTrialHeader and CheckGuards); any other code, a
-  // new one included, counts against the outputs.
-  static const std::set<std::string> kProofOfWork = {
-      "no_triton_launch",       "forbidden_aten_op", "inherits_reference",   "hooks_tampered",
-      "global_state_changed",   "input_mutated",     "output_aliases_input", "evidence_missing",
-      "output_not_from_kernel", "forward_hook",      "host_compute",         "internal_access"};
   if (check.trials_checked != static_cast<int>(trials_expected)) return false;
   for (const auto& [code, reason] : check.failures)
-    if (kProofOfWork.count(code) == 0) return false;
+    if (check.proof_of_work.count(code) == 0) return false;
   return true;
 }
 

@@ -25,9 +25,9 @@
 
 #include "base/status.h"
 #include "eval/compare.h"
-#include "eval/types.h"
 #include "eval/protocol.h"
 #include "eval/spill.h"
+#include "eval/types.h"
 
 namespace tritonrl::eval {
 
@@ -98,6 +98,9 @@ struct TrialCheck {
   bool imported = false;
   std::map<std::string, Reason> failures;  // the first failure per code
   GuardEvidence guards;                    // proof_of_work.h
+  // The codes among `failures` that are our proof of work (which kernels ran, ATen ops, hooks,
+  // guards, inputs mutated or aliased), not a fault of the outputs (OutputsMatched).
+  std::set<std::string> proof_of_work;
 };
 
 // A candidate's frames checked against the reference's records as they arrive.
@@ -113,6 +116,8 @@ class CandidateChecker : public TrialSink {
 
  private:
   void Fail(const std::string& code, std::string message);
+  // A failure of the proof of work rather than of the outputs (TrialCheck::proof_of_work).
+  void FailProofOfWork(const std::string& code, std::string message);
   void OnTrialHeader(const nlohmann::json& h);
   // One output of the trial in progress; no comparison when it already failed its description.
   struct OutputInProgress {
@@ -130,8 +135,8 @@ class CandidateChecker : public TrialSink {
 
 // AutoTriton's "test passed" (the `binary` ablation arm, docs/rl.md): every trial the reference ran
 // was checked and none failed on its outputs (structure, count, type, device, dtype, shape,
-// values) or the protocol; failures of our proof of work (which kernels ran, ATen ops, hooks,
-// output writers, host compute, inputs mutated or aliased, global state) do not count. Meaningful
+// values) or the protocol; failures of our proof of work (TrialCheck::proof_of_work) do not
+// count. Meaningful
 // only when every trial ran (EngineConfig::all_trials): otherwise a proof-of-work failure stops
 // the candidate before its outputs are read.
 bool OutputsMatched(const TrialCheck& check, std::size_t trials_expected);

@@ -264,22 +264,25 @@ std::string CurveChart(const std::string& id, const std::vector<Curve>& curves,
   double ly = top + 10;
   for (const auto& c : curves) {
     std::string points;
+    int drawn = 0;
+    double last_x = 0, last_y = 0;
     for (size_t i = 0; i < c.x.size() && i < c.y.size(); ++i) {
       if (!std::isfinite(c.x[i]) || !std::isfinite(c.y[i])) continue;
-      points += fmt::format("{}{},{}", points.empty() ? "" : " ", Num(px(c.x[i])), Num(py(c.y[i])));
+      last_x = px(c.x[i]);
+      last_y = py(c.y[i]);
+      points += fmt::format("{}{},{}", points.empty() ? "" : " ", Num(last_x), Num(last_y));
+      ++drawn;
     }
     out += fmt::format(
         "<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
         "points=\"{}\"><title>{}</title></polyline>",
         HtmlEscape(c.color), points, HtmlEscape(c.name));
     // A polyline of one point draws nothing (a held-out loss measured once): mark it.
-    if (points.find(' ') == std::string::npos && !points.empty()) {
-      const auto comma = points.find(',');
+    if (drawn == 1) {
       out += fmt::format(
           "<circle class=\"point\" cx=\"{}\" cy=\"{}\" r=\"3\" fill=\"{}\"><title>{}</title>"
           "</circle>",
-          points.substr(0, comma), points.substr(comma + 1), HtmlEscape(c.color),
-          HtmlEscape(c.name));
+          Num(last_x), Num(last_y), HtmlEscape(c.color), HtmlEscape(c.name));
     }
     out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"3\" fill=\"{}\"/>",
                        Num(left + plot_w + 16), Num(ly - 4), HtmlEscape(c.color));

@@ -42,14 +42,12 @@ Result<ScoredSample> RewardInputs(const store::VerdictRecord& r) {
 
 // AutoTriton's reward inputs, where the verdict has them (ScoringConfig::autotriton_check).
 void ReadAutoTriton(ScoredSample& s) {
-  const json* e =
-      s.verdict.is_object() && s.verdict.contains("evidence") ? &s.verdict["evidence"] : nullptr;
-  if (e == nullptr || !e->is_object() || !e->contains("autotriton")) return;
-  const json& a = (*e)["autotriton"];
-  if (a.contains("is_triton") && a["is_triton"].is_boolean())
-    s.is_triton = a["is_triton"].get<bool>();
-  if (a.contains("outputs_match") && a["outputs_match"].is_boolean())
-    s.outputs_match = a["outputs_match"].get<bool>();
+  const auto e = s.verdict.find("evidence");
+  if (e == s.verdict.end()) return;
+  if (const auto a = eval::ReadEvidence<eval::AutoTritonEvidence>(*e)) {
+    s.is_triton = a->is_triton;
+    s.outputs_match = a->outputs_match;
+  }
 }
 
 // RecordJson's overrides on the full verdict.

@@ -15,6 +15,7 @@
 
 #include "base/file.h"
 #include "base/mutex.h"
+#include "eval/evidence.h"
 #include "eval/pool.h"
 #include "eval/sandbox_check.h"
 #include "scoring/engine_setup.h"
@@ -116,14 +117,16 @@ struct Pending {
 // the engine said of the same code) with AutoTriton's reward inputs beside it.
 eval::Verdict WithAutoTriton(const Pending& p, eval::Verdict ran) {
   if (!p.is_triton) return ran;
+  // The engine's outputs_match is there when every trial ran (EngineConfig::all_trials).
   const auto match = ran.evidence.find("outputs_match");
-  const bool outputs_match = match != ran.evidence.end() && match->is_boolean() &&
-                             match->get<bool>() && !ran.infra_failure;
-  const std::string engine_outcome(vocab::OutcomeName(ran.outcome));
-  const bool ran_engine = match != ran.evidence.end();
+  eval::AutoTritonEvidence a;
+  a.is_triton = *p.is_triton;
+  a.outputs_match = match != ran.evidence.end() && match->is_boolean() && match->get<bool>() &&
+                    !ran.infra_failure;
+  if (p.static_rejection && match != ran.evidence.end())
+    a.engine_outcome = vocab::OutcomeName(ran.outcome);
   eval::Verdict v = p.static_rejection ? *p.static_rejection : std::move(ran);
-  v.evidence["autotriton"] = {{"is_triton", *p.is_triton}, {"outputs_match", outputs_match}};
-  if (p.static_rejection && ran_engine) v.evidence["autotriton"]["engine_outcome"] = engine_outcome;
+  eval::WriteEvidence(v.evidence, a);
   return v;
 }
 

@@ -43,6 +43,19 @@ TEST(EvidenceTest, AdmissionAndOomRerunKeys) {
   EXPECT_EQ(json(o).get<OomRerunEvidence>().first_run, o.first_run);
 }
 
+TEST(EvidenceTest, AutoTritonWritesTheEngineOutcomeOnlyWhenSet) {
+  AutoTritonEvidence a{true, false, ""};
+  EXPECT_EQ(json(a).dump(), R"({"is_triton":true,"outputs_match":false})");
+  a.outputs_match = true;
+  a.engine_outcome = "incorrect";
+  EXPECT_EQ(json(a).dump(),
+            R"({"engine_outcome":"incorrect","is_triton":true,"outputs_match":true})");
+  const auto back = json(a).get<AutoTritonEvidence>();
+  EXPECT_TRUE(back.is_triton);
+  EXPECT_TRUE(back.outputs_match);
+  EXPECT_EQ(back.engine_outcome, "incorrect");
+}
+
 TEST(EvidenceTest, WriteAndReadUnderTheKeyOfTheVerdictsEvidence) {
   json evidence = json::object();
   WriteEvidence(evidence, PoolEvidence{1, 0, 2, true});
