@@ -13,6 +13,11 @@ APT_PACKAGES=(
   libsnappy-dev zlib1g-dev libzstd-dev
   libgloo-dev  # headers for c10d's Gloo process group (data-parallel training)
 )
+# `setup.sh --tests` (scripts/test.sh): what only the tests need. Chromium lays the HTML reports
+# out headless (tests/report/render_test.cpp); the main job never starts it.
+if [[ "${1:-}" == "--tests" ]]; then
+  APT_PACKAGES+=(chromium)
+fi
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -4,7 +4,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-"$ROOT/scripts/setup.sh"
+"$ROOT/scripts/setup.sh" --tests
 "$ROOT/scripts/build.sh"
 # Clang's thread-safety analysis over the code that uses base/mutex.h's annotated locks.
 "$ROOT/scripts/check_thread_safety.sh"

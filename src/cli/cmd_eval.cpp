@@ -104,13 +104,11 @@ std::pair<int, int> ParseShard(const std::string& s) {
 }
 
 json MetricsJson(const tritonrl::metrics::GroupMetrics& g) {
-  json fast = json::object();
-  for (const auto& f : g.fast_p) fast[tritonrl::metrics::FastName(f.p)] = f.rate;
-  json pass = json::object();
-  for (const auto& p : g.pass_at_k) {
-    pass[fmt::format("{}@{}", p.criterion, p.k)] = p.value ? json(*p.value) : json(nullptr);
-  }
   auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  json fast = json::object();
+  for (const auto& f : g.fast_p) fast[tritonrl::metrics::FastName(f.p)] = opt(f.rate);
+  json pass = json::object();
+  for (const auto& p : g.pass_at_k) pass[fmt::format("{}@{}", p.criterion, p.k)] = opt(p.value);
   return {{"name", g.name},
           {"samples", g.samples},
           {"tasks", g.tasks},
@@ -183,9 +181,12 @@ void PrintTable(const sc::RunSummary& summary, const std::string& run_id, const 
   fmt::print("\n{:<8} {:>7} {:>7} {:>9} {:>8} {:>7} {:>8}\n", "group", "samples", "valid",
              "compiled", "correct", "fast_1", "geomean");
   auto row = [](const tritonrl::metrics::GroupMetrics& g) {
-    const double fast1 = g.fast_p.empty() ? 0.0 : g.fast_p.front().rate;
-    fmt::print("{:<8} {:>7} {:>6.1f}% {:>8.1f}% {:>7.1f}% {:>6.1f}% {:>8}\n", g.name, g.samples,
-               100 * g.valid_rate, 100 * g.compiled_rate, 100 * g.correct_rate, 100 * fast1,
+    // n/a where correct samples exist but none was timed (tritonrl::metrics::SpeedKnown).
+    const std::optional<double> fast1 =
+        g.fast_p.empty() ? std::optional(0.0) : g.fast_p.front().rate;
+    fmt::print("{:<8} {:>7} {:>6.1f}% {:>8.1f}% {:>7.1f}% {:>7} {:>8}\n", g.name, g.samples,
+               100 * g.valid_rate, 100 * g.compiled_rate, 100 * g.correct_rate,
+               fast1 ? fmt::format("{:.1f}%", 100 * *fast1) : "n/a",
                g.geomean_speedup ? fmt::format("{:.2f}x", *g.geomean_speedup) : "-");
   };
   for (const auto& g : metrics.levels) row(g);
@@ -195,16 +196,32 @@ void PrintTable(const sc::RunSummary& summary, const std::string& run_id, const 
       device == "cpu" ? "; CPU verdicts are provisional on precision, the GPU verdict counts" : "");
 }
 
+// Without --db, the results database is this process's own (no resume): removed when the
+// command ends, also when it fails (Fail throws), unless --keep-work asks to keep everything.
+struct TemporaryDb {
+  std::string path;  // empty: the user's --db, never removed
+  bool keep = false;
+  TemporaryDb() = default;
+  TemporaryDb(const TemporaryDb&) = delete;
+  TemporaryDb& operator=(const TemporaryDb&) = delete;
+  ~TemporaryDb() {
+    if (path.empty() || keep) return;
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path + suffix, ec);
+  }
+};
+
 int RunEval(const Options& o) {
   const auto [shard_i, shard_n] = ParseShard(o.shard);
   sc::ScoringConfig config = o.scoring;
-  // Without --db, a store of this process only (no resume, removed at the end).
-  const bool temporary_db = config.db.empty();
-  if (temporary_db) {
+  TemporaryDb temporary_db;
+  if (config.db.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     config.db = (fs::path(tmp && *tmp ? tmp : "/tmp") /
                  fmt::format("tritonrl-eval-{}-results.db", getpid()))
                     .string();
+    temporary_db.path = config.db;
+    temporary_db.keep = o.scoring.keep_work;
   }
   auto scorer = sc::Scorer::Open(config);
   if (!scorer.ok()) Fail(scorer.status().message());
@@ -270,14 +287,14 @@ int RunEval(const Options& o) {
     doc["samples"] = samples;
     fmt::print("{}\n", doc.dump(2));
   } else {
-    PrintTable(*summary, result->run_id, cfg.db, device);
+    PrintTable(*summary, result->run_id,
+               temporary_db.path.empty() || temporary_db.keep
+                   ? cfg.db
+                   : "a temporary database, removed at exit (--db keeps one)",
+               device);
     if (!o.report.empty()) fmt::print("report: {}\n", o.report);
   }
   scorer->reset();  // removes its work files
-  if (temporary_db && !o.scoring.keep_work) {
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(config.db + suffix, ec);
-  }
   return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <memory>
@@ -24,7 +25,9 @@ class ScoringProgress {
   void OnVerdict(const scoring::ScoredSample& s, std::size_t done, std::size_t total) {
     if (s.resumed) return;
     // Resumed verdicts come first, so what is left when the first new one arrives is the total.
-    if (!bar_) bar_ = std::make_unique<eval::Progress>(total - done + 1, terminal_, stderr);
+    // The rate counts from the start of scoring: timed from the first verdict, it read as
+    // 110,204/s when that verdict came.
+    if (!bar_) bar_ = std::make_unique<eval::Progress>(total - done + 1, terminal_, stderr, start_);
     bar_->Done(std::string(vocab::OutcomeName(s.outcome)), fmt::format("{} {}", s.task, s.id));
   }
   void Finish() {
@@ -33,6 +36,8 @@ class ScoringProgress {
 
  private:
   const bool terminal_ = isatty(fileno(stderr)) != 0;
+  // Made just before the scorer is called; verdicts resumed from the store come before any work.
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::unique_ptr<eval::Progress> bar_;  // made at the first new verdict
 };
 

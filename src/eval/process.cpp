@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -243,8 +244,12 @@ void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key)
       fs::path(spec.argv.back() == "4" ? spec.argv[spec.argv.size() - 3] : "").parent_path() /
       "zygote.py";
   std::error_code ec;
-  const fs::path work = fs::path(spec.log_path).parent_path().parent_path();
-  std::string tmpl = (work / "zygote-XXXXXX").string();
+  // Its own folder under TMPDIR, not in the work folder of the scorer that happened to start it:
+  // the zygote outlives that scorer (it serves the whole process), and a folder of its inside
+  // would keep the scorer from removing its work folder when it ends.
+  const char* tmp = std::getenv("TMPDIR");
+  const fs::path work = tmp && *tmp ? tmp : "/tmp";
+  std::string tmpl = (work / "tritonrl-zygote-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr) {
     z.failure = fmt::format("cannot create a folder in {}", work.string());
     return;

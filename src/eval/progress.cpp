@@ -14,8 +14,9 @@ std::string FormatDuration(double seconds) {
   return fmt::format("{}s", s);
 }
 
-Progress::Progress(std::size_t total, bool terminal, std::FILE* out)
-    : total_(total), terminal_(terminal), out_(out), start_(std::chrono::steady_clock::now()) {}
+Progress::Progress(std::size_t total, bool terminal, std::FILE* out,
+                   std::chrono::steady_clock::time_point start)
+    : total_(total), terminal_(terminal), out_(out), start_(start) {}
 
 std::string Progress::Line() const {
   const double elapsed =

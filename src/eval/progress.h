@@ -12,7 +12,9 @@ namespace tritonrl::eval {
 
 class Progress {
  public:
-  Progress(std::size_t total, bool terminal, std::FILE* out);
+  // `start`: when the work began (the rate counts from there, not from the first sample done).
+  Progress(std::size_t total, bool terminal, std::FILE* out,
+           std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now());
   // One sample finished with `outcome`; `label` names it on plain lines.
   void Done(const std::string& outcome, const std::string& label);
   void Finish();

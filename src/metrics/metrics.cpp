@@ -48,6 +48,14 @@ double Rate(int64_t count, int64_t total) {
   return total > 0 ? static_cast<double>(count) / total : 0.0;
 }
 
+}  // namespace
+
+bool SpeedKnown(const GroupMetrics& g) {
+  return g.correct == 0 || g.speedup_count > 0;
+}
+
+namespace {
+
 GroupMetrics Compute(const std::string& name, int level, const std::vector<const SampleResult*>& ss,
                      const MetricsOptions& o) {
   GroupMetrics g;
@@ -98,14 +106,17 @@ GroupMetrics Compute(const std::string& name, int level, const std::vector<const
   g.valid_rate = Rate(g.valid, g.samples);
   g.compiled_rate = Rate(g.compiled, g.samples);
   g.correct_rate = Rate(g.correct, g.samples);
+  const bool speed_known = SpeedKnown(g);
   for (size_t i = 0; i < o.fast_p.size(); ++i) {
-    g.fast_p.push_back({o.fast_p[i], fast_counts[i], Rate(fast_counts[i], g.samples)});
+    g.fast_p.push_back(
+        {o.fast_p[i], fast_counts[i],
+         speed_known ? std::optional(Rate(fast_counts[i], g.samples)) : std::nullopt});
   }
   if (g.speedup_count > 0) {
     g.mean_speedup = speed_sum / g.speedup_count;
     g.geomean_speedup = std::exp(log_sum / g.speedup_count);
   }
-  if (g.samples > 0) g.mean_speedup_all = speed_sum / g.samples;
+  if (g.samples > 0 && speed_known) g.mean_speedup_all = speed_sum / g.samples;
   g.shares.invalid_syntax_share = Rate(g.shares.invalid_syntax, g.samples);
   g.shares.invalid_functionality_share = Rate(g.shares.invalid_functionality, g.samples);
   g.shares.correct_share = Rate(g.shares.correct, g.samples);
@@ -116,14 +127,14 @@ GroupMetrics Compute(const std::string& name, int level, const std::vector<const
     if (g.min_samples_per_task == 0 || t.n < g.min_samples_per_task) g.min_samples_per_task = t.n;
   }
   // Criteria: correct, then each fast_p; for each, every k.
-  auto add_pass = [&](const std::string& criterion, auto count_of) {
+  auto add_pass = [&](const std::string& criterion, bool known, auto count_of) {
     for (int k : o.pass_k) {
       PassAtKValue v;
       v.criterion = criterion;
       v.k = k;
       // Averaging over only the tasks with enough samples would change the task mix,
       // so pass@k is reported only when every task has at least k samples.
-      if (k >= 1 && g.tasks > 0 && g.min_samples_per_task >= k) {
+      if (known && k >= 1 && g.tasks > 0 && g.min_samples_per_task >= k) {
         double sum = 0;
         for (const auto& [task, t] : per_task) sum += PassAtK(t.n, count_of(t), k);
         v.value = sum / static_cast<double>(g.tasks);
@@ -131,9 +142,9 @@ GroupMetrics Compute(const std::string& name, int level, const std::vector<const
       g.pass_at_k.push_back(std::move(v));
     }
   };
-  add_pass("correct", [](const TaskCounts& t) { return t.correct; });
+  add_pass("correct", true, [](const TaskCounts& t) { return t.correct; });
   for (size_t i = 0; i < o.fast_p.size(); ++i) {
-    add_pass(FastName(o.fast_p[i]), [i](const TaskCounts& t) { return t.fast[i]; });
+    add_pass(FastName(o.fast_p[i]), speed_known, [i](const TaskCounts& t) { return t.fast[i]; });
   }
   return g;
 }

@@ -53,10 +53,12 @@ struct OutcomeShares {
 };
 
 // fast_p at one threshold: share of all samples that are correct and faster than p.
+// Unknown (rate nullopt) where the group has correct samples and none of them was timed (a CPU
+// run, timing off): 0 would claim that nothing was fast. SpeedKnown says which groups.
 struct FastP {
   double p = 0;
   int64_t count = 0;
-  double rate = 0;
+  std::optional<double> rate;
 };
 
 // pass@k of one criterion ("correct" or "fast_<p>"), averaged over tasks.
@@ -76,9 +78,10 @@ struct GroupMetrics {
   std::vector<FastP> fast_p;                                   // one per MetricsOptions::fast_p
   int64_t speedup_count = 0;           // correct samples with a speedup > 0 (the mean's population)
   std::optional<double> mean_speedup;  // arithmetic mean over correct, timed samples
-  std::optional<double> geomean_speedup;   // geometric mean over the same samples
-  std::optional<double> mean_speedup_all;  // sum of those speedups / all samples (0 for others)
-  std::vector<PassAtKValue> pass_at_k;     // for each criterion (correct, each fast_p) and k
+  std::optional<double> geomean_speedup;  // geometric mean over the same samples
+  // Sum of those speedups / all samples (0 for others); nullopt where speed is unknown.
+  std::optional<double> mean_speedup_all;
+  std::vector<PassAtKValue> pass_at_k;  // for each criterion (correct, each fast_p) and k
   OutcomeShares shares;
 };
 
@@ -87,6 +90,10 @@ struct Metrics {
   std::vector<GroupMetrics> levels;  // levels present, ascending (level 0 excluded)
   GroupMetrics overall;              // all samples
 };
+
+// Whether the group's speed figures (fast_p, their pass@k, mean_speedup_all) are known: no
+// correct sample (then nothing is fast), or at least one correct sample timed.
+bool SpeedKnown(const GroupMetrics& g);
 
 Metrics ComputeMetrics(const std::vector<SampleResult>& samples,
                        const MetricsOptions& options = {});

@@ -93,7 +93,8 @@ th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums}
 pre{background:#f7f7f7;padding:8px;overflow:auto;max-height:300px;white-space:pre-wrap}
 .chart text{font-size:11px;fill:#333}.note{color:#666;font-size:.9em}
-.reasons{max-width:600px;white-space:pre-wrap;word-break:break-word}
+.scroll{overflow-x:auto}
+.reasons{min-width:26em;max-width:600px;white-space:pre-wrap;overflow-wrap:anywhere}
 .o-correct{color:#2e7d32}.o-invalid_syntax,.o-invalid_functionality{color:#c62828}
 .warn{color:#b45309}
 )css";
@@ -139,7 +140,7 @@ std::string MetricsTable(const metrics::Metrics& m, const metrics::Metrics& stri
            Td(std::to_string(g->tasks), true) + Td(Pct(g->valid_rate), true) +
            Td(Pct(g->compiled_rate), true) + Td(Pct(g->correct_rate), true) +
            Td(Pct(gs->correct_rate), true);
-    for (const auto& f : g->fast_p) out += Td(Pct(f.rate), true);
+    for (const auto& f : g->fast_p) out += Td(OptPct(f.rate), true);
     out += Td(OptNum(g->mean_speedup), true) + Td(OptNum(g->geomean_speedup), true) +
            Td(OptNum(g->mean_speedup_all), true);
     for (const auto& p : g->pass_at_k)
@@ -207,7 +208,9 @@ std::string PassAtKSection(const metrics::Metrics& m) {
       out += "</tr>";
     }
   }
-  out += "</table><p class=\"note\">n/a: some task of the group has fewer than k samples.</p>";
+  out +=
+      "</table><p class=\"note\">n/a: some task of the group has fewer than k samples, or (fast_p) "
+      "the group has correct samples and none of them was timed.</p>";
   return out;
 }
 
@@ -367,19 +370,21 @@ std::string SampleTables(const std::vector<store::VerdictRecord>& verdicts,
       "<p class=\"note\">Samples with a flag or a speedup above {:g}x. A large speedup over an "
       "eager reference can be real; these deserve a look before a number is published.</p>\n",
       options.implausible_speedup);
-  h += "<table id=\"flagged\">" + std::string(kSampleHeader);
+  // A wide table scrolls in its own box rather than squeezing its text column: breakable
+  // anywhere, the reasons column once shrank to one character a line.
+  h += "<div class=\"scroll\"><table id=\"flagged\">" + std::string(kSampleHeader);
   for (const auto* v : flagged) h += SampleRow(*v, level_of[v->key.task_id]);
-  h += "</table>\n";
+  h += "</table></div>\n";
 
   // ---- Samples
   h += fmt::format("<h2>Samples ({})</h2>\n", verdicts.size());
-  h += "<table id=\"samples\">" + std::string(kSampleHeader);
+  h += "<div class=\"scroll\"><table id=\"samples\">" + std::string(kSampleHeader);
   size_t shown = 0;
   for (const auto& v : verdicts) {
     if (shown++ >= options.max_sample_rows) break;
     h += SampleRow(v, level_of[v.key.task_id]);
   }
-  h += "</table>\n";
+  h += "</table></div>\n";
   if (verdicts.size() > options.max_sample_rows) {
     h += fmt::format("<p class=\"note\">{} more samples not shown (max_sample_rows).</p>\n",
                      verdicts.size() - options.max_sample_rows);
@@ -446,7 +451,8 @@ Result<std::string> RenderReport(store::Store& store, const std::string& run_id,
   h += "<h2>Metrics</h2>\n" + MetricsTable(m, strict);
   h += "<p class=\"note\">Rates are over all samples of the group. fast_p: correct and speedup "
        "&gt; p. Speedup means are over correct timed samples; \"all samples\" divides their sum "
-       "by every sample. Definitions: docs/metrics.md.</p>\n";
+       "by every sample; fast_p and that mean read n/a where correct samples exist and none was "
+       "timed (a CPU run). Definitions: docs/metrics.md.</p>\n";
 
   // ---- Outcomes
   h += "<h2>Outcome shares</h2>\n";

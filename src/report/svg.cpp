@@ -273,6 +273,9 @@ std::string CurveChart(const std::string& id, const std::vector<Curve>& curves,
       points += fmt::format("{}{},{}", points.empty() ? "" : " ", Num(last_x), Num(last_y));
       ++drawn;
     }
+    // A series without a finite point (a metric this log never wrote) gets no line and no legend
+    // entry: the legend would promise a curve the chart does not have.
+    if (drawn == 0) continue;
     out += fmt::format(
         "<polyline class=\"series\" fill=\"none\" stroke=\"{}\" stroke-width=\"1.5\" "
         "points=\"{}\"><title>{}</title></polyline>",

@@ -497,11 +497,28 @@ Result<Decisions> Scorer::Impl::DecideAll(Call& call, std::vector<std::size_t> t
   });
   verify::VerifyOptions vopts;
   vopts.policy = *verify::ParsePolicy(config.policy);  // validated by Open
+  // A big batch spends seconds here before its first verdict (200,000 samples: about 30 s):
+  // say so every few seconds, so that a long silence is not mistaken for a hang.
+  constexpr auto kNoteEvery = std::chrono::seconds(5);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto next_note = t0 + kNoteEvery;
   Decisions d;
-  for (std::size_t i : todo) {
-    auto p = DecideStatically(call, i, vopts);
+  for (std::size_t k = 0; k < todo.size(); ++k) {
+    auto p = DecideStatically(call, todo[k], vopts);
     if (!p.ok()) return p.status();
     (p->job.pre_verdict ? d.decided : d.runnable).push_back(std::move(*p));
+    if (const auto now = std::chrono::steady_clock::now(); now >= next_note) {
+      call.Note(fmt::format("static checks and cache lookups: {}/{} samples", k + 1, todo.size()));
+      next_note = now + kNoteEvery;
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (seconds >= 1.0) {
+    call.Note(
+        fmt::format("static checks and cache lookups of {} samples in {:.1f} s: {} decided, {} "
+                    "to run",
+                    todo.size(), seconds, d.decided.size(), d.runnable.size()));
   }
   return d;
 }

@@ -105,7 +105,7 @@ TEST(Metrics, HandComputedStandardPolicy) {
   ASSERT_EQ(l1.fast_p.size(), 2u);
   EXPECT_EQ(l1.fast_p[0].count, 2);  // 2.0 and 4.0 exceed 1
   EXPECT_EQ(l1.fast_p[1].count, 1);  // 2.0 does not exceed 2 (strict >)
-  EXPECT_DOUBLE_EQ(l1.fast_p[1].rate, 1.0 / 6);
+  EXPECT_DOUBLE_EQ(*l1.fast_p[1].rate, 1.0 / 6);
   EXPECT_EQ(l1.speedup_count, 3);
   EXPECT_NEAR(*l1.mean_speedup, 6.5 / 3, 1e-12);
   EXPECT_NEAR(*l1.geomean_speedup, std::cbrt(4.0), 1e-12);
@@ -221,6 +221,31 @@ TEST(Metrics, UnknownLevelCountsOnlyOverall) {
   EXPECT_EQ(m2.overall.correct, 2);
   EXPECT_EQ(m2.overall.speedup_count, 1);
   EXPECT_EQ(m2.overall.fast_p[0].count, 1);
+  // One correct sample timed: the speed figures are known, the untimed one counts as not fast.
+  EXPECT_DOUBLE_EQ(*m2.overall.fast_p[0].rate, 1.0 / 3);
+}
+
+// Nothing timed (a CPU run): fast_p, its pass@k and the mean over all samples are unknown where
+// samples are correct, and 0 where none is (nothing can be fast that is not correct).
+TEST(Metrics, SpeedUnknownWhereCorrectSamplesWereNotTimed) {
+  std::vector<SampleResult> ss = {S("level1/A", 1, "correct", true, true, true, std::nullopt),
+                                  S("level1/A", 1, "incorrect", true, true, false),
+                                  S("level2/B", 2, "invalid_syntax", false, false, false),
+                                  S("level2/B", 2, "incorrect", true, true, false)};
+  Metrics m = ComputeMetrics(ss);
+  ASSERT_EQ(m.levels.size(), 2u);
+  const GroupMetrics& l1 = m.levels[0];
+  EXPECT_FALSE(SpeedKnown(l1));
+  ASSERT_EQ(l1.fast_p.size(), 2u);
+  EXPECT_FALSE(l1.fast_p[0].rate.has_value());
+  EXPECT_FALSE(l1.mean_speedup_all.has_value());
+  EXPECT_FALSE(Pass(l1, "fast_1", 1).value.has_value());
+  EXPECT_DOUBLE_EQ(*Pass(l1, "correct", 1).value, 0.5);  // correctness is known all the same
+  const GroupMetrics& l2 = m.levels[1];
+  EXPECT_TRUE(SpeedKnown(l2));
+  EXPECT_DOUBLE_EQ(*l2.fast_p[0].rate, 0.0);
+  EXPECT_DOUBLE_EQ(*l2.mean_speedup_all, 0.0);
+  EXPECT_FALSE(m.overall.fast_p[0].rate.has_value());  // level 1's correct sample is untimed
 }
 
 }  // namespace

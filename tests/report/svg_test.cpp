@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <regex>
 #include <set>
 #include <string>
@@ -11,6 +12,12 @@
 
 namespace tritonrl::report::svg {
 namespace {
+
+size_t Count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
 
 struct Label {
   double x = 0;
@@ -69,6 +76,18 @@ TEST(Svg, ACurveOfOnePointIsDrawn) {
   ASSERT_TRUE(std::regex_search(svg, m, std::regex(R"re(<circle class="point" cx="([0-9.]+)")re")));
   EXPECT_GT(std::stod(m[1]), 0);
   ExpectLabelsInside(svg);
+}
+
+TEST(Svg, ASeriesWithoutDataIsLeftOutOfTheLegend) {
+  const std::string svg = CurveChart("c",
+                                     {{"valid", "#4e79a7", {1, 2}, {0.2, 0.4}},
+                                      {"fast1", "#e15759", {}, {}},
+                                      {"nan only", "#59a14f", {1}, {std::nan("")}}},
+                                     "step", "rate");
+  EXPECT_EQ(Count(svg, "class=\"series\""), 1u);
+  EXPECT_NE(svg.find(">valid<"), std::string::npos);
+  EXPECT_EQ(svg.find("fast1"), std::string::npos);
+  EXPECT_EQ(svg.find("nan only"), std::string::npos);
 }
 
 TEST(Svg, StepTicksAreDistinctWholeNumbers) {
