@@ -157,12 +157,12 @@ def test_trl_grpo_trainer_two_steps_with_the_reward_function(server, tokenizer, 
     before = reward_requests(server)
     config = grpo_config(tmp_path, per_device_train_batch_size=4, num_generations=2, max_completion_length=12)
     trainer = trl.GRPOTrainer(model=tiny_qwen3(len(tokenizer)), reward_funcs=TritonRLReward(server), args=config,
-                              train_dataset=Dataset.from_list(rows * 2), processing_class=tokenizer)
+                              train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
     trainer.train()
     assert trainer.state.global_step == 2
     logged = [h for h in trainer.state.log_history if "rewards/tritonrl/mean" in h]
     assert len(logged) == 2 and all("tritonrl/correct_rate" in h for h in logged), trainer.state.log_history
-    # Two tasks per step, each one request.
+    # Each step is one pass over the two prompts: two tasks, one request each.
     assert reward_requests(server) - before == 4
 
 
@@ -209,7 +209,7 @@ def cli_advantages(rows, tmp_path):
     return expected
 
 
-def test_hrd_trainer_token_advantages_equal_tritonrl_advantages(server, tokenizer, tmp_path):
+def test_hrd_trainer_token_advantages_equal_tritonrl_advantages(server, tokenizer, tmp_path, monkeypatch):
     from datasets import Dataset
 
     from tritonrl.trl import HRDGRPOTrainer
@@ -239,7 +239,7 @@ def test_hrd_trainer_token_advantages_equal_tritonrl_advantages(server, tokenize
 
     model = tiny_qwen3(len(tokenizer))
     before = [p.detach().clone() for p in model.parameters()]
-    os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")  # rollout_func is marked experimental
     config = grpo_config(tmp_path, per_device_train_batch_size=2 * group, num_generations=group,
                          max_completion_length=1024)
     trainer = Observed(model=model, args=config, processing_class=tokenizer, rollout_func=rollout_func,
