@@ -1,8 +1,10 @@
 """TRL's GRPOTrainer for a few steps with `tritonrl serve`'s POST /v1/reward as its reward function
 (issue 17's integration proof on the H200).
 
-The reward function is the one docs/serve.md gives users, unchanged: each task's completions go to
-/v1/reward as one group and the server's reward comes back per completion.
+The reward function is the adapter package's (python/tritonrl, docs/adapters.md), unchanged: each
+task's completions go to /v1/reward as one group and the server's reward comes back per completion.
+With --hrd the trainer is the package's HRDGRPOTrainer instead: per-token HRD advantages (plan
+tokens alpha·A(R_speedup), the rest A(R_correct)) from /v1/reward's token spans.
 
 Two policies:
   - default: a tiny random Qwen3 (transformers) with a byte-level tokenizer built here, prompted on
@@ -16,7 +18,7 @@ Two policies:
 TRL, datasets, dill and multiprocess are not on the GPU machine: when `import trl` fails, the
 wheels in .whl/ (carried with the run) are installed into a temporary folder first.
 
-  BIN=<folder with tritonrl> OUT=<folder> python3 bench/serve/trl_grpo.py [--steps 3] [--device cuda]
+  BIN=<folder with tritonrl> OUT=<folder> python3 bench/serve/trl_grpo.py [--steps 3] [--device cuda] [--hrd]
 Prints TRL's per-step logs and writes $OUT/trl_grpo.json (per step: reward mean/std, loss, time).
 """
 import argparse
@@ -30,6 +32,9 @@ import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The adapter package from the checkout (`pip install ./python` elsewhere): standard library only
+# until its HRD trainer is used, so the GPU machine needs nothing installed for it.
+sys.path.insert(0, os.path.join(ROOT, "python"))
 from common import Server  # noqa: E402
 
 
@@ -75,42 +80,23 @@ def tiny_qwen3(vocab_size, seed):
     return Qwen3ForCausalLM(cfg)
 
 
-def reward_client(url, log):
-    """docs/serve.md's TRL reward function, bound to this server; also logs each call."""
-    from collections import defaultdict
-    from concurrent.futures import ThreadPoolExecutor
-    import urllib.request
+class LoggedReward:
+    """The package's TRL reward function (python/tritonrl, docs/adapters.md), unchanged, with each
+    call's size, time and mean logged."""
 
-    def post(path, body, timeout=3600):
-        req = urllib.request.Request(url + path, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            return json.load(resp)
+    __name__ = "tritonrl"
 
-    def tritonrl_reward(prompts, completions, task, **kwargs):
-        texts = [c if isinstance(c, str) else c[-1]["content"] for c in completions]
-        groups = defaultdict(list)
-        for i, t in enumerate(task):
-            groups[t].append(i)
+    def __init__(self, url, log):
+        from tritonrl.trl import TritonRLReward
 
-        def score(item):
-            t, idx = item
-            r = post("/v1/reward", {"task": t, "rollouts": [{"id": str(i), "output": texts[i]} for i in idx]})
-            return {int(x["id"]): x for x in r["rollouts"]}
+        self.inner, self.log = TritonRLReward(url), log
 
+    def __call__(self, prompts, completions, **kwargs):
         t0 = time.time()
-        rewards = [0.0] * len(texts)
-        outcomes = {}
-        with ThreadPoolExecutor(max_workers=len(groups)) as pool:
-            for part in pool.map(score, groups.items()):
-                for i, x in part.items():
-                    rewards[i] = x["reward"]
-                    outcomes[x.get("outcome", "?")] = outcomes.get(x.get("outcome", "?"), 0) + 1
-        log.append({"completions": len(texts), "groups": len(groups), "seconds": round(time.time() - t0, 3),
-                    "reward_mean": sum(rewards) / len(rewards), "outcomes": outcomes})
+        rewards = self.inner(prompts, completions, **kwargs)
+        self.log.append({"completions": len(rewards), "groups": len(set(kwargs["task"])),
+                         "seconds": round(time.time() - t0, 3), "reward_mean": sum(rewards) / len(rewards)})
         return rewards
-
-    return tritonrl_reward
 
 
 def main():
@@ -126,6 +112,8 @@ def main():
     ap.add_argument("--model", help="a Hugging Face checkpoint directory (default: a tiny random Qwen3)")
     ap.add_argument("--tasks", default=os.path.join(ROOT, "tasks"))
     ap.add_argument("--prompts", help='JSONL of {"task", "prompt"} (default: level-1 tasks of the suite)')
+    ap.add_argument("--hrd", action="store_true",
+                    help="tritonrl.trl.HRDGRPOTrainer: per-token HRD advantages from /v1/reward (alpha 0.1)")
     args = ap.parse_args()
     bin_dir = os.environ.get("BIN", os.path.join(ROOT, "build"))
     out = os.environ.get("OUT", tempfile.mkdtemp(prefix="trl_grpo_"))
@@ -181,8 +169,29 @@ def main():
             bf16=False,
             seed=0,
         )
-        trainer = trl.GRPOTrainer(model=model, reward_funcs=reward_client(server.url, calls), args=config,
-                                  train_dataset=dataset, processing_class=tokenizer)
+        if args.hrd:
+            from tritonrl.trl import HRDGRPOTrainer
+
+            class LoggedHRD(HRDGRPOTrainer):
+                def _generate_and_score_completions(self, inputs):
+                    t0 = time.time()
+                    out = super()._generate_and_score_completions(inputs)
+                    rows = self.last_hrd_batch
+                    outcomes = {}
+                    for r in rows:
+                        outcomes[r["reply"]["outcome"]] = outcomes.get(r["reply"]["outcome"], 0) + 1
+                    calls.append({"completions": len(rows), "groups": len({r["group"] for r in rows}),
+                                  "seconds": round(time.time() - t0, 3), "outcomes": outcomes,
+                                  "reward_mean": sum(r["reply"]["reward"] for r in rows) / len(rows),
+                                  "plan_tokens": sum(e - b for r in rows if r["reply"].get("plan_tokens")
+                                                     for b, e in [r["reply"]["plan_tokens"]])})
+                    return out
+
+            trainer = LoggedHRD(model=model, args=config, train_dataset=dataset, processing_class=tokenizer,
+                                tritonrl=server.url)
+        else:
+            trainer = trl.GRPOTrainer(model=model, reward_funcs=LoggedReward(server.url, calls), args=config,
+                                      train_dataset=dataset, processing_class=tokenizer)
         t0 = time.time()
         trainer.train()
         wall = time.time() - t0
@@ -190,6 +199,7 @@ def main():
         rc = server.stop()
     steps = [h for h in trainer.state.log_history if "loss" in h or "reward" in h]
     doc = {"trl": trl.__version__, "transformers": transformers.__version__, "device": args.device,
+           "trainer": "tritonrl.trl.HRDGRPOTrainer" if args.hrd else "trl.GRPOTrainer + tritonrl.trl.TritonRLReward",
            "model": args.model or "tiny random Qwen3 (2 layers, hidden 64, byte tokenizer)",
            "steps": steps, "reward_calls": calls, "train_seconds": round(wall, 1), "server_exit": rc}
     with open(os.path.join(out, "trl_grpo.json"), "w") as f:
@@ -198,8 +208,9 @@ def main():
         print(f"step {i + 1}: loss {h.get('loss')} reward {h.get('reward')} reward_std {h.get('reward_std')}")
     for c in calls:
         print(f"reward call: {c['completions']} completions in {c['groups']} groups, {c['seconds']} s, "
-              f"mean {c['reward_mean']:.3f}, outcomes {c['outcomes']}")
-    print(f"TRL {trl.__version__} GRPOTrainer: {len(calls)} reward calls, {config.max_steps} steps in {wall:.1f} s")
+              f"mean {c['reward_mean']:.3f}" + (f", outcomes {c['outcomes']}" if "outcomes" in c else ""))
+    name = "HRDGRPOTrainer" if args.hrd else "GRPOTrainer"
+    print(f"TRL {trl.__version__} {name}: {len(calls)} reward calls, {config.max_steps} steps in {wall:.1f} s")
     if len(calls) < args.steps:
         raise SystemExit(f"only {len(calls)} reward calls for {args.steps} steps")
 
