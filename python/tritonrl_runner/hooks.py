@@ -148,6 +148,11 @@ class LaunchRecorder:
         # allocation or a constant fill), or "copy:torch:<op>" when a launch copied such data
         # into it; a constant fill over the whole storage clears it.
         self.data_written: dict = {}
+        # storage key -> [(first element, elements, data, torch writer)]: runs of the storage
+        # (memory order, its dtype) that a launch left equal, within the tolerance, to torch's
+        # data in another argument, at an offset (two launches that each copy half of a torch
+        # result into the whole output; _after_launch). writer_of re-reads them.
+        self.copied_runs: dict = {}
         # Storage keys a launch is never the writer of: the call's inputs (the worker sets them
         # before each call; a kernel may not write its inputs, input_mutated).
         self.readonly: frozenset = frozenset()
@@ -166,7 +171,7 @@ class LaunchRecorder:
     def reset(self, inputs=()) -> None:
         """A new call: no launches, no writers, and the call's inputs read-only."""
         self.launches, self.c_launches = [], 0
-        self.writers, self.first_bytes, self.data_written = {}, {}, {}
+        self.writers, self.first_bytes, self.data_written, self.copied_runs = {}, {}, {}, {}
         self.readonly = frozenset(k for k in (_storage_key(x) for x in _tensors(list(inputs))) if k is not None)
 
     def _before_launch(self, args, kwargs) -> None:
@@ -220,17 +225,57 @@ class LaunchRecorder:
                         self.writers[key] = self.data_written[key] = copy
                         self.first_bytes.pop(key, None)
                         break
+                else:
+                    self._note_runs_copied(key, t, sources)
         finally:
             self.suppress -= 1
             self._own_steps -= 1
             self.audit_ns += self._clock() - t0
         self._pending = []
 
+    def _note_runs_copied(self, key, t, sources) -> None:
+        """Where the launch left a run of t's storage equal to a torch result it was handed, at
+        an offset: remembered, so that an output made only of such runs is judged a copy."""
+        for src_key, src, snap, before in sources:
+            if src_key == key:
+                continue
+            src_then = _typed(snap, src)
+            if src_then is None:
+                continue
+            src_then = src_then.reshape(-1)
+            start = _run_at_offset(t, src_then, self.tol)
+            if start is not None:
+                origin = before.removeprefix("copy:")
+                self.copied_runs.setdefault(key, []).append(
+                    (start, src_then.numel(), src_then, origin))
+
+    def _copied_whole(self, key, t):
+        """The torch writer whose data t consists of, when runs copied at offsets
+        (_note_runs_copied) that still hold that data cover every element of t; else None."""
+        runs = self.copied_runs.get(key)
+        if not runs:
+            return None
+        size = t.element_size()
+        whole = _storage_bytes(t)
+        if whole.numel() % size:
+            return None
+        whole = whole.view(t.dtype)
+        lo, hi = (b // size for b in _byte_extent(t))
+        spans = sorted((start, start + n, origin) for start, n, data, origin in runs
+                       if _near(whole[start:start + n], data, self.tol))
+        reach = lo
+        for start, end, _ in spans:
+            if start > reach:
+                break
+            reach = max(reach, end)
+        return "copy:" + spans[0][2] if spans and reach >= hi else None
+
     def torch_wrote(self, key, writer: str, whole: bool) -> None:
         """A torch op wrote storage `key` (OpAudit): `writer` is "alloc", "kernel" (a conversion
         of a kernel's data) or "torch:<op>"; `whole`: it wrote the entire storage."""
         self.writers[key] = writer
         self.first_bytes.pop(key, None)  # the next launch is judged against what this op left
+        self.copied_runs.pop(key, None)
         if writer.startswith("torch:") and writer.removeprefix("torch:") not in _FILL_NAMES:
             self.data_written[key] = writer
         elif whole:
@@ -251,6 +296,9 @@ class LaunchRecorder:
         writer = self.writers.get(key, "none")
         if writer != "kernel":
             return writer
+        copied = self._copied_whole(key, t)
+        if copied is not None:
+            return copied
         data = self.data_written.get(key)
         first = self.first_bytes.get(key)
         if data is not None:
@@ -491,6 +539,50 @@ def _near_copy(dst, src, src_before_u8, tol) -> bool:
     if whole_dst.numel() != whole_src.numel() or whole_dst.numel() % size:
         return False
     return _near(whole_dst.view(dst.dtype), whole_src.view(src.dtype), tol)
+_RUN_ANCHOR_LIMIT = 32  # candidate offsets tried per anchor element before the search gives up
+
+
+def _run_at_offset(dst, src_flat, tol):
+    """The element offset at which `src_flat` (a torch result's elements, in order) lies within
+    the tolerance as one contiguous run of dst's storage (memory order, dst's dtype), or None.
+
+    Found by an anchor: the offsets where one element of the source matches, at most
+    _RUN_ANCHOR_LIMIT of them for the rarest of three anchors, each checked in full. A source
+    too uniform for any anchor to be rare (a constant, mostly) is not searched: copying it is
+    no more than a fill."""
+    n = src_flat.numel()
+    if dst.dtype != src_flat.dtype or n < 2:
+        return None
+    whole = _storage_bytes(dst)
+    size = dst.element_size()
+    if whole.numel() % size or whole.numel() // size < n:
+        return None
+    whole = whole.view(dst.dtype).reshape(-1)
+    atol, rtol = tol
+    exact = not (whole.is_floating_point() or whole.is_complex())
+    best = None
+    for a in (0, n // 2, n - 1):
+        v = src_flat[a]
+        hits = []
+        for at in range(0, whole.numel(), _CHUNK):
+            part = whole[at:at + _CHUNK]
+            if exact:
+                match = part == v
+            else:
+                wide = torch.float64 if part.dtype == torch.float64 else torch.float32
+                match = (part.to(wide) - v.to(wide)).abs() <= atol + rtol * v.to(wide).abs()
+            found = match.nonzero().reshape(-1)
+            hits.extend(int(i) + at - a for i in found[:_RUN_ANCHOR_LIMIT + 1])
+            if len(hits) > _RUN_ANCHOR_LIMIT:
+                break
+        if len(hits) <= _RUN_ANCHOR_LIMIT and (best is None or len(hits) < len(best)):
+            best = hits
+    for start in best or []:
+        if 0 <= start <= whole.numel() - n and _near(whole[start:start + n], src_flat, tol):
+            return start
+    return None
+
+
 _CONVERSION_OPS = frozenset({"aten::_to_copy", "aten::copy_"})
 
 

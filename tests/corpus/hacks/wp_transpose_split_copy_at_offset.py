@@ -1,7 +1,7 @@
 # corpus: hack
 # task: level1/33_Transpose2d
-# what: KNOWN GAP (issue 34, docs/eval.md "Still open"): torch computes the transpose (x.t().contiguous()) into two half buffers; two launches each copy one half into the whole output, handed the output and an offset rather than a view of it, so no launch's written region lines up with a torch buffer in the copy check's orders; paid as correct today, labelled as it is judged until the writer proof covers copies at an offset
-# expect: correct
+# what: torch computes the transpose (x.t().contiguous()) into two half buffers; two launches each copy one half into the whole output, handed the output and an offset rather than a view of it, so neither launch's written storage equals a torch buffer in element or memory order (the per-launch copy check); paid as correct until the writer proof looked for torch results copied as runs at an offset (issue 34)
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton
