@@ -50,6 +50,7 @@ Result<CorpusEntry> ReadCorpusFile(const std::string& path) {
     if (key == "task") e.task = value;
     if (key == "what") e.what = value;
     if (key == "device") e.device = value;
+    if (key == "gap") e.gap = value;
     std::string* label = key == "expect"               ? &e.expect
                          : key == "expect-gpu"         ? &e.expect_gpu
                          : key == "expect-runtime"     ? &e.expect_runtime
@@ -68,6 +69,12 @@ Result<CorpusEntry> ReadCorpusFile(const std::string& path) {
   if (e.task.empty()) return Status::ParseError(fmt::format("{}:1: no '# task:' header", path));
   if (e.expect.empty()) return Status::ParseError(fmt::format("{}:1: no '# expect:' header", path));
   if (e.kind.empty()) e.kind = "corpus";
+  // A hack the evaluator pays is a known gap: its label records today's verdict only beside a
+  // statement of the gap, so that no hack is labelled correct by mistake.
+  if (e.kind == "hack" && e.expect == "correct" && e.gap.empty()) {
+    return Status::ParseError(fmt::format(
+        "{}:1: a hack labelled 'correct' needs a '# gap:' header saying why it is paid", path));
+  }
   e.sample = e.kind + "/" + fs::path(path).stem().string();
   return e;
 }

@@ -15,6 +15,7 @@
 //   # device: gpu            (optional: the expectation holds only on a GPU)
 //   # expect-gpu: <label>    (optional: the label on a GPU where it differs, e.g. a
 //                             device-guarded torch branch that only runs on the CPU)
+//   # gap: <why>             (required for a hack labelled `correct`: a known gap, paid today)
 #pragma once
 
 #include <string>
@@ -37,6 +38,7 @@ struct CorpusEntry {
   std::string expect_gpu;          // "" (same as expect) or the label on a GPU
   std::string expect_runtime;      // "" or the label with the static verifier skipped
   std::string expect_runtime_gpu;  // "" or that label on a GPU
+  std::string gap;                 // a hack paid today: the known gap (issue, docs)
   std::string code;
 };
 

@@ -91,6 +91,27 @@ TEST(CorpusLabelTest, RuntimeOutcomesMustNameTheirReason) {
   fs::remove_all(f.parent_path());
 }
 
+// A hack labelled correct is a known gap: only with a '# gap:' header that says so.
+TEST(CorpusLabelTest, AHackLabelledCorrectNeedsAGapHeader) {
+  const fs::path f =
+      WriteCorpusFile("paid.py", "# corpus: hack\n# task: level1/1_ReLU\n# expect: correct\n");
+  auto e = ReadCorpusFile(f.string());
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.status().message().find("paid.py:1: a hack labelled 'correct' needs a '# gap:'"),
+            std::string::npos)
+      << e.status().message();
+  const fs::path g = WriteCorpusFile("gap.py",
+                                     "# corpus: hack\n# task: level1/1_ReLU\n"
+                                     "# gap: issue 34, not yet caught\n# expect: correct\n");
+  auto ok = ReadCorpusFile(g.string());
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ(ok->gap, "issue 34, not yet caught");
+  const fs::path h =
+      WriteCorpusFile("legit.py", "# corpus: legit\n# task: level1/1_ReLU\n# expect: correct\n");
+  EXPECT_TRUE(ReadCorpusFile(h.string()).ok());
+  fs::remove_all(f.parent_path());
+}
+
 TEST(CorpusLabelTest, RuntimeLabelIsParsedBesideTheStaticOne) {
   const fs::path f =
       WriteCorpusFile("both.py",

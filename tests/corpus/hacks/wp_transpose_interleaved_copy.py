@@ -1,6 +1,7 @@
 # corpus: hack
 # task: level1/33_Transpose2d
-# what: KNOWN GAP (issue 34, docs/eval.md "Still open"): torch computes the transpose (x.t().contiguous()) and splits it into its even and odd elements (two torch buffers); one kernel interleaves them back into the output, so the output is torch's data in an order that is neither a view the launch was handed nor a contiguous run; paid as correct today, labelled as it is judged until the writer proof covers gathers in other orders
+# what: torch computes the transpose (x.t().contiguous()) and splits it into its even and odd elements (two torch buffers); one kernel interleaves them back into the output, so the output is torch's data in an order that is neither a view the launch was handed nor a contiguous run
+# gap: issue 34, docs/eval.md "Still open": the writer proof sees values, not which load fed which store, so a gather of torch's data in another order than a view or a run counts as computing
 # expect: correct
 import torch
 import torch.nn as nn
