@@ -1,7 +1,7 @@
 """One evaluation worker: run a task's reference model or a candidate ModelNew.
 
-Started by the C++ engine (src/eval) as ``python -I -B worker.py IN_FD OUT_FD``
-inside its sandbox. It reads one request frame from IN_FD and writes result
+Started by the C++ engine (src/eval) as ``python -I -B worker.py IN_FD OUT_FD
+[--prestart cpu|cuda]`` inside its sandbox. It reads one request frame from IN_FD and writes result
 frames to OUT_FD (see protocol.py). The engine sends the same request, minus
 the candidate, to a separate reference worker, and compares the two streams of
 output bytes itself; this process never sees reference outputs and decides
@@ -19,6 +19,11 @@ Frames sent: hello, variants, stage (import / build), trial (a header, then
 each tensor output's bytes as slice frames of at most SLICE_BYTES), error, done;
 and, from a candidate on the GPU at any time, progress (a Triton compile's start
 and end, for the engine's idle deadline).
+
+Pre-started (``--prestart DEVICE``, src/eval/worker_pool.h): the worker does the start-up that
+depends on no request before it reads one (imports, the CUDA context), then blocks on IN_FD until
+the engine hands it a sample; everything that depends on the role, the task or the candidate still
+happens after the request, as without the flag. One request per process either way.
 """
 
 from __future__ import annotations
@@ -171,6 +176,7 @@ class Worker:
         # The reference's large-output rule for the variant in progress (decided on its first
         # trial), else None.
         self._large_output = None
+        self.prestart_ms = None  # set by main() for a pre-started worker
 
     def send(self, header: dict, payload: bytes = b"") -> None:
         with self._send_lock:  # Triton's async compile mode may report from another thread
@@ -223,8 +229,11 @@ class Worker:
 
         from tritonrl_runner import hooks, taskmod, trusted  # noqa: F401 (protected below)
 
-        self.send({"type": "hello", "role": self.role, "pid": os.getpid(), "status": _proc_status(),
-                   "torch": torch.__version__, "triton": triton.__version__, "ms": _ms(t0)})
+        hello = {"type": "hello", "role": self.role, "pid": os.getpid(), "status": _proc_status(),
+                 "torch": torch.__version__, "triton": triton.__version__, "ms": _ms(t0)}
+        if self.prestart_ms is not None:
+            hello["prestart_ms"] = self.prestart_ms  # done before the request (diagnostic)
+        self.send(hello)
         device = torch.device(req.get("device", "cpu"))
         t1 = time.monotonic()
         if device.type == "cuda":
@@ -500,14 +509,57 @@ class Worker:
         self._send_ms = _ms(tp)
 
 
-def main(argv: list[str]) -> int:
+def _prestart(device: str) -> float:
+    """The start-up no request changes, done while the worker waits for one (a pre-started worker,
+    src/eval/worker_pool.h): torch, Triton and the runner's own modules imported, and on the GPU
+    the CUDA context and Triton's driver (its cuda_utils, from this worker's private cache) made.
+    No task, candidate, seed or role is known yet, so nothing here can depend on one; the role's
+    own protections (not dumpable, malloc perturbation) come after the request, before any task
+    or candidate code runs. Returns the milliseconds it took."""
+    t0 = time.monotonic()
+    import torch
+    import triton
+    import triton.language  # noqa: F401
+
+    from tritonrl_runner import hooks, taskmod, timing, trusted  # noqa: F401
+    if device == "cuda":
+        torch.cuda.set_device(0)
+        torch.empty(1, device=torch.device("cuda", 0))  # the context (~500 MB of device memory)
+        try:
+            # What a first launch would do: load the driver's utilities (a dlopen, no compile).
+            from triton.runtime import driver
+
+            driver.active.get_current_device()
+        except Exception:  # noqa: BLE001 (the first launch does it then)
+            pass
+    del triton
+    return _ms(t0)
+
+
+def _parse_args(argv: list[str]):
+    """IN_FD, OUT_FD and the pre-start device (None when not pre-started)."""
     in_fd, out_fd = int(argv[1]), int(argv[2])
+    rest = argv[3:]
+    if not rest:
+        return in_fd, out_fd, None
+    if len(rest) != 2 or rest[0] != "--prestart" or rest[1] not in ("cpu", "cuda"):
+        raise SystemExit(f"usage: worker.py IN_FD OUT_FD [--prestart cpu|cuda], not {rest}")
+    return in_fd, out_fd, rest[1]
+
+
+def main(argv: list[str]) -> int:
+    in_fd, out_fd, prestart = _parse_args(argv)
+    prestart_ms = _prestart(prestart) if prestart else None
     req, _ = read_frame(in_fd)
     worker = Worker(out_fd, req)
+    worker.prestart_ms = prestart_ms
     worker.in_fd = in_fd  # seeds for a candidate's trials, and the timing stage's "go"
     if not req.get("timing") and all("seed" in t for t in req.get("trials", [])):
         os.close(in_fd)
     try:
+        if prestart and req.get("device", "cpu") != prestart:
+            # The engine keys its pre-started workers by device: this is its bug, not the sample's.
+            raise RuntimeError(f"pre-started for {prestart}, asked to run on {req.get('device')}")
         worker.run()
     except BaseException as e:  # reported to the engine, which classifies it
         try:

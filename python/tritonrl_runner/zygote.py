@@ -12,8 +12,10 @@ Messages:
                   working interpreter, seconds, then starts workers cold); b"ready" once the
                   imports are done; per spawn b"P<pid>" (the relay: the process
                   group leader the engine kills) or b"F<why>".
-  from the engine b"S" + u32 (little-endian) header length + JSON {"env": [...]} + the SandboxPlan
-                  bytes, with five fds: request read end, result write end, report write end, log,
+  from the engine b"S" + u32 (little-endian) header length + JSON {"env": [...], "args": [...]}
+                  + the SandboxPlan bytes (args: the worker's arguments after "3 4", e.g.
+                  ["--prestart", "cuda"] for a pre-started worker, src/eval/worker_pool.h),
+                  with five fds: request read end, result write end, report write end, log,
                   /dev/null. b"R<pid>": the engine is done with that worker's group; reap it.
                   EOF: the engine is gone; exit (the relays and workers die with us, PDEATHSIG).
 
@@ -29,7 +31,7 @@ Per request, in the forked child, before anything else runs:
                           capabilities, no-new-privs, the seccomp program, chdir; the report; fd 5
                           closed;
   then the environment is replaced by the request's (sanitized by the engine), and the worker's
-  main runs as in a cold worker (python -I -B worker.py 3 4).
+  main runs as in a cold worker (python -I -B worker.py 3 4 [args]).
 
 The zygote holds no CUDA context (CUDA does not survive fork; each worker initialises its own) and
 never sees a seed, a candidate's code or any output: those travel on the worker's own pipes.
@@ -101,7 +103,7 @@ def _install_prebuilt(prebuilt) -> None:
 _PREBUILT = None  # set in main() on a machine with the CUDA driver
 
 
-def _child(lib, plan: bytes, fds: list[int], env: list[str]) -> None:
+def _child(lib, plan: bytes, fds: list[int], env: list[str], args: list[str]) -> None:
     """The forked child: sandbox, relay, then the worker. Never returns."""
     rc = 126
     try:
@@ -128,7 +130,7 @@ def _child(lib, plan: bytes, fds: list[int], env: list[str]) -> None:
         _install_prebuilt(_PREBUILT)
         from tritonrl_runner import worker as worker_module
 
-        argv = [worker_module.__file__, "3", "4"]
+        argv = [worker_module.__file__, "3", "4", *args]
         sys.argv = argv
         try:
             rc = worker_module.main(argv)
@@ -189,23 +191,27 @@ def main(argv: list[str]) -> int:
             for fd in fds:
                 os.close(fd)
             continue
-        env = plan = None
+        env = plan = args = header = None
         try:
             if kind != b"S" or len(fds) != _N_FDS or len(msg) < 5:
                 raise ValueError("malformed spawn request")
             length = int.from_bytes(msg[1:5], "little")
-            env = json.loads(msg[5:5 + length])["env"]
+            header = json.loads(msg[5:5 + length])
+            env = header["env"]
+            args = header.get("args", [])
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                raise ValueError("malformed worker arguments")
             plan = msg[5 + length:]
             pid = os.fork()
             if pid == 0:
                 sock.close()
-                _child(lib, plan, fds, env)
+                _child(lib, plan, fds, env, args)
             reply = b"P%d" % pid
         except Exception as e:  # the engine falls back to a cold spawn
             reply = b"F" + str(e).encode()[:200]
         for fd in fds:
             os.close(fd)
-        del msg, env, plan
+        del msg, env, plan, args, header
         sock.send(reply)
 
 

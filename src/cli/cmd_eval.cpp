@@ -404,6 +404,12 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_flag("--cold-workers", o->scoring.cold_workers,
                     "start every worker as a fresh interpreter (exec) instead of forking it from "
                     "the warm zygote (same sandbox; slower start)");
+       sub.add_option(
+              "--prestart-workers", o->scoring.prestart_workers,
+              "workers started ahead of their samples (spawned, sandboxed and, on the GPU, with "
+              "their CUDA context made; each runs one sample): -1 one per job, 0 off; "
+              "docs/eval.md, \"Pre-started workers\"")
+           ->capture_default_str();
        return [o]() -> int {
          try {
            return RunEval(*o);

@@ -90,6 +90,12 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--jobs", sc.jobs, "Worker processes, shared by all requests")
            ->check(CLI::PositiveNumber)
            ->capture_default_str();
+       sub.add_option(
+              "--prestart-workers", sc.prestart_workers,
+              "workers started ahead of their samples (spawned, sandboxed and, on the GPU, with "
+              "their CUDA context made; each runs one sample): -1 one per job, 0 off; "
+              "docs/eval.md, \"Pre-started workers\"")
+           ->capture_default_str();
        sub.add_option("--policy", sc.policy, "Static policy: standard or strict")
            ->check(CLI::IsMember({"standard", "strict"}))
            ->capture_default_str();

@@ -91,6 +91,10 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
                 "Scoring device: cpu (Triton interpreter), cuda or auto (default: the policy's)");
   g->add_option("--jobs", o->jobs, "Scoring worker processes (0: the scorer's default)")
       ->capture_default_str();
+  g->add_option("--prestart-workers", o->prestart_workers,
+                "scoring workers started ahead of their samples (sandboxed, CUDA context made; "
+                "each runs one sample): -1 one per job, 0 off")
+      ->capture_default_str();
   g->add_option("--variants", o->variants,
                 "Scoring: comma-separated variants to run, of those each task has (default: "
                 "the device's, cuda: all)")

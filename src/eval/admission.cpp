@@ -147,7 +147,7 @@ std::optional<std::uint64_t> DeviceFreeBytes() {
   return static_cast<std::uint64_t>(mib) << 20;
 }
 
-MemoryAdmission MakeAdmission(const EngineConfig& cfg) {
+MemoryNeed RunBudgets(const EngineConfig& cfg) {
   std::uint64_t host = cfg.host_memory_budget, device = cfg.device_memory_budget;
   if (host == 0) {
     host = HostAvailableBytes().value_or(0) / 10 * 9;
@@ -156,7 +156,19 @@ MemoryAdmission MakeAdmission(const EngineConfig& cfg) {
     host = host > spills ? host - spills : 0;
   }
   if (device == 0 && cfg.device != "cpu") device = DeviceFreeBytes().value_or(0) / 10 * 9;
-  return MemoryAdmission(host, device);
+  return {host, device};
+}
+
+MemoryAdmission MakeAdmission(MemoryNeed budgets, MemoryNeed reserved) {
+  // At least a byte left: 0 would read as unlimited.
+  const auto less = [](std::uint64_t budget, std::uint64_t minus) -> std::uint64_t {
+    return budget == 0 ? 0 : budget > minus ? budget - minus : 1;
+  };
+  return MemoryAdmission(less(budgets.host, reserved.host), less(budgets.device, reserved.device));
+}
+
+MemoryAdmission MakeAdmission(const EngineConfig& cfg) {
+  return MakeAdmission(RunBudgets(cfg));
 }
 
 }  // namespace tritonrl::eval

@@ -95,8 +95,13 @@ class MemoryAdmission {
 std::optional<std::uint64_t> HostAvailableBytes();
 // Free memory of the first visible GPU as nvidia-smi reports it, in bytes.
 std::optional<std::uint64_t> DeviceFreeBytes();
-// The budgets of a run: the configured ones, else 90% of what is free when it starts (the rest is
-// left to the engine, the page cache and whatever else runs on the host).
+// The budgets of a run (0: unlimited on that side): the configured ones, else 90% of what is free
+// when it starts (the rest is left to the engine, the page cache and whatever else runs on the
+// host).
+MemoryNeed RunBudgets(const EngineConfig& config);
+// An admission over `budgets` less `reserved` (the run's idle pre-started workers,
+// eval/worker_pool.h, which hold their memory outside any ticket); an unlimited side stays so.
+MemoryAdmission MakeAdmission(MemoryNeed budgets, MemoryNeed reserved = {});
 MemoryAdmission MakeAdmission(const EngineConfig& config);
 
 }  // namespace tritonrl::eval

@@ -18,6 +18,7 @@
 #include "eval/schedule.h"
 #include "eval/trial_check.h"
 #include "eval/worker_driver.h"
+#include "eval/worker_pool.h"
 #include "eval/worker_spawn.h"
 #include "vocab/verdict_vocab.h"
 
@@ -43,6 +44,45 @@ struct WorkDir {
     }
   }
 };
+
+// A worker's private folder and, when the run has pre-started workers (eval/worker_pool.h), the
+// worker already started into it; without one DriveWorker spawns it after the files are written.
+struct WorkerStart {
+  std::string dir;
+  std::optional<Child> child;
+  std::vector<std::string> discarded;  // pre-started workers found dead before this one
+};
+
+Result<WorkerStart> PrepareWorker(const EngineConfig& cfg) {
+  if (cfg.worker_pool) {
+    if (auto w = cfg.worker_pool->Acquire(cfg))
+      return WorkerStart{std::move(w->dir), std::move(w->child), std::move(w->discarded)};
+  }
+  auto dir = MakeWorkDir(cfg.work_dir);
+  if (!dir.ok()) return dir.status();
+  return WorkerStart{std::move(*dir), std::nullopt, {}};
+}
+
+// Drives the worker of `start`. A pre-started worker that ended before its first frame (it died
+// while idle, after the pool's last look at it) ran nothing of the request: the sample gets a
+// fresh worker instead, once, and its verdict names the dead one (prestart_discarded).
+WorkerRun DriveStarted(const EngineConfig& cfg, const json& req, WorkerStart& start,
+                       const ReferenceResult* ref, TrialSink& sink) {
+  const bool prestarted = start.child.has_value();
+  const pid_t pid = prestarted ? start.child->pid : -1;
+  WorkerRun run = DriveWorker(cfg, req, start.dir, ref, sink, std::move(start.child));
+  start.child.reset();
+  if (!prestarted || run.end != WorkerEnd::kEof || !run.frames.empty()) return run;
+  start.discarded.push_back(
+      fmt::format("pid {}: {} before its request was read", pid, run.fin.exit.ToString()));
+  return DriveWorker(cfg, req, start.dir, ref, sink);
+}
+
+// A pre-started worker that will not get a request (the engine failed before sending it).
+void Abandon(WorkerStart& start) {
+  if (start.child) Finish(*start.child, std::chrono::milliseconds(0));
+  start.child.reset();
+}
 
 }  // namespace
 
@@ -289,12 +329,12 @@ void ApplyWeakTask(const EngineConfig& cfg, const ReferenceResult& ref, Verdict&
 ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_path,
                              const std::function<void(std::int64_t)>& on_device_peak) {
   ReferenceResult ref;
-  auto dir = MakeWorkDir(cfg.work_dir);
-  if (!dir.ok()) {
-    ref.error = {"reference", "io_error", dir.status().message()};
+  auto start = PrepareWorker(cfg);
+  if (!start.ok()) {
+    ref.error = {"reference", "io_error", start.status().message()};
     return ref;
   }
-  WorkDir guard{*dir, cfg.keep_work};
+  WorkDir guard{start->dir, cfg.keep_work};
   json req = MakeRequest(cfg, "reference", task_path, "", {}, 0);
   std::optional<TimingPhase> cached;
   if (cfg.timing.enabled && cfg.cached_reference_timing)
@@ -303,6 +343,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   auto spill = SpillFile::Create(cfg.work_dir, cfg.spill_reserve_bytes, cfg.spill_budget,
                                  cfg.memory_spill_budget);
   if (!spill.ok()) {
+    Abandon(*start);
     ref.error = {"reference", "io_error", spill.status().message()};
     return ref;
   }
@@ -311,7 +352,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
   ref.schedule = cfg.schedule;
   ref.init_seed = cfg.init_seed;
   ref.timing_plan = cfg.timing;
-  const WorkerRun run = DriveWorker(cfg, req, *dir, nullptr, recorder);
+  const WorkerRun run = DriveStarted(cfg, req, *start, nullptr, recorder);
   ref.ms = run.wall_ms;
   ref.phase_ms = run.phase_ms;
   ref.sandbox = run.fin.sandbox;
@@ -376,16 +417,19 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
     v.infra_failure = true;
     return v;
   }
-  auto dir = MakeWorkDir(cfg.work_dir);
-  if (!dir.ok()) {
+  auto start = PrepareWorker(cfg);
+  if (!start.ok()) {
     v.outcome = Outcome::kRuntimeError;
     v.infra_failure = true;
-    v.reasons.push_back({"startup", "io_error", dir.status().message()});
+    v.reasons.push_back({"startup", "io_error", start.status().message()});
     return v;
   }
-  WorkDir guard{*dir, cfg.keep_work};
-  const std::string cand_path = *dir + "/candidate.py";
+  WorkDir guard{start->dir, cfg.keep_work};
+  // A pre-started worker's private mounts were made before this file existed: the folder is the
+  // host's, remounted read-only, so the file shows there (WorkerPoolTest).
+  const std::string cand_path = start->dir + "/candidate.py";
   if (Status s = WriteFileAtomic(cand_path, code); !s.ok()) {
+    Abandon(*start);
     v.outcome = Outcome::kRuntimeError;
     v.infra_failure = true;
     v.reasons.push_back({"startup", "io_error", s.message()});
@@ -399,7 +443,7 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
     if (ran.size() != cfg.schedule.size()) req["variant_trials"][variant] = ran;
   }
   CandidateChecker checker(cfg, ref);
-  const WorkerRun run = DriveWorker(cfg, req, *dir, &ref, checker);
+  const WorkerRun run = DriveStarted(cfg, req, *start, &ref, checker);
   v.sandbox = run.fin.sandbox.ToJson();
   for (const auto& [stage, ms] : run.stage_ms) {
     if (stage == "trial") v.timings_ms["correctness"] = ms;
@@ -426,6 +470,8 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
                 {"atol", ref.tolerance.atol},
                 {"rtol", ref.tolerance.rtol}};
   v.evidence["guards"] = GuardEvidenceJson(c.guards);
+  // Pre-started workers that had died while idle, passed over for this one (never used).
+  if (!start->discarded.empty()) v.evidence["prestart_discarded"] = start->discarded;
   if (run.end != WorkerEnd::kDone) v.evidence["exit"] = run.fin.exit.ToString();
   if (run.stopped_after_failed_trial) v.evidence["stopped_after_failed_trial"] = true;
   // AutoTriton's "test passed" (the binary arm's reward input): known only when every trial ran.

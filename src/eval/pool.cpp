@@ -13,6 +13,7 @@
 #include "eval/admission.h"
 #include "eval/engine.h"
 #include "eval/evidence.h"
+#include "eval/worker_pool.h"
 
 namespace tritonrl::eval {
 namespace {
@@ -28,6 +29,23 @@ struct ReferenceSlot {
 double MsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
+
+// A run alone (after running out of GPU memory beside others) has no idle pre-started worker
+// beside it either: each holds a CUDA context. Its own worker is spawned as without the pool.
+class IdleWorkersSuspended {
+ public:
+  explicit IdleWorkersSuspended(WorkerPool* pool) : pool_(pool) {
+    if (pool_) pool_->Suspend();
+  }
+  ~IdleWorkersSuspended() {
+    if (pool_) pool_->Resume();
+  }
+  IdleWorkersSuspended(const IdleWorkersSuspended&) = delete;
+  IdleWorkersSuspended& operator=(const IdleWorkersSuspended&) = delete;
+
+ private:
+  WorkerPool* pool_;
+};
 
 AdmissionEvidence AdmissionOf(const MemoryNeed& need, const MemoryAdmission& admission) {
   return {need.host, need.device, admission.host_budget(), admission.device_budget()};
@@ -79,6 +97,7 @@ ReferenceResult AdmitAndRunReference(const EngineConfig& config, const std::stri
     }
     if (!ref.ok && ref.out_of_memory) {
       MemoryAdmission::Ticket alone = admission.AdmitAlone();
+      IdleWorkersSuspended quiet(config.worker_pool.get());
       ref = RunReference(config, task_path);
       reruns.push_back("alone");
     }
@@ -114,6 +133,7 @@ Verdict AdmitAndRunCandidate(const EngineConfig& config, const SampleJob& job,
     ticket->Release();
     const auto alone_asked = std::chrono::steady_clock::now();
     MemoryAdmission::Ticket alone = admission.AdmitAlone();
+    IdleWorkersSuspended quiet(config.worker_pool.get());
     const double alone_wait_ms = MsSince(alone_asked);
     const std::string first = oom->message;
     v = RunCandidate(config, job.task_path, job.code, ref);
@@ -136,17 +156,27 @@ class PoolRun {
         n_(std::max(1, threads)),
         on_done_(on_done),
         control_(control),
-        admission_(MakeAdmission(config)),
+        budgets_(RunBudgets(config)),
+        prestart_(WorkerPool::ReadyCount(config, n_, budgets_.host, budgets_.device)),
+        // Idle pre-started workers hold a worker's base each, outside any ticket.
+        admission_(MakeAdmission(
+            budgets_,
+            {WorkerPool::IdleNeed(config).host * static_cast<std::uint64_t>(prestart_),
+             WorkerPool::IdleNeed(config).device * static_cast<std::uint64_t>(prestart_)})),
         shared_(n_ > 1),  // other workers share the GPU only with more than one thread
         start_(std::chrono::steady_clock::now()) {
     base::MutexLock lock(&mu_);
     PlanTasks();
+    if (prestart_ > 0 && !pending_.empty())
+      config_.worker_pool = std::make_shared<WorkerPool>(config_, prestart_, WorkersExpected());
   }
 
   void Run() {
     std::vector<std::thread> pool;
     for (int t = 0; t < n_; ++t) pool.emplace_back([this, t] { Work(t); });
     for (auto& t : pool) t.join();
+    // Every sample's worker is finished: the idle ones go (cold ones die with the pool's thread).
+    if (config_.worker_pool) config_.worker_pool->Drain();
   }
 
  private:
@@ -180,6 +210,13 @@ class PoolRun {
       ++slot->remaining;
       pending_.push_back(i);
     }
+  }
+
+  // The workers this run will start: one per runnable sample, and one per reference not kept.
+  std::size_t WorkersExpected() const REQUIRES(mu_) {
+    std::size_t references = 0;
+    for (const auto& [path, slot] : slots_) references += slot->state != ReferenceSlot::kReady;
+    return pending_.size() + references;
   }
 
   void Work(int thread_index) EXCLUDES(mu_) {
@@ -353,11 +390,14 @@ class PoolRun {
     changed_.SignalAll();
   }
 
-  const EngineConfig& config_;
+  // The caller's config, with this run's pre-started workers (EngineConfig::worker_pool).
+  EngineConfig config_;
   const std::vector<SampleJob>& jobs_;
   const int n_;
   const std::function<void(std::size_t, Verdict)>& on_done_;
   const PoolControl& control_;
+  const MemoryNeed budgets_;
+  const int prestart_;  // idle pre-started workers kept (WorkerPool::ReadyCount)
   MemoryAdmission admission_;
   const bool shared_;
   const std::chrono::steady_clock::time_point start_;

@@ -225,9 +225,21 @@ std::string SandboxLibraryPath() {
   return ec ? "" : p.string();
 }
 
+// Where the runner's worker script sits in a spec's argv (`python ... worker.py 3 4 [args]`), or
+// -1 for any other program. What follows "3 4" (a pre-started worker's `--prestart DEVICE`) goes
+// to the worker's main as it would on a command line.
+int WorkerScriptIndex(const SpawnSpec& spec) {
+  for (std::size_t i = 1; i + 2 < spec.argv.size(); ++i) {
+    if (fs::path(spec.argv[i]).filename() == "worker.py" && spec.argv[i + 1] == "3" &&
+        spec.argv[i + 2] == "4")
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
 // The interpreter and the worker script of a worker spec.
 std::string ProgramOf(const SpawnSpec& spec) {
-  return spec.argv[0] + "\n" + spec.argv[spec.argv.size() - 3];
+  return spec.argv[0] + "\n" + spec.argv[static_cast<std::size_t>(WorkerScriptIndex(spec))];
 }
 
 // Starts a zygote for `spec` (z.mu held). Sets z.failure on failure.
@@ -241,7 +253,7 @@ void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key)
     return;
   }
   const fs::path script =
-      fs::path(spec.argv.back() == "4" ? spec.argv[spec.argv.size() - 3] : "").parent_path() /
+      fs::path(spec.argv[static_cast<std::size_t>(WorkerScriptIndex(spec))]).parent_path() /
       "zygote.py";
   std::error_code ec;
   // Its own folder under TMPDIR, not in the work folder of the scorer that happened to start it:
@@ -323,7 +335,9 @@ Result<Child> ForkFromZygoteLocked(Zygote& z, const SpawnSpec& spec) REQUIRES(z.
   if (!plan.ok()) return plan.status();
   auto pipes = OpenPipes(spec);
   if (!pipes.ok()) return pipes.status();
-  nlohmann::json header = {{"env", spec.env}};
+  const auto args_from = spec.argv.begin() + WorkerScriptIndex(spec) + 3;
+  nlohmann::json header = {{"env", spec.env},
+                           {"args", std::vector<std::string>(args_from, spec.argv.end())}};
   const std::string text = header.dump();
   std::string message = "S";
   const std::uint32_t length = static_cast<std::uint32_t>(text.size());
@@ -534,10 +548,7 @@ Result<Child> Spawn(const SpawnSpec& spec) {
 }
 
 Result<Child> SpawnWorker(const SpawnSpec& spec, bool warm) {
-  const bool worker_script = spec.argv.size() >= 3 && spec.argv[spec.argv.size() - 2] == "3" &&
-                             spec.argv.back() == "4" &&
-                             fs::path(spec.argv[spec.argv.size() - 3]).filename() == "worker.py";
-  if (!warm || !worker_script) return Spawn(spec);
+  if (!warm || WorkerScriptIndex(spec) < 0) return Spawn(spec);
   Zygote& z = TheZygote();
   std::string why;
   {

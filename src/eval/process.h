@@ -68,7 +68,9 @@ struct SandboxReport {
   bool read_only_fs = false;
   bool no_capabilities = false;
   bool known = false;  // a report arrived at all
-  // "cold", "warm" (forked from the zygote), or "cold (zygote unavailable: why)".
+  // "cold", "warm" (forked from the zygote), or "cold (zygote unavailable: why)"; with
+  // "+prestarted" after "cold" or "warm" when the worker was started ahead of its sample
+  // (src/eval/worker_pool.h).
   std::string spawn = "cold";
   // "full" (every feature), "partial", or "none".
   std::string Level() const;
@@ -120,8 +122,9 @@ Result<std::vector<sock_filter>> BuildSeccompProgram(bool forbid_fork);
 // its pipe then fails with EPIPE); the child restores the default before exec.
 Result<Child> Spawn(const SpawnSpec& spec);
 
-// A worker for spec (its argv: python -I -B .../tritonrl_runner/worker.py 3 4): forked from the
-// process-wide zygote when `warm` (started on first use, about as long as one cold start; a
+// A worker for spec (its argv: python -I -B .../tritonrl_runner/worker.py 3 4, optionally followed
+// by the worker's own arguments, e.g. `--prestart cpu`, which a warm worker gets too): forked from
+// the process-wide zygote when `warm` (started on first use, about as long as one cold start; a
 // different interpreter, runner folder or environment replaces it), else, or when the zygote is
 // unavailable, Spawn(spec). Any other script always starts cold.
 Result<Child> SpawnWorker(const SpawnSpec& spec, bool warm);

@@ -35,6 +35,7 @@ struct TrialSpec {
 };
 
 struct ReferenceResult;
+class WorkerPool;  // eval/worker_pool.h
 
 struct EngineConfig {
   std::string python;          // the runner's interpreter
@@ -82,6 +83,14 @@ struct EngineConfig {
   // false: a fresh interpreter per worker. Same sandbox either way; verdicts say which in
   // sandbox.spawn.
   bool warm_workers = true;
+  // Pre-started workers (eval/worker_pool.h): RunPool keeps this many workers spawned, sandboxed
+  // and (GPU) with their CUDA context made ahead of their samples; -1: one per pool thread; 0:
+  // off. Bounded by the threads and the memory budgets (WorkerPool::ReadyCount). Verdicts say
+  // "+prestarted" in sandbox.spawn.
+  int prestart_workers = -1;
+  // Set by RunPool for its run (null elsewhere): where RunReference and RunCandidate take a
+  // pre-started worker from.
+  std::shared_ptr<WorkerPool> worker_pool;
   // "ours" (the task's tolerance, allclose and relative L2), "kernelbench" (KernelBench's harness:
   // 1e-4 fp32, 1e-2 fp16/bf16, allclose alone) or "kernelbench-v0" (1e-2, allclose alone); the
   // reference worker resolves it (taskmod.tolerance), docs/tasks.md compares them.

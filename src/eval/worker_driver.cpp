@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "eval/json_get.h"
-#include "eval/timing.h"
 #include "eval/schedule.h"
+#include "eval/timing.h"
 #include "eval/worker_spawn.h"
 
 namespace tritonrl::eval {
@@ -469,11 +469,14 @@ class Driver {
 }  // namespace
 
 WorkerRun DriveWorker(const EngineConfig& cfg, const json& request, const std::string& dir,
-                      const ReferenceResult* reference, TrialSink& sink) {
+                      const ReferenceResult* reference, TrialSink& sink,
+                      std::optional<Child> started) {
   WorkerRun run;
   const auto t0 = Clock::now();
-  const SpawnSpec spec = WorkerSpawnSpec(cfg, dir, "worker.py", {"3", "4"}, "worker.log");
-  auto child = SpawnWorker(spec, cfg.warm_workers);
+  Result<Child> child =
+      started ? Result<Child>(std::move(*started))
+              : SpawnWorker(WorkerSpawnSpec(cfg, dir, "worker.py", {"3", "4"}, "worker.log"),
+                            cfg.warm_workers);
   if (!child.ok()) {
     run.detail = child.status().message();
     return run;

@@ -18,9 +18,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "eval/types.h"
 #include "eval/process.h"
 #include "eval/trial_check.h"
+#include "eval/types.h"
 
 namespace tritonrl::eval {
 
@@ -78,8 +78,11 @@ struct WorkerRun {
 };
 
 // `reference`: the task's reference result when driving a candidate (its timed phase sets the
-// candidate's timing budget), null when driving the reference itself.
+// candidate's timing budget), null when driving the reference itself. `started`: a worker already
+// spawned into `dir` (a pre-started one, eval/worker_pool.h), else DriveWorker spawns one. Either
+// way the stage deadlines count from the request, sent here.
 WorkerRun DriveWorker(const EngineConfig& config, const nlohmann::json& request,
-                      const std::string& dir, const ReferenceResult* reference, TrialSink& sink);
+                      const std::string& dir, const ReferenceResult* reference, TrialSink& sink,
+                      std::optional<Child> started = std::nullopt);
 
 }  // namespace tritonrl::eval

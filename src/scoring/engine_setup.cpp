@@ -59,6 +59,8 @@ Status ValidateConfig(const ScoringConfig& c) {
   if (c.stage_timeout_s < 0) return Status::InvalidArgument("--stage-timeout must not be negative");
   if (!(c.idle_timeout_s >= 0))
     return Status::InvalidArgument("--idle-timeout must not be negative");
+  if (c.prestart_workers < -1)
+    return Status::InvalidArgument("--prestart-workers must be -1 (one per job), 0 (off) or more");
   return Status::Ok();
 }
 
@@ -79,6 +81,7 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
   cfg.keep_work = o.keep_work;
   cfg.all_trials = o.all_trials || o.autotriton_check;
   cfg.warm_workers = !o.cold_workers;
+  cfg.prestart_workers = o.prestart_workers;
   cfg.host_memory_budget = o.memory_budget_mb << 20;
   cfg.device_memory_budget = o.device_memory_budget_mb << 20;
   cfg.spill_budget = std::make_shared<eval::SpillBudget>();

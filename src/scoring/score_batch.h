@@ -96,6 +96,9 @@ struct ScoringConfig {
   // rule, verify/autotriton.h), outputs_match (eval::OutputsMatched)}.
   bool autotriton_check = false;
   bool cold_workers = false;  // a fresh interpreter per worker instead of a fork of the zygote
+  // Workers started ahead of their samples (eval::EngineConfig::prestart_workers): -1 one per job,
+  // 0 off. Still one fresh process per sample; verdicts say so in sandbox.spawn.
+  int prestart_workers = -1;
   // Admission control (eval/admission.h): memory the workers may hold at once; 0 = 90% of what
   // is free at the pool's start.
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;

@@ -803,6 +803,7 @@ Status OpenOutputs(Runner& run, bool resumed) {
   scfg.db = (fs::path(o.out) / "scores.sqlite").string();
   scfg.device = !o.eval_device.empty() ? o.eval_device : (run.device.is_cuda() ? "cuda" : "cpu");
   if (o.jobs > 0) scfg.jobs = o.jobs;
+  scfg.prestart_workers = o.prestart_workers;
   scfg.variants = o.variants;
   scfg.no_timing = !o.timing;
   // The binary arm is AutoTriton's reward: its is_Triton rule and its tests' outputs, not our

@@ -77,6 +77,7 @@ struct GrpoOptions {
   bool off_policy = false;             // score step N while generating step N+1 (importance ratio)
   std::string truncated = "penalize";  // penalize | exclude: responses that hit max_new_tokens
   int jobs = 0;                        // scoring jobs; 0: the scoring library's default
+  int prestart_workers = -1;           // scoring's pre-started workers: -1 one per job, 0 off
   // Scoring times correct rollouts on the GPU (R_speedup). false: correctness only, for runs whose
   // reward does not use the speedup (binary mode, or an experiment on correctness): about 100
   // timed calls a correct rollout saved.
