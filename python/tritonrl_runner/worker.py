@@ -231,7 +231,7 @@ class Worker:
 
         hello = {"type": "hello", "role": self.role, "pid": os.getpid(), "status": _proc_status(),
                  "torch": torch.__version__, "triton": triton.__version__, "ms": _ms(t0)}
-        if self.prestart_ms is not None:
+        if self.prestart_ms:
             hello["prestart_ms"] = self.prestart_ms  # done before the request (diagnostic)
         self.send(hello)
         device = torch.device(req.get("device", "cpu"))
@@ -515,24 +515,25 @@ def _prestart(device: str) -> float:
     the CUDA context and Triton's driver (its cuda_utils, from this worker's private cache) made.
     No task, candidate, seed or role is known yet, so nothing here can depend on one; the role's
     own protections (not dumpable, malloc perturbation) come after the request, before any task
-    or candidate code runs. Returns the milliseconds it took."""
+    or candidate code runs. Returns the milliseconds it took, or None when a step failed: the worker
+    then still reads its request, and run() repeats the step and reports its error in a frame, as
+    a worker started with its request would."""
     t0 = time.monotonic()
-    import torch
-    import triton
-    import triton.language  # noqa: F401
+    try:
+        import torch
+        import triton
+        import triton.language  # noqa: F401
 
-    from tritonrl_runner import hooks, taskmod, timing, trusted  # noqa: F401
-    if device == "cuda":
-        torch.cuda.set_device(0)
-        torch.empty(1, device=torch.device("cuda", 0))  # the context (~500 MB of device memory)
-        try:
+        from tritonrl_runner import hooks, taskmod, timing, trusted  # noqa: F401
+        if device == "cuda":
+            torch.cuda.set_device(0)
+            torch.empty(1, device=torch.device("cuda", 0))  # the context (~500 MB of device memory)
             # What a first launch would do: load the driver's utilities (a dlopen, no compile).
             from triton.runtime import driver
 
             driver.active.get_current_device()
-        except Exception:  # noqa: BLE001 (the first launch does it then)
-            pass
-    del triton
+    except Exception:  # noqa: BLE001 (see the docstring)
+        return None
     return _ms(t0)
 
 

@@ -21,8 +21,9 @@ std::vector<std::string> PrestartArgs(const EngineConfig& cfg) {
   return {"3", "4", "--prestart", cfg.device == "cpu" ? "cpu" : "cuda"};
 }
 
-// Three spawns failing in a row (no folder, no process): the filling stops, Acquire returns
-// nothing and workers start as before.
+// Three spawns failing in a row (no folder, no process), or three workers in a row found dead
+// when taken: the filling stops, Acquire returns nothing and workers start as before (a worker
+// whose start-up fails for good, e.g. CUDA refused, then fails its sample visibly there).
 constexpr int kMaxFailuresInARow = 3;
 
 // An idle worker writes nothing before its request: any byte, EOF or error on its result pipe
@@ -89,6 +90,7 @@ WorkerPool::~WorkerPool() {
 
 bool WorkerPool::WantMore() const {
   return !stopping_ && suspended_ == 0 && failures_in_a_row_ < kMaxFailuresInARow &&
+         deaths_in_a_row_ < kMaxFailuresInARow &&
          idle_.size() < std::min<std::size_t>(static_cast<std::size_t>(ready_), demand_);
 }
 
@@ -145,8 +147,10 @@ std::optional<PrestartedWorker> WorkerPool::Acquire(const EngineConfig& cfg) {
       idle_.pop_front();
       if (StillWaiting(w.child)) {
         got = std::move(w);
+        deaths_in_a_row_ = 0;
       } else {
         ++stats_.discarded;
+        ++deaths_in_a_row_;
         dead.push_back(std::move(w));
       }
     }

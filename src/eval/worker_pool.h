@@ -109,8 +109,9 @@ class WorkerPool {
   std::vector<std::string> discarded_ GUARDED_BY(mu_);  // not yet reported to an Acquire
   bool stopping_ GUARDED_BY(mu_) = false;
   int suspended_ GUARDED_BY(mu_) = 0;
-  bool spawning_ GUARDED_BY(mu_) = false;  // the filler is starting a worker, unlocked
-  int failures_in_a_row_ GUARDED_BY(mu_) = 0;
+  bool spawning_ GUARDED_BY(mu_) = false;      // the filler is starting a worker, unlocked
+  int failures_in_a_row_ GUARDED_BY(mu_) = 0;  // spawns that failed
+  int deaths_in_a_row_ GUARDED_BY(mu_) = 0;    // workers found dead at Acquire
   Stats stats_ GUARDED_BY(mu_);
   std::thread filler_;
 };

@@ -3,7 +3,7 @@
 # The fixture suite holds the property of KernelBench level2/9_Matmul_Subtract_Multiply_ReLU (the
 # reference output is zero everywhere); a wrong kernel whose output is zero too must come out
 # flagged weak_task under the standard policy and incorrect (reason weak_task) under strict, warm
-# and cold workers alike.
+# and cold workers alike, pre-started (the default) or not.
 #   weak_task_test.sh TRITONRL ROOT
 set -euo pipefail
 BIN="$1"
@@ -29,6 +29,7 @@ run() {  # run NAME EXTRA_FLAGS...
 run standard
 run strict --policy strict
 run cold --cold-workers
+run fresh --prestart-workers=0
 
 "$PY" - "$T" <<'PY'
 import json, os, sys
@@ -37,7 +38,7 @@ def verdict(name):
     d = json.load(open(os.path.join(t, name + ".json")))
     (s,) = d["samples"]
     return s
-for name in ("standard", "cold"):
+for name in ("standard", "cold", "fresh"):
     s = verdict(name)
     assert s["outcome"] == "correct" and "weak_task" in s["flags"], (name, s["outcome"], s["flags"], s["reasons"])
     assert "zeros" in s["evidence"]["null_models_passed"], s["evidence"].get("null_models_passed")
@@ -45,7 +46,9 @@ for name in ("standard", "cold"):
 s = verdict("strict")
 assert s["outcome"] == "incorrect", (s["outcome"], s["reasons"])
 assert any(r["code"] == "weak_task" for r in s["reasons"]), s["reasons"]
-assert verdict("standard")["sandbox"]["spawn"] == "warm", verdict("standard")["sandbox"]
-assert verdict("cold")["sandbox"]["spawn"] == "cold", verdict("cold")["sandbox"]
+# Pre-started by default (a worker asked for before the pool has one starts as before).
+assert verdict("standard")["sandbox"]["spawn"] in ("warm+prestarted", "warm"), verdict("standard")["sandbox"]
+assert verdict("cold")["sandbox"]["spawn"] in ("cold+prestarted", "cold"), verdict("cold")["sandbox"]
+assert verdict("fresh")["sandbox"]["spawn"] == "warm", verdict("fresh")["sandbox"]
 print("weak_task: ok (standard: correct + weak_task, strict: incorrect, cold workers alike)")
 PY

@@ -91,18 +91,18 @@ class ModelNew(nn.Module):
 TRIALS = [{"seed": 1, "train": True, "grad": True}, {"seed": 2, "train": False, "grad": False}]
 
 
-def run_worker(tmp_path, role, candidate=None):
+def run_worker(tmp_path, role, candidate=None, device="cpu", **drive):
     task = tmp_path / "task.py"
     task.write_text(TASK)
     allow = tmp_path / "allow.json"
     allow.write_text((ROOT / "src" / "verify" / "allowlist.json").read_text())
-    req = {"role": role, "task_path": str(task), "device": "cpu", "init_seed": 7, "trials": TRIALS,
+    req = {"role": role, "task_path": str(task), "device": device, "init_seed": 7, "trials": TRIALS,
            "allowlist_path": str(allow), "perturb": 1}
     if candidate is not None:
         path = tmp_path / "candidate.py"
         path.write_text(candidate)
         req["candidate_path"] = str(path)
-    frames, _ = drive_worker(tmp_path, req)
+    frames, _ = drive_worker(tmp_path, req, **drive)
     return frames
 
 
@@ -375,3 +375,46 @@ def test_the_reference_runs_the_preferred_variants_the_task_has(tmp_path, prefer
     names = [h["variants"] for h, _ in frames if h["type"] == "variants"]
     assert names == [expected]
     assert [h["variant"] for h, _ in frames if h["type"] == "trial"] == [v for v in expected for _ in TRIALS]
+
+
+def test_a_prestarted_worker_runs_its_request_as_a_fresh_one(tmp_path):
+    """worker.py --prestart cpu: imports before the request, then the same frames and bytes; the
+    candidate file may appear after the worker started (the engine writes it into the folder of a
+    worker it started ahead)."""
+    plain_ref = run_worker(tmp_path, "reference")
+    plain = run_worker(tmp_path, "candidate", HONEST)
+    (tmp_path / "candidate.py").unlink()
+
+    def late_candidate():
+        time.sleep(1.0)  # the worker is past its imports, blocked on its request
+        (tmp_path / "candidate.py").write_text(HONEST)
+
+    pre_ref = run_worker(tmp_path, "reference", args=["--prestart", "cpu"])
+    pre = run_worker(tmp_path, "candidate", HONEST, args=["--prestart", "cpu"], before_request=late_candidate)
+    assert [h["type"] for h, _ in pre] == [h["type"] for h, _ in plain]
+    assert [h["type"] for h, _ in pre_ref] == [h["type"] for h, _ in plain_ref]
+    assert pre[0][0]["prestart_ms"] > 0 and "prestart_ms" not in plain[0][0]
+    assert [p for _, p in trial_outputs(pre)] == [p for _, p in trial_outputs(plain)]
+    assert [p for _, p in trial_outputs(pre_ref)] == [p for _, p in trial_outputs(plain_ref)]
+
+
+def test_a_worker_prestarted_for_another_device_refuses_the_request(tmp_path):
+    frames = run_worker(tmp_path, "reference", device="cuda", args=["--prestart", "cpu"])
+    assert [h["type"] for h, _ in frames] == ["error"]
+    assert "pre-started for cpu, asked to run on cuda" in frames[0][0]["message"]
+
+
+def test_a_failed_prestart_is_reported_after_the_request_as_without_it(tmp_path):
+    """No GPU here: the CUDA context of --prestart cuda fails; the worker still takes its request
+    and fails the way a worker started with it does (an error frame naming the failure)."""
+    pre = run_worker(tmp_path, "reference", device="cuda", args=["--prestart", "cuda"])
+    plain = run_worker(tmp_path, "reference", device="cuda")
+    assert [h["type"] for h, _ in pre] == [h["type"] for h, _ in plain]
+    assert pre[-1][0]["type"] == "error" and pre[-1][0]["exc_type"] == plain[-1][0]["exc_type"]
+    assert "prestart_ms" not in pre[0][0]
+
+
+@pytest.mark.parametrize("args", [["--prestart"], ["--prestart", "tpu"], ["--other", "cpu"]])
+def test_bad_worker_arguments_fail_before_any_frame(tmp_path, args):
+    frames = run_worker(tmp_path, "reference", args=args)
+    assert frames == []
