@@ -72,8 +72,7 @@ std::vector<const task::TaskInfo*> SelectTasks(const task::Suite& suite, const B
   std::vector<const task::TaskInfo*> out;
   for (const auto& t : suite.tasks) {
     const int level = t.level.value_or(0);
-    if (!o.levels.empty() &&
-        std::find(o.levels.begin(), o.levels.end(), level) == o.levels.end())
+    if (!o.levels.empty() && std::find(o.levels.begin(), o.levels.end(), level) == o.levels.end())
       continue;
     if (!wanted.empty() && !wanted.count(t.id)) continue;
     if (o.max_tasks_per_level > 0 && taken[level] >= o.max_tasks_per_level) continue;
@@ -81,7 +80,8 @@ std::vector<const task::TaskInfo*> SelectTasks(const task::Suite& suite, const B
     out.push_back(&t);
   }
   for (const auto& id : wanted)
-    if (!task::FindTask(suite, id)) Fail(fmt::format("--task {}: not a task of {}", id, suite.root));
+    if (!task::FindTask(suite, id))
+      Fail(fmt::format("--task {}: not a task of {}", id, suite.root));
   if (out.empty()) Fail(fmt::format("{}: no task matches the selection", suite.root));
   return out;
 }
@@ -109,8 +109,7 @@ PromptSource LoadPromptSource(const BenchOptions& o) {
                     {"files_sha256", p.kernelbench->files}};
   } else if (p.kind == "template") {
     p.template_text = OrFail(tritonrl::ReadFile(o.prompt_template));
-    p.provenance = {{"file", o.prompt_template},
-                    {"sha256", tritonrl::Sha256Hex(p.template_text)}};
+    p.provenance = {{"file", o.prompt_template}, {"sha256", tritonrl::Sha256Hex(p.template_text)}};
   } else if (p.kind == "tritonrl") {
     p.provenance = {{"source", "data::PromptFor (docs/data.md)"}};
   } else {
@@ -149,9 +148,9 @@ json Identity(const BenchOptions& o, const PromptSource& p, const std::string& p
           {"max_tokens", o.gen.max_tokens},
           {"prompt", p.kind},
           {"prompts_sha256", prompts_sha},
-          {"scale_sizes", o.scale_sizes > 0 ? json({{"factor", o.scale_sizes},
-                                                    {"min_value", o.scale_min}})
-                                            : json(nullptr)},
+          {"scale_sizes", o.scale_sizes > 0
+                              ? json({{"factor", o.scale_sizes}, {"min_value", o.scale_min}})
+                              : json(nullptr)},
           {"tasks", ids}};
 }
 
@@ -161,15 +160,14 @@ void CheckOrWriteIdentity(const std::string& path, const json& identity) {
     if (!old.is_object()) Fail(path + ": not a JSON object (remove it to start over)");
     for (const auto& [key, value] : identity.items()) {
       if (!old.contains(key) || old[key] != value)
-        Fail(fmt::format("{}: this folder holds a run with another {} ({} here, {} now); use "
-                         "another --out",
-                         path, key, old.value(key, json()).dump().substr(0, 200),
-                         value.dump().substr(0, 200)));
+        Fail(fmt::format(
+            "{}: this folder holds a run with another {} ({} here, {} now); use "
+            "another --out",
+            path, key, old.value(key, json()).dump().substr(0, 200), value.dump().substr(0, 200)));
     }
     return;
   }
-  if (auto s = tritonrl::WriteFileAtomic(path, identity.dump(2) + "\n"); !s.ok())
-    Fail(s.message());
+  if (auto s = tritonrl::WriteFileAtomic(path, identity.dump(2) + "\n"); !s.ok()) Fail(s.message());
 }
 
 struct Generation {
@@ -298,8 +296,7 @@ void WriteOutputs(const BenchOptions& o, const json& doc, const sc::ScoringConfi
 
 void PrintTable(const sc::RunSummary& summary, const json& failed) {
   fmt::print("{:<8} {:>6} {:>7} {:>7} {:>9} {:>8} {:>7} {:>7} {:>8} {:>10}\n", "level", "tasks",
-             "samples", "valid", "compiled", "correct", "fast1", "fast2", "mean_sp",
-             "pass@k(c)");
+             "samples", "valid", "compiled", "correct", "fast1", "fast2", "mean_sp", "pass@k(c)");
   auto opt_pct = [](const std::optional<double>& v) {
     return v ? fmt::format("{:.1f}%", 100 * *v) : std::string("n/a");
   };
@@ -308,8 +305,8 @@ void PrintTable(const sc::RunSummary& summary, const json& failed) {
     for (const auto& p : g.pass_at_k)
       if (p.criterion == "correct") pass += (pass.empty() ? "" : "/") + opt_pct(p.value);
     fmt::print("{:<8} {:>6} {:>7} {:>6.1f}% {:>8.1f}% {:>7.1f}% {:>7} {:>7} {:>8} {}\n", g.name,
-               g.tasks, g.samples, 100 * g.valid_rate, 100 * g.compiled_rate,
-               100 * g.correct_rate, opt_pct(g.fast_p.size() > 0 ? g.fast_p[0].rate : 0.0),
+               g.tasks, g.samples, 100 * g.valid_rate, 100 * g.compiled_rate, 100 * g.correct_rate,
+               opt_pct(g.fast_p.size() > 0 ? g.fast_p[0].rate : 0.0),
                opt_pct(g.fast_p.size() > 1 ? g.fast_p[1].rate : 0.0),
                g.mean_speedup ? fmt::format("{:.2f}x", *g.mean_speedup) : "-", pass);
   };
@@ -350,12 +347,12 @@ int RunBench(BenchOptions o) {
   if (o.scale_sizes > 0) {
     const std::string dir = (fs::path(o.out) / "scaled-suite").string();
     const auto changed = OrFail(task::WriteScaledSuite(suite, {o.scale_sizes, o.scale_min}, dir));
-    scaled = {{"factor", o.scale_sizes},
-              {"min_value", o.scale_min},
-              {"rule",
-               "every module-level integer constant >= min_value times factor, rounded, >= 1"},
-              {"suite", dir},
-              {"changed", json::object()}};
+    scaled = {
+        {"factor", o.scale_sizes},
+        {"min_value", o.scale_min},
+        {"rule", "every module-level integer constant >= min_value times factor, rounded, >= 1"},
+        {"suite", dir},
+        {"changed", json::object()}};
     for (const auto& c : changed)
       if (!c.changed.empty()) scaled["changed"][c.id] = c.changed;
     config.tasks = dir;
@@ -386,9 +383,10 @@ int RunBench(BenchOptions o) {
   fmt::print("bench: {} of {} samples received and scored; {}/bench.json{}\n", received,
              gen.requested, o.out, samples.empty() ? "" : ", report.html");
   if (received < gen.requested)
-    fmt::print("bench: {} requests without an answer; run the same command again to retry "
-               "those that may still succeed\n",
-               gen.requested - received);
+    fmt::print(
+        "bench: {} requests without an answer; run the same command again to retry "
+        "those that may still succeed\n",
+        gen.requested - received);
   // A request the endpoint refused for good (4xx: a wrong model name, a prompt too long) is bad
   // input: say so by the exit code. A rerun does not send it again (the ledger keeps it).
   for (const auto& e : gen.entries) {

@@ -58,8 +58,9 @@ Result<std::string> Block(const json& toml, const std::string& dotted) {
 // hash.
 Result<std::string> ReadCheckoutFile(KernelBenchPrompt& p, const std::string& rel) {
   auto text = ReadFile((fs::path(p.checkout) / rel).string());
-  if (!text.ok()) return Status::NotFound(fmt::format("KernelBench checkout {}: {}", p.checkout,
-                                                      text.status().message()));
+  if (!text.ok())
+    return Status::NotFound(
+        fmt::format("KernelBench checkout {}: {}", p.checkout, text.status().message()));
   p.files[rel] = Sha256Hex(*text);
   return text;
 }
@@ -102,8 +103,8 @@ Result<json> ParseToml(const std::string& python, const std::string& path) {
   while (waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return Status::InvalidArgument(fmt::format("{}: {} could not read it: {}", path, python,
-                                               error.substr(0, 2000)));
+    return Status::InvalidArgument(
+        fmt::format("{}: {} could not read it: {}", path, python, error.substr(0, 2000)));
   json j = json::parse(text, nullptr, false);
   if (!j.is_object()) return Status::Internal(path + ": tomllib gave no table");
   return j;
@@ -228,13 +229,15 @@ Result<KernelBenchPrompt> LoadKernelBenchPrompt(const std::string& checkout,
           "does not run: write the prompt with KernelBench and pass it as --prompt-template",
           kPromptsToml, option));
   if (od.value("requires_gpu", false))
-    return Status::InvalidArgument(fmt::format("{}: option {} requires a GPU description; use "
-                                               "--prompt-template",
-                                               kPromptsToml, option));
+    return Status::InvalidArgument(
+        fmt::format("{}: option {} requires a GPU description; use "
+                    "--prompt-template",
+                    kPromptsToml, option));
   const std::string requires_example = od.value("requires_example", "");
   if (!requires_example.empty()) {
     const json& bd = backends[backend];
-    TRITONRL_RETURN_IF_ERROR(RenderExamples(p, bd, bd.value("backend_display", backend), requires_example));
+    TRITONRL_RETURN_IF_ERROR(
+        RenderExamples(p, bd, bd.value("backend_display", backend), requires_example));
   }
   return p;
 }

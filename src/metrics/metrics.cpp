@@ -52,8 +52,7 @@ double Rate(int64_t count, int64_t total) {
 }  // namespace
 
 bool IsTaskFailure(const SampleResult& s) {
-  return std::find(s.flags.begin(), s.flags.end(), vocab::flag::kReferenceFailed) !=
-         s.flags.end();
+  return std::find(s.flags.begin(), s.flags.end(), vocab::flag::kReferenceFailed) != s.flags.end();
 }
 
 bool SpeedKnown(const GroupMetrics& g) {

@@ -127,7 +127,8 @@ svg::StackedRow ShareRow(const metrics::GroupMetrics& g) {
 std::string MetricsTable(const metrics::Metrics& m, const metrics::Metrics& strict) {
   std::string out =
       "<table id=\"metrics-table\"><tr><th>group</th><th>samples</th><th>tasks</th>"
-      "<th>tasks whose reference failed</th><th>valid</th><th>compiled</th><th>correct</th><th>correct (strict)</th>";
+      "<th>tasks whose reference "
+      "failed</th><th>valid</th><th>compiled</th><th>correct</th><th>correct (strict)</th>";
   for (double p : m.options.fast_p) out += "<th>" + HtmlEscape(metrics::FastName(p)) + "</th>";
   out += "<th>mean speedup</th><th>geomean speedup</th><th>mean speedup (all samples)</th>";
   for (int k : m.options.pass_k) out += fmt::format("<th>pass@{} correct</th>", k);
@@ -138,9 +139,8 @@ std::string MetricsTable(const metrics::Metrics& m, const metrics::Metrics& stri
   for (const auto& [g, gs] : rows) {
     out += "<tr>" + Td(HtmlEscape(g->name)) + Td(std::to_string(g->samples), true) +
            Td(std::to_string(g->tasks), true) + Td(std::to_string(g->failed_tasks), true) +
-           Td(Pct(g->valid_rate), true) +
-           Td(Pct(g->compiled_rate), true) + Td(Pct(g->correct_rate), true) +
-           Td(Pct(gs->correct_rate), true);
+           Td(Pct(g->valid_rate), true) + Td(Pct(g->compiled_rate), true) +
+           Td(Pct(g->correct_rate), true) + Td(Pct(gs->correct_rate), true);
     for (const auto& f : g->fast_p) out += Td(OptPct(f.rate), true);
     out += Td(OptNum(g->mean_speedup), true) + Td(OptNum(g->geomean_speedup), true) +
            Td(OptNum(g->mean_speedup_all), true);

@@ -106,8 +106,8 @@ store::VerdictRecord ToRecord(const eval::Verdict& v, const store::SampleKey& ke
   // The engine gives every sample of a task whose reference failed a runtime_error with the
   // reference's reason; the flag makes it the task's failure wherever the verdict is read
   // (metrics leave it out, rewards pay nothing), live or from the store.
-  if (IsReferenceFailure(v) && std::find(r.flags.begin(), r.flags.end(),
-                                         vocab::flag::kReferenceFailed) == r.flags.end())
+  if (IsReferenceFailure(v) &&
+      std::find(r.flags.begin(), r.flags.end(), vocab::flag::kReferenceFailed) == r.flags.end())
     r.flags.emplace_back(vocab::flag::kReferenceFailed);
   for (const auto& reason : v.reasons)
     r.reasons.push_back(fmt::format("[{}] {}: {}", reason.stage, reason.code, reason.message));

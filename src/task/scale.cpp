@@ -79,8 +79,8 @@ Result<std::vector<ScaledTask>> WriteScaledSuite(const Suite& suite, const Scale
       return Status::IoError(dest.parent_path().string() + ": cannot create: " + ec.message());
     std::string text = *source;
     if (!text.empty() && text.back() != '\n') text += '\n';
-    text += "\n# Added by tritonrl bench --scale-sizes (docs/bench.md).\n" +
-            VariantsLine(t, overrides);
+    text +=
+        "\n# Added by tritonrl bench --scale-sizes (docs/bench.md).\n" + VariantsLine(t, overrides);
     TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(dest.string(), text));
     out.push_back(std::move(s));
   }

@@ -71,7 +71,7 @@ inline constexpr std::string_view kReferenceFailed = "reference_failed";
 // (correctness still counts). docs/rl.md.
 inline constexpr std::string_view kSpeedupVoidFlags[] = {
     flag::kLazyOptimization, flag::kTimingInconsistent, flag::kImplausibleSpeedup,
-    flag::kParentClockGap, flag::kTimingContended, flag::kWeakTask};
+    flag::kParentClockGap,   flag::kTimingContended,    flag::kWeakTask};
 // Any of these makes a correct sample not correct under the strict policy. docs/metrics.md.
 inline constexpr std::string_view kStrictFailFlags[] = {
     flag::kLazyOptimization, flag::kTimingInconsistent, flag::kImplausibleSpeedup,

@@ -172,11 +172,13 @@ TEST(Metrics, StrictPolicyDropsWeakTaskSamples) {
 // k: its n does not make pass@k unavailable.
 TEST(Metrics, ReferenceFailureIsTheTasksFailureNotTheSamples) {
   std::vector<SampleResult> with = Fixture();
-  with.push_back(S("level1/D", 1, "runtime_error", true, false, false, std::nullopt,
-                   {"reference_failed"}));
+  with.push_back(
+      S("level1/D", 1, "runtime_error", true, false, false, std::nullopt, {"reference_failed"}));
   with.push_back(S("level1/D", 1, "correct", true, true, true, 3.0));
-  const Metrics base = ComputeMetrics(Fixture());
-  const Metrics m = ComputeMetrics(with);
+  MetricsOptions o;
+  o.pass_k = {1, 3};
+  const Metrics base = ComputeMetrics(Fixture(), o);
+  const Metrics m = ComputeMetrics(with, o);
   const GroupMetrics& l1 = m.levels[0];
   EXPECT_EQ(l1.failed_tasks, 1);
   EXPECT_EQ(l1.failed_task_samples, 2);
@@ -191,8 +193,7 @@ TEST(Metrics, ReferenceFailureIsTheTasksFailureNotTheSamples) {
   EXPECT_EQ(*l1.mean_speedup, *base.levels[0].mean_speedup);
   EXPECT_EQ(l1.shares.other, base.levels[0].shares.other);
   EXPECT_NEAR(*Pass(l1, "correct", 1).value, 0.5, 1e-12);
-  EXPECT_NEAR(*Pass(m.overall, "correct", 1).value, *Pass(base.overall, "correct", 1).value,
-              1e-12);
+  EXPECT_NEAR(*Pass(m.overall, "correct", 1).value, *Pass(base.overall, "correct", 1).value, 1e-12);
   EXPECT_TRUE(Pass(l1, "correct", 3).value.has_value());  // D's 2 samples do not count
   EXPECT_TRUE(IsTaskFailure(with[9]));
   EXPECT_FALSE(IsTaskFailure(with[10]));
