@@ -20,6 +20,7 @@
 
 #include "base/file.h"
 #include "cli/command.h"
+#include "cli/metrics_json.h"
 #include "cli/scoring_progress.h"
 #include "metrics/metrics.h"
 #include "report/report.h"
@@ -103,29 +104,6 @@ std::pair<int, int> ParseShard(const std::string& s) {
   return {i, n};
 }
 
-json MetricsJson(const tritonrl::metrics::GroupMetrics& g) {
-  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
-  json fast = json::object();
-  for (const auto& f : g.fast_p) fast[tritonrl::metrics::FastName(f.p)] = opt(f.rate);
-  json pass = json::object();
-  for (const auto& p : g.pass_at_k) pass[fmt::format("{}@{}", p.criterion, p.k)] = opt(p.value);
-  return {{"name", g.name},
-          {"samples", g.samples},
-          {"tasks", g.tasks},
-          {"valid", g.valid_rate},
-          {"compiled", g.compiled_rate},
-          {"correct", g.correct_rate},
-          {"fast_p", fast},
-          {"mean_speedup", opt(g.mean_speedup)},
-          {"geomean_speedup", opt(g.geomean_speedup)},
-          {"pass_at_k", pass},
-          {"outcome_shares",
-           {{"invalid_syntax", g.shares.invalid_syntax_share},
-            {"invalid_functionality", g.shares.invalid_functionality_share},
-            {"correct", g.shares.correct_share},
-            {"other", g.shares.other_share}}}};
-}
-
 // --jsonl: one verdict per line, appended and flushed to the disk as each completes, so a
 // killed run keeps every verdict it reported. Rewritten from the store's verdicts on resume.
 class JsonlSink {
@@ -191,6 +169,9 @@ void PrintTable(const sc::RunSummary& summary, const std::string& run_id, const 
   };
   for (const auto& g : metrics.levels) row(g);
   row(metrics.overall);
+  if (metrics.overall.failed_tasks > 0)
+    fmt::print("tasks whose reference failed: {} ({} samples, in no figure above)\n",
+               metrics.overall.failed_tasks, metrics.overall.failed_task_samples);
   fmt::print(
       "\nrun {} ({} samples) in {}{}\n", run_id, summary.samples.size(), db,
       device == "cpu" ? "; CPU verdicts are provisional on precision, the GPU verdict counts" : "");
@@ -280,8 +261,8 @@ int RunEval(const Options& o) {
                 {"trials", cfg.trials},
                 {"resumed_samples", result->resumed}};  // already done by this run before this call
     json levels = json::array();
-    for (const auto& g : metrics.levels) levels.push_back(MetricsJson(g));
-    doc["summary"] = {{"overall", MetricsJson(metrics.overall)}, {"levels", levels}};
+    for (const auto& g : metrics.levels) levels.push_back(tritonrl::cli::MetricsJson(g));
+    doc["summary"] = {{"overall", tritonrl::cli::MetricsJson(metrics.overall)}, {"levels", levels}};
     json samples = json::array();
     for (const auto& s : summary->samples) samples.push_back(sc::ToJson(s));
     doc["samples"] = samples;

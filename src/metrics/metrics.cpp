@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 
 namespace tritonrl::metrics {
@@ -50,17 +51,42 @@ double Rate(int64_t count, int64_t total) {
 
 }  // namespace
 
+bool IsTaskFailure(const SampleResult& s) {
+  return std::find(s.flags.begin(), s.flags.end(), vocab::flag::kReferenceFailed) != s.flags.end();
+}
+
 bool SpeedKnown(const GroupMetrics& g) {
   return g.correct == 0 || g.speedup_count > 0;
 }
 
 namespace {
 
-GroupMetrics Compute(const std::string& name, int level, const std::vector<const SampleResult*>& ss,
-                     const MetricsOptions& o) {
+// A task with any sample whose reference failed is a failed task, all its samples with it: its
+// other samples' verdicts (a reference that failed once may be flaky) would give pass@k a
+// different n for it than for the others.
+std::vector<const SampleResult*> WithoutFailedTasks(const std::vector<const SampleResult*>& ss,
+                                                    GroupMetrics& g) {
+  std::set<std::string> failed;
+  for (const SampleResult* s : ss)
+    if (IsTaskFailure(*s)) failed.insert(s->task);
+  std::vector<const SampleResult*> kept;
+  for (const SampleResult* s : ss) {
+    if (failed.count(s->task)) {
+      ++g.failed_task_samples;
+    } else {
+      kept.push_back(s);
+    }
+  }
+  g.failed_tasks = static_cast<int64_t>(failed.size());
+  return kept;
+}
+
+GroupMetrics Compute(const std::string& name, int level,
+                     const std::vector<const SampleResult*>& all_samples, const MetricsOptions& o) {
   GroupMetrics g;
   g.name = name;
   g.level = level;
+  const std::vector<const SampleResult*> ss = WithoutFailedTasks(all_samples, g);
   g.samples = static_cast<int64_t>(ss.size());
   std::vector<int64_t> fast_counts(o.fast_p.size(), 0);
   double speed_sum = 0, log_sum = 0;

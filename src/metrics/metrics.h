@@ -71,7 +71,11 @@ struct PassAtKValue {
 struct GroupMetrics {
   std::string name;  // "level1", "level2", ..., "all"
   int level = 0;     // 0 for "all"
-  int64_t samples = 0, tasks = 0;
+  // Tasks whose reference could not run (a sample flagged vocab::flag::kReferenceFailed) and
+  // their samples: the task's failure, not the samples'. Left out of every figure below, the
+  // counts and every denominator included (IsTaskFailure).
+  int64_t failed_tasks = 0, failed_task_samples = 0;
+  int64_t samples = 0, tasks = 0;  // the tasks and samples counted (failed tasks' left out)
   int64_t min_samples_per_task = 0;
   int64_t valid = 0, compiled = 0, correct = 0;
   double valid_rate = 0, compiled_rate = 0, correct_rate = 0;  // over all samples
@@ -90,6 +94,9 @@ struct Metrics {
   std::vector<GroupMetrics> levels;  // levels present, ascending (level 0 excluded)
   GroupMetrics overall;              // all samples
 };
+
+// The sample's task failed (its reference could not run): the flag reference_failed.
+bool IsTaskFailure(const SampleResult& s);
 
 // Whether the group's speed figures (fast_p, their pass@k, mean_speedup_all) are known: no
 // correct sample (then nothing is fast), or at least one correct sample timed.

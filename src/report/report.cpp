@@ -127,7 +127,8 @@ svg::StackedRow ShareRow(const metrics::GroupMetrics& g) {
 std::string MetricsTable(const metrics::Metrics& m, const metrics::Metrics& strict) {
   std::string out =
       "<table id=\"metrics-table\"><tr><th>group</th><th>samples</th><th>tasks</th>"
-      "<th>valid</th><th>compiled</th><th>correct</th><th>correct (strict)</th>";
+      "<th>tasks whose reference "
+      "failed</th><th>valid</th><th>compiled</th><th>correct</th><th>correct (strict)</th>";
   for (double p : m.options.fast_p) out += "<th>" + HtmlEscape(metrics::FastName(p)) + "</th>";
   out += "<th>mean speedup</th><th>geomean speedup</th><th>mean speedup (all samples)</th>";
   for (int k : m.options.pass_k) out += fmt::format("<th>pass@{} correct</th>", k);
@@ -137,9 +138,9 @@ std::string MetricsTable(const metrics::Metrics& m, const metrics::Metrics& stri
   rows.push_back({&m.overall, &strict.overall});
   for (const auto& [g, gs] : rows) {
     out += "<tr>" + Td(HtmlEscape(g->name)) + Td(std::to_string(g->samples), true) +
-           Td(std::to_string(g->tasks), true) + Td(Pct(g->valid_rate), true) +
-           Td(Pct(g->compiled_rate), true) + Td(Pct(g->correct_rate), true) +
-           Td(Pct(gs->correct_rate), true);
+           Td(std::to_string(g->tasks), true) + Td(std::to_string(g->failed_tasks), true) +
+           Td(Pct(g->valid_rate), true) + Td(Pct(g->compiled_rate), true) +
+           Td(Pct(g->correct_rate), true) + Td(Pct(gs->correct_rate), true);
     for (const auto& f : g->fast_p) out += Td(OptPct(f.rate), true);
     out += Td(OptNum(g->mean_speedup), true) + Td(OptNum(g->geomean_speedup), true) +
            Td(OptNum(g->mean_speedup_all), true);
@@ -446,13 +447,16 @@ Result<std::string> RenderReport(store::Store& store, const std::string& run_id,
   h += "<h1>" + HtmlEscape(title) + "</h1>\n";
 
   h += RunTable(info, *parts, *verdicts, samples.size(), m.overall.tasks, options);
+  h += options.preface_html;
 
   // ---- Metrics
   h += "<h2>Metrics</h2>\n" + MetricsTable(m, strict);
   h += "<p class=\"note\">Rates are over all samples of the group. fast_p: correct and speedup "
        "&gt; p. Speedup means are over correct timed samples; \"all samples\" divides their sum "
        "by every sample; fast_p and that mean read n/a where correct samples exist and none was "
-       "timed (a CPU run). Definitions: docs/metrics.md.</p>\n";
+       "timed (a CPU run). A task whose reference could not run is the task's failure: its "
+       "samples are in no figure of its row (counted under \"tasks whose reference failed\"). "
+       "Definitions: docs/metrics.md.</p>\n";
 
   // ---- Outcomes
   h += "<h2>Outcome shares</h2>\n";

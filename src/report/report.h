@@ -18,6 +18,9 @@ struct ReportOptions {
   double implausible_speedup = 10.0;  // speedups above this are listed for review
   size_t max_sample_rows = 5000;      // the sample table is cut after this many rows
   std::string title;                  // defaults to "tritonrl run <id>"
+  // The caller's own section, placed after the run summary (trusted HTML: the caller escapes
+  // what it puts in; `tritonrl bench` says there which prompt and size rule made the run).
+  std::string preface_html;
 };
 
 // Escapes &, <, >, " and ' for HTML text and attribute values.

@@ -1,5 +1,7 @@
 #include "scoring/records.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "eval/evidence.h"
@@ -60,6 +62,15 @@ void SetRecordKeys(json& j, const store::VerdictRecord& r) {
 
 }  // namespace
 
+bool IsReferenceFailure(const eval::Verdict& v) {
+  // eval/engine.cpp: a reference that did not finish gives its reason (stage "reference") to
+  // every sample of the task; code reference_failed, or resource_exhausted when only the spill
+  // space ran out (the host's state, not the task's: left as it is).
+  return std::any_of(v.reasons.begin(), v.reasons.end(), [](const eval::Reason& r) {
+    return r.stage == "reference" && r.code == "reference_failed";
+  });
+}
+
 eval::Verdict StaticVerdict(const verify::Verdict& sv) {
   eval::Verdict v;
   // verify::Verdict's own outcome string for a rejection (src/verify/verify.cpp).
@@ -92,6 +103,12 @@ store::VerdictRecord ToRecord(const eval::Verdict& v, const store::SampleKey& ke
   r.correct = v.outcome == vocab::Outcome::kCorrect;
   r.speedup = v.speedup;
   r.flags = v.flags;
+  // The engine gives every sample of a task whose reference failed a runtime_error with the
+  // reference's reason; the flag makes it the task's failure wherever the verdict is read
+  // (metrics leave it out, rewards pay nothing), live or from the store.
+  if (IsReferenceFailure(v) &&
+      std::find(r.flags.begin(), r.flags.end(), vocab::flag::kReferenceFailed) == r.flags.end())
+    r.flags.emplace_back(vocab::flag::kReferenceFailed);
   for (const auto& reason : v.reasons)
     r.reasons.push_back(fmt::format("[{}] {}: {}", reason.stage, reason.code, reason.message));
   r.evidence_json = v.ToJson().dump();

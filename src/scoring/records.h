@@ -17,6 +17,10 @@ namespace tritonrl::scoring {
 // The verdict of a sample the static verifier rejected (sv.valid is false).
 eval::Verdict StaticVerdict(const verify::Verdict& sv);
 
+// The verdict is the engine's for a task whose reference could not run (ToRecord then adds the
+// flag vocab::flag::kReferenceFailed).
+bool IsReferenceFailure(const eval::Verdict& v);
+
 // The store's record of an engine verdict. Verdicts that depend on the harness or the host
 // (infra failures, resource_exhausted) are stored but never served from the cache.
 store::VerdictRecord ToRecord(const eval::Verdict& v, const store::SampleKey& key,

@@ -61,19 +61,23 @@ inline constexpr std::string_view kTimingContended = "timing_contended";
 // A null model (zeros, mean, the input) passes this task's check on this run's seeds: the
 // verdict cannot certify correctness (docs/tasks.md).
 inline constexpr std::string_view kWeakTask = "weak_task";
+// The task's reference could not run (raised, crashed, timed out, ran out of memory): the verdict
+// says nothing about the sample. The task's failure: out of every metric and pass@k
+// (metrics/metrics.h), and no reward (kRewardVoidFlags).
+inline constexpr std::string_view kReferenceFailed = "reference_failed";
 }  // namespace flag
 
 // Any of these means the measured speedup cannot be trusted: the reward's speedup term is 0
 // (correctness still counts). docs/rl.md.
 inline constexpr std::string_view kSpeedupVoidFlags[] = {
     flag::kLazyOptimization, flag::kTimingInconsistent, flag::kImplausibleSpeedup,
-    flag::kParentClockGap, flag::kTimingContended, flag::kWeakTask};
+    flag::kParentClockGap,   flag::kTimingContended,    flag::kWeakTask};
 // Any of these makes a correct sample not correct under the strict policy. docs/metrics.md.
 inline constexpr std::string_view kStrictFailFlags[] = {
     flag::kLazyOptimization, flag::kTimingInconsistent, flag::kImplausibleSpeedup,
     flag::kParentClockGap, flag::kWeakTask};
 // Any of these means correctness is not established: the reward pays nothing. docs/rl.md.
-inline constexpr std::string_view kRewardVoidFlags[] = {flag::kWeakTask};
+inline constexpr std::string_view kRewardVoidFlags[] = {flag::kWeakTask, flag::kReferenceFailed};
 
 bool VoidsSpeedup(std::string_view flag_name);
 bool FailsStrict(std::string_view flag_name);

@@ -166,6 +166,39 @@ TEST(Metrics, StrictPolicyDropsWeakTaskSamples) {
   EXPECT_FALSE(IsCorrect(s, strict));
 }
 
+// A task whose reference failed is left out of every figure: the fixture plus such a task (one
+// of its samples also "correct", as a flaky reference might leave it) gives the fixture's
+// numbers exactly, and the failed task is counted apart. Also where it has fewer samples than
+// k: its n does not make pass@k unavailable.
+TEST(Metrics, ReferenceFailureIsTheTasksFailureNotTheSamples) {
+  std::vector<SampleResult> with = Fixture();
+  with.push_back(
+      S("level1/D", 1, "runtime_error", true, false, false, std::nullopt, {"reference_failed"}));
+  with.push_back(S("level1/D", 1, "correct", true, true, true, 3.0));
+  MetricsOptions o;
+  o.pass_k = {1, 3};
+  const Metrics base = ComputeMetrics(Fixture(), o);
+  const Metrics m = ComputeMetrics(with, o);
+  const GroupMetrics& l1 = m.levels[0];
+  EXPECT_EQ(l1.failed_tasks, 1);
+  EXPECT_EQ(l1.failed_task_samples, 2);
+  EXPECT_EQ(m.overall.failed_tasks, 1);
+  EXPECT_EQ(m.levels[1].failed_tasks, 0);
+  EXPECT_EQ(l1.samples, 6);
+  EXPECT_EQ(l1.tasks, 2);
+  EXPECT_EQ(l1.min_samples_per_task, 3);
+  EXPECT_EQ(l1.correct, base.levels[0].correct);
+  EXPECT_DOUBLE_EQ(l1.correct_rate, 0.5);
+  EXPECT_DOUBLE_EQ(l1.compiled_rate, base.levels[0].compiled_rate);
+  EXPECT_EQ(*l1.mean_speedup, *base.levels[0].mean_speedup);
+  EXPECT_EQ(l1.shares.other, base.levels[0].shares.other);
+  EXPECT_NEAR(*Pass(l1, "correct", 1).value, 0.5, 1e-12);
+  EXPECT_NEAR(*Pass(m.overall, "correct", 1).value, *Pass(base.overall, "correct", 1).value, 1e-12);
+  EXPECT_TRUE(Pass(l1, "correct", 3).value.has_value());  // D's 2 samples do not count
+  EXPECT_TRUE(IsTaskFailure(with[9]));
+  EXPECT_FALSE(IsTaskFailure(with[10]));
+}
+
 TEST(Metrics, PassAtKNeedsKSamplesInEveryTask) {
   std::vector<SampleResult> ss;
   // Task X: 10 samples, 3 correct. Task Y: 10 samples, none correct. Task Z (level 2): 4.

@@ -118,6 +118,18 @@ TEST(Rewards, WeakTaskEarnsNothing) {
   EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_correct, 1.0);
 }
 
+// A verdict of a task whose reference failed says nothing about the rollout (scoring flags it
+// reference_failed): no reward, whatever else the verdict claims.
+TEST(Rewards, ReferenceFailureEarnsNothing) {
+  RolloutVerdict v = Passing(1.9);
+  v.is_triton = true;
+  v.flags = {"reference_failed"};
+  const Rewards r = ComputeRewards(v, RewardConfig{});
+  EXPECT_EQ(r.r_correct, 0.0);
+  EXPECT_EQ(r.r_speedup, 0.0);
+  EXPECT_EQ(r.r_binary, 0.0);
+}
+
 TEST(Rewards, UnusableSpeedupEarnsNoSpeedupReward) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
