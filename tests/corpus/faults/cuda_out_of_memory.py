@@ -1,7 +1,7 @@
 # corpus: fault
 # task: level1/1_ReLU
 # what: asks for a 1 TiB tensor on the GPU inside forward (CUDA out of memory; the next sample gets a fresh process)
-# expect: runtime runtime_error reason=exception
+# expect: runtime runtime_error reason=out_of_memory
 # device: gpu
 import torch
 import torch.nn as nn

@@ -3,6 +3,7 @@
 # what: max(..., key=...) calls a lambda from C for each element pair, computing relu per element while the audit counts only reads
 # expect: static func.subset_construct
 # expect-runtime: runtime incorrect reason=host_compute
+# expect-runtime-gpu: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton

@@ -3,6 +3,7 @@
 # what: a kernel defined inside a factory function (which the functionality rules do not scan) computes relu with the interpreter-injected np on the raw buffer
 # expect: static func.subset_name
 # expect-runtime: runtime incorrect reason=host_compute
+# expect-runtime-gpu: runtime compile_error reason=compile_exception
 import torch
 import torch.nn as nn
 import triton
