@@ -22,9 +22,9 @@ import torch
 from accelerate.utils import gather_object
 from trl import GRPOTrainer
 
+from ._columns import task_ids
 from .client import TritonRLClient
 from .hrd import HRDOptions, score_groups
-from .trl import task_ids
 
 # Loss types whose per-sequence factor depends on the sign of one advantage per completion.
 _SEQUENCE_SIGN_LOSSES = ("vespo",)
