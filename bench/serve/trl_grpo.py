@@ -15,11 +15,19 @@ Two policies:
     checkpoint, `tritonrl demo --gpu` -> OUT/sft/checkpoint) on the tasks it was trained for, with
     the records' prompts ({"task", "prompt"} per line): rewards then vary within groups.
 
+Per step it records the time split as far as it can be read from outside TRL: the step's wall time
+(a trainer callback, the device synchronised), generation (the trainer's `_generate`, timed on the
+instance), the reward (the reward function's calls; under --hrd, the rest of
+`_generate_and_score_completions`), and update = wall - generation - reward (TRL's own profiling
+goes to wandb/mlflow only). bench/train/rl_throughput.py runs it beside `tritonrl train grpo` with
+--raw-prompts (train grpo's recorded prompts, already in the chat template) and --keep-order.
+
 TRL, datasets, dill and multiprocess are not on the GPU machine: when `import trl` fails, the
 wheels in .whl/ (carried with the run) are installed into a temporary folder first.
 
   BIN=<folder with tritonrl> OUT=<folder> python3 bench/serve/trl_grpo.py [--steps 3] [--device cuda] [--hrd]
-Prints TRL's per-step logs and writes $OUT/trl_grpo.json (per step: reward mean/std, loss, time).
+Prints TRL's per-step logs and writes $OUT/trl_grpo.json (per step: reward mean/std, loss, time;
+"step_timings": per step wall, generation, reward and update seconds and rollouts).
 """
 import argparse
 import glob
@@ -80,20 +88,71 @@ def tiny_qwen3(vocab_size, seed):
     return Qwen3ForCausalLM(cfg)
 
 
+class StepTimer:
+    """Per optimizer step: wall seconds (from the previous step's end, or the start of training),
+    generation seconds (the trainer's `_generate`) and reward seconds, added up by the wrappers."""
+
+    def __init__(self):
+        self.steps, self.gen, self.reward, self.last = [], 0.0, 0.0, None
+
+    def sync(self):
+        import torch
+
+        if torch.cuda.is_available() and torch.cuda.is_initialized():
+            torch.cuda.synchronize()
+
+    def wrap_generate(self, trainer):
+        inner = trainer._generate
+
+        def timed(*a, **k):
+            self.sync()
+            t0 = time.perf_counter()
+            out = inner(*a, **k)
+            self.sync()
+            self.gen += time.perf_counter() - t0
+            return out
+
+        trainer._generate = timed
+
+    def callback(self, rollouts_per_step):
+        from transformers import TrainerCallback
+
+        timer = self
+
+        class Cb(TrainerCallback):
+            def on_train_begin(self, args, state, control, **kwargs):
+                timer.sync()
+                timer.last = time.perf_counter()
+
+            def on_step_end(self, args, state, control, **kwargs):
+                timer.sync()
+                now = time.perf_counter()
+                wall = now - timer.last
+                timer.steps.append({"step": state.global_step, "rollouts": rollouts_per_step,
+                                    "wall_seconds": round(wall, 4), "gen_seconds": round(timer.gen, 4),
+                                    "reward_seconds": round(timer.reward, 4),
+                                    "update_seconds": round(wall - timer.gen - timer.reward, 4)})
+                timer.last, timer.gen, timer.reward = now, 0.0, 0.0
+
+        return Cb()
+
+
 class LoggedReward:
     """The package's TRL reward function (python/tritonrl, docs/adapters.md), unchanged, with each
     call's size, time and mean logged."""
 
     __name__ = "tritonrl"
 
-    def __init__(self, url, log):
+    def __init__(self, url, log, timer=None):
         from tritonrl.trl import TritonRLReward
 
-        self.inner, self.log = TritonRLReward(url), log
+        self.inner, self.log, self.timer = TritonRLReward(url), log, timer
 
     def __call__(self, prompts, completions, **kwargs):
         t0 = time.time()
         rewards = self.inner(prompts, completions, **kwargs)
+        if self.timer:
+            self.timer.reward += time.time() - t0
         self.log.append({"completions": len(rewards), "groups": len(set(kwargs["task"])),
                          "seconds": round(time.time() - t0, 3), "reward_mean": sum(rewards) / len(rewards)})
         return rewards
@@ -112,6 +171,13 @@ def main():
     ap.add_argument("--model", help="a Hugging Face checkpoint directory (default: a tiny random Qwen3)")
     ap.add_argument("--tasks", default=os.path.join(ROOT, "tasks"))
     ap.add_argument("--prompts", help='JSONL of {"task", "prompt"} (default: level-1 tasks of the suite)')
+    ap.add_argument("--raw-prompts", action="store_true",
+                    help="--prompts' prompts are already in the chat template (train grpo's rollouts.jsonl)")
+    ap.add_argument("--keep-order", action="store_true",
+                    help="take the prompts in file order (no shuffling): step i gets the i-th prompts-per-step")
+    ap.add_argument("--lr", type=float, default=1e-5)
+    ap.add_argument("--bf16", action="store_true", help="bf16 mixed precision (fp32 weights)")
+    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--hrd", action="store_true",
                     help="tritonrl.trl.HRDGRPOTrainer: per-token HRD advantages from /v1/reward (alpha 0.1)")
     args = ap.parse_args()
@@ -137,8 +203,10 @@ def main():
         rows = [json.loads(line) for line in open(args.prompts) if line.strip()]
         # The Qwen3 chat template as our trainer applies it (src/model/chat_template.cpp): the
         # checkpoint's tokenizer.json carries no template of its own.
-        rows = [{"task": r["task"], "prompt": f"<|im_start|>user\n{r['prompt']}<|im_end|>\n<|im_start|>assistant\n"}
-                for r in rows]
+        if not args.raw_prompts:
+            rows = [{"task": r["task"], "prompt": f"<|im_start|>user\n{r['prompt']}<|im_end|>\n<|im_start|>assistant\n"}
+                    for r in rows]
+        rows = [{"task": r["task"], "prompt": r["prompt"]} for r in rows]
     else:
         ids = ["level1/1_ReLU", "level1/2_AddBroadcast", "level1/3_Softmax", "level1/4_RowSum"]
         rows = []
@@ -154,6 +222,7 @@ def main():
                      "--jobs", str(args.jobs)],
                     os.path.join(out, "trl_serve.log"))
     calls = []
+    timer = StepTimer()
     try:
         config = trl.GRPOConfig(
             output_dir=os.path.join(out, "trl_out"),
@@ -161,13 +230,15 @@ def main():
             num_generations=args.group,
             max_completion_length=args.max_new_tokens,
             max_steps=args.steps,
-            learning_rate=1e-5,
+            learning_rate=args.lr,
             logging_steps=1,
             save_strategy="no",
             report_to=[],
             use_cpu=not args.device.startswith("cuda"),
-            bf16=False,
-            seed=0,
+            bf16=args.bf16,
+            seed=args.seed,
+            shuffle_dataset=not args.keep_order,
+            disable_tqdm=True,
         )
         if args.hrd:
             from tritonrl.trl import HRDGRPOTrainer
@@ -176,6 +247,8 @@ def main():
                 def _generate_and_score_completions(self, inputs):
                     t0 = time.time()
                     out = super()._generate_and_score_completions(inputs)
+                    # The reward: what the call took beyond generation (timer.gen is this step's so far).
+                    timer.reward += time.time() - t0 - timer.gen
                     rows = self.last_hrd_batch
                     outcomes = {}
                     for r in rows:
@@ -190,8 +263,10 @@ def main():
             trainer = LoggedHRD(model=model, args=config, train_dataset=dataset, processing_class=tokenizer,
                                 tritonrl=server.url)
         else:
-            trainer = trl.GRPOTrainer(model=model, reward_funcs=LoggedReward(server.url, calls), args=config,
+            trainer = trl.GRPOTrainer(model=model, reward_funcs=LoggedReward(server.url, calls, timer), args=config,
                                       train_dataset=dataset, processing_class=tokenizer)
+        timer.wrap_generate(trainer)
+        trainer.add_callback(timer.callback(args.group * args.prompts_per_step))
         t0 = time.time()
         trainer.train()
         wall = time.time() - t0
@@ -201,7 +276,7 @@ def main():
     doc = {"trl": trl.__version__, "transformers": transformers.__version__, "device": args.device,
            "trainer": "tritonrl.trl.HRDGRPOTrainer" if args.hrd else "trl.GRPOTrainer + tritonrl.trl.TritonRLReward",
            "model": args.model or "tiny random Qwen3 (2 layers, hidden 64, byte tokenizer)",
-           "steps": steps, "reward_calls": calls, "train_seconds": round(wall, 1), "server_exit": rc}
+           "steps": steps, "reward_calls": calls, "step_timings": timer.steps, "train_seconds": round(wall, 1), "server_exit": rc}
     with open(os.path.join(out, "trl_grpo.json"), "w") as f:
         json.dump(doc, f, indent=1)
     for i, h in enumerate(steps):
