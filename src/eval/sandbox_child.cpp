@@ -26,14 +26,36 @@ bool SetLimit(int resource, std::uint64_t value) {
   return setrlimit(resource, &lim) == 0;
 }
 
-// Inside a private mount namespace: every mount read-only (mount_setattr, recursive), then a
-// fresh size-capped tmpfs on each scratch folder and on /dev/shm. Device nodes stay usable: a
-// read-only mount does not stop writes to them.
+// The character devices a worker opens for writing: /dev/null and friends (Python's dill, which
+// `import torch` loads where it is installed, opens /dev/null "r+b" at import), and the NVIDIA
+// nodes CUDA opens read-write. A read-only mount refuses such an open on this project's kernels
+// (6.x: EROFS, device node or not), so each is bound onto itself and that one-file mount made
+// writable again. The rest of /dev stays read-only: no file can be made there.
+constexpr const char* kWritableDevices[] = {
+    "/dev/null",          "/dev/zero",      "/dev/full",       "/dev/random",
+    "/dev/urandom",       "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-uvm-tools",
+    "/dev/nvidia0",       "/dev/nvidia1",   "/dev/nvidia2",    "/dev/nvidia3",
+    "/dev/nvidia4",       "/dev/nvidia5",   "/dev/nvidia6",    "/dev/nvidia7",
+    "/dev/nvidia-modeset"};
+
+void KeepDevicesWritable() {
+  struct mount_attr rw = {};
+  rw.attr_clr = MOUNT_ATTR_RDONLY;
+  for (const char* dev : kWritableDevices) {
+    // A node this machine lacks fails the bind: nothing to keep.
+    if (mount(dev, dev, nullptr, MS_BIND, nullptr) != 0) continue;
+    syscall(SYS_mount_setattr, AT_FDCWD, dev, 0, &rw, sizeof rw);
+  }
+}
+
+// Inside a private mount namespace: every mount read-only (mount_setattr, recursive), but the
+// character devices above, then a fresh size-capped tmpfs on each scratch folder and on /dev/shm.
 bool MakeFilesystemReadOnly(const SandboxPlan& plan) {
   if (plan.n_dirs == 0) return false;
   struct mount_attr ro = {};
   ro.attr_set = MOUNT_ATTR_RDONLY;
   if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &ro, sizeof ro) != 0) return false;
+  KeepDevicesWritable();
   for (std::uint32_t i = 0; i < plan.n_dirs && i < kPlanMaxDirs; ++i) {
     if (mount("tmpfs", plan.dirs[i], "tmpfs", MS_NOSUID | MS_NODEV, plan.tmpfs_options) != 0)
       return false;

@@ -186,6 +186,11 @@ TEST(ProcessTest, MountNamespaceAndCapabilitiesIsolateTheWorker) {
       "st = dict(l.split(':\\t') for l in open('/proc/self/status').read().splitlines() if ':\\t' "
       "in l)\n"
       "r.append(f\"capeff={st['CapEff']} capbnd={st['CapBnd']}\")\n"
+      // A character device opens for writing (dill does so at import); /dev itself stays
+      // read-only.
+      "open('/dev/null', 'r+b').write(b'x'); r.append('devnull=ok')\n"
+      "try:\n open('/dev/tritonrl-made-here', 'w'); r.append('devfile=ok')\n"
+      "except OSError as e:\n r.append(f'devfile={e.errno}')\n"
       "os.write(4, ' '.join(r).encode())\n";
   SpawnSpec spec = Spec({TRITONRL_VENV_PYTHON, "-I", "-c", script, own.string()});
   spec.writable_dirs = {own.string()};
@@ -211,7 +216,9 @@ TEST(ProcessTest, MountNamespaceAndCapabilitiesIsolateTheWorker) {
   EXPECT_TRUE(f.sandbox.read_only_fs && f.sandbox.private_proc && f.sandbox.no_capabilities);
   // EROFS outside, ENOSPC past the 8 MiB scratch cap.
   EXPECT_EQ(said,
-            "inside=ok outside=30 cap=28 pids=1 capeff=0000000000000000 capbnd=0000000000000000");
+            "inside=ok outside=30 cap=28 pids=1 capeff=0000000000000000 capbnd=0000000000000000 "
+            "devnull=ok devfile=30");
+  EXPECT_FALSE(fs::exists("/dev/tritonrl-made-here"));
   EXPECT_FALSE(outside_exists);
   EXPECT_FALSE(inside_leaked);  // the scratch folder was a tmpfs of the worker's own
 }
