@@ -6,7 +6,7 @@ train grpo` and `tritonrl advantages` (docs/rl.md), so there is one definition o
 sends each GRPO group's completions with their token offsets and expands the `token_spans` that
 come back into one advantage per token.
 
-HRD as the server computes it (TritonRL, `/work/shared/research/tritonrl.md` §2.1; docs/rl.md,
+HRD as the server computes it (the TritonRL paper, §2.1; docs/rl.md,
 "Advantages"), for a group of G completions of one task:
   R_correct = syntax·functionality·correct, R_speedup = R_correct-gated min(speedup, clip);
   A(r)_i = (r_i - mean(r)) / (std(r) + eps), std the sample std (G - 1), eps = 1e-6, or
