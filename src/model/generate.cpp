@@ -301,6 +301,16 @@ struct HostCollector {
     consumed = upto;
   }
 
+  // Shows the rows to `progress` and gives up the rows it abandons.
+  void Report(const ProgressFn& progress) {
+    if (!progress) return;
+    std::vector<bool> abandon(out.size(), false);
+    progress(out, bytes, done, abandon);
+    for (size_t r = 0; r < out.size(); ++r) {
+      if (abandon[r] && !done[r]) Finish(static_cast<int64_t>(r), "abandoned");
+    }
+  }
+
   const SamplingOptions& o;
   const Tokenizer* tokenizer;
   std::vector<Completion> out;
@@ -310,10 +320,10 @@ struct HostCollector {
   int64_t consumed = 0;  // history columns already read by the host
 
  private:
-  void Finish(int64_t r) {
+  void Finish(int64_t r, const char* reason = "stop") {
     done[r] = true;
     ++n_done;
-    out[r].finish_reason = "stop";
+    out[r].finish_reason = reason;
   }
 
   void AppendToken(int64_t r, int32_t tok, float logprob) {
@@ -326,7 +336,7 @@ struct HostCollector {
     }
     if (!tokenizer) return;
     size_t old = bytes[r].size();
-    bytes[r] += DecodeBytes(*tokenizer, std::span<const int32_t>(&tok, 1));
+    bytes[r] += DecodeBytes(*tokenizer, std::span<const int32_t>(&tok, 1), o.skip_special_tokens);
     for (const auto& ss : o.stop_strings) {
       size_t from = old >= ss.size() ? old - ss.size() + 1 : 0;
       size_t at = ss.empty() ? std::string::npos : bytes[r].find(ss, from);
@@ -341,7 +351,8 @@ struct HostCollector {
 
 Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Tokenizer* tokenizer,
                                              const std::vector<std::vector<int32_t>>& prompts,
-                                             const SamplingOptions& o, GenerationStats* stats) {
+                                             const SamplingOptions& o, GenerationStats* stats,
+                                             const ProgressFn& progress) {
   if (!o.stop_strings.empty() && !tokenizer) {
     return Status::InvalidArgument("stop strings need a tokenizer");
   }
@@ -387,7 +398,11 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
   }
 
   HostCollector col(B, o, tokenizer);
-  auto absorb = [&](int64_t upto) { col.Absorb(h, upto); };
+  auto absorb = [&](int64_t upto) {
+    const int64_t before = col.consumed;
+    col.Absorb(h, upto);
+    if (col.consumed > before) col.Report(progress);
+  };
 
   const int64_t interval = o.sync_interval > 0 ? o.sync_interval : (on_cuda ? 16 : 1);
   const bool graphs = on_cuda && o.use_cuda_graphs;
@@ -432,10 +447,11 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
 
 Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenizer* tokenizer,
                                          const std::vector<std::vector<int32_t>>& prompts,
-                                         const SamplingOptions& options, GenerationStats* stats) {
+                                         const SamplingOptions& options, GenerationStats* stats,
+                                         const ProgressFn& progress) {
   // libtorch reports failures (out of memory, CUDA errors) by exception.
   try {
-    return GenerateImpl(model, tokenizer, prompts, options, stats);
+    return GenerateImpl(model, tokenizer, prompts, options, stats, progress);
   } catch (const c10::Error& e) {
     return Status::Internal(std::string("generation failed: ") + e.what_without_backtrace());
   }
@@ -508,8 +524,8 @@ std::string PolicyDescription(const Policy& p) {
 
 Result<std::vector<Completion>> GenerateText(const Policy& p,
                                              const std::vector<std::string>& prompts,
-                                             const SamplingOptions& options,
-                                             GenerationStats* stats) {
+                                             const SamplingOptions& options, GenerationStats* stats,
+                                             const ProgressFn& progress) {
   std::vector<std::vector<int32_t>> ids;
   for (size_t i = 0; i < prompts.size(); ++i) {
     auto e = Encode(p.tokenizer, prompts[i]);
@@ -517,7 +533,7 @@ Result<std::vector<Completion>> GenerateText(const Policy& p,
       return Status::InvalidArgument("prompt " + std::to_string(i) + ": " + e.status().message());
     ids.push_back(std::move(e->ids));
   }
-  return Generate(p.model, &p.tokenizer, ids, options, stats);
+  return Generate(p.model, &p.tokenizer, ids, options, stats, progress);
 }
 
 }  // namespace tritonrl::model

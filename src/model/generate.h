@@ -23,7 +23,8 @@ namespace tritonrl::model {
 Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenizer* tokenizer,
                                          const std::vector<std::vector<int32_t>>& prompts,
                                          const SamplingOptions& options,
-                                         GenerationStats* stats = nullptr);
+                                         GenerationStats* stats = nullptr,
+                                         const ProgressFn& progress = {});
 
 // ---- Pieces, exposed for tests and benchmarks ----
 

@@ -3,9 +3,12 @@
 #include <arpa/inet.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <exception>
+#include <limits>
 #include <regex>
 #include <thread>
 
@@ -37,6 +40,39 @@ void ApplyError(int status, const char* code, std::string message, httplib::Resp
 }
 
 }  // namespace
+
+std::optional<ApiError> CheckBodyHeaders(std::string_view content_length,
+                                         std::string_view content_type, size_t max_body_bytes) {
+  if (!content_length.empty()) {
+    uint64_t n = 0;
+    const auto [end, ec] =
+        std::from_chars(content_length.data(), content_length.data() + content_length.size(), n);
+    if (ec == std::errc::result_out_of_range) {
+      n = std::numeric_limits<uint64_t>::max();
+    } else if (ec != std::errc() || end != content_length.data() + content_length.size()) {
+      return ApiError{400, "bad_request", "", "Content-Length is not a number"};
+    }
+    if (n > max_body_bytes)
+      return ApiError{413, "too_large", "",
+                      fmt::format("the body is {} bytes, more than the limit of {} bytes "
+                                  "(--max-body-mb)",
+                                  n, max_body_bytes)};
+  }
+  const std::string_view multipart = "multipart/form-data";
+  if (content_type.substr(0, multipart.size()) == multipart)
+    return ApiError{415, "unsupported_media_type", "",
+                    "the body must be JSON (any Content-Type but multipart/form-data is read as "
+                    "JSON; with curl use -d or --data-binary, not -F)"};
+  return std::nullopt;
+}
+
+std::string AllowHeader(std::vector<std::string> methods) {
+  std::sort(methods.begin(), methods.end());
+  methods.erase(std::unique(methods.begin(), methods.end()), methods.end());
+  std::string out;
+  for (const std::string& m : methods) out += (out.empty() ? "" : ", ") + m;
+  return out;
+}
 
 bool IsLoopbackHost(const std::string& host) {
   if (host == "localhost" || host == "::1") return true;
@@ -73,6 +109,16 @@ struct HttpServer::Impl {
     return "unknown";
   }
 
+  // The methods of the routes matching `path` ("GET, POST"), empty if none: a known path asked
+  // with another method is a 405 with this Allow header rather than a 404.
+  std::string AllowedMethods(const std::string& path) const {
+    std::vector<std::string> methods;
+    for (size_t i = 0; i < routes.size(); ++i) {
+      if (std::regex_match(path, patterns[i])) methods.push_back(routes[i].method);
+    }
+    return AllowHeader(methods);
+  }
+
   bool IsPublic(const std::string& path) const {
     for (size_t i = 0; i < routes.size(); ++i) {
       if (routes[i].public_route && std::regex_match(path, patterns[i])) return true;
@@ -101,13 +147,38 @@ struct HttpServer::Impl {
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     }
+    if (auto refusal =
+            CheckBodyHeaders(req.get_header_value("Content-Length"),
+                             req.get_header_value("Content-Type"), options.max_body_bytes)) {
+      Apply(ErrorReply(*refusal), res);
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     return httplib::Server::HandlerResponse::Unhandled;
   }
 
-  void Dispatch(const Route& route, const httplib::Request& req, httplib::Response& res) {
+  // POST bodies are read through a content reader whatever their Content-Type: httplib would
+  // otherwise parse an application/x-www-form-urlencoded body (curl -d's default) as a form,
+  // capped at 8 KiB, while every body here is JSON.
+  void DispatchPost(const Route& route, const httplib::Request& req, httplib::Response& res,
+                    const httplib::ContentReader& reader) {
+    std::string body;
+    if (!reader([&body](const char* data, size_t n) {
+          body.append(data, n);
+          return true;
+        })) {
+      ApplyError(400, "bad_request", "the request body could not be read", res);
+      res.set_header("Connection", "close");
+      return;
+    }
+    Dispatch(route, req, body, res);
+  }
+
+  void Dispatch(const Route& route, const httplib::Request& req, std::string_view body,
+                httplib::Response& res) {
     const auto start = std::chrono::steady_clock::now();
     HttpRequest r;
-    r.body = req.body;
+    r.body = body;
     for (size_t i = 1; i < req.matches.size(); ++i) r.path_params.push_back(req.matches[i].str());
     for (const auto& [k, v] : req.params) r.query.emplace(k, v);
     Reply reply;
@@ -122,14 +193,23 @@ struct HttpServer::Impl {
     if (reply.next_chunk) {
       res.status = reply.status;
       auto next = reply.next_chunk;
-      res.set_chunked_content_provider(reply.content_type, [next](size_t, httplib::DataSink& sink) {
-        std::optional<std::string> chunk = next();
-        if (!chunk) {
-          sink.done();
-          return true;
-        }
-        return chunk->empty() || sink.write(chunk->data(), chunk->size());
-      });
+      auto on_close = reply.on_close;
+      res.set_chunked_content_provider(
+          reply.content_type,
+          [next](size_t, httplib::DataSink& sink) {
+            std::optional<std::string> chunk = next();
+            if (!chunk) {
+              sink.done();
+              return true;
+            }
+            // Nothing to send yet: a client that hung up is noticed here, not only at the next
+            // write, so the work it asked for stops early.
+            if (chunk->empty()) return sink.is_writable();
+            return sink.write(chunk->data(), chunk->size());
+          },
+          [on_close](bool success) {
+            if (on_close) on_close(success);
+          });
     } else {
       Apply(reply, res);
     }
@@ -159,13 +239,15 @@ HttpServer::HttpServer(HttpOptions options, std::vector<Route> routes, ServeMetr
   s.server.set_pre_routing_handler(
       [&s](const httplib::Request& req, httplib::Response& res) { return s.PreRoute(req, res); });
   for (const Route& r : s.routes) {
-    auto handler = [&s, &r](const httplib::Request& req, httplib::Response& res) {
-      s.Dispatch(r, req, res);
-    };
     if (r.method == "GET") {
-      s.server.Get(r.pattern, handler);
+      s.server.Get(r.pattern, [&s, &r](const httplib::Request& req, httplib::Response& res) {
+        s.Dispatch(r, req, req.body, res);
+      });
     } else {
-      s.server.Post(r.pattern, handler);
+      s.server.Post(r.pattern, [&s, &r](const httplib::Request& req, httplib::Response& res,
+                                        const httplib::ContentReader& reader) {
+        s.DispatchPost(r, req, res, reader);
+      });
     }
   }
   // Statuses httplib sets itself (no route, body too large, unreadable request) get a JSON body;
@@ -175,8 +257,18 @@ HttpServer::HttpServer(HttpOptions options, std::vector<Route> routes, ServeMetr
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     switch (res.status) {
       case 404:
-        ApplyError(404, "not_found",
-                   fmt::format("no route {} {}", req.method, req.path.substr(0, 128)), res);
+        if (std::string allow = s.AllowedMethods(req.path); !allow.empty()) {
+          ApplyError(405, "method_not_allowed",
+                     fmt::format("{} takes {}, not {}", req.path.substr(0, 128), allow,
+                                 req.method.substr(0, 16)),
+                     res);
+          res.set_header("Allow", allow);
+        } else {
+          ApplyError(
+              404, "not_found",
+              fmt::format("no route {} {}", req.method.substr(0, 16), req.path.substr(0, 128)),
+              res);
+        }
         break;
       case 413:
         ApplyError(

@@ -47,6 +47,15 @@ struct Route {
   std::function<Reply(const HttpRequest&)> handler;
 };
 
+// The refusal of a request from its body headers alone, before a byte of the body is read: a
+// Content-Length over `max_body_bytes` (413 too_large) or not a number (400 bad_request), a
+// multipart/form-data body (415 unsupported_media_type). Any other Content-Type is accepted: the
+// body is parsed as JSON whatever it says (curl -d sends application/x-www-form-urlencoded).
+std::optional<ApiError> CheckBodyHeaders(std::string_view content_length,
+                                         std::string_view content_type, size_t max_body_bytes);
+// The Allow header of a path served by routes of these methods: sorted, each once ("GET, POST").
+std::string AllowHeader(std::vector<std::string> methods);
+
 // A host is loopback if it is "localhost", "::1" or in 127.0.0.0/8.
 bool IsLoopbackHost(const std::string& host);
 // Refuses a non-loopback host without a token, and a token shorter than 16 bytes.

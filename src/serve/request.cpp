@@ -71,7 +71,8 @@ std::string ElementPath(const std::string& array_path, size_t index) {
 }
 
 FieldReader::FieldReader(const json& value, std::string path,
-                         std::initializer_list<std::string_view> allowed)
+                         std::initializer_list<std::string_view> allowed,
+                         std::span<const std::string_view> also_allowed)
     : object_(value), path_(std::move(path)) {
   if (!object_.is_object()) {
     Fail(BadField(path_, "wrong_type",
@@ -82,6 +83,7 @@ FieldReader::FieldReader(const json& value, std::string path,
   for (const auto& [key, v] : object_.items()) {
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
+    for (std::string_view a : also_allowed) known = known || a == key;
     if (!known) {
       // A short, printable prefix: the key is client text.
       std::string shown = key.substr(0, 64);
@@ -197,6 +199,16 @@ const json* FieldReader::Array(std::string_view key, Need need, size_t max_items
     Fail({413, "too_many", PathOf(key),
           fmt::format("{} has {} items, more than the limit of {}", PathOf(key), v->size(),
                       max_items)});
+    return nullptr;
+  }
+  return v;
+}
+
+const json* FieldReader::Object(std::string_view key, Need need) {
+  const json* v = Find(key, need);
+  if (v == nullptr) return nullptr;
+  if (!v->is_object()) {
+    Fail(WrongType(PathOf(key), "an object", *v));
     return nullptr;
   }
   return v;
