@@ -14,6 +14,11 @@ struct SamplingOptions {
   double top_p = 1.0;        // 1: off
   int64_t top_k = 0;         // 0: off
   int64_t max_new_tokens = 256;
+  // vLLM's penalties, on the logits before temperature (generate.h, ApplyPenalties); 0, 0 and 1
+  // are off and cost nothing.
+  double presence_penalty = 0;
+  double frequency_penalty = 0;
+  double repetition_penalty = 1;
   int64_t num_samples = 1;  // G completions per prompt, sharing the prompt's prefill
   std::vector<int32_t> stop_token_ids;
   std::vector<std::string> stop_strings;  // needs a tokenizer

@@ -27,7 +27,9 @@ bool SameBatchOptions(const model::SamplingOptions& a, const model::SamplingOpti
   return a.temperature == b.temperature && a.top_p == b.top_p && a.top_k == b.top_k &&
          a.max_new_tokens == b.max_new_tokens && a.num_samples == b.num_samples &&
          a.stop_strings == b.stop_strings && a.stop_token_ids == b.stop_token_ids &&
-         a.skip_special_tokens == b.skip_special_tokens;
+         a.skip_special_tokens == b.skip_special_tokens &&
+         a.presence_penalty == b.presence_penalty && a.frequency_penalty == b.frequency_penalty &&
+         a.repetition_penalty == b.repetition_penalty;
 }
 
 std::string RandomHex(size_t n) {
@@ -416,6 +418,14 @@ CompletionsService::Sampling CompletionsService::ReadSampling(
   }
   if (auto v = r.Integer("top_k", Need::kOptional, 0, 1 << 20)) o.top_k = *v;
   if (auto v = r.Integer("n", Need::kOptional, 1, config_.max_n)) o.num_samples = *v;
+  // OpenAI's ranges; vLLM's repetition penalty is any positive number, 2 is already harsh.
+  if (auto v = r.Number("presence_penalty", Need::kOptional, -2, 2)) o.presence_penalty = *v;
+  if (auto v = r.Number("frequency_penalty", Need::kOptional, -2, 2)) o.frequency_penalty = *v;
+  if (auto v = r.Number("repetition_penalty", Need::kOptional, 0, 10)) {
+    if (*v <= 0)
+      r.Fail(BadField("repetition_penalty", "out_of_range", "repetition_penalty must be positive"));
+    o.repetition_penalty = *v;
+  }
   if (auto v = r.Strings("stop", Need::kOptional, 4, 256)) o.stop_strings = *v;
   if (auto v = r.Integer("seed", Need::kOptional, 0, std::numeric_limits<int64_t>::max())) {
     o.seed = static_cast<uint64_t>(*v);
@@ -446,7 +456,8 @@ Reply CompletionsService::Completions(std::string_view body) {
   if (!parsed.ok()) return ErrorReply(parsed.error);
   FieldReader r(*parsed.value, "",
                 {"model", "prompt", "max_tokens", "temperature", "top_p", "top_k", "n", "stop",
-                 "seed", "logprobs", "stream", "stream_options", "skip_special_tokens", "user"},
+                 "seed", "logprobs", "stream", "stream_options", "skip_special_tokens", "user",
+                 "presence_penalty", "frequency_penalty", "repetition_penalty"},
                 UnsupportedFieldNames(CompletionApi::kCompletions));
   if (auto e = CheckUnsupportedFields(*parsed.value, CompletionApi::kCompletions))
     return ErrorReply(*e);
@@ -496,11 +507,12 @@ Reply CompletionsService::Completions(std::string_view body) {
 Reply CompletionsService::ChatCompletions(std::string_view body) {
   auto parsed = ParseJsonObject(body);
   if (!parsed.ok()) return ErrorReply(parsed.error);
-  FieldReader r(*parsed.value, "",
-                {"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p",
-                 "top_k", "n", "stop", "seed", "logprobs", "stream", "stream_options",
-                 "skip_special_tokens", "user", "chat_template_kwargs"},
-                UnsupportedFieldNames(CompletionApi::kChat));
+  FieldReader r(
+      *parsed.value, "",
+      {"model", "messages", "max_tokens", "max_completion_tokens", "temperature", "top_p", "top_k",
+       "n", "stop", "seed", "logprobs", "stream", "stream_options", "skip_special_tokens", "user",
+       "chat_template_kwargs", "presence_penalty", "frequency_penalty", "repetition_penalty"},
+      UnsupportedFieldNames(CompletionApi::kChat));
   if (auto e = CheckUnsupportedFields(*parsed.value, CompletionApi::kChat)) return ErrorReply(*e);
   if (auto e = CheckModel(r)) return ErrorReply(*e);
   const json* messages = r.Array("messages", Need::kRequired, 256);

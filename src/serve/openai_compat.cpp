@@ -22,13 +22,10 @@ struct Unsupported {
   bool chat;         // ... in /v1/chat/completions
 };
 
-// Decided per field (docs/serve.md, "Request fields"). Penalties and min_p would change the
-// sampler that generation, GRPO and the CLI share; tools and structured output have no parser
-// here; best_of and beam search are not how this policy is sampled.
+// Decided per field (docs/serve.md, "Request fields"): logit biases, min_p and a minimum length
+// are not in the sampler; tools and structured output have no parser here; best_of and beam
+// search are not how this policy is sampled.
 constexpr Unsupported kUnsupported[] = {
-    {"presence_penalty", "[0]", "penalties are not implemented by the sampler", true, true},
-    {"frequency_penalty", "[0]", "penalties are not implemented by the sampler", true, true},
-    {"repetition_penalty", "[1]", "penalties are not implemented by the sampler", true, true},
     {"logit_bias", "[{}]", "logit biases are not implemented by the sampler", true, true},
     {"min_p", "[0]", "min-p sampling is not implemented (top_p and top_k are)", true, true},
     {"min_tokens", "[0]", "a minimum length is not implemented", true, true},

@@ -56,8 +56,14 @@ Checked<json> ParseJsonObject(std::string_view body) {
   try {
     j = json::parse(body);
   } catch (const json::parse_error& e) {
+    // nlohmann's own words after its prefix: "line L, column C: syntax error ... - unexpected
+    // '}'; expected ...". Cut short: the token it quotes is client text.
+    std::string why = e.what();
+    const std::string_view at = "parse error at ";
+    const size_t pos = why.find(at);
+    why = pos == std::string::npos ? "" : ", " + why.substr(pos + at.size(), 200);
     return Checked<json>::Fail(
-        {400, "malformed_json", "", fmt::format("malformed JSON at byte {}", e.byte)});
+        {400, "malformed_json", "", fmt::format("malformed JSON at byte {}{}", e.byte, why)});
   }
   if (!j.is_object())
     return Checked<json>::Fail(

@@ -120,20 +120,20 @@ TEST(StreamableBytes, HoldsBackWhatMayStillChange) {
 
 TEST(UnsupportedFields, NeutralValuesPassOthersAreNamed) {
   using enum CompletionApi;
-  EXPECT_FALSE(CheckUnsupportedFields({{"presence_penalty", 0},
-                                       {"frequency_penalty", 0.0},
+  EXPECT_FALSE(CheckUnsupportedFields({{"min_p", 0},
+                                       {"min_tokens", 0.0},
                                        {"logit_bias", json::object()},
                                        {"best_of", 2},
                                        {"n", 2},
                                        {"echo", false},
                                        {"suffix", nullptr}},
                                       kCompletions));
-  auto e = CheckUnsupportedFields({{"presence_penalty", 0.5}}, kCompletions);
+  auto e = CheckUnsupportedFields({{"min_p", 0.5}}, kCompletions);
   ASSERT_TRUE(e);
   EXPECT_EQ(e->status, 400);
   EXPECT_EQ(e->code, "unsupported");
-  EXPECT_EQ(e->field, "presence_penalty");
-  EXPECT_NE(e->message.find("presence_penalty is not supported"), std::string::npos) << e->message;
+  EXPECT_EQ(e->field, "min_p");
+  EXPECT_NE(e->message.find("min_p is not supported"), std::string::npos) << e->message;
   EXPECT_NE(e->message.find("accepted: 0"), std::string::npos) << e->message;
   // best_of is neutral only when it equals n (default 1).
   EXPECT_EQ(CheckUnsupportedFields({{"best_of", 3}}, kCompletions)->field, "best_of");
@@ -155,7 +155,10 @@ TEST(UnsupportedFields, NamesDifferPerEndpoint) {
   EXPECT_FALSE(has(CompletionApi::kChat, "echo"));
   EXPECT_TRUE(has(CompletionApi::kChat, "tools"));
   EXPECT_FALSE(has(CompletionApi::kCompletions, "tools"));
-  EXPECT_TRUE(has(CompletionApi::kChat, "presence_penalty"));
+  EXPECT_TRUE(has(CompletionApi::kChat, "logit_bias"));
+  // Honoured fields are not in the table (the handlers read them).
+  EXPECT_FALSE(has(CompletionApi::kChat, "presence_penalty"));
+  EXPECT_FALSE(has(CompletionApi::kCompletions, "temperature"));
 }
 
 TEST(BodyHeaders, SizeFromContentLengthAnyTypeButMultipart) {
