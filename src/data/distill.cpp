@@ -100,6 +100,8 @@ LedgerEntry Ask(const Endpoint& ep, const DistillRequest& req, const DistillOpti
     auto res = cli.Post(ep.path.c_str(), headers, text, "application/json");
     if (!res) {
       e.error = "connection: " + httplib::to_string(res.error());
+      if (res.error() == httplib::Error::SSLServerVerification)
+        e.error += " (the server's certificate is not trusted: --ca-cert FILE names its CA)";
       continue;
     }
     if (res->status != 200) {

@@ -1,8 +1,10 @@
 // The HTTP layer of `tritonrl serve` on cpp-httplib: binding (loopback unless a token is set),
 // the bearer-token check, the body-size limit (checked from Content-Length before the body is
-// read; chunked request bodies are refused), socket timeouts, JSON errors for everything httplib
-// answers itself (404, 413), a catch-all that turns any exception in a handler into a 500 so no
-// request can stop the server, per-endpoint request metrics, and streamed replies.
+// read; chunked request bodies are refused), POST bodies read as JSON whatever their
+// Content-Type, socket timeouts, JSON errors for everything httplib answers itself (404, 405
+// with Allow for a known path, 413), a catch-all that turns any exception in a handler into a
+// 500 so no request can stop the server, per-endpoint request metrics, and streamed replies
+// (whose client hanging up is reported to the handler's Reply::on_close).
 //
 // Threads: Listen() runs the accept loop on the calling thread and answers requests on a pool of
 // `threads` workers; Stop() may be called from any thread. Nothing survives the process.
