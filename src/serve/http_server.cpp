@@ -109,14 +109,13 @@ struct HttpServer::Impl {
     return "unknown";
   }
 
-  // The methods of the routes matching `path` ("GET, POST"), empty if none: a known path asked
-  // with another method is a 405 with this Allow header rather than a 404.
-  std::string AllowedMethods(const std::string& path) const {
+  // The methods of the routes matching `path`; none for an unknown path.
+  std::vector<std::string> MethodsOf(const std::string& path) const {
     std::vector<std::string> methods;
     for (size_t i = 0; i < routes.size(); ++i) {
       if (std::regex_match(path, patterns[i])) methods.push_back(routes[i].method);
     }
-    return AllowHeader(methods);
+    return methods;
   }
 
   bool IsPublic(const std::string& path) const {
@@ -147,6 +146,20 @@ struct HttpServer::Impl {
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     }
+    // A known path asked with another method: 405 here, before httplib reads a body it would
+    // have no handler for (and answer 400 or 404).
+    const std::vector<std::string> methods = MethodsOf(req.path);
+    const std::string method = req.method == "HEAD" ? "GET" : req.method;
+    if (!methods.empty() && std::find(methods.begin(), methods.end(), method) == methods.end()) {
+      const std::string allow = AllowHeader(methods);
+      ApplyError(405, "method_not_allowed",
+                 fmt::format("{} takes {}, not {}", req.path.substr(0, 128), allow,
+                             req.method.substr(0, 16)),
+                 res);
+      res.set_header("Allow", allow);
+      res.set_header("Connection", "close");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (auto refusal =
             CheckBodyHeaders(req.get_header_value("Content-Length"),
                              req.get_header_value("Content-Type"), options.max_body_bytes)) {
@@ -163,7 +176,8 @@ struct HttpServer::Impl {
   void DispatchPost(const Route& route, const httplib::Request& req, httplib::Response& res,
                     const httplib::ContentReader& reader) {
     std::string body;
-    if (!reader([&body](const char* data, size_t n) {
+    // No Content-Length (chunked bodies were refused): no body, which the handler names.
+    if (req.has_header("Content-Length") && !reader([&body](const char* data, size_t n) {
           body.append(data, n);
           return true;
         })) {
@@ -257,18 +271,9 @@ HttpServer::HttpServer(HttpOptions options, std::vector<Route> routes, ServeMetr
     if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
     switch (res.status) {
       case 404:
-        if (std::string allow = s.AllowedMethods(req.path); !allow.empty()) {
-          ApplyError(405, "method_not_allowed",
-                     fmt::format("{} takes {}, not {}", req.path.substr(0, 128), allow,
-                                 req.method.substr(0, 16)),
-                     res);
-          res.set_header("Allow", allow);
-        } else {
-          ApplyError(
-              404, "not_found",
-              fmt::format("no route {} {}", req.method.substr(0, 16), req.path.substr(0, 128)),
-              res);
-        }
+        ApplyError(404, "not_found",
+                   fmt::format("no route {} {}", req.method.substr(0, 16), req.path.substr(0, 128)),
+                   res);
         break;
       case 413:
         ApplyError(

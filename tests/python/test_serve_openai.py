@@ -163,6 +163,10 @@ def test_wrong_method_is_405_with_allow(server):
     assert body["error"]["code"] == "method_not_allowed"
     status, resp, body = raw(server, "DELETE", "/v1/models")
     assert status == 405 and resp.getheader("Allow") == "GET", body
+    # A method with a body (httplib would read it first, with no handler for it).
+    status, resp, body = raw(server, "PUT", "/v1/verify", b'{"samples": []}',
+                             {"Content-Type": "application/json"})
+    assert status == 405 and resp.getheader("Allow") == "POST", body
     status, _, body = raw(server, "GET", "/v1/nothing")
     assert status == 404 and body["error"]["code"] == "not_found"
 
@@ -186,6 +190,9 @@ def test_json_body_whatever_the_content_type(server):
     # 1-based, as nlohmann counts: the "}" where a value should be.
     assert r["error"]["message"].startswith("malformed JSON at byte 32, line 1, column 32: "), r
     assert "unexpected '}'" in r["error"]["message"], r
+    # No body at all (curl -X POST): named, not a read failure.
+    status, _, r = raw(server, "POST", "/v1/verify")
+    assert status == 400 and r["error"]["code"] == "empty_body", r
     status, _, r = raw(server, "POST", "/v1/verify", b"--x--",
                        {"Content-Type": "multipart/form-data; boundary=x"})
     assert status == 415 and r["error"]["code"] == "unsupported_media_type", r
