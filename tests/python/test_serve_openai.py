@@ -199,8 +199,9 @@ def test_json_body_whatever_the_content_type(server):
 
 
 def test_special_tokens_left_out_of_the_text(server):
-    # A random model samples <|im_start|> (special, not a stop token) now and then.
-    req = {"prompt": "<|im_start|>user\nhi", "max_tokens": 48, "n": 32, "temperature": 1.5,
+    # A random model samples <|im_start|> (special, not a stop token) now and then: about 15
+    # times in 64 x 64 tokens, so some sample draws it whatever the CPU's rounding.
+    req = {"prompt": "<|im_start|>user\nhi", "max_tokens": 64, "n": 64, "temperature": 1.5,
            "seed": 5, "logprobs": 0}
     status, _, skipped = raw(server, "POST", "/v1/completions", json.dumps(req).encode())
     assert status == 200, skipped
