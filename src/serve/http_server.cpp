@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -101,12 +102,36 @@ struct HttpServer::Impl {
   ServeMetrics* metrics = nullptr;
   httplib::Server server;
   bool bound = false;
+  int listen_fd = -1;  // the socket httplib binds (its socket-options hook sees it first)
 
   std::string EndpointOf(const std::string& path) const {
     for (size_t i = 0; i < routes.size(); ++i) {
       if (std::regex_match(path, patterns[i])) return routes[i].endpoint;
     }
     return "unknown";
+  }
+
+  // Every other method on each route's pattern answers 405 (after the real routes, which httplib
+  // tries first).
+  void RouteNotAllowed() {
+    auto plain = [this](const httplib::Request& req, httplib::Response& res) {
+      NotAllowed(req, res, nullptr);
+    };
+    auto with_body = [this](const httplib::Request& req, httplib::Response& res,
+                            const httplib::ContentReader& reader) {
+      NotAllowed(req, res, &reader);
+    };
+    std::vector<std::string> seen;
+    for (const Route& r : routes) {
+      if (std::find(seen.begin(), seen.end(), r.pattern) != seen.end()) continue;
+      seen.push_back(r.pattern);
+      server.Get(r.pattern, plain);  // reached only when no GET route matched first
+      server.Post(r.pattern, with_body);
+      server.Put(r.pattern, with_body);
+      server.Patch(r.pattern, with_body);
+      server.Delete(r.pattern, with_body);
+      server.Options(r.pattern, plain);
+    }
   }
 
   // The methods of the routes matching `path`; none for an unknown path.
@@ -146,46 +171,57 @@ struct HttpServer::Impl {
       res.set_header("Connection", "close");
       return httplib::Server::HandlerResponse::Handled;
     }
-    // A known path asked with another method: 405 here, before httplib reads a body it would
-    // have no handler for (and answer 400 or 404).
-    const std::vector<std::string> methods = MethodsOf(req.path);
-    const std::string method = req.method == "HEAD" ? "GET" : req.method;
-    if (!methods.empty() && std::find(methods.begin(), methods.end(), method) == methods.end()) {
-      const std::string allow = AllowHeader(methods);
-      ApplyError(405, "method_not_allowed",
-                 fmt::format("{} takes {}, not {}", req.path.substr(0, 128), allow,
-                             req.method.substr(0, 16)),
-                 res);
-      res.set_header("Allow", allow);
-      res.set_header("Connection", "close");
-      return httplib::Server::HandlerResponse::Handled;
-    }
-    if (auto refusal =
-            CheckBodyHeaders(req.get_header_value("Content-Length"),
-                             req.get_header_value("Content-Type"), options.max_body_bytes)) {
-      Apply(ErrorReply(*refusal), res);
-      res.set_header("Connection", "close");
-      return httplib::Server::HandlerResponse::Handled;
-    }
     return httplib::Server::HandlerResponse::Unhandled;
   }
 
-  // POST bodies are read through a content reader whatever their Content-Type: httplib would
+  // Reads a body through httplib's content reader, whatever its Content-Type: httplib would
   // otherwise parse an application/x-www-form-urlencoded body (curl -d's default) as a form,
-  // capped at 8 KiB, while every body here is JSON.
+  // capped at 8 KiB, while every body here is JSON. A refused body is read to its end all the
+  // same (httplib skips an over-limit one unstored): closing a socket with unread bytes resets
+  // the connection, and the client could lose the reply that says why.
+  std::optional<ApiError> ReadBody(const httplib::Request& req,
+                                   const httplib::ContentReader& reader, std::string& body) const {
+    if (!req.has_header("Content-Length")) return std::nullopt;  // no body: the handler says so
+    auto refusal = CheckBodyHeaders(req.get_header_value("Content-Length"),
+                                    req.get_header_value("Content-Type"), options.max_body_bytes);
+    bool read = false;
+    if (req.is_multipart_form_data()) {
+      read = reader([](const httplib::MultipartFormData&) { return true; },
+                    [](const char*, size_t) { return true; });
+    } else {
+      read = reader([&body, keep = !refusal](const char* data, size_t n) {
+        if (keep) body.append(data, n);
+        return true;
+      });
+    }
+    if (refusal) return refusal;
+    if (!read) return ApiError{400, "bad_request", "", "the request body could not be read"};
+    return std::nullopt;
+  }
+
   void DispatchPost(const Route& route, const httplib::Request& req, httplib::Response& res,
                     const httplib::ContentReader& reader) {
     std::string body;
-    // No Content-Length (chunked bodies were refused): no body, which the handler names.
-    if (req.has_header("Content-Length") && !reader([&body](const char* data, size_t n) {
-          body.append(data, n);
-          return true;
-        })) {
-      ApplyError(400, "bad_request", "the request body could not be read", res);
+    if (auto refusal = ReadBody(req, reader, body)) {
+      Apply(ErrorReply(*refusal), res);
       res.set_header("Connection", "close");
       return;
     }
     Dispatch(route, req, body, res);
+  }
+
+  // A known path asked with a method none of its routes takes: 405 with the Allow header (a body
+  // is read and dropped first, as above).
+  void NotAllowed(const httplib::Request& req, httplib::Response& res,
+                  const httplib::ContentReader* reader) {
+    std::string ignored;
+    if (reader != nullptr) ReadBody(req, *reader, ignored);
+    const std::string allow = AllowHeader(MethodsOf(req.path));
+    ApplyError(405, "method_not_allowed",
+               fmt::format("{} takes {}, not {}", req.path.substr(0, 128), allow,
+                           req.method.substr(0, 16)),
+               res);
+    res.set_header("Allow", allow);
   }
 
   void Dispatch(const Route& route, const httplib::Request& req, std::string_view body,
@@ -250,6 +286,12 @@ HttpServer::HttpServer(HttpOptions options, std::vector<Route> routes, ServeMetr
   s.server.set_read_timeout(s.options.socket_timeout);
   s.server.set_write_timeout(s.options.socket_timeout);
   s.server.set_keep_alive_timeout(5);
+  // httplib's own options (SO_REUSEPORT), and the socket noted so Bind() can widen its backlog.
+  s.server.set_socket_options([&s](int sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEPORT, &yes, sizeof(yes));
+    s.listen_fd = sock;
+  });
   s.server.set_pre_routing_handler(
       [&s](const httplib::Request& req, httplib::Response& res) { return s.PreRoute(req, res); });
   for (const Route& r : s.routes) {
@@ -264,6 +306,7 @@ HttpServer::HttpServer(HttpOptions options, std::vector<Route> routes, ServeMetr
       });
     }
   }
+  s.RouteNotAllowed();
   // Statuses httplib sets itself (no route, body too large, unreadable request) get a JSON body;
   // replies of our handlers already have one.
   s.server.set_error_handler(httplib::Server::HandlerWithResponse([&s](const httplib::Request& req,
@@ -310,6 +353,10 @@ Result<int> HttpServer::Bind() {
   if (port == 0)
     return Status::Unavailable(fmt::format("cannot listen on {}:{}: {}", impl_->options.host,
                                            impl_->options.port, std::strerror(errno)));
+  // Debian's httplib 0.11 listens with a backlog of 5 (compiled in): a burst of clients (50 at
+  // once in serve_http_test.py) overflows it on a loaded machine and some connections are reset.
+  // listen() again on the bound socket only widens the queue.
+  if (impl_->listen_fd >= 0) ::listen(impl_->listen_fd, SOMAXCONN);
   impl_->bound = true;
   return port;
 }
