@@ -49,7 +49,8 @@ struct Route {
   std::function<Reply(const HttpRequest&)> handler;
 };
 
-// The refusal of a request from its body headers alone, before a byte of the body is read: a
+// The refusal of a request from its body headers alone, before a byte of the body is kept (it is
+// still read to its end and dropped, so the client gets the reply rather than a reset): a
 // Content-Length over `max_body_bytes` (413 too_large) or not a number (400 bad_request), a
 // multipart/form-data body (415 unsupported_media_type). Any other Content-Type is accepted: the
 // body is parsed as JSON whatever it says (curl -d sends application/x-www-form-urlencoded).
