@@ -9,6 +9,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config git ccache
   clang libclang-rt-14-dev clang-format
   nlohmann-json3-dev libsqlite3-dev sqlite3 libcli11-dev libfmt-dev libcpp-httplib-dev
+  libssl-dev openssl  # httplib.h includes OpenSSL (https in data distill); tests make certificates
   libpcre2-dev libseccomp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsnappy-dev zlib1g-dev libzstd-dev
   libgloo-dev  # headers for c10d's Gloo process group (data-parallel training)

@@ -443,7 +443,11 @@ const bool registered = tritonrl::cli::RegisterCommand(
        auto dc = std::make_shared<DistillCli>();
        auto* d = sub.add_subcommand(
            "distill", "rejection-sample a teacher behind an OpenAI-compatible endpoint");
-       d->add_option("--endpoint", dc->d.endpoint, "http://host:port (or .../v1)")->required();
+       d->add_option("--endpoint", dc->d.endpoint, "http[s]://host:port (or .../v1)")->required();
+       d->add_option("--ca-cert", dc->d.ca_cert,
+                     "https: PEM file of the CA to trust (default: the system's CAs)");
+       d->add_flag("--insecure", dc->d.insecure,
+                   "https: do not verify the server's certificate (test servers only)");
        d->add_option("--model", dc->d.model, "model name sent to the endpoint")->required();
        d->add_option("--tasks", dc->tasks, "a suite folder or a data synth output")->required();
        d->add_option("--out", dc->out,

@@ -22,7 +22,9 @@ struct DistillRequest {
 };
 
 struct DistillOptions {
-  std::string endpoint;  // "http://host:port" or ".../v1"
+  std::string endpoint;   // "http[s]://host:port" or ".../v1"
+  std::string ca_cert;    // https: PEM file of the CA(s) to trust; empty: the system's store
+  bool insecure = false;  // https: skip certificate verification (a test server, never a teacher)
   std::string model;
   std::string api_key;  // sent as a Bearer token when not empty
   double temperature = 0.7;

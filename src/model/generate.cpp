@@ -45,7 +45,37 @@ struct History {
   at::Tensor tokens;    // [B, max_new] int64
   at::Tensor logprobs;  // [B, max_new] float
   at::Tensor step;      // [1] int64
+  // With penalties only (undefined otherwise): tokens sampled per row, [B, V] float; the prompt's
+  // tokens per row, [B, V] bool (repetition penalty only); ones to count with, [B, 1] float.
+  at::Tensor counts;
+  at::Tensor prompt_seen;
+  at::Tensor ones;
 };
+
+// Samples the next token of each row from `logits` with the penalties, and counts it.
+Sampled SampleCounted(const at::Tensor& logits, History& h, const SamplingOptions& o,
+                      const std::optional<at::Generator>& gen) {
+  if (!h.counts.defined()) return SampleTokens(logits, o, gen);
+  Sampled r = SampleTokens(ApplyPenalties(logits, h.counts, h.prompt_seen, o), o, gen);
+  h.counts.scatter_add_(1, r.tokens.view({-1, 1}), h.ones);
+  return r;
+}
+
+// The penalties' state for `prompts` (each repeated num_samples times, as the session's rows).
+void StartPenalties(History& h, const std::vector<std::vector<int32_t>>& prompts,
+                    const SamplingOptions& o, int64_t vocab, const c10::Device& dev) {
+  if (!HasPenalties(o)) return;
+  const int64_t B = static_cast<int64_t>(prompts.size()) * o.num_samples;
+  h.counts = at::zeros({B, vocab}, at::TensorOptions().dtype(at::kFloat).device(dev));
+  h.ones = at::ones({B, 1}, at::TensorOptions().dtype(at::kFloat).device(dev));
+  if (o.repetition_penalty == 1.0) return;
+  at::Tensor seen = at::zeros({static_cast<int64_t>(prompts.size()), vocab}, at::kBool);
+  for (size_t i = 0; i < prompts.size(); ++i) {
+    std::vector<int64_t> ids(prompts[i].begin(), prompts[i].end());
+    seen.select(0, static_cast<int64_t>(i)).index_fill_(0, at::tensor(ids), true);
+  }
+  h.prompt_seen = seen.repeat_interleave(o.num_samples, 0).to(dev);
+}
 
 at::Tensor StepLogits(DecodeSession& s, int64_t window) {
   const int64_t B = s.batch;
@@ -65,7 +95,7 @@ at::Tensor StepLogits(DecodeSession& s, int64_t window) {
 void SampleStep(DecodeSession& s, History& h, int64_t window, const SamplingOptions& o,
                 const std::optional<at::Generator>& gen) {
   at::Tensor logits = StepLogits(s, window);
-  Sampled r = SampleTokens(logits, o, gen);
+  Sampled r = SampleCounted(logits, h, o, gen);
   s.tokens.copy_(r.tokens);
   h.tokens.index_copy_(1, h.step, r.tokens.view({s.batch, 1}));
   h.logprobs.index_copy_(1, h.step, r.logprobs.view({s.batch, 1}));
@@ -97,6 +127,7 @@ struct StepGraphs {
     // choices), then undo the warm-up's state changes; the cache slot it wrote
     // is rewritten by the real step.
     at::Tensor tokens = s.tokens.clone(), slot = s.slot.clone(), step = h.step.clone();
+    at::Tensor counts = h.counts.defined() ? h.counts.clone() : at::Tensor();
     auto graph = std::make_unique<at::cuda::CUDAGraph>();
     c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool(false, s.model->device.index());
     {
@@ -105,6 +136,7 @@ struct StepGraphs {
       s.tokens.copy_(tokens);
       s.slot.copy_(slot);
       h.step.copy_(step);
+      if (counts.defined()) h.counts.copy_(counts);
       stream.synchronize();
       graph->capture_begin(have_pool ? pool : at::cuda::MempoolId_t{0, 0});
       SampleStep(s, h, window, o, std::nullopt);
@@ -146,6 +178,24 @@ at::Tensor MaskTopKTopP(const at::Tensor& logits, int64_t top_k, double top_p) {
     drop.narrow(-1, 0, 1).fill_(false);
     out = at::empty_like(out).scatter_(-1, order, sorted.masked_fill(drop, ninf));
   }
+  return out;
+}
+
+bool HasPenalties(const SamplingOptions& o) {
+  return o.presence_penalty != 0 || o.frequency_penalty != 0 || o.repetition_penalty != 1;
+}
+
+at::Tensor ApplyPenalties(const at::Tensor& logits, const at::Tensor& counts,
+                          const at::Tensor& prompt_seen, const SamplingOptions& o) {
+  at::Tensor out = logits;
+  if (o.repetition_penalty != 1.0) {
+    at::Tensor seen = counts > 0;
+    if (prompt_seen.defined()) seen = seen.logical_or(prompt_seen);
+    at::Tensor scaled = at::where(out > 0, out / o.repetition_penalty, out * o.repetition_penalty);
+    out = at::where(seen, scaled, out);
+  }
+  if (o.frequency_penalty != 0) out = out - counts * o.frequency_penalty;
+  if (o.presence_penalty != 0) out = out - (counts > 0).to(out.scalar_type()) * o.presence_penalty;
   return out;
 }
 
@@ -301,6 +351,16 @@ struct HostCollector {
     consumed = upto;
   }
 
+  // Shows the rows to `progress` and gives up the rows it abandons.
+  void Report(const ProgressFn& progress) {
+    if (!progress) return;
+    std::vector<bool> abandon(out.size(), false);
+    progress(out, bytes, done, abandon);
+    for (size_t r = 0; r < out.size(); ++r) {
+      if (abandon[r] && !done[r]) Finish(static_cast<int64_t>(r), "abandoned");
+    }
+  }
+
   const SamplingOptions& o;
   const Tokenizer* tokenizer;
   std::vector<Completion> out;
@@ -310,10 +370,10 @@ struct HostCollector {
   int64_t consumed = 0;  // history columns already read by the host
 
  private:
-  void Finish(int64_t r) {
+  void Finish(int64_t r, const char* reason = "stop") {
     done[r] = true;
     ++n_done;
-    out[r].finish_reason = "stop";
+    out[r].finish_reason = reason;
   }
 
   void AppendToken(int64_t r, int32_t tok, float logprob) {
@@ -326,7 +386,7 @@ struct HostCollector {
     }
     if (!tokenizer) return;
     size_t old = bytes[r].size();
-    bytes[r] += DecodeBytes(*tokenizer, std::span<const int32_t>(&tok, 1));
+    bytes[r] += DecodeBytes(*tokenizer, std::span<const int32_t>(&tok, 1), o.skip_special_tokens);
     for (const auto& ss : o.stop_strings) {
       size_t from = old >= ss.size() ? old - ss.size() + 1 : 0;
       size_t at = ss.empty() ? std::string::npos : bytes[r].find(ss, from);
@@ -341,12 +401,15 @@ struct HostCollector {
 
 Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Tokenizer* tokenizer,
                                              const std::vector<std::vector<int32_t>>& prompts,
-                                             const SamplingOptions& o, GenerationStats* stats) {
+                                             const SamplingOptions& o, GenerationStats* stats,
+                                             const ProgressFn& progress) {
   if (!o.stop_strings.empty() && !tokenizer) {
     return Status::InvalidArgument("stop strings need a tokenizer");
   }
   if (o.top_p <= 0 || o.top_p > 1) return Status::InvalidArgument("top_p must be in (0, 1]");
   if (o.top_k < 0) return Status::InvalidArgument("top_k must be >= 0");
+  if (!(o.repetition_penalty > 0))
+    return Status::InvalidArgument("repetition_penalty must be positive");
   const c10::Device dev = model.device;
   const bool on_cuda = dev.is_cuda();
   std::optional<at::Generator> gen;
@@ -378,8 +441,9 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
   History h{at::zeros({B, max_new}, long_opts),
             at::zeros({B, max_new}, at::TensorOptions().dtype(at::kFloat).device(dev)),
             at::zeros({1}, long_opts)};
+  StartPenalties(h, prompts, o, s.logits.size(1), dev);
   {  // the first token comes from the prefill logits
-    Sampled r = SampleTokens(s.logits, o, gen);
+    Sampled r = SampleCounted(s.logits, h, o, gen);
     s.tokens.copy_(r.tokens);
     h.tokens.select(1, 0).copy_(r.tokens);
     h.logprobs.select(1, 0).copy_(r.logprobs);
@@ -387,7 +451,11 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
   }
 
   HostCollector col(B, o, tokenizer);
-  auto absorb = [&](int64_t upto) { col.Absorb(h, upto); };
+  auto absorb = [&](int64_t upto) {
+    const int64_t before = col.consumed;
+    col.Absorb(h, upto);
+    if (col.consumed > before) col.Report(progress);
+  };
 
   const int64_t interval = o.sync_interval > 0 ? o.sync_interval : (on_cuda ? 16 : 1);
   const bool graphs = on_cuda && o.use_cuda_graphs;
@@ -432,10 +500,11 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
 
 Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenizer* tokenizer,
                                          const std::vector<std::vector<int32_t>>& prompts,
-                                         const SamplingOptions& options, GenerationStats* stats) {
+                                         const SamplingOptions& options, GenerationStats* stats,
+                                         const ProgressFn& progress) {
   // libtorch reports failures (out of memory, CUDA errors) by exception.
   try {
-    return GenerateImpl(model, tokenizer, prompts, options, stats);
+    return GenerateImpl(model, tokenizer, prompts, options, stats, progress);
   } catch (const c10::Error& e) {
     return Status::Internal(std::string("generation failed: ") + e.what_without_backtrace());
   }
@@ -508,8 +577,8 @@ std::string PolicyDescription(const Policy& p) {
 
 Result<std::vector<Completion>> GenerateText(const Policy& p,
                                              const std::vector<std::string>& prompts,
-                                             const SamplingOptions& options,
-                                             GenerationStats* stats) {
+                                             const SamplingOptions& options, GenerationStats* stats,
+                                             const ProgressFn& progress) {
   std::vector<std::vector<int32_t>> ids;
   for (size_t i = 0; i < prompts.size(); ++i) {
     auto e = Encode(p.tokenizer, prompts[i]);
@@ -517,7 +586,7 @@ Result<std::vector<Completion>> GenerateText(const Policy& p,
       return Status::InvalidArgument("prompt " + std::to_string(i) + ": " + e.status().message());
     ids.push_back(std::move(e->ids));
   }
-  return Generate(p.model, &p.tokenizer, ids, options, stats);
+  return Generate(p.model, &p.tokenizer, ids, options, stats, progress);
 }
 
 }  // namespace tritonrl::model

@@ -23,13 +23,24 @@ namespace tritonrl::model {
 Result<std::vector<Completion>> Generate(const Qwen3Model& model, const Tokenizer* tokenizer,
                                          const std::vector<std::vector<int32_t>>& prompts,
                                          const SamplingOptions& options,
-                                         GenerationStats* stats = nullptr);
+                                         GenerationStats* stats = nullptr,
+                                         const ProgressFn& progress = {});
 
 // ---- Pieces, exposed for tests and benchmarks ----
 
 // logits with everything outside the top k (k > 0) and outside the smallest
 // set of highest-probability tokens whose mass reaches top_p (< 1) set to -inf.
 at::Tensor MaskTopKTopP(const at::Tensor& logits, int64_t top_k, double top_p);
+
+// vLLM's penalties, before temperature. counts [B, V] float: how often each row sampled each
+// token so far; prompt_seen [B, V] bool (or undefined): tokens of the row's prompt.
+//   presence:   logit -= presence_penalty   if count > 0
+//   frequency:  logit -= frequency_penalty * count
+//   repetition: if the token is in the prompt or sampled, logit / r when positive, logit * r
+//               otherwise (CTRL's penalty, as vLLM and transformers apply it).
+bool HasPenalties(const SamplingOptions& options);
+at::Tensor ApplyPenalties(const at::Tensor& logits, const at::Tensor& counts,
+                          const at::Tensor& prompt_seen, const SamplingOptions& options);
 
 struct Sampled {
   at::Tensor tokens;    // [B] int64

@@ -30,10 +30,12 @@ std::vector<int32_t> DefaultStopTokens(const Policy& policy);
 std::string PolicyDescription(
     const Policy& policy);  // "qwen3 28 layers, hidden 1024, bf16 on cuda:0"
 
-// Tokenizes each prompt (special tokens parsed) and generates.
+// Tokenizes each prompt (special tokens parsed) and generates; `progress` (optional) sees the
+// rows while they grow (sampling.h).
 Result<std::vector<Completion>> GenerateText(const Policy& policy,
                                              const std::vector<std::string>& prompts,
                                              const SamplingOptions& options,
-                                             GenerationStats* stats = nullptr);
+                                             GenerationStats* stats = nullptr,
+                                             const ProgressFn& progress = {});
 
 }  // namespace tritonrl::model

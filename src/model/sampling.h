@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,9 +14,17 @@ struct SamplingOptions {
   double top_p = 1.0;        // 1: off
   int64_t top_k = 0;         // 0: off
   int64_t max_new_tokens = 256;
+  // vLLM's penalties, on the logits before temperature (generate.h, ApplyPenalties); 0, 0 and 1
+  // are off and cost nothing.
+  double presence_penalty = 0;
+  double frequency_penalty = 0;
+  double repetition_penalty = 1;
   int64_t num_samples = 1;  // G completions per prompt, sharing the prompt's prefill
   std::vector<int32_t> stop_token_ids;
   std::vector<std::string> stop_strings;  // needs a tokenizer
+  // Special tokens (<|im_start|>, ...) left out of `text` and of stop-string matching, as vLLM's
+  // skip_special_tokens; they stay in `tokens`.
+  bool skip_special_tokens = false;
   uint64_t seed = 0;
   bool use_cuda_graphs = true;  // decode step as CUDA graphs (GPU only)
   int64_t sync_interval = 0;    // decode steps between host checks; 0: 1 on CPU, 16 on GPU
@@ -32,6 +41,17 @@ struct Completion {
   std::string text;           // decoded tokens, without the stop token or stop string
   std::string finish_reason;  // "stop" or "length"
 };
+
+// A caller's view of generation while it runs (streaming). Called on the generating thread each
+// time the host has read new tokens (every decode step on CPU, every sync_interval steps on GPU).
+// rows[r].tokens/logprobs are row r's so far, text[r] its output bytes so far (stop token and
+// stop string cut off, possibly ending inside a UTF-8 character), done[r] whether it has stopped
+// (finish_reason "stop"); a row still running when generation returns ended by length. Setting
+// abandon[r] gives the row up (its client left): it counts as finished (finish_reason "abandoned"),
+// so generation ends once every row has finished or been abandoned.
+using ProgressFn =
+    std::function<void(const std::vector<Completion>& rows, const std::vector<std::string>& text,
+                       const std::vector<bool>& done, std::vector<bool>& abandon)>;
 
 struct GenerationStats {
   int64_t prefill_tokens = 0;  // real prompt tokens (padding excluded)

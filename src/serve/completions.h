@@ -1,13 +1,15 @@
-// The policy served as an OpenAI-compatible API: POST /v1/completions and /v1/chat/completions
-// (prompt or messages, n, temperature, top_p, max_tokens, stop, seed, logprobs) and GET
-// /v1/models. Built only with the model module (libtorch); the serve core knows these routes
-// only through ServeConfig::extra_routes.
+// The policy served as an OpenAI-compatible API, as vLLM's OpenAI server speaks it: POST
+// /v1/completions and /v1/chat/completions (prompt or messages, n, temperature, top_p, top_k,
+// max_tokens, stop, seed, penalties, logprobs, stream) and GET /v1/models. Fields the server
+// cannot honour are refused by name (openai_compat.h). Built only with the model module
+// (libtorch); the serve core knows these routes only through ServeConfig::extra_routes.
 //
 // Threads: any number of HTTP threads submit; one generation thread owns the policy and runs
 // requests in batches: requests waiting with the same sampling options and no seed are merged
 // into one generate call (a request with a seed runs alone, so its seed alone decides its
-// samples). A request that waits longer than the request timeout gets 504; nothing survives a
-// restart.
+// samples). A plain request that waits longer than the request timeout gets 504. A streamed one
+// gets its text from the generation thread as it is read back (server-sent events on its HTTP
+// thread); its client leaving gives its rows up. Nothing survives a restart.
 #pragma once
 
 #include <memory>

@@ -1,8 +1,10 @@
 // The HTTP layer of `tritonrl serve` on cpp-httplib: binding (loopback unless a token is set),
 // the bearer-token check, the body-size limit (checked from Content-Length before the body is
-// read; chunked request bodies are refused), socket timeouts, JSON errors for everything httplib
-// answers itself (404, 413), a catch-all that turns any exception in a handler into a 500 so no
-// request can stop the server, per-endpoint request metrics, and streamed replies.
+// read; chunked request bodies are refused), POST bodies read as JSON whatever their
+// Content-Type, socket timeouts, JSON errors for everything httplib answers itself (404, 405
+// with Allow for a known path, 413), a catch-all that turns any exception in a handler into a
+// 500 so no request can stop the server, per-endpoint request metrics, and streamed replies
+// (whose client hanging up is reported to the handler's Reply::on_close).
 //
 // Threads: Listen() runs the accept loop on the calling thread and answers requests on a pool of
 // `threads` workers; Stop() may be called from any thread. Nothing survives the process.
@@ -46,6 +48,16 @@ struct Route {
   bool public_route = false;  // answered without the token (health checks)
   std::function<Reply(const HttpRequest&)> handler;
 };
+
+// The refusal of a request from its body headers alone, before a byte of the body is kept (it is
+// still read to its end and dropped, so the client gets the reply rather than a reset): a
+// Content-Length over `max_body_bytes` (413 too_large) or not a number (400 bad_request), a
+// multipart/form-data body (415 unsupported_media_type). Any other Content-Type is accepted: the
+// body is parsed as JSON whatever it says (curl -d sends application/x-www-form-urlencoded).
+std::optional<ApiError> CheckBodyHeaders(std::string_view content_length,
+                                         std::string_view content_type, size_t max_body_bytes);
+// The Allow header of a path served by routes of these methods: sorted, each once ("GET, POST").
+std::string AllowHeader(std::vector<std::string> methods);
 
 // A host is loopback if it is "localhost", "::1" or in 127.0.0.0/8.
 bool IsLoopbackHost(const std::string& host);

@@ -20,6 +20,9 @@ struct Reply {
   // until it returns nullopt; an empty string sends nothing and calls again (it may block a while
   // waiting for progress, not forever).
   std::function<std::optional<std::string>()> next_chunk;
+  // Set with next_chunk: called once when the streamed reply ends, with false when the client
+  // left before its end (a write failed or the connection closed), so the work behind it stops.
+  std::function<void(bool completed)> on_close;
 };
 
 // A request the server refuses. `field` names the offending part of the request body as a path

@@ -56,8 +56,14 @@ Checked<json> ParseJsonObject(std::string_view body) {
   try {
     j = json::parse(body);
   } catch (const json::parse_error& e) {
+    // nlohmann's own words after its prefix: "line L, column C: syntax error ... - unexpected
+    // '}'; expected ...". Cut short: the token it quotes is client text.
+    std::string why = e.what();
+    const std::string_view at = "parse error at ";
+    const size_t pos = why.find(at);
+    why = pos == std::string::npos ? "" : ", " + why.substr(pos + at.size(), 200);
     return Checked<json>::Fail(
-        {400, "malformed_json", "", fmt::format("malformed JSON at byte {}", e.byte)});
+        {400, "malformed_json", "", fmt::format("malformed JSON at byte {}{}", e.byte, why)});
   }
   if (!j.is_object())
     return Checked<json>::Fail(
@@ -71,7 +77,8 @@ std::string ElementPath(const std::string& array_path, size_t index) {
 }
 
 FieldReader::FieldReader(const json& value, std::string path,
-                         std::initializer_list<std::string_view> allowed)
+                         std::initializer_list<std::string_view> allowed,
+                         std::span<const std::string_view> also_allowed)
     : object_(value), path_(std::move(path)) {
   if (!object_.is_object()) {
     Fail(BadField(path_, "wrong_type",
@@ -82,6 +89,7 @@ FieldReader::FieldReader(const json& value, std::string path,
   for (const auto& [key, v] : object_.items()) {
     bool known = false;
     for (std::string_view a : allowed) known = known || a == key;
+    for (std::string_view a : also_allowed) known = known || a == key;
     if (!known) {
       // A short, printable prefix: the key is client text.
       std::string shown = key.substr(0, 64);
@@ -197,6 +205,16 @@ const json* FieldReader::Array(std::string_view key, Need need, size_t max_items
     Fail({413, "too_many", PathOf(key),
           fmt::format("{} has {} items, more than the limit of {}", PathOf(key), v->size(),
                       max_items)});
+    return nullptr;
+  }
+  return v;
+}
+
+const json* FieldReader::Object(std::string_view key, Need need) {
+  const json* v = Find(key, need);
+  if (v == nullptr) return nullptr;
+  if (!v->is_object()) {
+    Fail(WrongType(PathOf(key), "an object", *v));
     return nullptr;
   }
   return v;

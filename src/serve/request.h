@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,7 +45,8 @@ class FieldReader {
   // `path` is where the object sits in the body ("" for the body itself). Fails at once if `value`
   // is not an object or holds a key outside `allowed`.
   FieldReader(const nlohmann::json& value, std::string path,
-              std::initializer_list<std::string_view> allowed);
+              std::initializer_list<std::string_view> allowed,
+              std::span<const std::string_view> also_allowed = {});
 
   bool ok() const { return !error_.has_value(); }
   const ApiError& error() const { return *error_; }
@@ -60,6 +62,8 @@ class FieldReader {
   // The array (1 to max_items elements unless allow_empty), or nullptr.
   const nlohmann::json* Array(std::string_view key, Need need, size_t max_items,
                               bool allow_empty = false);
+  // The object (its fields read with a FieldReader of its own), or nullptr.
+  const nlohmann::json* Object(std::string_view key, Need need);
   // A string or an integer (a client's own id, echoed back), or nullopt.
   std::optional<nlohmann::json> Id(std::string_view key, Need need);
   // A string or an array of 1..max_items strings (OpenAI's "prompt" and "stop"), or nullopt.

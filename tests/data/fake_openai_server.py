@@ -4,8 +4,9 @@ reports how many completion requests it answered. Per prompt, the n-th request g
 answer n mod 3: a correct Triton solution (for the ReLU task), prose without code, and a
 `torch.relu` cheat. Every fourth request overall first fails with 503 to exercise retries.
 
-Usage: fake_openai_server.py PORT_FILE RELU_SOLUTION  (binds 127.0.0.1 on a free port and writes
-it to PORT_FILE; RELU_SOLUTION is the file served as the correct answer)
+Usage: fake_openai_server.py PORT_FILE RELU_SOLUTION [CERT KEY]  (binds 127.0.0.1 on a free port and
+writes it to PORT_FILE; RELU_SOLUTION is the file served as the correct answer; with CERT and KEY
+it speaks https)
 """
 import http.server
 import json
@@ -82,6 +83,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+if len(sys.argv) > 4:  # CERT KEY: serve https (distill_tls_test.sh)
+    import ssl
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(sys.argv[3], sys.argv[4])
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
 with open(sys.argv[1], "w") as f:
     f.write(str(server.server_address[1]))
 server.serve_forever()

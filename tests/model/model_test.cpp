@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -295,6 +296,55 @@ TEST(Sampling, TopKAndTopPKeepTheRightTokens) {
   EXPECT_EQ(Kept(MaskTopKTopP(l, 0, 0.9), 1), (B{false, true, true, true}));
   EXPECT_EQ(Kept(MaskTopKTopP(l, 0, 0.01), 0), (B{true, false, false, false}));
   EXPECT_EQ(Kept(MaskTopKTopP(l, 3, 0.6), 0), (B{true, true, false, false}));
+}
+
+TEST(Sampling, PenaltiesByHand) {
+  // One row, 4 tokens: token 0 sampled twice, token 1 once; token 2 only in the prompt.
+  at::Tensor logits = at::tensor(std::vector<float>{2.0f, -1.0f, 3.0f, 0.5f}).view({1, 4});
+  at::Tensor counts = at::tensor(std::vector<float>{2, 1, 0, 0}).view({1, 4});
+  at::Tensor prompt = at::tensor(std::vector<uint8_t>{0, 0, 1, 0}).to(at::kBool).view({1, 4});
+  auto values = [](const at::Tensor& t) {
+    std::vector<float> v;
+    for (int i = 0; i < 4; ++i) v.push_back(t[0][i].item<float>());
+    return v;
+  };
+  SamplingOptions o;
+  EXPECT_FALSE(HasPenalties(o));
+  o.presence_penalty = 0.5;
+  EXPECT_TRUE(HasPenalties(o));
+  EXPECT_EQ(values(ApplyPenalties(logits, counts, prompt, o)),
+            (std::vector<float>{1.5f, -1.5f, 3.0f, 0.5f}));
+  o.presence_penalty = 0;
+  o.frequency_penalty = 0.25;
+  EXPECT_EQ(values(ApplyPenalties(logits, counts, prompt, o)),
+            (std::vector<float>{1.5f, -1.25f, 3.0f, 0.5f}));
+  o.frequency_penalty = 0;
+  o.repetition_penalty = 2;
+  // Divided when positive, multiplied when negative; the prompt's tokens count as seen.
+  EXPECT_EQ(values(ApplyPenalties(logits, counts, prompt, o)),
+            (std::vector<float>{1.0f, -2.0f, 1.5f, 0.5f}));
+  EXPECT_EQ(values(ApplyPenalties(logits, counts, at::Tensor(), o)),
+            (std::vector<float>{1.0f, -2.0f, 3.0f, 0.5f}));
+}
+
+TEST(Generation, APresencePenaltyStopsGreedyRepeats) {
+  Qwen3Model m = Small(21);
+  SamplingOptions o;
+  o.temperature = 0;
+  o.max_new_tokens = 40;
+  auto plain = Generate(m, nullptr, {{3, 1, 4}}, o);
+  ASSERT_TRUE(plain.ok());
+  auto distinct = [](std::vector<int32_t> t) {
+    std::sort(t.begin(), t.end());
+    return static_cast<size_t>(std::unique(t.begin(), t.end()) - t.begin());
+  };
+  // Greedy decoding of a random model loops over a few tokens...
+  ASSERT_LT(distinct((*plain)[0].tokens), 40u);
+  // ... and a penalty larger than any logit gap never picks a token twice.
+  o.presence_penalty = 1000;
+  auto penalised = Generate(m, nullptr, {{3, 1, 4}, {2, 7}}, o);
+  ASSERT_TRUE(penalised.ok());
+  for (const auto& c : *penalised) EXPECT_EQ(distinct(c.tokens), c.tokens.size());
 }
 
 TEST(Sampling, FrequenciesFollowTheDistribution) {

@@ -151,7 +151,7 @@ def check_hostile(s):
     expect_error(s, "GET", "/v1/jobs/..%2F..%2Fetc%2Fpasswd", 404, "unknown_job")
     expect_error(s, "GET", "/v1/jobs/0123456789abcdef", 404, "unknown_job")
     expect_error(s, "GET", "/../../etc/passwd", 404, "not_found")
-    expect_error(s, "GET", P, 404, "not_found")
+    expect_error(s, "GET", P, 405, "method_not_allowed")
     # Not HTTP at all, then a connection that sends half a request and hangs up.
     for junk in [b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + os.urandom(64),
                  b"POST /v1/verify HTTP/1.1\r\nContent-Length: 100\r\n\r\n{\"sam"]:
