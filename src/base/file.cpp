@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -29,6 +30,11 @@ Status WriteFileAtomic(const std::string& path, const std::string& content) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0)
     return Status::IoError(path + ": rename failed: " + std::strerror(errno));
   return Status::Ok();
+}
+
+std::string TempFolder() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp && *tmp ? tmp : "/tmp";
 }
 
 }  // namespace tritonrl

@@ -11,4 +11,7 @@ Result<std::string> ReadFile(const std::string& path);
 // Writes through a temporary file and rename, so a reader never sees half a file.
 Status WriteFileAtomic(const std::string& path, const std::string& content);
 
+// Where this process puts temporary files and folders: $TMPDIR when set and not empty, else /tmp.
+std::string TempFolder();
+
 }  // namespace tritonrl

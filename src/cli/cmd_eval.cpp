@@ -197,10 +197,9 @@ int RunEval(const Options& o) {
   sc::ScoringConfig config = o.scoring;
   TemporaryDb temporary_db;
   if (config.db.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    config.db = (fs::path(tmp && *tmp ? tmp : "/tmp") /
-                 fmt::format("tritonrl-eval-{}-results.db", getpid()))
-                    .string();
+    config.db =
+        (fs::path(tritonrl::TempFolder()) / fmt::format("tritonrl-eval-{}-results.db", getpid()))
+            .string();
     temporary_db.path = config.db;
     temporary_db.keep = o.scoring.keep_work;
   }

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include "base/file.h"
 #include "base/mutex.h"
 #include "base/spawn.h"
 
@@ -259,8 +259,7 @@ void StartZygoteLocked(Zygote& z, const SpawnSpec& spec, const std::string& key)
   // Its own folder under TMPDIR, not in the work folder of the scorer that happened to start it:
   // the zygote outlives that scorer (it serves the whole process), and a folder of its inside
   // would keep the scorer from removing its work folder when it ends.
-  const char* tmp = std::getenv("TMPDIR");
-  const fs::path work = tmp && *tmp ? tmp : "/tmp";
+  const fs::path work = TempFolder();
   std::string tmpl = (work / "tritonrl-zygote-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr) {
     z.failure = fmt::format("cannot create a folder in {}", work.string());

@@ -108,13 +108,13 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
   cfg.device_model = device_model;
   // Several Scorers of one process each get their own folder.
   static std::atomic<int> instance{0};
-  const char* tmp = std::getenv("TMPDIR");
   const int n = instance.fetch_add(1);
-  cfg.work_dir = !o.work_dir.empty() ? o.work_dir
-                                     : (fs::path(tmp && *tmp ? tmp : "/tmp") /
-                                        (n == 0 ? fmt::format("tritonrl-eval-{}", getpid())
-                                                : fmt::format("tritonrl-eval-{}-{}", getpid(), n)))
-                                           .string();
+  cfg.work_dir =
+      !o.work_dir.empty()
+          ? o.work_dir
+          : (fs::path(TempFolder()) / (n == 0 ? fmt::format("tritonrl-eval-{}", getpid())
+                                              : fmt::format("tritonrl-eval-{}-{}", getpid(), n)))
+                .string();
   std::error_code ec;
   fs::create_directories(cfg.work_dir, ec);
   if (ec) return Status::IoError(cfg.work_dir + ": cannot create the work folder: " + ec.message());
