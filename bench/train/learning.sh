@@ -23,6 +23,7 @@
 # after      the same evaluations of every GRPO policy and control (sampling seed 202, so the
 #            control's after - before is the evaluation's own noise)
 #            EVAL_SETS (default "pool heldout level1") names the sets and their order
+# SCORE_EXTRA: flags for every scoring pass (calibrate and train grpo), e.g. --prestart-workers 0
 # paired     tritonrl paired: each run against the SFT policy and against its control, with 95%
 #            bootstrap intervals over tasks; $W/summary.txt
 set -euo pipefail
@@ -36,7 +37,7 @@ POOL_MIN="${POOL_MIN:-32}" STEPS="${STEPS:-30}" TASKS_PER_STEP="${TASKS_PER_STEP
 GROUP="${GROUP:-8}" LR="${LR:-2e-5}" WARMUP="${WARMUP:-5}" MODES="${MODES:-uniform}"
 SEEDS="${SEEDS:-1}" DEVICE="${DEVICE:-cuda}" EVAL_DEVICE="${EVAL_DEVICE:-cuda}" JOBS="${JOBS:-16}"
 MAX_NEW="${MAX_NEW:-1024}" VARIANTS="${VARIANTS:-medium}" TIMING="${TIMING:-0}"
-SFT_EXTRA="${SFT_EXTRA:-}" GRPO_EXTRA="${GRPO_EXTRA:-}" CONTROL_STEPS="${CONTROL_STEPS:-${STEPS}}"
+SFT_EXTRA="${SFT_EXTRA:-}" GRPO_EXTRA="${GRPO_EXTRA:-}" SCORE_EXTRA="${SCORE_EXTRA:-}" CONTROL_STEPS="${CONTROL_STEPS:-${STEPS}}"
 EVAL_SETS="${EVAL_SETS:-pool heldout level1}"
 # CONTROL_ONLY=1: the grpo stage runs the controls alone (the SFT policy's rollouts: entropy).
 CONTROL_ONLY="${CONTROL_ONLY:-0}"
@@ -101,7 +102,7 @@ calibrate_into() {
   [[ -f "$1" ]] && return
   "$BIN" calibrate --model "$2" --tasks "$3" --k "$4" --seed "$5" --out "$1" "${@:6}" --device "$DEVICE" \
     --eval-device "$EVAL_DEVICE" --jobs "$JOBS" --variants "$VARIANTS" --max-new-tokens "$MAX_NEW" \
-    "${timing_flag[@]}" 2>&1 | tee -a "$LOG"
+    "${timing_flag[@]}" $SCORE_EXTRA 2>&1 | tee -a "$LOG"
 }
 
 stage_calibrate() { calibrate_into "$W/calibration.jsonl" "$W/sft/best" "$W/candidates" "$K_CAL" 7; }
@@ -154,7 +155,7 @@ grpo_run() {
     --lr "$4" --warmup-steps "$WARMUP" --steps "${5:-$STEPS}" --tasks-per-step "$TASKS_PER_STEP" \
     --group "$GROUP" --max-new-tokens "$MAX_NEW" --save-every 2 --device "$DEVICE" \
     --eval-device "$EVAL_DEVICE" --jobs "$JOBS" --variants "$VARIANTS" "${grpo_timing[@]}" \
-    --no-progress "${resume[@]}" $GRPO_EXTRA 2>&1 | tee -a "$LOG"
+    --no-progress "${resume[@]}" $SCORE_EXTRA $GRPO_EXTRA 2>&1 | tee -a "$LOG"
   touch "$out/done"
 }
 

@@ -31,6 +31,7 @@ struct CalibrateCli {
   int64_t limit = 0;
   int level = 0;
   int jobs = 2;
+  int prestart_workers = -1;
   bool timing = false;
 };
 
@@ -74,6 +75,7 @@ int RunCalibrate(const CalibrateCli& c) {
   sc.db = c.db.empty() ? c.out + ".sqlite" : c.db;
   sc.device = c.eval_device;
   sc.jobs = c.jobs;
+  sc.prestart_workers = c.prestart_workers;
   sc.variants = c.variants;
   sc.no_timing = !c.timing;
   auto scorer = tritonrl::scoring::Scorer::Open(sc);
@@ -120,6 +122,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--eval-device", c->eval_device, "Scoring device: cpu, cuda or auto")
            ->capture_default_str();
        sub.add_option("--jobs", c->jobs, "Scoring worker processes")->capture_default_str();
+       sub.add_option("--prestart-workers", c->prestart_workers,
+                      "scoring workers started ahead of their samples (sandboxed, CUDA context "
+                      "made; each runs one sample): -1 one per job, 0 off")
+           ->capture_default_str();
        sub.add_option("--variants", c->variants, "Scored variants (comma-separated)")
            ->delimiter(',');
        sub.add_flag("--timing", c->timing,
