@@ -46,7 +46,7 @@ for mode in cold warm prestarted; do
   "$BIN/tritonrl" eval --device "$DEVICE" --tasks "$TASKS" --samples "$TMP/s.jsonl" --jobs "$JOBS" \
     --json --no-cache --work-dir "$TMP/work-$mode" "${flags[@]}" >"$OUT/warm_workers_$mode.json" 2>"$OUT/warm_workers_$mode.log"
   end=$(date +%s.%N)
-  echo "$mode $(echo "$end - $start" | bc)" >>"$TMP/wall.txt"
+  echo "$mode $(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }')" >>"$TMP/wall.txt"
 done
 
 "$PY" - "$OUT" "$TMP/wall.txt" <<'PY' | tee "$OUT/warm_workers.txt"
