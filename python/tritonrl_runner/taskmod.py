@@ -160,16 +160,30 @@ def make_inputs(mod, seed: int, device=None) -> list:
     """The task's get_inputs() under `seed`. With a CUDA `device` the tensors are created there
     directly (torch.device context): generating GB-sized inputs on the CPU and copying them took
     seconds per call on the H200. Both workers use the same path, so they see the same values; a
-    get_inputs() that cannot run under the device context falls back to the CPU."""
+    get_inputs() that cannot run under the device context falls back to the CPU. That choice must
+    depend on the task alone: a failure of the device itself (out of memory beside other workers,
+    a CUDA error) is raised, not answered by the CPU path, whose values differ from the GPU's. (On
+    an H100 at 16 jobs an honest solution's large variant, 2 x 1.3 GB made in get_inputs, was once
+    judged inputs_differ; this fallback under memory pressure is the path that explains it.) The
+    engine reruns an out-of-memory sample alone."""
     if device is not None and torch.device(device).type == "cuda":
         try:
             with torch.device(device):
                 torch.manual_seed(seed)
                 return list(mod.get_inputs())
-        except Exception:
-            pass
+        except Exception as e:
+            if is_device_failure(e):
+                raise
     torch.manual_seed(seed)
     return list(mod.get_inputs())
+
+
+def is_device_failure(e: BaseException) -> bool:
+    """Whether an exception says the device failed (its memory, a CUDA error), not the code."""
+    if isinstance(e, torch.OutOfMemoryError):
+        return True
+    text = str(e)
+    return "out of memory" in text or "CUDA error" in text
 
 
 def init_inputs(mod, seed: int) -> list:

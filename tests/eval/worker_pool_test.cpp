@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -45,6 +46,26 @@ bool WaitFor(F done, milliseconds limit) {
   while (!done()) {
     if (std::chrono::steady_clock::now() >= until) return false;
     std::this_thread::sleep_for(milliseconds(50));
+  }
+  return true;
+}
+
+// Whether no process of process group `pgid` is still running (each has exited: gone, or a zombie
+// not yet reaped). An exited process has closed its files, so a pipe it held shows its end.
+bool GroupExited(pid_t pgid) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;  // not a process
+    std::ifstream in(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = stat.rfind(')');  // the command name may hold spaces and parentheses
+    if (close == std::string::npos) continue;
+    std::istringstream rest(stat.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0, pgrp = 0;
+    if (!(rest >> state >> ppid >> pgrp)) continue;
+    if (pgrp == pgid && state != 'Z' && state != 'X') return false;
   }
   return true;
 }
@@ -162,7 +183,9 @@ TEST_F(WorkerPoolTest, AWorkerKilledWhileIdleIsReplacedAndNeverHandedOut) {
   ASSERT_TRUE(WaitFor([&] { return pool.idle() == 1; }, seconds(120)));
   const pid_t victim = pool.IdlePids().at(0);
   ASSERT_EQ(killpg(victim, SIGKILL), 0);
-  std::this_thread::sleep_for(seconds(1));  // its pipe's end shows once the kernel reaped it
+  // Its pipe's end shows once every process of its group has exited (a fixed sleep was once too
+  // short on a loaded 2-core machine).
+  ASSERT_TRUE(WaitFor([&] { return GroupExited(victim); }, seconds(60)));
   std::optional<PrestartedWorker> got;
   std::vector<std::string> notes;
   ASSERT_TRUE(WaitFor(

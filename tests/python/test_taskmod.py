@@ -191,6 +191,30 @@ def test_make_inputs_device_cpu_matches_the_default_path(tmp_path):
     assert not torch.equal(a[0], taskmod.make_inputs(mod, 12, "cpu")[0])
 
 
+def test_make_inputs_falls_back_to_the_cpu_for_the_code_not_for_the_device(tmp_path):
+    # Whether the CUDA path falls back to the CPU must depend on the task alone: a failure of the
+    # device (out of memory beside other workers, a CUDA error) is raised, since the CPU path's
+    # values differ from the GPU's and falling back under load would change a verdict.
+    assert taskmod.is_device_failure(torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 1.25 GiB"))
+    assert taskmod.is_device_failure(RuntimeError("CUDA error: an illegal memory access was encountered"))
+    assert taskmod.is_device_failure(RuntimeError("cuDNN error: out of memory"))
+    assert not taskmod.is_device_failure(ValueError("get_inputs needs numpy arrays"))
+    assert not taskmod.is_device_failure(
+        RuntimeError("Expected all tensors to be on the same device, but found cuda:0 and cpu"))
+    # Here, without a GPU, making a tensor under the CUDA context fails ('Found no NVIDIA driver'):
+    # that says the machine has no device, not that one failed, so the CPU values come back.
+    p = tmp_path / "t.py"
+    p.write_text("import torch\ndef get_inputs():\n    return [torch.randn(2, 3)]\n"
+                 "def get_init_inputs():\n    return []\n")
+    mod = taskmod.load_module(str(p))
+    if not torch.cuda.is_available():
+        with pytest.raises(RuntimeError) as no_driver:
+            with torch.device("cuda"):
+                torch.randn(2, 3)
+        assert not taskmod.is_device_failure(no_driver.value)
+        assert torch.equal(taskmod.make_inputs(mod, 3, "cuda")[0], taskmod.make_inputs(mod, 3, "cpu")[0])
+
+
 def _compare_cases():
     g = torch.Generator().manual_seed(11)
     ref = torch.randn(1003, generator=g, dtype=torch.float64)
