@@ -18,7 +18,8 @@
 # before     k=$K_EVAL samples per task of the SFT policy on the pool, the held-out shapes and the
 #            built-in suite's level 1 (sampling seed 101)
 # grpo       for each mode in $MODES and seed in $SEEDS: $STEPS steps of $TASKS_PER_STEP tasks x
-#            $GROUP rollouts at lr $LR (warm-up $WARMUP), and the identical control at lr 0
+#            $GROUP rollouts at lr $LR (warm-up $WARMUP), and the identical control at lr 0;
+#            LRS="a b" runs one arm per learning rate (runs MODE_sSEED_lrA, ...) beside one control
 #            (CONTROL_STEPS, default STEPS: its weights are checked identical to the SFT policy's)
 # after      the same evaluations of every GRPO policy and control (sampling seed 202, so the
 #            control's after - before is the evaluation's own noise)
@@ -34,7 +35,7 @@ N_SYNTH="${N_SYNTH:-2000}" STRIDE="${STRIDE:-16}" CANDIDATES="${CANDIDATES:-64}"
 HELDOUT="${HELDOUT:-32}" MODEL="${MODEL:-builtin:small}" SFT_EPOCHS="${SFT_EPOCHS:-8}"
 SFT_LR="${SFT_LR:-1e-3}" EVAL_EVERY="${EVAL_EVERY:-50}" K_CAL="${K_CAL:-8}" K_EVAL="${K_EVAL:-16}"
 POOL_MIN="${POOL_MIN:-32}" STEPS="${STEPS:-30}" TASKS_PER_STEP="${TASKS_PER_STEP:-8}"
-GROUP="${GROUP:-8}" LR="${LR:-2e-5}" WARMUP="${WARMUP:-5}" MODES="${MODES:-uniform}"
+GROUP="${GROUP:-8}" LR="${LR:-2e-5}" WARMUP="${WARMUP:-5}" MODES="${MODES:-uniform}" LRS="${LRS:-}"
 SEEDS="${SEEDS:-1}" DEVICE="${DEVICE:-cuda}" EVAL_DEVICE="${EVAL_DEVICE:-cuda}" JOBS="${JOBS:-16}"
 MAX_NEW="${MAX_NEW:-1024}" VARIANTS="${VARIANTS:-medium}" TIMING="${TIMING:-0}"
 SFT_EXTRA="${SFT_EXTRA:-}" GRPO_EXTRA="${GRPO_EXTRA:-}" SCORE_EXTRA="${SCORE_EXTRA:-}" CONTROL_STEPS="${CONTROL_STEPS:-${STEPS}}"
@@ -179,7 +180,11 @@ stage_grpo() {
       grpo_run "${mode}_s${seed}_control" "$mode" "$seed" 0 "$CONTROL_STEPS"
       control_is_sft "${mode}_s${seed}_control"
       [[ "$CONTROL_ONLY" == 1 ]] && continue
-      grpo_run "${mode}_s${seed}" "$mode" "$seed" "$LR"
+      if [[ -z "$LRS" ]]; then
+        grpo_run "${mode}_s${seed}" "$mode" "$seed" "$LR"
+      else
+        for lr in $LRS; do grpo_run "${mode}_s${seed}_lr${lr}" "$mode" "$seed" "$lr"; done
+      fi
     done
   done
 }
@@ -201,7 +206,7 @@ stage_paired() {
     run="$(basename "$run")"
     [[ "$run" == *_control ]] && continue
     for set in $EVAL_SETS; do
-      local control="$W/eval/${run}_control_$set.jsonl"
+      local control="$W/eval/${run%_lr*}_control_$set.jsonl"  # one control per mode and seed
       [[ -f "$control" && -f "$W/eval/${run}_$set.jsonl" ]] || continue
       {
         if [[ -f "$W/eval/sft_$set.jsonl" ]]; then
