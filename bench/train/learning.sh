@@ -222,6 +222,10 @@ stage_paired() {
       } | tee -a "$W/summary.txt"
     done
   done
+  # Several runs (LRS arms, seeds, modes): their pool comparisons adjusted together (Holm).
+  local family=()
+  for f in "$W"/eval/paired_*_pool.json; do [[ -f "$f" ]] && family+=("$f"); done
+  if ((${#family[@]} > 1)); then "$BIN" paired --holm "${family[@]}" | tee -a "$W/summary.txt"; fi
 }
 
 stages=("$@")

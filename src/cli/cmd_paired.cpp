@@ -2,7 +2,9 @@
 // calibrate`: passed and Figure 5 outcome counts per task), compared task by task with
 // percentile-bootstrap intervals over tasks (metrics/paired.h); with a control's before/after
 // (the same run at learning rate 0), also the difference from the control. Prints a table and,
-// with --json, writes the numbers.
+// with --json, writes the numbers (each interval with its bootstrap p-value). `--holm JSON...`
+// instead reads several such files and adjusts their p-values together (Holm), for a family of
+// comparisons fixed before the runs (docs/demo.md: E1b's two arms, E2's three pairs of modes).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -26,6 +28,8 @@ using Labels = std::map<std::string, rl::TaskLabel>;
 
 struct PairedCli {
   std::string before, after, control_before, control_after, json_out;
+  std::vector<std::string> holm;
+  std::string holm_metric = "pass@1";
   m::BootstrapOptions bootstrap;
 };
 
@@ -68,7 +72,47 @@ std::string Show(const m::Interval& i) {
 }
 
 json IntervalJson(const m::Interval& i) {
-  return {{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}};
+  return {{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}, {"p", i.p}};
+}
+
+// --holm: each file's comparison of `metric` (the difference from the control where the file has
+// one, else after - before) with its p-value, and the p-values adjusted together.
+int RunHolm(const PairedCli& c) {
+  auto fail = [](const std::string& why) {
+    std::fprintf(stderr, "tritonrl paired --holm: %s\n", why.c_str());
+    return 2;
+  };
+  std::vector<json> rows;
+  std::vector<double> ps;
+  for (const std::string& file : c.holm) {
+    auto text = tritonrl::ReadFile(file);
+    if (!text.ok()) return fail(text.status().message());
+    const json j = json::parse(*text, nullptr, false);
+    if (j.is_discarded()) return fail(file + ": not JSON (a --json file of tritonrl paired)");
+    const auto metric = j.contains("metrics") ? j["metrics"].find(c.holm_metric) : j.end();
+    if (!j.contains("metrics") || metric == j["metrics"].end()) {
+      return fail(file + ": no metric '" + c.holm_metric + "'");
+    }
+    const char* which =
+        metric->contains("difference_from_control") ? "difference_from_control" : "difference";
+    const json& iv = (*metric)[which];
+    if (!iv.contains("p")) return fail(file + ": no p-value (written by an older tritonrl paired)");
+    rows.push_back({{"file", file}, {"comparison", which}, {"interval", iv}});
+    ps.push_back(iv["p"].get<double>());
+  }
+  const std::vector<double> adjusted = m::HolmAdjusted(ps);
+  std::printf("%s: %zu comparisons, Holm-adjusted together\n", c.holm_metric.c_str(), rows.size());
+  std::printf("%-26s %-28s %8s %10s  %s\n", "comparison", "estimate [interval]", "p", "Holm p",
+              "file");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const json& iv = rows[i]["interval"];
+    std::printf("%-26s %-28s %8.4f %10.4f  %s\n", rows[i]["comparison"].get<std::string>().c_str(),
+                fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", iv["estimate"].get<double>(),
+                            iv["low"].get<double>(), iv["high"].get<double>())
+                    .c_str(),
+                ps[i], adjusted[i], rows[i]["file"].get<std::string>().c_str());
+  }
+  return 0;
 }
 
 int RunPaired(const PairedCli& c) {
@@ -76,6 +120,10 @@ int RunPaired(const PairedCli& c) {
     std::fprintf(stderr, "tritonrl paired: %s\n", s.message().c_str());
     return 2;
   };
+  if (!c.holm.empty()) return RunHolm(c);
+  if (c.before.empty() || c.after.empty()) {
+    return fail(tritonrl::Status::InvalidArgument("--before and --after are required (or --holm)"));
+  }
   const bool control = !c.control_before.empty() || !c.control_after.empty();
   if (control && (c.control_before.empty() || c.control_after.empty())) {
     return fail(
@@ -102,6 +150,7 @@ int RunPaired(const PairedCli& c) {
   std::printf("%-22s %-28s %-28s %-28s%s\n", "metric", "before", "after", "after - before",
               control ? "   (after - before) - control's" : "");
   bool any_excludes = false;
+  std::pair<double, double> pass_p = {1, 1};
   for (const std::string& metric : kMetrics) {
     const auto run = Pairs(files[0], files[1], *tasks, metric);
     const m::PairedComparison p = m::ComparePaired(run, c.bootstrap);
@@ -119,9 +168,14 @@ int RunPaired(const PairedCli& c) {
     }
     std::printf("%-22s %-28s %-28s %-28s%s\n", metric.c_str(), Show(p.before).c_str(),
                 Show(p.after).c_str(), Show(p.difference).c_str(), vs.c_str());
+    if (metric == "pass@1")
+      pass_p = {p.difference.p, control ? j["difference_from_control"]["p"].get<double>() : -1};
     out["metrics"][metric] = j;
   }
   if (any_excludes) std::printf("* the interval excludes 0\n");
+  std::printf("pass@1 bootstrap p (two-sided, of 0): after - before %.4f", pass_p.first);
+  if (control) std::printf(", from the control %.4f", pass_p.second);
+  std::printf("\n");
   if (!c.json_out.empty()) {
     if (auto s = tritonrl::WriteFileAtomic(c.json_out, out.dump(2) + "\n"); !s.ok()) return fail(s);
   }
@@ -134,16 +188,19 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
      "intervals and a control",
      [](CLI::App& sub) -> tritonrl::cli::CommandAction {
        auto c = std::make_shared<PairedCli>();
-       sub.add_option("--before", c->before, "Labels of the policy before (tritonrl calibrate)")
-           ->required();
-       sub.add_option("--after", c->after, "Labels of the policy after, on the same tasks")
-           ->required();
+       sub.add_option("--before", c->before, "Labels of the policy before (tritonrl calibrate)");
+       sub.add_option("--after", c->after, "Labels of the policy after, on the same tasks");
        sub.add_option("--control-before", c->control_before, "The control's before");
        sub.add_option("--control-after", c->control_after, "The control's after (lr 0)");
        sub.add_option("--resamples", c->bootstrap.resamples)->capture_default_str();
        sub.add_option("--level", c->bootstrap.level, "Interval level")->capture_default_str();
        sub.add_option("--seed", c->bootstrap.seed)->capture_default_str();
        sub.add_option("--json", c->json_out, "Write the numbers as JSON");
+       sub.add_option("--holm", c->holm,
+                      "Instead: --json files of earlier runs, their p-values adjusted together "
+                      "(Holm); the difference from the control where a file has one");
+       sub.add_option("--holm-metric", c->holm_metric, "The metric --holm compares")
+           ->capture_default_str();
        return [c]() { return RunPaired(*c); };
      }});
 

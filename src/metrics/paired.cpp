@@ -31,6 +31,18 @@ double Percentile(const std::vector<double>& sorted, double q) {
   return sorted[i] + (pos - static_cast<double>(i)) * (sorted[j] - sorted[i]);
 }
 
+// Interval::p of sorted resampled means; 1 without resamples (nothing to say beyond the estimate).
+double TwoSidedP(const std::vector<double>& sorted) {
+  if (sorted.empty()) return 1;
+  const auto below = std::lower_bound(sorted.begin(), sorted.end(), 0.0) - sorted.begin();
+  const auto above = sorted.end() - std::upper_bound(sorted.begin(), sorted.end(), 0.0);
+  const double zero = static_cast<double>(sorted.size()) - static_cast<double>(below + above);
+  const double n = static_cast<double>(sorted.size());
+  const double low = (static_cast<double>(below) + zero / 2) / n;
+  const double high = (static_cast<double>(above) + zero / 2) / n;
+  return std::min(1.0, 2 * std::min(low, high));
+}
+
 // The bootstrap of several per-task statistics at once: each resample draws one list of task
 // indices and evaluates every statistic's mean over it.
 std::vector<Interval> Bootstrap(size_t n, const std::vector<std::function<double(size_t)>>& values,
@@ -59,11 +71,27 @@ std::vector<Interval> Bootstrap(size_t n, const std::vector<std::function<double
     std::sort(means[v].begin(), means[v].end());
     out[v].low = means[v].empty() ? out[v].estimate : Percentile(means[v], tail);
     out[v].high = means[v].empty() ? out[v].estimate : Percentile(means[v], 1 - tail);
+    out[v].p = TwoSidedP(means[v]);
   }
   return out;
 }
 
 }  // namespace
+
+std::vector<double> HolmAdjusted(std::span<const double> p) {
+  std::vector<size_t> order(p.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return p[a] < p[b]; });
+  std::vector<double> out(p.size());
+  double running = 0;
+  const double m = static_cast<double>(p.size());
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    const double scaled = std::min(1.0, (m - static_cast<double>(rank)) * p[order[rank]]);
+    running = std::max(running, scaled);
+    out[order[rank]] = running;
+  }
+  return out;
+}
 
 PairedComparison ComparePaired(std::span<const TaskPair> pairs, const BootstrapOptions& options) {
   PairedComparison c;

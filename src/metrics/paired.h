@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace tritonrl::metrics {
 
@@ -24,6 +25,11 @@ struct TaskPair {
 struct Interval {
   double estimate = 0;  // the statistic on the tasks as they are
   double low = 0, high = 0;
+  // Two-sided bootstrap p-value of "the mean is 0": twice the smaller share of resampled means on
+  // either side of 0 (a mean of exactly 0 counts half to each side), at most 1. It inverts the
+  // percentile interval: p < 1 - level where the interval excludes 0 (up to the interpolation
+  // of the percentiles). For a difference; for a plain mean it says whether the mean is 0.
+  double p = 1;
   bool Excludes(double x) const { return x < low || x > high; }
 };
 
@@ -48,5 +54,10 @@ PairedComparison ComparePaired(std::span<const TaskPair> pairs, const BootstrapO
 // caller pairs them); extra tasks of the longer are ignored.
 Interval DifferenceFromControl(std::span<const TaskPair> run, std::span<const TaskPair> control,
                                const BootstrapOptions& options);
+
+// Holm's step-down adjustment of m p-values for testing them together (family-wise error at
+// most alpha where adjusted p <= alpha): sorted ascending, the i-th (from 0) becomes
+// max over j <= i of min(1, (m - j) p_(j)); returned in the input's order.
+std::vector<double> HolmAdjusted(std::span<const double> p);
 
 }  // namespace tritonrl::metrics

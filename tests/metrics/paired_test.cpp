@@ -80,5 +80,58 @@ TEST(PairedBootstrap, TheControlCancelsASharedDrift) {
   EXPECT_EQ(none.estimate, 0.0);
 }
 
+// The p-value of the two-task case: no resample mean is below 0 and a quarter are exactly 0, so
+// the low side holds 1/8 of them and p = 2/8.
+TEST(PairedBootstrap, TwoTasksGiveTheExactPValue) {
+  const std::vector<TaskPair> p = {{"a", 0, 0}, {"b", 0, 1}};
+  const PairedComparison c = ComparePaired(p, {.resamples = 20000, .level = 0.95, .seed = 7});
+  EXPECT_NEAR(c.difference.p, 0.25, 0.01);
+  // A constant nonzero difference: every resample on one side.
+  const std::vector<TaskPair> q = {{"a", 0, 0.25}, {"b", 0.5, 0.75}};
+  EXPECT_EQ(ComparePaired(q, {}).difference.p, 0.0);
+  // No difference at all: every resample is 0, half to each side.
+  const std::vector<TaskPair> same = {{"a", 0.5, 0.5}, {"b", 0.25, 0.25}};
+  EXPECT_EQ(ComparePaired(same, {}).difference.p, 1.0);
+}
+
+// For many tasks the p-value agrees with the normal approximation: 2 (1 - Phi(|z|)) with
+// z = mean / (s / sqrt(n)) computed from the sample, here near 2 (p about 0.05).
+TEST(PairedBootstrap, ManyTasksPValueAgreesWithTheNormalApproximation) {
+  std::mt19937_64 rng(5);
+  std::normal_distribution<double> noise(0.03, 0.3);
+  std::vector<TaskPair> p;
+  double sum = 0, squares = 0;
+  for (int i = 0; i < 400; ++i) {
+    const double d = noise(rng);
+    p.push_back({"t", 0.5, 0.5 + d});
+    sum += d;
+    squares += d * d;
+  }
+  const double n = 400, mean = sum / n;
+  const double sd = std::sqrt((squares - n * mean * mean) / (n - 1));
+  const double z = mean / (sd / std::sqrt(n));
+  const double normal_p = std::erfc(std::fabs(z) / std::sqrt(2.0));
+  const PairedComparison c = ComparePaired(p, {.resamples = 20000, .level = 0.95, .seed = 2});
+  EXPECT_GT(normal_p, 0.005);  // the case is informative: neither 0 nor 1
+  EXPECT_LT(normal_p, 0.5);
+  EXPECT_NEAR(c.difference.p, normal_p, 0.25 * normal_p + 0.005);
+  EXPECT_EQ(c.difference.p < 0.05, c.difference.Excludes(0.0));
+}
+
+// Holm's adjustment against values worked by hand.
+TEST(Holm, AdjustsInTheInputsOrder) {
+  EXPECT_EQ(HolmAdjusted(std::vector<double>{}), std::vector<double>{});
+  const std::vector<double> a = HolmAdjusted(std::vector<double>{0.01, 0.04, 0.03});
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_NEAR(a[0], 0.03, 1e-12);  // 3 x 0.01
+  EXPECT_NEAR(a[1], 0.06, 1e-12);  // max(2 x 0.03, 1 x 0.04)
+  EXPECT_NEAR(a[2], 0.06, 1e-12);  // 2 x 0.03
+  const std::vector<double> b = HolmAdjusted(std::vector<double>{0.5, 0.001});
+  EXPECT_NEAR(b[0], 0.5, 1e-12);
+  EXPECT_NEAR(b[1], 0.002, 1e-12);
+  const std::vector<double> c = HolmAdjusted(std::vector<double>{0.6, 0.7});
+  EXPECT_EQ(c, (std::vector<double>{1.0, 1.0}));
+}
+
 }  // namespace
 }  // namespace tritonrl::metrics

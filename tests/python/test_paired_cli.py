@@ -69,3 +69,50 @@ def test_bad_input_names_the_file(tmp_path):
     r = paired("--before", tmp_path / "b.jsonl", "--after", tmp_path / "b.jsonl", "--control-before",
                tmp_path / "b.jsonl", check=False)
     assert r.returncode == 2 and "go together" in r.stderr, r.stderr
+
+
+def test_p_values_and_holm(tmp_path):
+    # Every task rises by 4 of 16: each resample's mean difference is 0.25, so p = 0. A run equal
+    # to its before: every resample is 0, so p = 1. --holm adjusts the two together (by hand:
+    # sorted 0, 1 -> 2 x 0 = 0, max(0, 1 x 1) = 1).
+    before = {f"t{i}": (16, i, {"invalid_syntax": 16 - i, "correct_not_fast": i}) for i in range(8)}
+    after = {t: (16, p + 4, {"invalid_syntax": 12 - p, "correct_not_fast": p + 4})
+             for t, (_, p, _) in before.items()}
+    write_labels(tmp_path / "b.jsonl", before)
+    write_labels(tmp_path / "a.jsonl", after)
+    r = paired("--before", tmp_path / "b.jsonl", "--after", tmp_path / "a.jsonl", "--json",
+               tmp_path / "up.json")
+    assert "after - before 0.0000" in r.stdout, r.stdout
+    paired("--before", tmp_path / "b.jsonl", "--after", tmp_path / "b.jsonl", "--json",
+           tmp_path / "same.json")
+    up = json.load(open(tmp_path / "up.json"))["metrics"]["pass@1"]["difference"]
+    same = json.load(open(tmp_path / "same.json"))["metrics"]["pass@1"]["difference"]
+    assert up["p"] == 0.0 and same["p"] == 1.0
+    r = paired("--holm", tmp_path / "up.json", tmp_path / "same.json")
+    rows = [line.split() for line in r.stdout.splitlines() if line.endswith(".json")]
+    assert [(row[0], float(row[-3]), float(row[-2])) for row in rows] == [
+        ("difference", 0.0, 0.0), ("difference", 1.0, 1.0)], r.stdout
+    # A noisy family: Holm's adjusted p, computed here from the files' own p-values.
+    noisy = {t: (16, max(0, p + (3 if i % 3 else -2)), {}) for i, (t, (_, p, _)) in enumerate(before.items())}
+    write_labels(tmp_path / "n.jsonl", noisy)
+    paired("--before", tmp_path / "b.jsonl", "--after", tmp_path / "n.jsonl", "--json", tmp_path / "n.json")
+    pn = json.load(open(tmp_path / "n.json"))["metrics"]["pass@1"]["difference"]["p"]
+    assert 0 < pn < 1
+    r = paired("--holm", tmp_path / "n.json", tmp_path / "up.json", tmp_path / "same.json")
+    got = {row[-1]: float(row[-2]) for row in (line.split() for line in r.stdout.splitlines()
+                                                if line.endswith(".json"))}
+    ps = sorted([(0.0, "up"), (pn, "n"), (1.0, "same")])
+    expect, running = {}, 0.0
+    for rank, (p, name) in enumerate(ps):
+        running = max(running, min(1.0, (3 - rank) * p))
+        expect[name] = running
+    for name in ("n", "up", "same"):
+        assert abs(got[str(tmp_path / f"{name}.json")] - expect[name]) < 1e-4, (r.stdout, expect)
+
+
+def test_holm_bad_input_names_the_file(tmp_path):
+    (tmp_path / "x.json").write_text("not json")
+    r = paired("--holm", tmp_path / "x.json", check=False)
+    assert r.returncode == 2 and str(tmp_path / "x.json") in r.stderr, r.stderr
+    r = paired(check=False)
+    assert r.returncode == 2 and "--before and --after are required" in r.stderr, r.stderr
