@@ -42,19 +42,32 @@ TEST(PairedBootstrap, TwoTasksGiveTheExactBootstrapDistribution) {
 
 // 400 tasks with differences drawn from N(0.1, 0.3^2): the 95 % interval's half-width is close
 // to 1.96 * s / sqrt(n) computed from the sample (within 10 %), centred on the sample mean.
-TEST(PairedBootstrap, ManyTasksAgreeWithTheNormalApproximation) {
-  std::mt19937_64 rng(3);
-  std::normal_distribution<double> noise(0.1, 0.3);
-  std::vector<TaskPair> p;
+// 400 tasks whose differences are drawn from N(mu, sigma^2), with the sample's own mean and sd.
+struct NormalSample {
+  std::vector<TaskPair> pairs;
+  double mean = 0, sd = 0;
+};
+
+NormalSample NormalDifferences(uint64_t seed, double mu, double sigma) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(mu, sigma);
+  NormalSample s;
   double sum = 0, squares = 0;
   for (int i = 0; i < 400; ++i) {
     const double d = noise(rng);
-    p.push_back({"t", 0.5, 0.5 + d});
+    s.pairs.push_back({"t", 0.5, 0.5 + d});
     sum += d;
     squares += d * d;
   }
-  const double n = 400, mean = sum / n;
-  const double sd = std::sqrt((squares - n * mean * mean) / (n - 1));
+  const double n = 400;
+  s.mean = sum / n;
+  s.sd = std::sqrt((squares - n * s.mean * s.mean) / (n - 1));
+  return s;
+}
+
+TEST(PairedBootstrap, ManyTasksAgreeWithTheNormalApproximation) {
+  const auto [p, mean, sd] = NormalDifferences(3, 0.1, 0.3);
+  const double n = 400;
   const double half = 1.96 * sd / std::sqrt(n);
   const PairedComparison c = ComparePaired(p, {.resamples = 10000, .level = 0.95, .seed = 1});
   EXPECT_NEAR(c.difference.estimate, mean, 1e-12);
@@ -97,18 +110,8 @@ TEST(PairedBootstrap, TwoTasksGiveTheExactPValue) {
 // For many tasks the p-value agrees with the normal approximation: 2 (1 - Phi(|z|)) with
 // z = mean / (s / sqrt(n)) computed from the sample, here near 2 (p about 0.05).
 TEST(PairedBootstrap, ManyTasksPValueAgreesWithTheNormalApproximation) {
-  std::mt19937_64 rng(5);
-  std::normal_distribution<double> noise(0.03, 0.3);
-  std::vector<TaskPair> p;
-  double sum = 0, squares = 0;
-  for (int i = 0; i < 400; ++i) {
-    const double d = noise(rng);
-    p.push_back({"t", 0.5, 0.5 + d});
-    sum += d;
-    squares += d * d;
-  }
-  const double n = 400, mean = sum / n;
-  const double sd = std::sqrt((squares - n * mean * mean) / (n - 1));
+  const auto [p, mean, sd] = NormalDifferences(5, 0.03, 0.3);
+  const double n = 400;
   const double z = mean / (sd / std::sqrt(n));
   const double normal_p = std::erfc(std::fabs(z) / std::sqrt(2.0));
   const PairedComparison c = ComparePaired(p, {.resamples = 20000, .level = 0.95, .seed = 2});
