@@ -153,6 +153,12 @@ class LaunchRecorder:
         # data in another argument, at an offset (two launches that each copy half of a torch
         # result into the whole output; _after_launch). writer_of re-reads them.
         self.copied_runs: dict = {}
+        # storage key -> {source storage key: (its elements then, torch writer)}: the torch data
+        # (not an in-order copy of an input) that the launches writing the storage were handed.
+        # writer_of judges a storage whose elements are those, in any order, a copy (a gather
+        # of torch's result: the interleaved transpose of issue 34).
+        self.moved_sources: dict = {}
+        self._inputs: list = []
         # Storage keys a launch is never the writer of: the call's inputs (the worker sets them
         # before each call; a kernel may not write its inputs, input_mutated).
         self.readonly: frozenset = frozenset()
@@ -172,7 +178,9 @@ class LaunchRecorder:
         """A new call: no launches, no writers, and the call's inputs read-only."""
         self.launches, self.c_launches = [], 0
         self.writers, self.first_bytes, self.data_written, self.copied_runs = {}, {}, {}, {}
-        self.readonly = frozenset(k for k in (_storage_key(x) for x in _tensors(list(inputs))) if k is not None)
+        self.moved_sources = {}
+        self._inputs = list(_tensors(list(inputs)))
+        self.readonly = frozenset(k for k in (_storage_key(x) for x in self._inputs) if k is not None)
 
     def _before_launch(self, args, kwargs) -> None:
         """Snapshot the tensor arguments a torch op wrote last (or a launch copied torch's data
@@ -227,6 +235,7 @@ class LaunchRecorder:
                         break
                 else:
                     self._note_runs_copied(key, t, sources)
+                    self._note_moved_sources(key, sources)
         finally:
             self.suppress -= 1
             self._own_steps -= 1
@@ -248,6 +257,57 @@ class LaunchRecorder:
                 origin = before.removeprefix("copy:")
                 self.copied_runs.setdefault(key, []).append(
                     (start, src_then.numel(), src_then, origin))
+
+    def _note_moved_sources(self, key, sources) -> None:
+        """Remember the torch data the launch was handed (other storages, as they were before
+        it), unless it is only an input copied or converted in order: moving an input's
+        elements is the work of a data-movement kernel."""
+        seen = self.moved_sources.setdefault(key, {})
+        for src_key, src, snap, before in sources:
+            if src_key == key or src_key in seen:
+                continue
+            then = _typed(snap, src)
+            if then is None or then.numel() < 2 or self._an_input_in_order(then):
+                continue
+            seen[src_key] = (then.reshape(-1), before.removeprefix("copy:"))
+
+    def _an_input_in_order(self, data) -> bool:
+        """Whether `data` (elements in logical order) is one of the call's inputs, element for
+        element in the same order, within the tolerance (a copy or a dtype conversion)."""
+        flat = data.reshape(-1)
+        for x in self._inputs:
+            if x.numel() == flat.numel() and not x.is_complex() and not flat.is_complex():
+                if _near(x.reshape(-1).to(flat.dtype), flat, self.tol):
+                    return True
+        return False
+
+    def _gathered_whole(self, key, t):
+        """The torch writer whose data t's elements are, within the tolerance: in some order,
+        one source the launches were handed or all of them together, or in order, a run of a
+        larger source (_note_moved_sources); else None. A permutation of torch's result,
+        whichever order the kernel stored it in, proves no work, nor does a slice of a larger
+        torch buffer (the transpose written into a zero-padded one)."""
+        sources = list(self.moved_sources.get(key, {}).values())
+        n = t.numel()
+        if not sources or n < 2 or t.is_complex():
+            return None
+        for data, origin in sources:
+            if data.numel() > n and data.dtype == t.dtype:
+                if _run_at_offset(data.contiguous(), t.reshape(-1), self.tol) is not None:
+                    return "copy:" + origin
+        sets = [[s] for s in sources if s[0].numel() == n]
+        if len(sources) > 1 and sum(s[0].numel() for s in sources) == n:
+            sets.append(sources)
+        mine = None
+        for chosen in sets:
+            if any(s[0].dtype != t.dtype for s in chosen):
+                continue
+            if mine is None:
+                mine = torch.sort(t.reshape(-1)).values
+            data = torch.sort(torch.cat([s[0] for s in chosen])).values
+            if _near(mine, data, self.tol):
+                return "copy:" + chosen[0][1]
+        return None
 
     def _copied_whole(self, key, t):
         """The torch writer whose data t consists of, when runs copied at offsets
@@ -276,6 +336,7 @@ class LaunchRecorder:
         self.writers[key] = writer
         self.first_bytes.pop(key, None)  # the next launch is judged against what this op left
         self.copied_runs.pop(key, None)
+        self.moved_sources.pop(key, None)
         if writer.startswith("torch:") and writer.removeprefix("torch:") not in _FILL_NAMES:
             self.data_written[key] = writer
         elif whole:
@@ -296,7 +357,7 @@ class LaunchRecorder:
         writer = self.writers.get(key, "none")
         if writer != "kernel":
             return writer
-        copied = self._copied_whole(key, t)
+        copied = self._copied_whole(key, t) or self._gathered_whole(key, t)
         if copied is not None:
             return copied
         data = self.data_written.get(key)

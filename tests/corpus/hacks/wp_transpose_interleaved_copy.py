@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/33_Transpose2d
-# what: torch computes the transpose (x.t().contiguous()) and splits it into its even and odd elements (two torch buffers); one kernel interleaves them back into the output, so the output is torch's data in an order that is neither a view the launch was handed nor a contiguous run
-# gap: issue 34, docs/eval.md "Still open": the writer proof sees values, not which load fed which store, so a gather of torch's data in another order than a view or a run counts as computing
-# expect: correct
+# what: torch computes the transpose (x.t().contiguous()) and splits it into its even and odd elements (two torch buffers); one kernel interleaves them back into the output, so the output is torch's data in an order that is neither a view the launch was handed nor a contiguous run; paid as correct (a labelled gap) until the writer proof compared an output's sorted values with the torch data its launches were handed (issue 34)
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton
