@@ -52,12 +52,13 @@ void LearningGpuPreset(d::DemoOptions& o) {
   o.prompts_per_batch = 32;
   o.max_new_tokens = 1024;
   // The draw of E1 (`data synth --seed 1`): its first 2,000 tasks' solutions were all found
-  // correct on the H200 and every reference audited (bench/RESULTS.md, 2026-12-03); the demo's
-  // 1,094 SFT tasks, 64 candidates and 32 held-out tasks lie inside them, so they are not
-  // verified again (a candidate with a broken reference is never solved: not in the pool).
+  // correct on the H200 and every reference audited (bench/RESULTS.md, 2026-12-03). They hold
+  // 869 distinct training-split tasks (E1's 1,167 less identical files, which the demo skips):
+  // 805 for SFT and the last 64 as candidates keep every task inside them, so none is verified
+  // again (a candidate with a broken reference would never be solved: not in the pool).
   o.seed = 1;
   o.verify_synth = false;
-  o.train_tasks = 1094;  // E1: the 1,167 training-split tasks less its candidates
+  o.train_tasks = 805;
   o.rl_tasks = 64;
   o.rl_sft_tasks = 0;
   o.heldout_tasks = 32;
@@ -69,9 +70,9 @@ void LearningGpuPreset(d::DemoOptions& o) {
   o.sft.eval_every = 50;
   o.sft.save_every = 50;
   o.sft.keep_best = true;
-  // E1's GRPO settings; 16 steps (E1: 30) and 8 pool samples a task (E1: 16) fit 10 minutes.
+  // E1's GRPO settings; 18 steps (E1: 30) and 8 pool samples a task (E1: 16) fit 10 minutes.
   o.grpo = tritonrl::train::GrpoOptions{};
-  o.grpo.steps = 16;
+  o.grpo.steps = 18;
   o.grpo.tasks_per_step = 8;
   o.grpo.group = 8;
   o.grpo.lr = 2e-5;
