@@ -1,10 +1,11 @@
 // tritonrl paired: before/after evaluations of the same tasks (label files of `tritonrl
 // calibrate`: passed and Figure 5 outcome counts per task), compared task by task with
-// percentile-bootstrap intervals over tasks (metrics/paired.h); with a control's before/after
-// (the same run at learning rate 0), also the difference from the control. Prints a table and,
-// with --json, writes the numbers (each interval with its bootstrap p-value). `--holm JSON...`
-// instead reads several such files and adjusts their p-values together (Holm), for a family of
-// comparisons fixed before the runs (docs/demo.md: E1b's two arms, E2's three pairs of modes).
+// percentile-bootstrap intervals over tasks (metrics/paired_labels.h); with a control's
+// before/after (the same run at learning rate 0), also the difference from the control. Prints a
+// table and, with --json, writes the numbers (each interval with its bootstrap p-value). `--holm
+// JSON...` instead reads several such files and adjusts their p-values together (Holm), for a
+// family of comparisons fixed before the runs (docs/demo.md: E1b's two arms, E2's three pairs of
+// modes).
 #include <fmt/format.h>
 
 #include <cstdio>
@@ -16,7 +17,7 @@
 
 #include "base/file.h"
 #include "cli/command.h"
-#include "metrics/paired.h"
+#include "metrics/paired_labels.h"
 #include "rl/task_labels.h"
 
 namespace {
@@ -24,7 +25,7 @@ namespace {
 namespace m = tritonrl::metrics;
 namespace rl = tritonrl::rl;
 using json = nlohmann::json;
-using Labels = std::map<std::string, rl::TaskLabel>;
+using Labels = m::TaskLabels;
 
 struct PairedCli {
   std::string before, after, control_before, control_after, json_out;
@@ -33,46 +34,8 @@ struct PairedCli {
   m::BootstrapOptions bootstrap;
 };
 
-// The per-task numbers compared: pass@1 and the share of each Figure 5 class (and both invalid
-// classes together).
-const std::vector<std::string> kMetrics = {
-    "pass@1",           "invalid", "invalid_syntax", "invalid_functionality", "incorrect",
-    "correct_not_fast", "fast"};
-
-// The tasks every given file has, in order; a task with no samples in one of them fails.
-tritonrl::Result<std::vector<std::string>> CommonTasks(const std::vector<const Labels*>& files,
-                                                       const std::vector<std::string>& names) {
-  std::vector<std::string> tasks;
-  for (const auto& [task, label] : *files[0]) {
-    bool everywhere = true;
-    for (const Labels* f : files) everywhere = everywhere && f->count(task);
-    if (!everywhere) continue;
-    for (size_t i = 0; i < files.size(); ++i) {
-      if (files[i]->at(task).samples <= 0) {
-        return tritonrl::Status::InvalidArgument(names[i] + ": task " + task + " has no samples");
-      }
-    }
-    tasks.push_back(task);
-  }
-  if (tasks.empty()) return tritonrl::Status::InvalidArgument("the files share no task");
-  return tasks;
-}
-
-std::vector<m::TaskPair> Pairs(const Labels& before, const Labels& after,
-                               const std::vector<std::string>& tasks, const std::string& metric) {
-  std::vector<m::TaskPair> out;
-  for (const std::string& t : tasks) {
-    out.push_back({t, rl::LabelShare(before.at(t), metric), rl::LabelShare(after.at(t), metric)});
-  }
-  return out;
-}
-
 std::string Show(const m::Interval& i) {
   return fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", i.estimate, i.low, i.high);
-}
-
-json IntervalJson(const m::Interval& i) {
-  return {{"estimate", i.estimate}, {"low", i.low}, {"high", i.high}, {"p", i.p}};
 }
 
 // --holm: each file's comparison of `metric` (the difference from the control where the file has
@@ -137,45 +100,35 @@ int RunPaired(const PairedCli& c) {
     if (!l.ok()) return fail(l.status());
     files.push_back(std::move(l.value()));
   }
-  std::vector<const Labels*> ptrs;
-  for (const Labels& f : files) ptrs.push_back(&f);
-  auto tasks = CommonTasks(ptrs, names);
-  if (!tasks.ok()) return fail(tasks.status());
-  json out = {{"tasks", tasks->size()},
-              {"resamples", c.bootstrap.resamples},
-              {"level", c.bootstrap.level},
-              {"metrics", json::object()}};
+  std::vector<m::NamedLabels> named;
+  for (size_t i = 0; i < files.size(); ++i) named.push_back({names[i], &files[i]});
+  auto cmp = m::CompareLabels(named, c.bootstrap);
+  if (!cmp.ok()) return fail(cmp.status());
   std::printf("%zu tasks paired; %.0f%% percentile-bootstrap intervals over tasks (%d resamples)\n",
-              tasks->size(), 100 * c.bootstrap.level, c.bootstrap.resamples);
+              cmp->tasks.size(), 100 * c.bootstrap.level, c.bootstrap.resamples);
   std::printf("%-22s %-28s %-28s %-28s%s\n", "metric", "before", "after", "after - before",
               control ? "   (after - before) - control's" : "");
   bool any_excludes = false;
   std::pair<double, double> pass_p = {1, 1};
-  for (const std::string& metric : kMetrics) {
-    const auto run = Pairs(files[0], files[1], *tasks, metric);
-    const m::PairedComparison p = m::ComparePaired(run, c.bootstrap);
-    json j = {{"before", IntervalJson(p.before)},
-              {"after", IntervalJson(p.after)},
-              {"difference", IntervalJson(p.difference)}};
+  for (const m::MetricComparison& mc : cmp->metrics) {
     std::string vs;
-    if (control) {
-      const auto ctl = Pairs(files[2], files[3], *tasks, metric);
-      const m::Interval d = m::DifferenceFromControl(run, ctl, c.bootstrap);
-      j["control_difference"] = IntervalJson(m::ComparePaired(ctl, c.bootstrap).difference);
-      j["difference_from_control"] = IntervalJson(d);
+    if (mc.difference_from_control) {
+      const m::Interval& d = *mc.difference_from_control;
       vs = "   " + Show(d) + (d.Excludes(0) ? " *" : "");
       any_excludes = any_excludes || d.Excludes(0);
     }
-    std::printf("%-22s %-28s %-28s %-28s%s\n", metric.c_str(), Show(p.before).c_str(),
-                Show(p.after).c_str(), Show(p.difference).c_str(), vs.c_str());
-    if (metric == "pass@1")
-      pass_p = {p.difference.p, control ? j["difference_from_control"]["p"].get<double>() : -1};
-    out["metrics"][metric] = j;
+    std::printf("%-22s %-28s %-28s %-28s%s\n", mc.metric.c_str(), Show(mc.run.before).c_str(),
+                Show(mc.run.after).c_str(), Show(mc.run.difference).c_str(), vs.c_str());
+    if (mc.metric == "pass@1") {
+      pass_p = {mc.run.difference.p,
+                mc.difference_from_control ? mc.difference_from_control->p : -1};
+    }
   }
   if (any_excludes) std::printf("* the interval excludes 0\n");
   std::printf("pass@1 bootstrap p (two-sided, of 0): after - before %.4f", pass_p.first);
   if (control) std::printf(", from the control %.4f", pass_p.second);
   std::printf("\n");
+  const json out = m::LabelComparisonJson(*cmp);
   if (!c.json_out.empty()) {
     if (auto s = tritonrl::WriteFileAtomic(c.json_out, out.dump(2) + "\n"); !s.ok()) return fail(s);
   }

@@ -52,4 +52,22 @@ std::vector<std::string> LearnableTasks(const std::vector<rl::TaskLabel>& labels
   return out;
 }
 
+PoolSelection SelectPool(const std::vector<rl::TaskLabel>& labels, int minimum, bool take_all) {
+  PoolSelection p;
+  p.minimum = minimum;
+  p.take_all = take_all;
+  for (const rl::TaskLabel& l : labels) {
+    const bool never = l.passed == 0, always = l.passed == l.samples;
+    p.never += never;
+    p.always += always && !never;
+    p.sometimes += !never && !always;
+    if (!take_all && (never || always)) continue;
+    rl::TaskLabel in = l;
+    in.level = rl::kLevelWithinReach;
+    p.pool.push_back(std::move(in));
+  }
+  p.meets_minimum = static_cast<int64_t>(p.pool.size()) >= minimum;
+  return p;
+}
+
 }  // namespace tritonrl::demo

@@ -35,4 +35,18 @@ Result<CalibrationResult> Calibrate(const PolicyEvalOptions& options,
 // The tasks of a calibration strictly between never and always solved, in task order.
 std::vector<std::string> LearnableTasks(const std::vector<rl::TaskLabel>& labels);
 
+// The fixed RL pool of a learning experiment (docs/demo.md, "Does GRPO learn?"): the candidates
+// solved sometimes (LearnableTasks' rule), or with `take_all` every candidate (a smoke test at a
+// size where the policy solves nothing; not the experiment). Every pool label has level 1, so
+// GRPO's default level weights sample all of them.
+struct PoolSelection {
+  std::vector<rl::TaskLabel> pool;               // candidate order
+  int64_t never = 0, sometimes = 0, always = 0;  // of the candidates
+  int minimum = 0;                               // the design's minimum pool size
+  bool take_all = false;
+  bool meets_minimum = false;  // pool.size() >= minimum
+};
+
+PoolSelection SelectPool(const std::vector<rl::TaskLabel>& labels, int minimum, bool take_all);
+
 }  // namespace tritonrl::demo

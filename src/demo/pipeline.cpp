@@ -61,7 +61,7 @@ struct DrawnTasks {
 // kept is skipped: an RL task identical to an SFT task would be a memorised one.
 Result<DrawnTasks> DrawTasks(int sft, int rl, int heldout, uint64_t seed) {
   const int train = sft + rl;
-  for (int n = 8 * (train + heldout); n <= 8192; n *= 2) {
+  for (int n = 8 * (train + heldout); n <= 65536; n *= 2) {
     DrawnTasks d;
     std::set<std::string> seen;
     for (auto& t : data::GenerateTasks(n, seed)) {
@@ -369,6 +369,16 @@ Status CheckOptions(const DemoOptions& o) {
         "rl_tasks and rl_sft_tasks must be >= 0 with at least one RL task, and rl_sft_tasks at "
         "most train_tasks");
   }
+  const LearningOptions& l = o.learning;
+  if (l.on && (o.rl_sft_tasks != 0 || !o.ablation_modes.empty() || o.ablation_seeds != 1)) {
+    return Status::InvalidArgument(
+        "the learning experiment calibrates RL candidates SFT never trained on and runs one GRPO "
+        "policy: no rl_sft_tasks, ablation modes or further seeds");
+  }
+  if (l.on && (l.calibrate_k < 1 || l.pool_k < 1 || l.resamples < 1 || l.pool_min < 0)) {
+    return Status::InvalidArgument(
+        "learning: calibrate_k, pool_k and resamples must be at least 1, pool_min at least 0");
+  }
   return Status::Ok();
 }
 
@@ -383,7 +393,9 @@ struct DemoRun {
         train_dir(synth_dir + "/train"),
         rl_dir(synth_dir + "/rl"),
         heldout_dir(synth_dir + "/heldout"),
-        eval_dir((out / "eval").string()) {
+        eval_dir((out / "eval").string()),
+        calibrate_dir((out / "calibrate").string()),
+        pool_dir((out / "pool").string()) {
     r.summary = eval_dir + "/summary.json";
     r.report = (out / "report.html").string();
   }
@@ -392,6 +404,9 @@ struct DemoRun {
   DemoProgress progress;
   const fs::path out;
   const std::string synth_dir, train_dir, rl_dir, heldout_dir, eval_dir;
+  // The learning experiment's: the calibration (labels, samples, store) and the pool's
+  // `data synth`-layout folder with its labels.jsonl (GRPO's tasks).
+  const std::string calibrate_dir, pool_dir;
   DemoResult r;
   json summary = {{"evals", json::array()}, {"stage_seconds", json::object()}};
   Clock::time_point t0;
@@ -399,6 +414,8 @@ struct DemoRun {
   std::vector<data::SynthTask> train_tasks, rl_tasks, heldout_tasks;
   std::unique_ptr<scoring::Scorer> heldout_scorer, level1_scorer;
   std::vector<EvalTask> heldout_eval, level1_eval;
+  std::unique_ptr<scoring::Scorer> pool_scorer;  // opened by the first pool evaluation that runs
+  std::vector<EvalTask> pool_eval;
   std::string train_jsonl, heldout_jsonl;  // SFT records
 
   Status SaveSummary() { return WriteFileAtomic(r.summary, summary.dump(2) + "\n"); }
@@ -547,9 +564,11 @@ Status SynthStage(DemoRun& run) {
   }
   RecordSplits(run);
   TRITONRL_RETURN_IF_ERROR(PickLevel1(run));
-  auto level1_scorer = OpenScorer(o, o.suite, run.eval_dir + "/level1.db");
-  if (!level1_scorer.ok()) return level1_scorer.status();
-  run.level1_scorer = std::move(*level1_scorer);
+  if (!o.learning.on) {  // the learning experiment evaluates the pool only
+    auto level1_scorer = OpenScorer(o, o.suite, run.eval_dir + "/level1.db");
+    if (!level1_scorer.ok()) return level1_scorer.status();
+    run.level1_scorer = std::move(*level1_scorer);
+  }
   const DemoResult& r = run.r;
   return run.End("synth",
                  fmt::format("{} SFT, {} RL ({} of them SFT tasks, {} others of an SFT "
@@ -627,21 +646,44 @@ json ComparisonJson(const report::DemoComparisonRow& r) {
       {"low", r.low},     {"high", r.high}};
 }
 
-// One policy on one task set: k samples per task, scored; OUT/eval/<stage>_<suite>.jsonl.
-Status EvaluateOn(DemoRun& run, const std::string& stage, const std::string& suite_name,
-                  const std::vector<EvalTask>& tasks, scoring::Scorer& scorer,
-                  const std::string& model) {
-  const DemoOptions& o = run.o;
+// The demo's sampling settings for `model`: k samples per task at sampling seed `seed`.
+PolicyEvalOptions PolicyOptions(const DemoOptions& o, const std::string& model, int k,
+                                uint64_t seed) {
   PolicyEvalOptions po;
   po.model = model;
   po.builtin_seed = o.seed;
   po.device = o.device;
-  po.k = o.k;
+  po.k = k;
   po.max_new_tokens = o.max_new_tokens;
   po.temperature = o.temperature;
-  po.seed = o.seed;
+  po.seed = seed;
   po.prompts_per_batch = o.prompts_per_batch;
-  auto ev = EvaluatePolicy(po, tasks, scorer);
+  return po;
+}
+
+// One line per sample: the verdict JSON plus the output text, finish reason and tokens.
+std::string SampleLines(const PolicyEvalResult& ev, const std::string& stage,
+                        const std::string& suite_name) {
+  std::string lines;
+  for (size_t i = 0; i < ev.verdicts.size(); ++i) {
+    json j = scoring::ToJson(ev.verdicts[i]);
+    j["stage"] = stage;
+    j["suite"] = suite_name;
+    j["output"] = ev.generated[i].text;
+    j["finish_reason"] = ev.generated[i].finish_reason;
+    j["tokens"] = ev.generated[i].tokens;
+    lines += j.dump() + "\n";
+  }
+  return lines;
+}
+
+// One policy on one task set: k samples per task at sampling seed `seed`, scored;
+// OUT/eval/<stage>_<suite>.jsonl.
+Status EvaluateOn(DemoRun& run, const std::string& stage, const std::string& suite_name,
+                  const std::vector<EvalTask>& tasks, scoring::Scorer& scorer,
+                  const std::string& model, int k, uint64_t seed) {
+  const DemoOptions& o = run.o;
+  auto ev = EvaluatePolicy(PolicyOptions(o, model, k, seed), tasks, scorer);
   if (!ev.ok()) return ev.status();
   StageEval e;
   e.stage = stage;
@@ -653,21 +695,11 @@ Status EvaluateOn(DemoRun& run, const std::string& stage, const std::string& sui
   e.generate_seconds = ev->generate_seconds;
   e.score_seconds = ev->score_seconds;
   e.per_task = LabelTasks(tasks, ev->verdicts);
-  std::string lines;
-  for (size_t i = 0; i < ev->verdicts.size(); ++i) {
-    json j = scoring::ToJson(ev->verdicts[i]);
-    j["stage"] = stage;
-    j["suite"] = suite_name;
-    j["output"] = ev->generated[i].text;
-    j["finish_reason"] = ev->generated[i].finish_reason;
-    j["tokens"] = ev->generated[i].tokens;
-    lines += j.dump() + "\n";
-  }
-  TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(e.jsonl, lines));
+  TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(e.jsonl, SampleLines(*ev, stage, suite_name)));
   run.progress(fmt::format(
       "demo: {} on {}: pass@1 {:.3f} pass@{} {:.3f} valid {:.3f} correct "
       "{:.3f} (generate {:.1f} s, score {:.1f} s)",
-      stage, suite_name, e.summary.pass_at_1, o.k, e.summary.pass_at_k, e.summary.valid_rate,
+      stage, suite_name, e.summary.pass_at_1, k, e.summary.pass_at_k, e.summary.valid_rate,
       e.summary.correct_rate, e.generate_seconds, e.score_seconds));
   run.summary["evals"].push_back(StageEvalJson(e));
   run.r.evals.push_back(std::move(e));
@@ -679,12 +711,15 @@ Status EvaluateStage(DemoRun& run, const std::string& stage, const std::string& 
                      bool level1 = true) {
   const std::string name = stage + "-eval";
   run.Begin(name, "k=" + std::to_string(run.o.k) + " samples per task from " + model);
-  if (auto s = EvaluateOn(run, stage, "heldout", run.heldout_eval, *run.heldout_scorer, model);
+  const DemoOptions& o = run.o;
+  if (auto s = EvaluateOn(run, stage, "heldout", run.heldout_eval, *run.heldout_scorer, model, o.k,
+                          o.seed);
       !s.ok()) {
     return InStage(name, s);
   }
   if (level1) {
-    if (auto s = EvaluateOn(run, stage, "level1", run.level1_eval, *run.level1_scorer, model);
+    if (auto s = EvaluateOn(run, stage, "level1", run.level1_eval, *run.level1_scorer, model, o.k,
+                            o.seed);
         !s.ok()) {
       return InStage(name, s);
     }
@@ -725,19 +760,90 @@ Result<std::string> BaseStage(DemoRun& run) {
   return b->checkpoint;
 }
 
-// Stage sft: SFT of the demo's model on the SFT records.
+bool Exists(const std::string& path) {
+  std::error_code ec;
+  return fs::exists(path, ec);
+}
+
+Result<json> ReadJsonFile(const std::string& path) {
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  json j = json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Status::ParseError(path + ": not JSON");
+  return j;
+}
+
+json SftJson(const train::SftSummary& s, const std::string& metrics) {
+  return {{"steps", s.steps},
+          {"first_loss", s.first_loss},
+          {"last_loss", s.last_loss},
+          {"eval_loss", s.eval_loss},
+          {"checkpoint", s.checkpoint},
+          {"best_step", s.best_step},
+          {"best_eval_loss", s.best_eval_loss},
+          {"best_checkpoint", s.best_checkpoint},
+          {"metrics", metrics}};
+}
+
+Result<train::SftSummary> SftFromJson(const json& j) {
+  try {
+    train::SftSummary s;
+    s.steps = j.at("steps").get<int64_t>();
+    s.first_loss = j.at("first_loss").get<double>();
+    s.last_loss = j.at("last_loss").get<double>();
+    s.eval_loss = j.at("eval_loss").get<double>();
+    s.checkpoint = j.at("checkpoint").get<std::string>();
+    s.best_step = j.at("best_step").get<int64_t>();
+    s.best_eval_loss = j.at("best_eval_loss").get<double>();
+    s.best_checkpoint = j.at("best_checkpoint").get<std::string>();
+    return s;
+  } catch (const json::exception& e) {
+    return Status::ParseError(std::string("SFT summary: ") + e.what());
+  }
+}
+
+// The SFT policy GRPO starts from: the step with the lowest held-out loss when kept, else the
+// last.
+std::string SftPolicy(const train::SftSummary& s) {
+  return s.best_checkpoint.empty() ? s.checkpoint : s.best_checkpoint;
+}
+
+// Stage sft: SFT of the demo's model on the SFT records. The learning experiment resumes it:
+// finished (OUT/sft/demo_sft.json) it is read back, interrupted it continues from its last
+// checkpoint.
 Result<train::SftSummary> SftStage(DemoRun& run) {
   const DemoOptions& o = run.o;
-  run.Begin("sft", fmt::format("{} steps of {} at lr {:g}", o.sft.max_steps, o.model, o.sft.lr));
-  const train::SftOptions so = SftStageOptions(run);
-  auto sft = train::RunSft(so);
-  if (!sft.ok()) return sft.status();
-  run.summary["sft"] = {{"steps", sft->steps},           {"first_loss", sft->first_loss},
-                        {"last_loss", sft->last_loss},   {"eval_loss", sft->eval_loss},
-                        {"checkpoint", sft->checkpoint}, {"metrics", so.out + "/metrics.jsonl"}};
-  TRITONRL_RETURN_IF_ERROR(
-      run.End("sft", fmt::format("loss {:.4f} -> {:.4f}, held-out loss {:.4f}", sft->first_loss,
-                                 sft->last_loss, sft->eval_loss)));
+  train::SftOptions so = SftStageOptions(run);
+  const std::string done = so.out + "/demo_sft.json";
+  const std::string metrics = so.out + "/metrics.jsonl";
+  const std::string state = so.out + "/checkpoint/trainer_state.json";
+  const bool resume = o.learning.on;
+  run.Begin("sft", fmt::format("{} of {} at lr {:g}",
+                               o.sft.max_steps > 0 ? fmt::format("{} steps", o.sft.max_steps)
+                                                   : fmt::format("{} epochs", o.sft.epochs),
+                               o.model, o.sft.lr));
+  std::optional<train::SftSummary> sft;
+  if (resume && Exists(done)) {
+    auto j = ReadJsonFile(done);
+    if (!j.ok()) return j.status();
+    auto read = SftFromJson(*j);
+    if (!read.ok()) return read.status();
+    sft = std::move(*read);
+    run.progress("demo: sft: finished in an earlier run; read back from " + done);
+  } else {
+    if (resume && Exists(state)) so.resume = so.out + "/checkpoint";
+    auto ran = train::RunSft(so);
+    if (!ran.ok()) return ran.status();
+    sft = std::move(*ran);
+    if (resume) TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(done, SftJson(*sft, metrics).dump(2)));
+  }
+  run.summary["sft"] = SftJson(*sft, metrics);
+  TRITONRL_RETURN_IF_ERROR(run.End(
+      "sft", fmt::format("loss {:.4f} -> {:.4f}, held-out loss {:.4f}{}", sft->first_loss,
+                         sft->last_loss, sft->eval_loss,
+                         sft->best_step > 0 ? fmt::format(", best step {} ({:.4f}) kept",
+                                                          sft->best_step, sft->best_eval_loss)
+                                            : std::string())));
   return *sft;
 }
 
@@ -748,19 +854,61 @@ struct GrpoStageResult {
   std::string steps_log;  // OUT/<stage>_steps.jsonl
 };
 
-// Stage <stage>: GRPO in `mode` at `seed` from the SFT checkpoint on the RL tasks, one line per
-// step into OUT/<stage>_steps.jsonl.
-Result<GrpoStageResult> GrpoStage(DemoRun& run, const std::string& stage, const std::string& mode,
-                                  uint64_t seed, const std::string& sft_checkpoint) {
+// A GRPO run's groups over its steps, summed from its steps log (one JSON line a step).
+Result<GroupCounts> CountGroups(const std::string& steps_log) {
+  auto text = ReadFile(steps_log);
+  if (!text.ok()) return text.status();
+  GroupCounts c;
+  size_t begin = 0;
+  while (begin < text->size()) {
+    size_t end = text->find('\n', begin);
+    if (end == std::string::npos) end = text->size();
+    const json j = json::parse(text->substr(begin, end - begin), nullptr, false);
+    begin = end + 1;
+    if (j.is_discarded() || !j.is_object()) continue;  // a line cut by an interruption
+    c.filtered += j.value("filtered_groups", int64_t{0});
+    c.sampled += j.value("sampled_groups", int64_t{0});
+    c.informative += j.value("informative_groups", int64_t{0});
+    c.rounds += j.value("rounds", int64_t{0});
+  }
+  return c;
+}
+
+train::GrpoStepMetrics StepFromJson(const json& j) {
+  train::GrpoStepMetrics m;
+  m.step = j.value("step", int64_t{0});
+  m.reward_correct = j.value("reward_correct", 0.0);
+  m.reward_speedup = j.value("reward_speedup", 0.0);
+  m.valid_rate = j.value("valid_rate", 0.0);
+  m.compiled_rate = j.value("compiled_rate", 0.0);
+  m.correct_rate = j.value("correct_rate", 0.0);
+  m.entropy = j.value("entropy", 0.0);
+  return m;
+}
+
+// One GRPO run as the step callback sees it: a line per step into the steps log and one
+// progress line.
+train::GrpoStepCallback StepWriter(DemoRun& run, const std::string& stage, std::ofstream& log) {
+  return [&run, stage, &log](const train::GrpoStepMetrics& m) {
+    log << StepJson(m).dump() << "\n" << std::flush;
+    run.progress(fmt::format(
+        "demo: {} step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} entropy {:.3f} "
+        "groups {} informative of {} sampled in {} round{}, {} filtered (generate {:.1f} s, "
+        "score {:.1f} s, update {:.1f} s)",
+        stage, m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.entropy,
+        m.informative_groups, m.sampled_groups, m.rounds, m.rounds == 1 ? "" : "s",
+        m.filtered_groups, m.gen_seconds, m.score_seconds, m.update_seconds));
+  };
+}
+
+// The options of one GRPO run of the demo from `sft_checkpoint` on the tasks of `tasks_dir`.
+train::GrpoOptions GrpoRunOptions(const DemoRun& run, const std::string& stage,
+                                  const std::string& mode, uint64_t seed,
+                                  const std::string& sft_checkpoint, const std::string& tasks_dir) {
   const DemoOptions& o = run.o;
-  run.Begin(stage,
-            fmt::format("{} steps, {} tasks x {} rollouts (up to {} sampling round{} a step), mode "
-                        "{}, seed {}",
-                        o.grpo.steps, o.grpo.tasks_per_step, o.grpo.group, o.grpo.max_sample_rounds,
-                        o.grpo.max_sample_rounds == 1 ? "" : "s", mode, seed));
   train::GrpoOptions go = o.grpo;
   go.model = sft_checkpoint;
-  go.tasks = run.rl_dir;
+  go.tasks = tasks_dir;
   go.out = (run.out / stage).string();
   go.device = o.device;
   go.eval_device = o.eval_device;
@@ -770,27 +918,65 @@ Result<GrpoStageResult> GrpoStage(DemoRun& run, const std::string& stage, const 
   go.variants = o.variants;
   // The rollouts' sampling seed and the task order (the SFT checkpoint fixes the weights).
   go.seed = seed;
+  return go;
+}
+
+// A finished GRPO run of an earlier demo (the learning experiment resumes), from the stage's
+// record OUT/<stage>/demo_stage.json.
+Result<GrpoStageResult> FinishedGrpo(DemoRun& run, const std::string& stage,
+                                     const std::string& record) {
+  auto j = ReadJsonFile(record);
+  if (!j.ok()) return j.status();
+  GrpoStageResult g;
+  try {
+    g.summary.steps = j->at("steps").get<int64_t>();
+    g.summary.checkpoint = j->at("checkpoint").get<std::string>();
+    g.summary.first = StepFromJson(j->at("first"));
+    g.summary.last = StepFromJson(j->at("last"));
+    g.steps_log = j->at("steps_log").get<std::string>();
+  } catch (const json::exception& e) {
+    return Status::ParseError(record + ": " + e.what());
+  }
+  auto counts = CountGroups(g.steps_log);
+  if (!counts.ok()) return counts.status();
+  g.counts = *counts;
+  run.summary[stage] = *j;
+  run.progress("demo: " + stage + ": finished in an earlier run; read back from " + record);
+  TRITONRL_RETURN_IF_ERROR(run.End(
+      stage, fmt::format("{} steps; checkpoint {}", g.summary.steps, g.summary.checkpoint)));
+  return g;
+}
+
+// Stage <stage>: GRPO in `mode` at `seed` from the SFT checkpoint on the tasks of `tasks_dir`,
+// one line per step into OUT/<stage>_steps.jsonl. The learning experiment resumes it: finished
+// it is read back, interrupted it continues from its last checkpoint (appending to the log).
+Result<GrpoStageResult> GrpoStage(DemoRun& run, const std::string& stage, const std::string& mode,
+                                  uint64_t seed, const std::string& sft_checkpoint,
+                                  const std::string& tasks_dir) {
+  const DemoOptions& o = run.o;
+  run.Begin(stage,
+            fmt::format("{} steps, {} tasks x {} rollouts (up to {} sampling round{} a step), mode "
+                        "{}, seed {}, lr {:g}",
+                        o.grpo.steps, o.grpo.tasks_per_step, o.grpo.group, o.grpo.max_sample_rounds,
+                        o.grpo.max_sample_rounds == 1 ? "" : "s", mode, seed, o.grpo.lr));
+  train::GrpoOptions go = GrpoRunOptions(run, stage, mode, seed, sft_checkpoint, tasks_dir);
+  const bool resume = o.learning.on;
+  const std::string record = go.out + "/demo_stage.json";
+  if (resume && Exists(record)) return FinishedGrpo(run, stage, record);
+  if (resume && Exists(go.out + "/checkpoint/trainer_state.json")) {
+    go.resume = go.out + "/checkpoint";
+  }
   GrpoStageResult g;
   g.steps_log = (run.out / (stage + "_steps.jsonl")).string();
-  std::ofstream steps_log(g.steps_log, std::ios::trunc);
+  std::ofstream steps_log(g.steps_log, go.resume.empty() ? std::ios::trunc : std::ios::app);
   if (!steps_log) return Status::IoError(g.steps_log + ": cannot open");
-  auto grpo = train::RunGrpo(go, [&](const train::GrpoStepMetrics& m) {
-    g.counts.filtered += m.filtered_groups;
-    g.counts.sampled += m.sampled_groups;
-    g.counts.informative += m.informative_groups;
-    g.counts.rounds += m.rounds;
-    steps_log << StepJson(m).dump() << "\n" << std::flush;
-    run.progress(fmt::format(
-        "demo: {} step {}: R_correct {:.3f} valid {:.3f} correct {:.3f} entropy {:.3f} "
-        "groups {} informative of {} sampled in {} round{}, {} filtered (generate {:.1f} s, "
-        "score {:.1f} s, update {:.1f} s)",
-        stage, m.step, m.reward_correct, m.valid_rate, m.correct_rate, m.entropy,
-        m.informative_groups, m.sampled_groups, m.rounds, m.rounds == 1 ? "" : "s",
-        m.filtered_groups, m.gen_seconds, m.score_seconds, m.update_seconds));
-  });
+  auto grpo = train::RunGrpo(go, StepWriter(run, stage, steps_log));
   steps_log.close();
   if (!grpo.ok()) return grpo.status();
   g.summary = *grpo;
+  auto counts = CountGroups(g.steps_log);
+  if (!counts.ok()) return counts.status();
+  g.counts = *counts;
   run.summary[stage] = {{"mode", mode},
                         {"seed", seed},
                         {"steps", grpo->steps},
@@ -803,6 +989,7 @@ Result<GrpoStageResult> GrpoStage(DemoRun& run, const std::string& stage, const 
                         {"rounds", g.counts.rounds},
                         {"first", StepJson(grpo->first)},
                         {"last", StepJson(grpo->last)}};
+  if (resume) TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(record, run.summary[stage].dump(2)));
   TRITONRL_RETURN_IF_ERROR(
       run.End(stage, fmt::format("{} steps; checkpoint {}", grpo->steps, grpo->checkpoint)));
   return g;
@@ -833,7 +1020,7 @@ Result<GrpoStageResult> GrpoStages(DemoRun& run, const std::vector<std::string>&
       const std::string stage = seed_index > 0 ? fmt::format("grpo-{}-seed{}", mode, grpo_seed)
                                 : mode == o.grpo.mode ? std::string("grpo")
                                                       : "grpo-" + mode;
-      auto grpo = GrpoStage(run, stage, mode, grpo_seed, sft_checkpoint);
+      auto grpo = GrpoStage(run, stage, mode, grpo_seed, sft_checkpoint, run.rl_dir);
       if (!grpo.ok()) return InStage(stage, grpo.status());
       TRITONRL_RETURN_IF_ERROR(
           EvaluateStage(run, stage, grpo->summary.checkpoint, /*level1=*/is_main));
@@ -852,6 +1039,320 @@ Result<GrpoStageResult> GrpoStages(DemoRun& run, const std::vector<std::string>&
     }
   }
   return std::move(*main);
+}
+
+// ---- The learning experiment (LearningOptions; docs/demo.md, "Does GRPO learn?") ----
+
+// A labels file read back in `ids` order; a task missing from it fails.
+Result<std::vector<rl::TaskLabel>> LabelsInOrder(const std::string& path,
+                                                 const std::vector<std::string>& ids) {
+  auto read = rl::ReadTaskLabels(path);
+  if (!read.ok()) return read.status();
+  std::vector<rl::TaskLabel> out;
+  for (const std::string& id : ids) {
+    auto it = read->find(id);
+    if (it == read->end()) return Status::Corruption(path + ": no label for task " + id);
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+// The calibration of the SFT policy on the RL candidates: OUT/calibrate/labels.jsonl (and the
+// samples beside it), read back when an earlier run wrote it.
+Result<std::vector<rl::TaskLabel>> CalibrationLabels(DemoRun& run, const std::string& policy) {
+  const DemoOptions& o = run.o;
+  const std::string path = run.calibrate_dir + "/labels.jsonl";
+  if (Exists(path)) {
+    run.progress("demo: calibrate: finished in an earlier run; read back from " + path);
+    return LabelsInOrder(path, run.r.rl_ids);
+  }
+  TRITONRL_RETURN_IF_ERROR(MakeDirs(run.calibrate_dir));
+  auto scorer = OpenScorer(o, run.rl_dir + "/tasks", run.calibrate_dir + "/scores.db");
+  if (!scorer.ok()) return scorer.status();
+  auto tasks = LoadEvalTasks(run.rl_dir + "/tasks", run.r.rl_ids);
+  if (!tasks.ok()) return tasks.status();
+  const PolicyEvalOptions po =
+      PolicyOptions(o, policy, o.learning.calibrate_k, o.learning.calibrate_seed);
+  auto cal = Calibrate(po, *tasks, **scorer);
+  if (!cal.ok()) return cal.status();
+  TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(run.calibrate_dir + "/samples.jsonl",
+                                           SampleLines(cal->eval, "calibrate", "rl")));
+  TRITONRL_RETURN_IF_ERROR(rl::WriteTaskLabels(path, cal->labels));
+  return cal->labels;
+}
+
+// The pool as GRPO's task folder: OUT/pool (`data synth` layout) with its labels.jsonl, which
+// GRPO reads beside the tasks.
+Status WritePool(const DemoRun& run, const PoolSelection& pool) {
+  std::set<std::string> ids;
+  for (const rl::TaskLabel& l : pool.pool) ids.insert(l.task);
+  std::vector<data::SynthTask> tasks;
+  for (const data::SynthTask& t : run.rl_tasks) {
+    if (ids.count(t.id)) tasks.push_back(t);
+  }
+  TRITONRL_RETURN_IF_ERROR(WriteSynthFolder(run.pool_dir, tasks, {}));
+  return rl::WriteTaskLabels(run.pool_dir + "/labels.jsonl", pool.pool);
+}
+
+json CalibrationJson(const DemoRun& run, const PoolSelection& p) {
+  const LearningOptions& l = run.o.learning;
+  std::vector<std::string> pool;
+  for (const rl::TaskLabel& t : p.pool) pool.push_back(t.task);
+  return {{"k", l.calibrate_k},
+          {"seed", l.calibrate_seed},
+          {"labels", run.calibrate_dir + "/labels.jsonl"},
+          {"candidates", run.r.rl_ids.size()},
+          {"never", p.never},
+          {"sometimes", p.sometimes},
+          {"always", p.always},
+          {"pool", pool},
+          {"pool_tasks", pool.size()},
+          {"pool_min", p.minimum},
+          {"pool_meets_minimum", p.meets_minimum},
+          {"pool_all_candidates", p.take_all}};
+}
+
+// Stage calibrate: k samples per RL candidate from the SFT policy; the pool is the candidates it
+// solves sometimes (0 < p < 1). A pool under the design's minimum is said in the summary, the
+// progress and the report; an empty one stops the demo (GRPO would have nothing to learn from).
+Status CalibrateStage(DemoRun& run, const std::string& policy) {
+  const LearningOptions& l = run.o.learning;
+  run.Begin("calibrate", fmt::format("k={} samples per RL candidate ({}) from {} (seed {})",
+                                     l.calibrate_k, run.r.rl_ids.size(), policy, l.calibrate_seed));
+  auto labels = CalibrationLabels(run, policy);
+  if (!labels.ok()) return labels.status();
+  const PoolSelection pool = SelectPool(*labels, l.pool_min, l.pool_all_candidates);
+  run.r.learning = LearningResult{*labels, pool, std::nullopt};
+  run.summary["learning"]["calibration"] = CalibrationJson(run, pool);
+  const std::string counts = fmt::format(
+      "{} candidates: {} never solved, {} sometimes, {} always; pool {} task{}{}", labels->size(),
+      pool.never, pool.sometimes, pool.always, pool.pool.size(), pool.pool.size() == 1 ? "" : "s",
+      pool.take_all ? " (every candidate: --pool-all-candidates, a smoke test)" : "");
+  if (pool.pool.empty()) {
+    TRITONRL_RETURN_IF_ERROR(run.SaveSummary());
+    return Status::FailedPrecondition(counts +
+                                      ": no task the SFT policy solves sometimes, so "
+                                      "GRPO has nothing to learn from");
+  }
+  if (!pool.meets_minimum) {
+    run.progress(fmt::format(
+        "demo: calibrate: WARNING: the pool has {} tasks, fewer than the design's {}: the "
+        "comparison below is not the experiment as designed",
+        pool.pool.size(), pool.minimum));
+  }
+  TRITONRL_RETURN_IF_ERROR(WritePool(run, pool));
+  return run.End("calibrate", counts);
+}
+
+std::vector<std::string> PoolIds(const DemoRun& run) {
+  std::vector<std::string> ids;
+  for (const rl::TaskLabel& l : run.r.learning->selection.pool) ids.push_back(l.task);
+  return ids;
+}
+
+// A pool evaluation an earlier run finished, from its record and labels.
+Result<StageEval> FinishedPoolEval(const std::string& record, const std::string& labels,
+                                   const std::vector<std::string>& ids) {
+  auto j = ReadJsonFile(record);
+  if (!j.ok()) return j.status();
+  auto summary = SummaryFromJson(*j);
+  if (!summary.ok()) return summary.status();
+  auto per_task = LabelsInOrder(labels, ids);
+  if (!per_task.ok()) return per_task.status();
+  StageEval e;
+  e.stage = j->value("stage", "");
+  e.suite = j->value("suite", "");
+  e.jsonl = j->value("jsonl", "");
+  e.run_id = j->value("run_id", "");
+  e.policy = j->value("policy", "");
+  e.generate_seconds = j->value("generate_seconds", 0.0);
+  e.score_seconds = j->value("score_seconds", 0.0);
+  e.summary = *summary;
+  e.per_task = std::move(*per_task);
+  return e;
+}
+
+// Runs the pool evaluation of `stage` (k = pool_k at the evaluation seed) and keeps its record
+// and per-task labels beside the samples.
+Status RunPoolEval(DemoRun& run, const std::string& stage, const std::string& model,
+                   const std::string& record, const std::string& labels) {
+  const DemoOptions& o = run.o;
+  if (!run.pool_scorer) {
+    auto scorer = OpenScorer(o, run.pool_dir + "/tasks", run.eval_dir + "/pool.db");
+    if (!scorer.ok()) return scorer.status();
+    run.pool_scorer = std::move(*scorer);
+    auto tasks = LoadEvalTasks(run.pool_dir + "/tasks", PoolIds(run));
+    if (!tasks.ok()) return tasks.status();
+    run.pool_eval = std::move(*tasks);
+  }
+  TRITONRL_RETURN_IF_ERROR(EvaluateOn(run, stage, "pool", run.pool_eval, *run.pool_scorer, model,
+                                      o.learning.pool_k, o.learning.eval_seed));
+  const StageEval& e = run.r.evals.back();
+  TRITONRL_RETURN_IF_ERROR(rl::WriteTaskLabels(labels, e.per_task));
+  return WriteFileAtomic(record, StageEvalJson(e).dump(2));
+}
+
+// Stage <stage>-eval of the learning experiment: the policy on the pool, k = pool_k samples a
+// task at the evaluation seed (the control's and the GRPO policy's alike); read back when an
+// earlier run finished it.
+Status PoolEvalStage(DemoRun& run, const std::string& stage, const std::string& model) {
+  const LearningOptions& l = run.o.learning;
+  const std::string name = stage + "-eval";
+  run.Begin(name, fmt::format("k={} samples per pool task from {} (seed {})", l.pool_k, model,
+                              l.eval_seed));
+  const std::string base = run.eval_dir + "/" + stage + "_pool";
+  const std::string record = base + ".summary.json", labels = base + ".labels.jsonl";
+  if (Exists(record) && Exists(labels)) {
+    auto e = FinishedPoolEval(record, labels, PoolIds(run));
+    if (!e.ok()) return InStage(name, e.status());
+    run.progress("demo: " + name + ": finished in an earlier run; read back from " + record);
+    run.summary["evals"].push_back(StageEvalJson(*e));
+    run.r.evals.push_back(std::move(*e));
+  } else if (auto s = RunPoolEval(run, stage, model, record, labels); !s.ok()) {
+    return InStage(name, s);
+  }
+  if (auto s = run.End(name, "written to " + base + ".jsonl"); !s.ok()) return InStage(name, s);
+  return Status::Ok();
+}
+
+const StageEval* FindEval(const DemoRun& run, const std::string& stage, const std::string& suite) {
+  for (const StageEval& e : run.r.evals) {
+    if (e.stage == stage && e.suite == suite) return &e;
+  }
+  return nullptr;
+}
+
+metrics::TaskLabels LabelMap(const std::vector<rl::TaskLabel>& labels) {
+  metrics::TaskLabels m;
+  for (const rl::TaskLabel& l : labels) m[l.task] = l;
+  return m;
+}
+
+// Stage paired: the control (before) against the GRPO policy (after) on the pool, paired by task
+// (metrics/paired_labels.h, the comparison `tritonrl paired` prints), 95% percentile-bootstrap
+// intervals over tasks.
+Status PairedStage(DemoRun& run) {
+  const LearningOptions& l = run.o.learning;
+  run.Begin("paired",
+            fmt::format("control against GRPO on the pool, {} bootstrap resamples", l.resamples));
+  const StageEval* control = FindEval(run, "control", "pool");
+  const StageEval* grpo = FindEval(run, "grpo", "pool");
+  if (!control || !grpo) return Status::Internal("the pool evaluations are missing");
+  const metrics::TaskLabels before = LabelMap(control->per_task), after = LabelMap(grpo->per_task);
+  auto c = metrics::CompareLabels({{"control", &before}, {"grpo", &after}},
+                                  {.resamples = l.resamples, .level = 0.95, .seed = run.o.seed});
+  if (!c.ok()) return c.status();
+  run.r.learning->paired = *c;
+  json j = metrics::LabelComparisonJson(*c);
+  j["before"] = {{"stage", "control"}, {"policy", control->policy}, {"jsonl", control->jsonl}};
+  j["after"] = {{"stage", "grpo"}, {"policy", grpo->policy}, {"jsonl", grpo->jsonl}};
+  j["k"] = l.pool_k;
+  j["seed"] = l.eval_seed;
+  run.summary["learning"]["paired"] = j;
+  const metrics::MetricComparison& pass = c->metrics.front();
+  return run.End("paired", fmt::format("pool pass@1 {:.3f} -> {:.3f}, difference {:+.3f} "
+                                       "[{:+.3f}, {:+.3f}] over {} tasks",
+                                       pass.run.before.estimate, pass.run.after.estimate,
+                                       pass.run.difference.estimate, pass.run.difference.low,
+                                       pass.run.difference.high, c->tasks.size()));
+}
+
+// What the learning table's caption and warning say.
+report::DemoLearningTable LearningTable(const DemoRun& run) {
+  const DemoOptions& o = run.o;
+  const LearningOptions& l = o.learning;
+  const LearningResult& lr = *run.r.learning;
+  const PoolSelection& p = lr.selection;
+  report::DemoLearningTable t;
+  t.caption = fmt::format(
+      "{} pool tasks, of {} RL candidates SFT never trained on, {}; {} samples a task from each "
+      "policy at sampling seed {}. Before: the control, the SFT weights (a GRPO run at lr 0 "
+      "leaves them byte-identical). After: GRPO ({}, {} steps of {} tasks x {} rollouts, lr {:g} "
+      "after {} warm-up steps). Per task the share of its samples; the mean over tasks and its "
+      "95% percentile-bootstrap interval over tasks ({} resamples, the same draws for before, "
+      "after and the difference). * marks a difference whose interval excludes 0.",
+      p.pool.size(), run.r.rl_ids.size(),
+      p.take_all ? "all of them (--pool-all-candidates)"
+                 : fmt::format("those the SFT policy solved sometimes (0 < p < 1) in {} "
+                               "calibration samples each",
+                               l.calibrate_k),
+      l.pool_k, l.eval_seed, o.grpo.mode, o.grpo.steps, o.grpo.tasks_per_step, o.grpo.group,
+      o.grpo.lr, o.grpo.warmup_steps, l.resamples);
+  if (p.take_all) {
+    t.warning =
+        "Smoke test: the pool is every candidate (--pool-all-candidates), not the tasks the SFT "
+        "policy solves sometimes. These numbers are not the experiment.";
+  } else if (!p.meets_minimum) {
+    t.warning = fmt::format(
+        "The pool has {} tasks, fewer than the design's minimum of {}: this is not the "
+        "experiment as designed (docs/demo.md); more candidates (--rl-tasks) or another SFT "
+        "policy would be.",
+        p.pool.size(), p.minimum);
+  }
+  if (!lr.paired) return t;
+  for (const metrics::MetricComparison& m : lr.paired->metrics) {
+    t.rows.push_back({m.metric, m.run.before.estimate, m.run.before.low, m.run.before.high,
+                      m.run.after.estimate, m.run.after.low, m.run.after.high,
+                      m.run.difference.estimate, m.run.difference.low, m.run.difference.high});
+  }
+  return t;
+}
+
+// The design's primary criterion (docs/demo.md): pool pass@1 up by at least 0.10, its interval
+// excluding 0, and the invalid share down. Each part said as measured.
+std::string CriterionNote(const metrics::LabelComparison& c) {
+  const metrics::Interval* pass = nullptr;
+  const metrics::Interval* invalid = nullptr;
+  for (const auto& m : c.metrics) {
+    if (m.metric == "pass@1") pass = &m.run.difference;
+    if (m.metric == "invalid") invalid = &m.run.difference;
+  }
+  if (!pass || !invalid) return "";
+  const bool rise = pass->estimate >= 0.10, clear = pass->low > 0, fewer = invalid->estimate < 0;
+  return fmt::format(
+      "The design's criterion: pass@1 up by at least 0.10 ({}: {:+.3f}), its interval excluding "
+      "0 ({}: [{:+.3f}, {:+.3f}]), the invalid share falling ({}: {:+.3f}); {}.",
+      rise ? "yes" : "no", pass->estimate, clear ? "yes" : "no", pass->low, pass->high,
+      fewer ? "yes" : "no", invalid->estimate,
+      rise && clear && fewer ? "met" : "not met by this run");
+}
+
+// What the learning experiment's numbers say, in words; never more than they show.
+std::vector<std::string> LearningNotes(const DemoRun& run, const train::SftSummary& sft,
+                                       const train::GrpoSummary& grpo, const GroupCounts& groups) {
+  const DemoOptions& o = run.o;
+  const LearningResult& lr = *run.r.learning;
+  const PoolSelection& p = lr.selection;
+  std::vector<std::string> notes;
+  notes.push_back(fmt::format(
+      "SFT: {} steps on {} SFT tasks, training loss {:.3f} -> {:.3f}{}{}.", sft.steps,
+      run.r.train_ids.size(), sft.first_loss, sft.last_loss,
+      sft.eval_loss >= 0 ? fmt::format(", held-out loss {:.3f}", sft.eval_loss) : std::string(),
+      sft.best_step > 0 ? fmt::format("; the best held-out step ({}, {:.3f}) is the SFT policy",
+                                      sft.best_step, sft.best_eval_loss)
+                        : std::string()));
+  notes.push_back(fmt::format(
+      "Calibration: {} RL candidates x {} samples of the SFT policy: {} never solved, {} solved "
+      "sometimes, {} always; the pool is {} tasks (the design asks for at least {}).",
+      lr.calibration.size(), o.learning.calibrate_k, p.never, p.sometimes, p.always, p.pool.size(),
+      p.minimum));
+  notes.push_back(fmt::format(
+      "GRPO ({}): {} steps of {} tasks x {} rollouts on the pool; mean R_correct {:.3f} at the "
+      "first step, {:.3f} at the last; {} of {} sampled groups informative, {} filtered as "
+      "constant; policy entropy {:.3f} -> {:.3f} nats per token.",
+      o.grpo.mode, grpo.steps, o.grpo.tasks_per_step, o.grpo.group, grpo.first.reward_correct,
+      grpo.last.reward_correct, groups.informative, groups.sampled, groups.filtered,
+      grpo.first.entropy, grpo.last.entropy));
+  if (lr.paired) {
+    const std::string criterion = CriterionNote(*lr.paired);
+    if (!criterion.empty()) notes.push_back(criterion);
+  }
+  notes.push_back(fmt::format(
+      "One sample moves a task's share by 1/{} and pool pass@1 by {:.4f}; the intervals are over "
+      "tasks, so they hold the sampling noise of both evaluations.",
+      o.learning.pool_k,
+      1.0 / static_cast<double>(std::max<size_t>(1, p.pool.size()) * o.learning.pool_k)));
+  return notes;
 }
 
 // The report's settings table: what ran, with which options, and each stage's time.
@@ -884,6 +1385,16 @@ std::vector<std::pair<std::string, std::string>> ReportSettings(
                    o.seed, o.seed + static_cast<uint64_t>(o.ablation_seeds) - 1)},
       {"outputs", o.out + " (synth/, sft/, grpo/, eval/*.jsonl, eval/summary.json)"},
   };
+  if (o.learning.on) {
+    const LearningOptions& l = o.learning;
+    settings.push_back(
+        {"learning experiment",
+         fmt::format("calibration k={} (seed {}), pool min {}{}, pool evaluations k={} (seed {}), "
+                     "{} bootstrap resamples; GRPO warm-up {} steps, timing {}",
+                     l.calibrate_k, l.calibrate_seed, l.pool_min,
+                     l.pool_all_candidates ? " (every candidate taken: smoke test)" : "", l.pool_k,
+                     l.eval_seed, l.resamples, o.grpo.warmup_steps, o.grpo.timing ? "on" : "off")});
+  }
   for (const auto& [name, s] : r.stage_seconds) {
     settings.push_back({"stage " + name, fmt::format("{:.1f} s", s)});
   }
@@ -894,20 +1405,46 @@ std::vector<std::pair<std::string, std::string>> ReportSettings(
 Status ReportStage(DemoRun& run, const std::vector<std::string>& modes,
                    const train::SftSummary& sft, const GrpoStageResult& main_grpo) {
   run.Begin("report", run.r.report);
+  const bool learning = run.r.learning.has_value();
   report::DemoReportInput in;
-  in.title = "tritonrl demo: synthetic tasks -> SFT -> GRPO (HRD)";
+  in.title = learning ? "tritonrl demo: synthetic tasks -> SFT -> calibration -> GRPO on the pool, "
+                        "against its control"
+                      : "tritonrl demo: synthetic tasks -> SFT -> GRPO (HRD)";
+  if (learning) in.learning = LearningTable(run);
   for (const auto& e : run.r.evals) in.rows.push_back(ReportRow(e));
   in.comparisons = Comparisons(run.r.evals);
   run.summary["comparisons"] = json::array();
   for (const auto& c : in.comparisons) run.summary["comparisons"].push_back(ComparisonJson(c));
   in.sft_metrics = SftStageOptions(run).out + "/metrics.jsonl";
   in.grpo_metrics = main_grpo.steps_log;
-  in.notes = Notes(run.o, run.r, modes, sft, main_grpo.summary, main_grpo.counts);
+  in.notes = learning ? LearningNotes(run, sft, main_grpo.summary, main_grpo.counts)
+                      : Notes(run.o, run.r, modes, sft, main_grpo.summary, main_grpo.counts);
   in.settings = ReportSettings(run, modes);
   auto html = report::RenderDemoReport(in);
   if (!html.ok()) return html.status();
   TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(run.r.report, *html));
   return run.End("report", run.r.report);
+}
+
+// The learning experiment after the synth and records stages: SFT, calibration and the pool,
+// GRPO on the pool, the control's and the GRPO policy's pool evaluations, the paired comparison,
+// the report. Each stage resumes from its outputs.
+Result<DemoResult> RunLearning(DemoRun& run) {
+  const DemoOptions& o = run.o;
+  auto sft = SftStage(run);
+  if (!sft.ok()) return InStage("sft", sft.status());
+  const std::string policy = SftPolicy(*sft);
+  if (auto s = CalibrateStage(run, policy); !s.ok()) return InStage("calibrate", s);
+  auto grpo = GrpoStage(run, "grpo", o.grpo.mode, o.seed, policy, run.pool_dir);
+  if (!grpo.ok()) return InStage("grpo", grpo.status());
+  // The control is the SFT policy itself: at lr 0 GRPO leaves the weights byte-identical
+  // (bench/train/learning.sh checks it), so its evaluation at the GRPO policy's seed is the
+  // lr-0 run's.
+  TRITONRL_RETURN_IF_ERROR(PoolEvalStage(run, "control", policy));
+  TRITONRL_RETURN_IF_ERROR(PoolEvalStage(run, "grpo", grpo->summary.checkpoint));
+  if (auto s = PairedStage(run); !s.ok()) return InStage("paired", s);
+  if (auto s = ReportStage(run, {o.grpo.mode}, *sft, *grpo); !s.ok()) return InStage("report", s);
+  return std::move(run.r);
 }
 
 }  // namespace
@@ -919,6 +1456,7 @@ Result<DemoResult> RunDemo(const DemoOptions& o, const DemoProgress& progress) {
   TRITONRL_RETURN_IF_ERROR(MakeDirs(run.eval_dir));
   if (auto s = SynthStage(run); !s.ok()) return InStage("synth", s);
   if (auto s = RecordsStage(run); !s.ok()) return InStage("records", s);
+  if (o.learning.on) return RunLearning(run);
   auto base = BaseStage(run);
   if (!base.ok()) return InStage("base", base.status());
   TRITONRL_RETURN_IF_ERROR(EvaluateStage(run, "base", *base));

@@ -10,11 +10,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "demo/calibrate.h"
 #include "demo/policy_eval.h"
+#include "metrics/paired_labels.h"
 #include "rl/task_labels.h"
 #include "train/grpo.h"
 #include "train/sft.h"
@@ -48,6 +51,23 @@ inline train::GrpoOptions DemoGrpoDefaults() {
   g.max_new_tokens = 128;
   return g;
 }
+
+// The learning experiment E1 (docs/demo.md, "Does GRPO learn?") as the demo's RL part: the SFT
+// policy is calibrated on the RL tasks (candidates SFT never trained on), the fixed pool is those
+// it solves sometimes (0 < p < 1), GRPO trains on the pool, and the control (the SFT weights: an
+// lr-0 run leaves them byte-identical) and the GRPO policy are evaluated on the pool at the same
+// sampling seed, paired by task with percentile-bootstrap intervals. Stages whose outputs exist
+// are not run again (SFT and GRPO continue from their last checkpoint).
+struct LearningOptions {
+  bool on = false;
+  int calibrate_k = 8;          // samples per candidate
+  uint64_t calibrate_seed = 7;  // sampling seed of the calibration
+  int pool_min = 32;            // the design's smallest pool; a smaller one is reported as such
+  bool pool_all_candidates = false;  // smoke test only: every candidate is the pool
+  int pool_k = 16;                   // samples per pool task in each of the two evaluations
+  uint64_t eval_seed = 202;          // the control's and the GRPO policy's sampling seed
+  int resamples = 10000;             // bootstrap resamples of the tasks (95% intervals)
+};
 
 struct DemoOptions {
   std::string out = "build/demo";
@@ -103,6 +123,7 @@ struct DemoOptions {
   // Variants scored, of those a task has (synthetic and suite tasks have small, medium, large);
   // empty: the scoring device's default (cpu: small, cuda: all).
   std::vector<std::string> variants;
+  LearningOptions learning;
 };
 
 // One evaluation of one policy on one task set.
@@ -127,15 +148,24 @@ struct GrpoRun {
   double heldout_pass_at_1 = 0;
 };
 
+// The learning experiment's outcome (LearningOptions).
+struct LearningResult {
+  std::vector<rl::TaskLabel> calibration;  // every candidate, in candidate order
+  PoolSelection selection;                 // the pool and the counts behind it
+  // control (before) against the GRPO policy (after) on the pool; absent until both ran.
+  std::optional<metrics::LabelComparison> paired;
+};
+
 struct DemoResult {
   std::vector<StageEval> evals;
   // train_ids: the SFT tasks; rl_ids: GRPO's pool, which shares only rl_sft_ids with train_ids;
   // heldout_ids is disjoint from both.
   std::vector<std::string> heldout_ids, train_ids, rl_ids, rl_sft_ids, level1_ids;
-  int rl_seen_pattern = 0;         // RL tasks not SFT tasks whose pattern an SFT task has
-  std::vector<GrpoRun> grpo_runs;  // in the order they ran (seed-major)
-  std::string report;              // OUT/report.html
-  std::string summary;             // OUT/eval/summary.json
+  int rl_seen_pattern = 0;                 // RL tasks not SFT tasks whose pattern an SFT task has
+  std::vector<GrpoRun> grpo_runs;          // in the order they ran (seed-major)
+  std::optional<LearningResult> learning;  // with DemoOptions::learning.on
+  std::string report;                      // OUT/report.html
+  std::string summary;                     // OUT/eval/summary.json
   std::vector<std::pair<std::string, double>> stage_seconds;
 };
 

@@ -1,6 +1,7 @@
 #include "demo/policy_eval.h"
 
 #include <chrono>
+#include <cmath>
 #include <utility>
 
 #include "base/file.h"
@@ -93,6 +94,35 @@ nlohmann::json SummaryJson(const EvalSummary& s) {
                       {"correct_share", s.shares.correct_share}};
   if (s.fast1_rate) j["fast1_rate"] = *s.fast1_rate;
   return j;
+}
+
+Result<EvalSummary> SummaryFromJson(const nlohmann::json& j) {
+  try {
+    EvalSummary s;
+    s.tasks = j.at("tasks").get<int64_t>();
+    s.samples = j.at("samples").get<int64_t>();
+    s.k = j.at("k").get<int>();
+    s.pass_at_1 = j.at("pass_at_1").get<double>();
+    s.pass_at_k = j.at("pass_at_k").get<double>();
+    s.valid_rate = j.at("valid_rate").get<double>();
+    s.compiled_rate = j.at("compiled_rate").get<double>();
+    s.correct_rate = j.at("correct_rate").get<double>();
+    if (!j.at("fast1_rate").is_null()) s.fast1_rate = j.at("fast1_rate").get<double>();
+    s.truncated = j.at("truncated").get<int64_t>();
+    metrics::OutcomeShares& o = s.shares;
+    o.invalid_syntax_share = j.at("invalid_syntax_share").get<double>();
+    o.invalid_functionality_share = j.at("invalid_functionality_share").get<double>();
+    o.other_share = j.at("incorrect_share").get<double>();
+    o.correct_share = j.at("correct_share").get<double>();
+    const double n = static_cast<double>(s.samples);
+    o.invalid_syntax = std::llround(o.invalid_syntax_share * n);
+    o.invalid_functionality = std::llround(o.invalid_functionality_share * n);
+    o.other = std::llround(o.other_share * n);
+    o.correct = std::llround(o.correct_share * n);
+    return s;
+  } catch (const nlohmann::json::exception& e) {
+    return Status::ParseError(std::string("evaluation summary: ") + e.what());
+  }
 }
 
 Result<PolicyEvalResult> EvaluatePolicy(const PolicyEvalOptions& o,

@@ -61,6 +61,10 @@ Result<EvalSummary> Summarize(const std::vector<scoring::ScoredSample>& verdicts
 
 nlohmann::json SummaryJson(const EvalSummary& s);
 
+// SummaryJson's inverse (a resumed demo reads back an evaluation it finished); the outcome
+// counts are the shares times the samples. ParseError on a missing or mistyped field.
+Result<EvalSummary> SummaryFromJson(const nlohmann::json& j);
+
 struct GeneratedSample {
   std::string task, id, text, finish_reason;
   int64_t tokens = 0;

@@ -36,6 +36,7 @@ std::string StageName(const std::string& stage) {
   if (stage == "base") return "base model";
   if (stage == "sft") return "after SFT";
   if (stage == "grpo") return "after GRPO";
+  if (stage == "control") return "control (SFT weights, lr 0)";
   if (stage.rfind("grpo-", 0) != 0) return stage;
   // grpo-<mode> or grpo-<mode>-seed<N> (the demo's ablation modes and further GRPO seeds).
   std::string mode = stage.substr(5);
@@ -47,6 +48,7 @@ std::string StageName(const std::string& stage) {
 std::string SuiteName(const std::string& suite) {
   if (suite == "heldout") return "held-out synthetic";
   if (suite == "level1") return "built-in level 1";
+  if (suite == "pool") return "RL pool";
   return suite;
 }
 
@@ -93,6 +95,30 @@ std::string ComparisonTable(const std::vector<DemoComparisonRow>& rows) {
   return h + "</table>\n";
 }
 
+std::string WithInterval(double estimate, double low, double high, bool sign) {
+  return sign ? fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", estimate, low, high)
+              : fmt::format("{:.3f} [{:.3f}, {:.3f}]", estimate, low, high);
+}
+
+std::string LearningSection(const DemoLearningTable& t) {
+  std::string h = "<h2>Did GRPO learn? The control against GRPO on the pool</h2>\n";
+  if (!t.warning.empty())
+    h += "<p class=\"warning\"><strong>" + HtmlEscape(t.warning) + "</strong></p>\n";
+  h += "<p>" + HtmlEscape(t.caption) + "</p>\n";
+  h += "<table id=\"learning\"><tr><th>metric</th><th>before (control) [95%]</th>"
+       "<th>after (GRPO) [95%]</th><th>after - before [95%]</th></tr>\n";
+  for (const DemoLearningRow& r : t.rows) {
+    const bool clear = r.low > 0 || r.high < 0;
+    h += fmt::format("<tr data-metric=\"{}\">", HtmlEscape(r.metric));
+    h += "<td>" + HtmlEscape(r.metric) + "</td>";
+    h += Cell(WithInterval(r.before, r.before_low, r.before_high, false)) +
+         Cell(WithInterval(r.after, r.after_low, r.after_high, false)) +
+         Cell(WithInterval(r.difference, r.low, r.high, true) + (clear ? " *" : ""));
+    h += "</tr>\n";
+  }
+  return h + "</table>\n";
+}
+
 }  // namespace
 
 Result<std::string> RenderDemoReport(const DemoReportInput& in) {
@@ -100,6 +126,7 @@ Result<std::string> RenderDemoReport(const DemoReportInput& in) {
   h += "<title>" + HtmlEscape(in.title) + "</title><style>" + ReportStyle() +
        "</style></head><body>\n";
   h += "<h1>" + HtmlEscape(in.title) + "</h1>\n";
+  if (in.learning) h += LearningSection(*in.learning);
 
   if (!in.comparisons.empty()) {
     h += "<h2>Before and after, paired by task</h2>\n" + ComparisonTable(in.comparisons);

@@ -40,10 +40,28 @@ struct DemoComparisonRow {
   double difference = 0, low = 0, high = 0;  // after - before and its interval
 };
 
+// One row of the learning experiment's opening table: a per-task metric (pass@1 or a Figure 5
+// share) of the control (before) and the GRPO policy (after) on the pool, paired by task, each
+// with its 95% bootstrap interval over tasks.
+struct DemoLearningRow {
+  std::string metric;
+  double before = 0, before_low = 0, before_high = 0;
+  double after = 0, after_low = 0, after_high = 0;
+  double difference = 0, low = 0, high = 0;  // after - before
+};
+
+// The learning experiment's result, which the page opens with (docs/demo.md, "Does GRPO learn?").
+struct DemoLearningTable {
+  std::string caption;  // what was compared: the pool, k, the seeds, the GRPO run
+  std::string warning;  // non-empty: the run missed the design (shown before the table)
+  std::vector<DemoLearningRow> rows;
+};
+
 struct DemoReportInput {
   std::string title = "tritonrl demo";
   std::vector<std::pair<std::string, std::string>> settings;  // shown as a key/value table
-  std::vector<DemoComparisonRow> comparisons;                 // the page opens with these
+  std::optional<DemoLearningTable> learning;                  // the page opens with it
+  std::vector<DemoComparisonRow> comparisons;                 // then with these
   std::vector<DemoEvalRow> rows;
   std::string sft_metrics;         // the SFT trainer's metrics.jsonl; empty: no SFT curve
   std::string grpo_metrics;        // JSONL of GRPO steps ("step", reward_*, *_rate); empty: none
