@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The demo at its H200 size (`tritonrl demo --gpu`, docs/demo.md): synthetic tasks -> SFT of
-# builtin:small -> GRPO with HRD, evaluated before and after on held-out synthetic tasks and
-# level 1 with compiled kernels. Proves that the larger demo finishes within 10 minutes on one
-# H200 and records held-out pass@1 after SFT and after GRPO and the invalid-output shares
-# (TritonRL Figure 5) before and after RL, for bench/RESULTS.md.
+# The demo at its GPU size (`tritonrl demo --gpu`, docs/demo.md): the learning experiment E1 as
+# demo stages (synthetic tasks -> SFT of builtin:small -> calibration and the fixed RL pool ->
+# GRPO on the pool -> the SFT policy (the lr-0 control) and the GRPO policy evaluated on the pool
+# at one seed, paired by task with bootstrap intervals). Proves that it finishes within 10
+# minutes on one GPU and records the pool's before/after for bench/RESULTS.md.
 #
 #   BIN=<folder with tritonrl (scripts/device_pack.sh)> OUT=<folder> bench/demo/demo_gpu.sh [flags]
 #
-# Extra flags go to `tritonrl demo` (e.g. --ablation uniform,binary, --ablation-seeds 2,
-# --grpo-steps 3, --rl-tasks 32, --seed 1, --timing; bench/gpu/session.sh passes $DEMO_FLAGS). The run
+# Extra flags go to `tritonrl demo` (e.g. --grpo-steps 12, --pool-k 8, --seed 1;
+# bench/gpu/session.sh passes $DEMO_FLAGS). The earlier pipeline (GRPO with HRD on new RL tasks,
+# held-out and level-1 evaluations, --ablation uniform,binary, --ablation-seeds 2, --timing)
+# needs --no-learning. A run cut short keeps its finished stages and resumes from them. The run
 # is cut at DEMO_LIMIT seconds (default 600); the stages finished by then keep their outputs
 # (eval/summary.json).
 set -uo pipefail
@@ -45,6 +47,11 @@ for r in s.get("grpo_runs", []):
           "rounds" % (r["stage"], r["mode"], r["seed"], r["heldout_pass_at_1"],
                       g.get("informative_groups", 0), g.get("sampled_groups", 0),
                       g.get("rounds", 0)))
+learning = s.get("learning", {})
+if learning.get("paired"):
+    p = learning["paired"].get("metrics", {}).get("pass@1", {})
+    iv = lambda k: "%+.3f [%+.3f, %+.3f]" % (p[k]["estimate"], p[k]["low"], p[k]["high"]) if k in p else "-"
+    print("pool: control %s, GRPO %s, difference %s" % (iv("before"), iv("after"), iv("difference")))
 for mode, a in s.get("ablation", {}).items():
     print("%s over seeds %s: mean %.3f sd %.3f min %.3f max %.3f" % (mode, a["seeds"], a["mean"],
                                                                       a["sd"], a["min"], a["max"]))
