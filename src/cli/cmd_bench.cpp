@@ -1,13 +1,17 @@
 // tritonrl bench: evaluate a model behind an OpenAI-compatible endpoint (vLLM, SGLang, our own
-// `serve`) on a suite (ours, or a KernelBench checkout): k samples per task with the
-// TritonRL or the KernelBench Triton-backend prompt, scored by our evaluator, metrics per level,
-// JSON and an HTML report (docs/bench.md). Everything lives in one run folder (--out), and every
-// step is durable, so a killed run resumes where it stopped: the requests through data
-// distill's ledger (src/data/distill.h), the verdicts through the scorer's store
-// (src/scoring/score_batch.h), the summary written atomically at the end.
+// `serve`), or a local Hugging Face checkpoint generated from in this process (libtorch builds),
+// on a suite (ours, or a KernelBench checkout): k samples per task with the TritonRL or the
+// KernelBench Triton-backend prompt, scored by our evaluator, metrics per level, JSON and an
+// HTML report (docs/bench.md). Everything lives in one run folder (--out), and every step is
+// durable, so a killed run resumes where it stopped: the samples through data distill's ledger
+// (src/data/distill.h; the local policy writes the same ledger), the verdicts through the
+// scorer's store (src/scoring/score_batch.h), the summary written atomically at the end.
+#include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -29,6 +33,12 @@
 #include "store/store.h"
 #include "task/scale.h"
 #include "task/task.h"
+
+#ifdef TRITONRL_HAVE_DEMO
+#include "demo/policy_eval.h"
+#include "model/tokenizer.h"
+#include "train/sft_data.h"
+#endif
 
 namespace {
 
@@ -53,6 +63,11 @@ struct BenchOptions {
   double scale_sizes = 0;
   std::int64_t scale_min = 64;
   std::vector<int> pass_k;
+  // Without --endpoint: the local policy (--model DIR or builtin:tiny) and its sampling.
+  std::uint64_t seed = 0;
+  std::int64_t prompts_per_batch = 8;
+  std::string model_device, dtype;
+  bool local() const { return gen.endpoint.empty(); }
 };
 
 [[noreturn]] void Fail(const std::string& message) {
@@ -142,28 +157,38 @@ json Identity(const BenchOptions& o, const PromptSource& p, const std::string& p
               const std::vector<const task::TaskInfo*>& tasks) {
   json ids = json::array();
   for (const auto* t : tasks) ids.push_back(t->id);
-  return {{"model", o.gen.model},
-          {"k", o.k},
-          {"temperature", o.gen.temperature},
-          {"max_tokens", o.gen.max_tokens},
-          {"prompt", p.kind},
-          {"prompts_sha256", prompts_sha},
-          {"scale_sizes", o.scale_sizes > 0
-                              ? json({{"factor", o.scale_sizes}, {"min_value", o.scale_min}})
-                              : json(nullptr)},
-          {"tasks", ids}};
+  json identity = {{"model", o.gen.model},
+                   {"k", o.k},
+                   {"temperature", o.gen.temperature},
+                   {"max_tokens", o.gen.max_tokens},
+                   {"prompt", p.kind},
+                   {"prompts_sha256", prompts_sha},
+                   {"scale_sizes", o.scale_sizes > 0 ? json({{"factor", o.scale_sizes},
+                                                             {"min_value", o.scale_min}})
+                                                     : json(nullptr)},
+                   {"tasks", ids}};
+  // A local policy's samples also depend on the seed (an endpoint's are not seeded). Endpoint
+  // runs keep the keys they always had, so their folders from earlier versions still resume.
+  if (o.local()) {
+    identity["generator"] = "local";
+    identity["seed"] = o.seed;
+  }
+  return identity;
 }
 
 void CheckOrWriteIdentity(const std::string& path, const json& identity) {
   if (fs::exists(path)) {
     const json old = json::parse(OrFail(tritonrl::ReadFile(path)), nullptr, false);
     if (!old.is_object()) Fail(path + ": not a JSON object (remove it to start over)");
-    for (const auto& [key, value] : identity.items()) {
-      if (!old.contains(key) || old[key] != value)
-        Fail(fmt::format(
-            "{}: this folder holds a run with another {} ({} here, {} now); use "
-            "another --out",
-            path, key, old.value(key, json()).dump().substr(0, 200), value.dump().substr(0, 200)));
+    json both = old;
+    both.update(identity);  // every key of either (one only in the old run differs too)
+    for (const auto& [key, unused] : both.items()) {
+      const json was = old.value(key, json()), now = identity.value(key, json());
+      if (was != now)
+        Fail(
+            fmt::format("{}: this folder holds a run with another {} ({} here, {} now); use "
+                        "another --out",
+                        path, key, was.dump().substr(0, 200), now.dump().substr(0, 200)));
     }
     return;
   }
@@ -175,6 +200,69 @@ struct Generation {
   int requested = 0, failed = 0, fresh = 0;
 };
 
+using OnEntry = std::function<void(const data::LedgerEntry&)>;
+
+#ifdef TRITONRL_HAVE_DEMO
+constexpr bool kHaveLocal = true;
+
+// The samples of the requests without a ledger entry, from the local policy (demo's generation,
+// the one `calibrate` and the demo use), into the same ledger as an endpoint's answers. A batch
+// of tasks is generated whole when any of its samples is missing (GenerateSamples seeds per
+// batch), and only the missing samples are recorded: a resumed run gets the samples a run never
+// killed would have got.
+tritonrl::Result<std::vector<data::LedgerEntry>> GenerateLocally(
+    const BenchOptions& o, const std::vector<data::DistillRequest>& requests,
+    const std::string& ledger, const OnEntry& on_entry) {
+  namespace demo = tritonrl::demo;
+  std::vector<demo::EvalTask> tasks;  // the requests are k consecutive ones per task
+  for (const auto& r : requests)
+    if (r.index == 0) tasks.push_back({r.task, tritonrl::train::SftPromptText(r.prompt)});
+  demo::PolicyEvalOptions p;
+  p.model = o.gen.model;
+  p.device = o.model_device;
+  p.dtype = o.dtype;
+  p.k = o.k;
+  p.max_new_tokens = o.gen.max_tokens;
+  p.temperature = o.gen.temperature;
+  p.seed = o.seed;
+  p.prompts_per_batch = o.prompts_per_batch;
+  auto answer = [&](const std::vector<const data::DistillRequest*>& todo,
+                    const data::RecordFn& record) -> tritonrl::Status {
+    std::set<std::pair<std::string, int>> missing;
+    for (const auto* r : todo) missing.insert({r->task, r->index});
+    demo::GenerateCallbacks callbacks;
+    callbacks.wanted = [&](size_t first, size_t last) {
+      for (size_t t = first; t < last; ++t)
+        for (int i = 0; i < o.k; ++i)
+          if (missing.count({tasks[t].id, i})) return true;
+      return false;
+    };
+    callbacks.on_batch = [&](std::vector<demo::GeneratedSample> batch) {
+      for (auto& g : batch)
+        if (missing.count({g.task, g.index}))
+          // As an endpoint sends it: JSON text (invalid bytes of a random policy replaced).
+          record({g.task, g.index, true, false, tritonrl::model::ToValidUtf8(g.text), "", 1});
+      return tritonrl::Status::Ok();
+    };
+    auto policy = demo::GenerateSamples(p, tasks, callbacks);
+    if (!policy.ok())
+      return tritonrl::Status::InvalidArgument("--model " + o.gen.model + ": " +
+                                               policy.status().message());
+    if (!policy->empty()) fmt::print(stderr, "bench: generated by {}\n", *policy);
+    return tritonrl::Status::Ok();
+  };
+  return data::RunLedger(requests, ledger, o.gen.max_requests, answer, on_entry);
+}
+#else
+constexpr bool kHaveLocal = false;
+
+tritonrl::Result<std::vector<data::LedgerEntry>> GenerateLocally(
+    const BenchOptions&, const std::vector<data::DistillRequest>&, const std::string&,
+    const OnEntry&) {
+  return tritonrl::Status::FailedPrecondition("built without libtorch");
+}
+#endif
+
 Generation Generate(const BenchOptions& o, const std::vector<data::DistillRequest>& requests) {
   data::DistillOptions d = o.gen;
   d.ledger_path = (fs::path(o.out) / "ledger.jsonl").string();
@@ -184,12 +272,14 @@ Generation Generate(const BenchOptions& o, const std::vector<data::DistillReques
   int done = 0;
   for (const auto& e : before) done += e.ok || e.permanent;
   fmt::print(stderr, "bench: {} requests, {} answered by earlier runs\n", requests.size(), done);
-  auto entries = OrFail(data::RunDistill(requests, d, [&](const data::LedgerEntry& e) {
+  const OnEntry on_entry = [&](const data::LedgerEntry& e) {
     ++g.fresh;
     ++done;
     fmt::print(stderr, "bench: requested {}/{}: {} #{} {}\n", done, requests.size(), e.task,
                e.index, e.ok ? "received" : "failed: " + e.error);
-  }));
+  };
+  auto entries = OrFail(o.local() ? GenerateLocally(o, requests, d.ledger_path, on_entry)
+                                  : data::RunDistill(requests, d, on_entry));
   std::set<std::pair<std::string, int>> wanted;
   for (const auto& r : requests) wanted.insert({r.task, r.index});
   for (auto& e : entries) {
@@ -267,7 +357,8 @@ std::string Preface(const json& doc) {
          HtmlEscape(v.is_string() ? v.get<std::string>() : v.dump()) + "</td></tr>";
   };
   row("model", doc["config"]["model"]);
-  row("endpoint", doc["endpoint"]);
+  row("endpoint", doc["endpoint"].is_null() ? json("none: the local policy") : doc["endpoint"]);
+  if (doc.contains("generator")) row("generator", doc["generator"]);
   row("samples per task (k)", doc["config"]["k"]);
   row("prompt", doc["prompt"]);
   row("sizes", doc["scale_sizes"].is_null() ? json("the tasks' own") : doc["scale_sizes"]);
@@ -294,27 +385,67 @@ void WriteOutputs(const BenchOptions& o, const json& doc, const sc::ScoringConfi
     Fail(s.message());
 }
 
-void PrintTable(const sc::RunSummary& summary, const json& failed) {
+std::string OptPct(const std::optional<double>& v) {
+  return v ? fmt::format("{:.1f}%", 100 * *v) : std::string("n/a");
+}
+
+void PrintRates(const sc::RunSummary& summary) {
   fmt::print("{:<8} {:>6} {:>7} {:>7} {:>9} {:>8} {:>7} {:>7} {:>8} {:>10}\n", "level", "tasks",
              "samples", "valid", "compiled", "correct", "fast1", "fast2", "mean_sp", "pass@k(c)");
-  auto opt_pct = [](const std::optional<double>& v) {
-    return v ? fmt::format("{:.1f}%", 100 * *v) : std::string("n/a");
-  };
   auto row = [&](const tritonrl::metrics::GroupMetrics& g) {
     std::string pass;
     for (const auto& p : g.pass_at_k)
-      if (p.criterion == "correct") pass += (pass.empty() ? "" : "/") + opt_pct(p.value);
+      if (p.criterion == "correct") pass += (pass.empty() ? "" : "/") + OptPct(p.value);
     fmt::print("{:<8} {:>6} {:>7} {:>6.1f}% {:>8.1f}% {:>7.1f}% {:>7} {:>7} {:>8} {}\n", g.name,
                g.tasks, g.samples, 100 * g.valid_rate, 100 * g.compiled_rate, 100 * g.correct_rate,
-               opt_pct(g.fast_p.size() > 0 ? g.fast_p[0].rate : 0.0),
-               opt_pct(g.fast_p.size() > 1 ? g.fast_p[1].rate : 0.0),
+               OptPct(g.fast_p.size() > 0 ? g.fast_p[0].rate : 0.0),
+               OptPct(g.fast_p.size() > 1 ? g.fast_p[1].rate : 0.0),
                g.mean_speedup ? fmt::format("{:.2f}x", *g.mean_speedup) : "-", pass);
   };
   for (const auto& g : summary.metrics.levels) row(g);
   row(summary.metrics.overall);
+}
+
+// TritonRL's Figure 5 classes as shares of the samples (metrics::OutcomeShares): "incorrect" is
+// every other outcome (compile and runtime errors, timeouts, wrong outputs); the correct ones
+// split by speed, n/a where no correct sample was timed (a CPU run).
+void PrintShares(const sc::RunSummary& summary) {
+  fmt::print("{:<8} {:>10} {:>10} {:>10} {:>12} {:>7}\n", "level", "inv_syntax", "inv_func",
+             "incorrect", "correct_slow", "fast");
+  auto row = [&](const tritonrl::metrics::GroupMetrics& g) {
+    const auto& s = g.shares;
+    fmt::print("{:<8} {:>9.1f}% {:>9.1f}% {:>9.1f}% {:>12} {:>7}\n", g.name,
+               100 * s.invalid_syntax_share, 100 * s.invalid_functionality_share,
+               100 * s.other_share, OptPct(s.correct_not_fast_share), OptPct(s.fast_share));
+  };
+  for (const auto& g : summary.metrics.levels) row(g);
+  row(summary.metrics.overall);
+}
+
+void PrintTable(const sc::RunSummary& summary, const json& failed) {
+  PrintRates(summary);
+  fmt::print("outcome shares (TritonRL Figure 5):\n");
+  PrintShares(summary);
   fmt::print("tasks whose reference failed: {}\n", failed.size());
   for (const auto& [id, why] : failed.items())
     fmt::print("  {} {}\n", id, why.get<std::string>().substr(0, 300));
+}
+
+// The local policy's checks, before anything is written: a build that has it, a model it can load.
+void CheckLocalModel(const BenchOptions& o) {
+  if (!kHaveLocal)
+    Fail(fmt::format(
+        "--model {} without --endpoint generates locally, which needs libtorch, and this "
+        "tritonrl was built without it; serve the model (vLLM, SGLang, a libtorch build's "
+        "`tritonrl serve --model DIR`) and pass --endpoint URL",
+        o.gen.model));
+  if (o.prompts_per_batch < 1) Fail("--prompts-per-batch must be at least 1");
+  if (o.gen.model.rfind("builtin:", 0) == 0) return;
+  if (!fs::is_directory(o.gen.model))
+    Fail(fmt::format(
+        "--model {}: not a checkpoint directory (config.json, *.safetensors, tokenizer.json); "
+        "for a model a server serves under this name, pass --endpoint URL",
+        o.gen.model));
 }
 
 int RunBench(BenchOptions o) {
@@ -330,6 +461,7 @@ int RunBench(BenchOptions o) {
     fmt::print("{}", PromptOf(prompt, *t));
     return 0;
   }
+  if (o.local()) CheckLocalModel(o);
   std::vector<data::DistillRequest> requests;
   std::string all_prompts;
   for (const auto* t : tasks) {
@@ -365,7 +497,7 @@ int RunBench(BenchOptions o) {
   for (const auto& s : summary.samples) samples.push_back(sc::ToJson(s));
   const int received = static_cast<int>(gen.entries.size()) - gen.failed;
   json doc = {{"config", identity},
-              {"endpoint", o.gen.endpoint},
+              {"endpoint", o.local() ? json(nullptr) : json(o.gen.endpoint)},
               {"prompt", json{{"kind", prompt.kind}, {"provenance", prompt.provenance}}},
               {"scale_sizes", scaled},
               {"tolerance", config.tolerance},
@@ -378,6 +510,13 @@ int RunBench(BenchOptions o) {
               {"failed_tasks", failed},
               {"summary", SummaryJson(summary)},
               {"samples", samples}};
+  if (o.local())
+    doc["generator"] = {{"kind", "local"},
+                        {"model", o.gen.model},
+                        {"seed", o.seed},
+                        {"prompts_per_batch", o.prompts_per_batch},
+                        {"device", o.model_device.empty() ? "default" : o.model_device},
+                        {"dtype", o.dtype.empty() ? "default" : o.dtype}};
   WriteOutputs(o, doc, config);
   PrintTable(summary, failed);
   fmt::print("bench: {} of {} samples received and scored; {}/bench.json{}\n", received,
@@ -399,21 +538,44 @@ int RunBench(BenchOptions o) {
   return 0;
 }
 
+void AddLocalFlags(CLI::App& sub, BenchOptions& o, CLI::Option* endpoint) {
+  sub.add_option("--seed", o.seed, "local policy: sampling seed (each batch of tasks its own)")
+      ->excludes(endpoint);
+  sub.add_option("--prompts-per-batch", o.prompts_per_batch,
+                 "local policy: tasks generated together (k rows each; default 8)")
+      ->excludes(endpoint);
+  sub.add_option("--model-device", o.model_device,
+                 "local policy: cpu, cuda or cuda:N (default: cuda if available)")
+      ->excludes(endpoint);
+  sub.add_option("--dtype", o.dtype, "local policy: fp32, bf16 or fp16 (default: bf16 on GPU)")
+      ->excludes(endpoint);
+}
+
 void AddGenerationFlags(CLI::App& sub, BenchOptions& o) {
-  sub.add_option("--endpoint", o.gen.endpoint,
-                 "OpenAI-compatible server: http://host:port (or .../v1)")
+  auto* endpoint = sub.add_option("--endpoint", o.gen.endpoint,
+                                  "OpenAI-compatible server: http://host:port (or .../v1); "
+                                  "without it, --model is generated from in this process");
+  sub.add_option("--model", o.gen.model,
+                 "with --endpoint: the model name sent to it; without: a local Hugging Face "
+                 "checkpoint directory (or builtin:tiny), libtorch builds")
       ->required();
-  sub.add_option("--model", o.gen.model, "model name sent to the endpoint")->required();
   sub.add_option("--k", o.k, "samples per task");
   sub.add_option("--temperature", o.gen.temperature, "sampling temperature");
-  sub.add_option("--max-tokens", o.gen.max_tokens, "completion token limit");
-  sub.add_option("--concurrency", o.gen.concurrency, "requests in flight");
-  sub.add_option("--rps", o.gen.requests_per_second, "request starts per second (0: no limit)");
-  sub.add_option("--retries", o.gen.max_retries, "retries per request (connection, 408, 429, 5xx)");
-  sub.add_option("--backoff", o.gen.backoff_s, "first retry wait in seconds, doubled each time");
-  sub.add_option("--timeout", o.gen.timeout_s, "seconds per request");
-  sub.add_option("--max-requests", o.gen.max_requests, "stop after this many new requests");
-  sub.add_option("--api-key-env", o.api_key_env, "environment variable holding the API key");
+  sub.add_option("--max-tokens", o.gen.max_tokens, "completion token limit (new tokens)");
+  sub.add_option("--max-requests", o.gen.max_requests,
+                 "stop after this many new requests (samples)");
+  // The endpoint's pace and credentials; they mean nothing to the local policy.
+  sub.add_option("--concurrency", o.gen.concurrency, "requests in flight")->needs(endpoint);
+  sub.add_option("--rps", o.gen.requests_per_second, "request starts per second (0: no limit)")
+      ->needs(endpoint);
+  sub.add_option("--retries", o.gen.max_retries, "retries per request (connection, 408, 429, 5xx)")
+      ->needs(endpoint);
+  sub.add_option("--backoff", o.gen.backoff_s, "first retry wait in seconds, doubled each time")
+      ->needs(endpoint);
+  sub.add_option("--timeout", o.gen.timeout_s, "seconds per request")->needs(endpoint);
+  sub.add_option("--api-key-env", o.api_key_env, "environment variable holding the API key")
+      ->needs(endpoint);
+  AddLocalFlags(sub, o, endpoint);
   sub.add_option("--prompt", o.prompt, "tritonrl (our prompt) or kernelbench (Triton backend)");
   sub.add_option("--kernelbench", o.kernelbench,
                  "a KernelBench checkout: its prompt templates (--prompt kernelbench) and, "
@@ -450,7 +612,9 @@ void AddScoringFlags(CLI::App& sub, BenchOptions& o) {
 }
 
 const bool kRegistered = tritonrl::cli::RegisterCommand(
-    {"bench", "evaluate a model behind an OpenAI-compatible endpoint on a suite or KernelBench",
+    {"bench",
+     "evaluate a model (behind an OpenAI-compatible endpoint, or a local checkpoint) on a suite or "
+     "KernelBench",
      [](CLI::App& sub) {
        auto o = std::make_shared<BenchOptions>();
        AddGenerationFlags(sub, *o);

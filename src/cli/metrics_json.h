@@ -35,7 +35,9 @@ inline nlohmann::json MetricsJson(const metrics::GroupMetrics& g) {
            {{"invalid_syntax", g.shares.invalid_syntax_share},
             {"invalid_functionality", g.shares.invalid_functionality_share},
             {"correct", g.shares.correct_share},
-            {"other", g.shares.other_share}}}};
+            {"other", g.shares.other_share},
+            {"correct_not_fast", opt(g.shares.correct_not_fast_share)},
+            {"fast", opt(g.shares.fast_share)}}}};
 }
 
 }  // namespace tritonrl::cli

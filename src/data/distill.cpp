@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <set>
@@ -137,6 +139,12 @@ LedgerEntry Ask(const Endpoint& ep, const DistillRequest& req, const DistillOpti
   return e;
 }
 
+// A line of the ledger that is an entry (anything else is torn, or not a ledger).
+bool IsLedgerLine(const json& j) {
+  return j.is_object() && j.contains("task") && j["task"].is_string() && j.contains("index") &&
+         j["index"].is_number_integer() && j.contains("ok");
+}
+
 }  // namespace
 
 json LedgerEntry::ToJson() const {
@@ -154,9 +162,7 @@ Result<std::vector<LedgerEntry>> ReadLedger(const std::string& path) {
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
     json j = json::parse(lines[i], nullptr, false);
-    const bool good = j.is_object() && j.contains("task") && j["task"].is_string() &&
-                      j.contains("index") && j["index"].is_number_integer() && j.contains("ok");
-    if (!good) {
+    if (!IsLedgerLine(j)) {
       if (i + 1 == lines.size()) break;  // torn by a kill mid-write: that request is redone
       return Status::ParseError(fmt::format("{}:{}: not a ledger entry", path, i + 1));
     }
@@ -173,15 +179,37 @@ Result<std::vector<LedgerEntry>> ReadLedger(const std::string& path) {
   return out;
 }
 
-Result<std::vector<LedgerEntry>> RunDistill(
-    const std::vector<DistillRequest>& requests, const DistillOptions& o,
-    const std::function<void(const LedgerEntry&)>& on_entry) {
-  auto endpoint = ParseEndpoint(o.endpoint);
-  if (!endpoint.ok()) return endpoint.status();
-  // A CA file that cannot be read would fail every request the same way: say so once, up front.
-  if (!o.ca_cert.empty() && !std::ifstream(o.ca_cert).good())
-    return Status::InvalidArgument("--ca-cert " + o.ca_cert + ": cannot read the file");
-  auto ledger = ReadLedger(o.ledger_path);
+// A run killed mid-write leaves a last line without its newline. Appending after it would glue
+// the next entry to it, and the glued line, no longer last, would make the ledger unreadable: end
+// a complete entry with its newline, and cut a torn one off (ReadLedger ignores it; it is redone).
+namespace {
+
+Status RepairLedgerTail(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || size == 0) return Status::Ok();  // no ledger yet
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.eof() && !in) return Status::IoError("cannot read " + path);
+  if (text.empty() || text.back() == '\n') return Status::Ok();
+  const size_t start = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
+  const json last = json::parse(text.substr(start), nullptr, false);
+  if (IsLedgerLine(last)) {
+    std::ofstream out(path, std::ios::app);
+    out << "\n";
+    return out ? Status::Ok() : Status::IoError("cannot append to " + path);
+  }
+  std::filesystem::resize_file(path, start, ec);
+  return ec ? Status::IoError("cannot cut the torn last line of " + path + ": " + ec.message())
+            : Status::Ok();
+}
+
+}  // namespace
+
+Result<std::vector<LedgerEntry>> RunLedger(
+    const std::vector<DistillRequest>& requests, const std::string& ledger_path, int max_requests,
+    const AnswerFn& answer, const std::function<void(const LedgerEntry&)>& on_entry) {
+  auto ledger = ReadLedger(ledger_path);
   if (!ledger.ok()) return ledger.status();
   std::set<std::string> done;
   for (const auto& e : *ledger) {
@@ -191,31 +219,23 @@ Result<std::vector<LedgerEntry>> RunDistill(
   for (const auto& r : requests) {
     if (!done.count(Key(r.task, r.index))) todo.push_back(&r);
   }
-  if (o.max_requests > 0 && static_cast<int>(todo.size()) > o.max_requests) {
-    todo.resize(static_cast<size_t>(o.max_requests));
+  if (max_requests > 0 && static_cast<int>(todo.size()) > max_requests) {
+    todo.resize(static_cast<size_t>(max_requests));
   }
-  std::ofstream out(o.ledger_path, std::ios::app);
-  if (!out) return Status::IoError("cannot append to " + o.ledger_path);
-
-  RateLimiter limiter(o.requests_per_second);
+  if (auto repaired = RepairLedgerTail(ledger_path); !repaired.ok()) return repaired;
+  std::ofstream out(ledger_path, std::ios::app);
+  if (!out) return Status::IoError("cannot append to " + ledger_path);
   std::mutex mu;
-  std::atomic<size_t> next{0};
   std::vector<LedgerEntry> fresh;
-  auto worker = [&] {
-    for (size_t i = next++; i < todo.size(); i = next++) {
-      LedgerEntry e = Ask(*endpoint, *todo[i], o, limiter);
-      std::lock_guard<std::mutex> lock(mu);
-      out << e.ToJson().dump() << "\n";
-      out.flush();
-      on_entry(e);
-      fresh.push_back(std::move(e));
-    }
-  };
-  std::vector<std::thread> threads;
-  const int n = std::max(1, std::min<int>(o.concurrency, static_cast<int>(todo.size())));
-  for (int t = 0; t < n; ++t) threads.emplace_back(worker);
-  for (auto& t : threads) t.join();
-  if (!out) return Status::IoError("writing " + o.ledger_path + " failed");
+  const Status answered = answer(todo, [&](LedgerEntry e) {
+    std::lock_guard<std::mutex> lock(mu);
+    out << e.ToJson().dump() << "\n";
+    out.flush();
+    on_entry(e);
+    fresh.push_back(std::move(e));
+  });
+  if (!out) return Status::IoError("writing " + ledger_path + " failed");
+  if (!answered.ok()) return answered;
   // The ledger after the run: earlier entries superseded by a newer one for the same request.
   std::map<std::string, LedgerEntry> latest;
   for (auto& e : *ledger) latest[Key(e.task, e.index)] = std::move(e);
@@ -223,6 +243,30 @@ Result<std::vector<LedgerEntry>> RunDistill(
   std::vector<LedgerEntry> all;
   for (auto& [k, e] : latest) all.push_back(std::move(e));
   return all;
+}
+
+Result<std::vector<LedgerEntry>> RunDistill(
+    const std::vector<DistillRequest>& requests, const DistillOptions& o,
+    const std::function<void(const LedgerEntry&)>& on_entry) {
+  auto endpoint = ParseEndpoint(o.endpoint);
+  if (!endpoint.ok()) return endpoint.status();
+  // A CA file that cannot be read would fail every request the same way: say so once, up front.
+  if (!o.ca_cert.empty() && !std::ifstream(o.ca_cert).good())
+    return Status::InvalidArgument("--ca-cert " + o.ca_cert + ": cannot read the file");
+  auto ask_all = [&](const std::vector<const DistillRequest*>& todo, const RecordFn& record) {
+    RateLimiter limiter(o.requests_per_second);
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i = next++; i < todo.size(); i = next++)
+        record(Ask(*endpoint, *todo[i], o, limiter));
+    };
+    std::vector<std::thread> threads;
+    const int n = std::max(1, std::min<int>(o.concurrency, static_cast<int>(todo.size())));
+    for (int t = 0; t < n; ++t) threads.emplace_back(worker);
+    for (auto& t : threads) t.join();
+    return Status::Ok();
+  };
+  return RunLedger(requests, o.ledger_path, o.max_requests, ask_all, on_entry);
 }
 
 }  // namespace tritonrl::data

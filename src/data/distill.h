@@ -53,6 +53,21 @@ struct LedgerEntry {
 // file:line, except a torn last line (a run killed mid-write), which is ignored.
 Result<std::vector<LedgerEntry>> ReadLedger(const std::string& path);
 
+// The ledger's protocol, for any source of answers (RunDistill's endpoint, `bench`'s local
+// policy). RunLedger reads the ledger, hands `answer` the requests without a finished entry (ok,
+// or a permanent failure) in request order, at most `max_requests` of them (0: all), and appends
+// every entry `answer` passes to `record`, flushed before `record` returns (`record` may be
+// called from several threads; it calls `on_entry` under its lock). An error from `answer` is
+// returned after the entries it recorded are on disk. Returns the ledger's entries after the
+// run, a newer entry superseding an older one of the same request.
+using RecordFn = std::function<void(LedgerEntry)>;
+using AnswerFn =
+    std::function<Status(const std::vector<const DistillRequest*>& todo, const RecordFn& record)>;
+Result<std::vector<LedgerEntry>> RunLedger(const std::vector<DistillRequest>& requests,
+                                           const std::string& ledger_path, int max_requests,
+                                           const AnswerFn& answer,
+                                           const std::function<void(const LedgerEntry&)>& on_entry);
+
 // Sends every request that has no finished entry in the ledger (ok, or a permanent failure)
 // and appends one entry per request. Returns the ledger's entries after the run.
 Result<std::vector<LedgerEntry>> RunDistill(

@@ -125,48 +125,67 @@ Result<EvalSummary> SummaryFromJson(const nlohmann::json& j) {
   }
 }
 
+Result<std::string> GenerateSamples(const PolicyEvalOptions& o, const std::vector<EvalTask>& tasks,
+                                    const GenerateCallbacks& callbacks) {
+  if (o.k < 1) return Status::InvalidArgument("k must be at least 1");
+  const size_t per_batch = static_cast<size_t>(std::max<int64_t>(1, o.prompts_per_batch));
+  std::shared_ptr<model::Policy> policy;
+  model::SamplingOptions so;
+  for (size_t first = 0; first < tasks.size(); first += per_batch) {
+    const size_t last = std::min(tasks.size(), first + per_batch);
+    if (callbacks.wanted && !callbacks.wanted(first, last)) continue;
+    if (!policy) {
+      model::PolicyOptions po;
+      po.model = o.model;
+      po.device = o.device;
+      po.dtype = o.dtype;
+      po.builtin_seed = o.builtin_seed;
+      auto loaded = model::LoadPolicy(po);
+      if (!loaded.ok()) return WithContext("load " + o.model, loaded.status());
+      policy = *loaded;
+      so.temperature = o.temperature;
+      so.top_p = o.top_p;
+      so.max_new_tokens = o.max_new_tokens;
+      so.num_samples = o.k;
+      so.stop_token_ids = model::DefaultStopTokens(*policy);
+    }
+    std::vector<std::string> prompts;
+    for (size_t i = first; i < last; ++i) prompts.push_back(tasks[i].prompt);
+    // A seed per batch, so a batch's samples do not depend on how the tasks were cut.
+    so.seed = o.seed * 1000003ull + first;
+    auto out = model::GenerateText(*policy, prompts, so);
+    if (!out.ok()) return WithContext("generate", out.status());
+    std::vector<GeneratedSample> batch(prompts.size() * static_cast<size_t>(o.k));
+    for (const auto& c : *out) {
+      const size_t i = static_cast<size_t>(c.prompt_index) * o.k + c.sample_index;
+      if (i >= batch.size()) return Status::Internal("generate: completion index out of range");
+      batch[i] = {tasks[first + c.prompt_index].id,
+                  "s" + std::to_string(c.sample_index),
+                  c.text,
+                  c.finish_reason,
+                  static_cast<int>(c.sample_index),
+                  static_cast<int64_t>(c.tokens.size())};
+    }
+    if (auto s = callbacks.on_batch(std::move(batch)); !s.ok()) return s;
+  }
+  return policy ? model::PolicyDescription(*policy) : std::string();
+}
+
 Result<PolicyEvalResult> EvaluatePolicy(const PolicyEvalOptions& o,
                                         const std::vector<EvalTask>& tasks,
                                         scoring::Scorer& scorer) {
   if (o.k < 1) return Status::InvalidArgument("k must be at least 1");
   if (tasks.empty()) return Status::InvalidArgument("no task to evaluate");
-  model::PolicyOptions po;
-  po.model = o.model;
-  po.device = o.device;
-  po.dtype = o.dtype;
-  po.builtin_seed = o.builtin_seed;
-  auto policy = model::LoadPolicy(po);
-  if (!policy.ok()) return WithContext("load " + o.model, policy.status());
   PolicyEvalResult r;
-  r.policy = model::PolicyDescription(**policy);
-
-  model::SamplingOptions so;
-  so.temperature = o.temperature;
-  so.top_p = o.top_p;
-  so.max_new_tokens = o.max_new_tokens;
-  so.num_samples = o.k;
-  so.stop_token_ids = model::DefaultStopTokens(**policy);
   const auto t_gen = Clock::now();
-  const size_t per_batch = static_cast<size_t>(std::max<int64_t>(1, o.prompts_per_batch));
-  for (size_t first = 0; first < tasks.size(); first += per_batch) {
-    const size_t last = std::min(tasks.size(), first + per_batch);
-    std::vector<std::string> prompts;
-    for (size_t i = first; i < last; ++i) prompts.push_back(tasks[i].prompt);
-    // A seed per batch, so a batch's samples do not depend on how the tasks were cut.
-    so.seed = o.seed * 1000003ull + first;
-    auto out = model::GenerateText(**policy, prompts, so);
-    if (!out.ok()) {
-      return WithContext("generate", out.status());
-    }
-    std::vector<GeneratedSample> batch(prompts.size() * static_cast<size_t>(o.k));
-    for (const auto& c : *out) {
-      const size_t i = static_cast<size_t>(c.prompt_index) * o.k + c.sample_index;
-      if (i >= batch.size()) return Status::Internal("generate: completion index out of range");
-      batch[i] = {tasks[first + c.prompt_index].id, "s" + std::to_string(c.sample_index), c.text,
-                  c.finish_reason, static_cast<int64_t>(c.tokens.size())};
-    }
+  GenerateCallbacks callbacks;
+  callbacks.on_batch = [&](std::vector<GeneratedSample> batch) {
     for (auto& g : batch) r.generated.push_back(std::move(g));
-  }
+    return Status::Ok();
+  };
+  auto policy = GenerateSamples(o, tasks, callbacks);
+  if (!policy.ok()) return policy.status();
+  r.policy = *policy;
   r.generate_seconds = Since(t_gen);
 
   std::vector<scoring::Sample> samples;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,8 +68,25 @@ Result<EvalSummary> SummaryFromJson(const nlohmann::json& j);
 
 struct GeneratedSample {
   std::string task, id, text, finish_reason;
+  int index = 0;  // sample number within the task, 0..k-1
   int64_t tokens = 0;
 };
+
+// Generates k samples per task. The tasks are cut, in order, into batches of
+// `prompts_per_batch` (k rows each) and each batch is seeded by (seed, its first task's position),
+// so a batch's samples depend only on the options and its tasks, never on which other batches
+// run: a run that generates only some batches (a resume) gets the samples a full run would.
+// `wanted(first, last)` (optional) says whether the batch of tasks [first, last) is generated;
+// `on_batch` gets each generated batch (task order, then sample order) when it is done, and an
+// error from it stops the generation. The policy is loaded only if some batch is wanted.
+// Returns the policy's description (PolicyDescription; empty when nothing was generated).
+struct GenerateCallbacks {
+  std::function<bool(size_t first, size_t last)> wanted;
+  std::function<Status(std::vector<GeneratedSample> batch)> on_batch;
+};
+Result<std::string> GenerateSamples(const PolicyEvalOptions& options,
+                                    const std::vector<EvalTask>& tasks,
+                                    const GenerateCallbacks& callbacks);
 
 struct PolicyEvalResult {
   EvalSummary summary;

@@ -124,6 +124,7 @@ GroupMetrics Compute(const std::string& name, int level,
       ++g.shares.invalid_functionality;
     } else if (outcome == vocab::Outcome::kCorrect && correct) {
       ++g.shares.correct;
+      g.shares.fast += IsFast(*s, 1.0, o);
     } else {
       ++g.shares.other;
     }
@@ -147,6 +148,10 @@ GroupMetrics Compute(const std::string& name, int level,
   g.shares.invalid_functionality_share = Rate(g.shares.invalid_functionality, g.samples);
   g.shares.correct_share = Rate(g.shares.correct, g.samples);
   g.shares.other_share = Rate(g.shares.other, g.samples);
+  if (speed_known) {
+    g.shares.fast_share = Rate(g.shares.fast, g.samples);
+    g.shares.correct_not_fast_share = Rate(g.shares.correct - g.shares.fast, g.samples);
+  }
 
   g.min_samples_per_task = 0;
   for (const auto& [task, t] : per_task) {

@@ -50,6 +50,11 @@ struct OutcomeShares {
   int64_t invalid_syntax = 0, invalid_functionality = 0, correct = 0, other = 0;
   double invalid_syntax_share = 0, invalid_functionality_share = 0, correct_share = 0,
          other_share = 0;
+  // The correct class split by speed: `fast` of them are faster than the reference (IsFast at
+  // p = 1, TritonRL's fast1), the rest are correct but not fast. The two shares add up to
+  // correct_share; unknown (nullopt) where the group's speed is (SpeedKnown).
+  int64_t fast = 0;
+  std::optional<double> correct_not_fast_share, fast_share;
 };
 
 // fast_p at one threshold: share of all samples that are correct and faster than p.

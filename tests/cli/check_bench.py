@@ -36,9 +36,31 @@ def recompute(samples, ks):
             "invalid_functionality":
                 sum(s["outcome"] == "invalid_functionality" for s in samples) / n,
             "correct": sum(s["outcome"] == "correct" for s in samples) / n,
+            "other": sum(s["outcome"] not in ("invalid_syntax", "invalid_functionality",
+                                              "correct") for s in samples) / n,
         },
     }
+    # Figure 5's correct class split by speed (fast: speedup > 1), unknown (None) where correct
+    # samples exist and none of them was timed.
+    correct = [s for s in samples if s["outcome"] == "correct" and s["correct"]]
+    known = not correct or any(s["speedup"] is not None for s in correct)
+    fast = sum(s["speedup"] is not None and s["speedup"] > 1 for s in correct)
+    out["outcome_shares"]["fast"] = fast / n if known else None
+    out["outcome_shares"]["correct_not_fast"] = (len(correct) - fast) / n if known else None
     return out
+
+
+def same(got, want):
+    if want is None or got is None:
+        return got is None and want is None
+    return abs(got - want) <= 1e-12
+
+
+def check_shares(group, want):
+    """The Figure 5 shares of one group of bench.json against those recomputed here."""
+    for key, v in want["outcome_shares"].items():
+        if not same(group["outcome_shares"][key], v):
+            fail(f"{group['name']} share {key} = {group['outcome_shares'][key]}, want {v}")
 
 
 def fail(msg):
@@ -73,6 +95,10 @@ def main():
         for key, v in want["pass_at_k"].items():
             if abs(doc["summary"]["overall"]["pass_at_k"][key] - v) > 1e-12:
                 fail(f"pass {key} = {doc['summary']['overall']['pass_at_k'][key]}, want {v}")
+        check_shares(doc["summary"]["overall"], want)
+        for group in doc["summary"]["levels"]:
+            check_shares(group, recompute(
+                [s for s in samples if s["task"].startswith(group["name"] + "/")], [1, 2]))
         print(f"check_bench: {run.name}: {want}")
         return
     broken = per_task.get(a.failed)
@@ -100,9 +126,7 @@ def main():
         for key, v in want["pass_at_k"].items():
             if abs(group["pass_at_k"][key] - v) > 1e-12:
                 fail(f"{group['name']} pass {key} = {group['pass_at_k'][key]}, recomputed {v}")
-        for key, v in want["outcome_shares"].items():
-            if abs(group["outcome_shares"][key] - v) > 1e-12:
-                fail(f"{group['name']} share {key} = {group['outcome_shares'][key]}, want {v}")
+        check_shares(group, want)
     if sum(s["correct"] for s in counted) < a.min_correct:
         fail(f"fewer than {a.min_correct} correct samples")
     if doc["requests"]["received"] != len(samples):

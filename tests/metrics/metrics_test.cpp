@@ -115,6 +115,10 @@ TEST(Metrics, HandComputedStandardPolicy) {
   EXPECT_EQ(l1.shares.correct, 3);
   EXPECT_EQ(l1.shares.other, 1);
   EXPECT_DOUBLE_EQ(l1.shares.correct_share, 0.5);
+  // The correct ones split by speed: 2.0 and 4.0 are fast, 0.5 is correct but not fast.
+  EXPECT_EQ(l1.shares.fast, 2);
+  EXPECT_DOUBLE_EQ(*l1.shares.fast_share, 2.0 / 6);
+  EXPECT_DOUBLE_EQ(*l1.shares.correct_not_fast_share, 1.0 / 6);
   // pass@1 = mean over tasks of c/n: (2/3 + 1/3) / 2.
   EXPECT_NEAR(*Pass(l1, "correct", 1).value, 0.5, 1e-12);
   EXPECT_NEAR(*Pass(l1, "fast_1", 1).value, 1.0 / 3, 1e-12);
@@ -134,6 +138,8 @@ TEST(Metrics, HandComputedStandardPolicy) {
   EXPECT_NEAR(*all.mean_speedup, 7.5 / 4, 1e-12);
   EXPECT_NEAR(*all.geomean_speedup, std::sqrt(2.0), 1e-12);
   EXPECT_EQ(all.shares.other, 3);
+  EXPECT_EQ(all.shares.fast, 2);  // speedup exactly 1.0 is correct but not fast
+  EXPECT_DOUBLE_EQ(*all.shares.correct_not_fast_share, 2.0 / 9);
   EXPECT_NEAR(all.shares.invalid_syntax_share + all.shares.invalid_functionality_share +
                   all.shares.correct_share + all.shares.other_share,
               1.0, 1e-12);
@@ -152,6 +158,8 @@ TEST(Metrics, StrictPolicyDropsFlaggedSamples) {
   EXPECT_NEAR(*l1.geomean_speedup, 1.0, 1e-12);
   EXPECT_EQ(l1.shares.correct, 2);
   EXPECT_EQ(l1.shares.other, 2);
+  EXPECT_EQ(l1.shares.fast, 1);  // the flagged 4.0 sample is no longer correct, nor fast
+  EXPECT_DOUBLE_EQ(*l1.shares.fast_share, 1.0 / 6);
   EXPECT_NEAR(*Pass(l1, "correct", 1).value, (2.0 / 3 + 0.0) / 2, 1e-12);
   EXPECT_FALSE(IsCorrect(Fixture()[4], o));
   EXPECT_TRUE(IsCorrect(Fixture()[4], MetricsOptions{}));
@@ -273,11 +281,15 @@ TEST(Metrics, SpeedUnknownWhereCorrectSamplesWereNotTimed) {
   EXPECT_FALSE(l1.fast_p[0].rate.has_value());
   EXPECT_FALSE(l1.mean_speedup_all.has_value());
   EXPECT_FALSE(Pass(l1, "fast_1", 1).value.has_value());
+  EXPECT_FALSE(l1.shares.fast_share.has_value());
+  EXPECT_FALSE(l1.shares.correct_not_fast_share.has_value());
   EXPECT_DOUBLE_EQ(*Pass(l1, "correct", 1).value, 0.5);  // correctness is known all the same
   const GroupMetrics& l2 = m.levels[1];
   EXPECT_TRUE(SpeedKnown(l2));
   EXPECT_DOUBLE_EQ(*l2.fast_p[0].rate, 0.0);
   EXPECT_DOUBLE_EQ(*l2.mean_speedup_all, 0.0);
+  EXPECT_DOUBLE_EQ(*l2.shares.fast_share, 0.0);  // no correct sample: nothing is fast
+  EXPECT_DOUBLE_EQ(*l2.shares.correct_not_fast_share, 0.0);
   EXPECT_FALSE(m.overall.fast_p[0].rate.has_value());  // level 1's correct sample is untimed
 }
 
