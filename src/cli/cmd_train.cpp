@@ -258,6 +258,18 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sft->add_option("--seed", o->seed, "builtin weights and data order")->capture_default_str();
        sft->add_option("--small-vocab", o->small_vocab, "builtin:small BPE vocabulary size")
            ->capture_default_str();
+       sft->add_option("--lora-r", o->lora_r,
+                       "LoRA rank: train adapters on the target projections only, the base "
+                       "frozen (0: full fine-tuning)")
+           ->capture_default_str();
+       sft->add_option("--lora-alpha", o->lora_alpha, "LoRA alpha (the adapter's scale is alpha/r)")
+           ->capture_default_str();
+       sft->add_option("--lora-dropout", o->lora_dropout, "LoRA dropout on the adapters' input")
+           ->capture_default_str();
+       sft->add_option("--lora-targets", o->lora_targets,
+                       "LoRA target projections: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
+                       "down_proj (comma-separated), all, attention or mlp")
+           ->capture_default_str();
        auto quiet_ptr = std::make_shared<bool>(false);
        sft->add_flag("--no-progress", *quiet_ptr, "No progress bar");
        std::vector<std::function<int()>> runs;

@@ -139,7 +139,9 @@ ModelFiles MakeHfSideFiles(const Tokenizer& tok, const HfSideFileOptions& o) {
 }
 
 bool IsRewrittenModelFile(std::string_view name) {
-  if (name == "config.json" || name == "trainer_state.json") return true;
+  if (name == "config.json" || name == "trainer_state.json" || name == "adapter_config.json") {
+    return true;
+  }
   static constexpr std::array<std::string_view, 10> kWeightSuffixes = {
       ".safetensors", ".bin",     ".pt",   ".pth",  ".ckpt",
       ".h5",          ".msgpack", ".gguf", ".onnx", ".index.json"};

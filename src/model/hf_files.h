@@ -37,7 +37,8 @@ struct HfSideFileOptions {
 ModelFiles MakeHfSideFiles(const Tokenizer& tok, const HfSideFileOptions& o);
 
 // Files a checkpoint never carries from its input model: those tritonrl writes itself
-// (config.json, the weights, optimizer.safetensors, trainer_state.json) and weights in any
+// (config.json, the weights, optimizer.safetensors, trainer_state.json, a LoRA adapter's
+// adapter_config.json) and weights in any
 // other format or their indexes (*.safetensors, *.bin, *.pt, *.pth, *.ckpt, *.h5, *.msgpack,
 // *.gguf, *.onnx, *.index.json), which would contradict the trained weights.
 bool IsRewrittenModelFile(std::string_view name);

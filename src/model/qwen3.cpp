@@ -67,6 +67,24 @@ at::Tensor ApplyRopeRoll(const at::Tensor& x, const at::Tensor& cos,
 // the CPU (1 / theta^(2i/d)), angles position * inv_freq and their cos/sin in
 // fp32 on the model's device (device cos/sin may differ from the CPU's in the
 // last bit), rounded to the model dtype.
+// A projection's output plus its LoRA term, as PEFT computes it: the input cast
+// to the adapter's dtype (fp32), dropout, A then B, times alpha / r, added in
+// fp32 and rounded once to the output's dtype. `base` unchanged without an adapter.
+at::Tensor WithLora(const at::Tensor& base, const LoraPair& p, const at::Tensor& x, double scale,
+                    double dropout) {
+  if (!p.defined()) return base;
+  at::Tensor in = x.to(p.A.scalar_type());
+  if (dropout > 0) in = at::dropout(in, dropout, /*train=*/true);
+  at::Tensor d = at::linear(at::linear(in, p.A), p.B) * scale;
+  if (base.scalar_type() == d.scalar_type()) return base + d;
+  return (base.to(d.scalar_type()) + d).to(base.scalar_type());
+}
+
+constexpr int kQ = static_cast<int>(LoraTarget::kQ), kK = static_cast<int>(LoraTarget::kK),
+              kV = static_cast<int>(LoraTarget::kV), kO = static_cast<int>(LoraTarget::kO),
+              kGate = static_cast<int>(LoraTarget::kGate), kUp = static_cast<int>(LoraTarget::kUp),
+              kDown = static_cast<int>(LoraTarget::kDown);
+
 void RopeTables(int64_t max_positions, int64_t head_dim, double theta, c10::ScalarType dtype,
                 c10::Device device, at::Tensor& cos, at::Tensor& sin, at::Tensor& sin_swapped) {
   at::Tensor exponent = at::arange(0, head_dim, 2, at::TensorOptions().dtype(at::kLong))
@@ -221,7 +239,10 @@ Result<c10::ScalarType> ParseModelDType(const std::string& text) {
   return Status::InvalidArgument("unknown dtype '" + text + "' (fp32, bf16, fp16)");
 }
 
-Result<Qwen3Model> LoadQwen3(const std::string& dir, const ModelOptions& options) {
+namespace {
+
+// A Hugging Face directory's config.json and weights.
+Result<Qwen3Model> LoadQwen3Weights(const std::string& dir, const ModelOptions& options) {
   auto config = LoadQwen3Config((fs::path(dir) / "config.json").string());
   if (!config.ok()) return config.status();
   auto ck = OpenCheckpoint(dir);
@@ -281,6 +302,32 @@ Result<Qwen3Model> LoadQwen3(const std::string& dir, const ModelOptions& options
   } catch (const c10::Error& e) {
     return Status::Internal(dir + ": loading weights failed: " + e.what_without_backtrace());
   }
+}
+
+}  // namespace
+
+Result<Qwen3Model> LoadQwen3(const std::string& dir, const ModelOptions& options) {
+  if (!IsLoraAdapterDir(dir)) return LoadQwen3Weights(dir, options);
+  auto adapter = ReadLoraAdapterConfig(dir);
+  if (!adapter.ok()) return adapter.status();
+  if (adapter->base_model.empty()) {
+    return Status::InvalidArgument(dir + "/adapter_config.json: no base_model_name_or_path");
+  }
+  if (IsLoraAdapterDir(adapter->base_model)) {
+    return Status::InvalidArgument(dir + ": base model " + adapter->base_model +
+                                   " is itself an adapter; merge it first (tritonrl lora merge)");
+  }
+  auto m = LoadQwen3Weights(adapter->base_model, options);
+  if (!m.ok()) {
+    return Status::InvalidArgument(dir + ": base model " + adapter->base_model + ": " +
+                                   m.status().message());
+  }
+  try {
+    TRITONRL_RETURN_IF_ERROR(LoadLoraAdapterWeights(*m, dir, adapter->config));
+  } catch (const c10::Error& e) {
+    return Status::Internal(dir + ": loading the adapter failed: " + e.what_without_backtrace());
+  }
+  return m;
 }
 
 Qwen3Model RandomQwen3(const Qwen3Config& config, uint64_t seed, const ModelOptions& options) {
@@ -383,6 +430,8 @@ at::Tensor ForwardStep(const Qwen3Model& m, const ForwardArgs& a, at::Tensor h,
   const double eps = c.rms_norm_eps;
   const double scale = std::pow(static_cast<double>(D), -0.5);
   const int64_t L = a.cache ? a.attend_len : 1;
+  const bool lora = m.lora.enabled();
+  const double ls = lora ? m.lora.scale() : 0.0;
   // Additive mask shared by all layers: [B * Hkv, G, L], 0 or -inf.
   at::Tensor bias = at::zeros({B, 1, 1, L}, h.options());
   if (!a.causal) {
@@ -395,6 +444,12 @@ at::Tensor ForwardStep(const Qwen3Model& m, const ForwardArgs& a, at::Tensor h,
     const Qwen3Layer& W = m.layers[l];
     at::Tensor x = at::rms_norm(h2, {hidden}, W.input_norm, eps);
     at::Tensor qkv = at::linear(x, W.qkv_proj, W.qkv_bias);  // [B, (H + 2 Hkv) D]
+    if (lora) {
+      qkv = at::cat({WithLora(qkv.narrow(1, 0, H * D), W.lora[kQ], x, ls, 0),
+                     WithLora(qkv.narrow(1, H * D, Hkv * D), W.lora[kK], x, ls, 0),
+                     WithLora(qkv.narrow(1, (H + Hkv) * D, Hkv * D), W.lora[kV], x, ls, 0)},
+                    1);
+    }
     at::Tensor qk = qkv.narrow(1, 0, (H + Hkv) * D).view({B, H + Hkv, D});
     qk = at::rms_norm(qk, {D}, std::nullopt, eps).mul_(W.qk_norm);
     qk = ApplyRope(qk, cos, sin_swapped);  // cos [B, 1, D]
@@ -413,15 +468,25 @@ at::Tensor ForwardStep(const Qwen3Model& m, const ForwardArgs& a, at::Tensor h,
     values = values.reshape({B * Hkv, L, D});
     at::Tensor scores = at::baddbmm(bias, q, keys.transpose(1, 2), /*beta=*/1, /*alpha=*/scale);
     at::Tensor o = at::bmm(at::softmax(scores, -1), values);  // [B * Hkv, G, D] = [B, H * D]
-    if (W.o_bias.defined()) {
-      h2.add_(at::linear(o.view({B, H * D}), W.o_proj, W.o_bias));
+    if (W.o_bias.defined() || W.lora[kO].defined()) {
+      at::Tensor o2 = o.view({B, H * D});
+      h2.add_(WithLora(at::linear(o2, W.o_proj, W.o_bias), W.lora[kO], o2, ls, 0));
     } else {
       h2.addmm_(o.view({B, H * D}), W.o_proj.t());
     }
     x = at::rms_norm(h2, {hidden}, W.post_norm, eps);
     at::Tensor gu = at::linear(x, W.gate_up_proj);
+    if (lora) {
+      gu = at::cat({WithLora(gu.narrow(1, 0, I), W.lora[kGate], x, ls, 0),
+                    WithLora(gu.narrow(1, I, I), W.lora[kUp], x, ls, 0)},
+                   1);
+    }
     at::Tensor act = at::silu(gu.narrow(1, 0, I)).mul_(gu.narrow(1, I, I));
-    h2.addmm_(act, W.down_proj.t());
+    if (W.lora[kDown].defined()) {
+      h2.add_(WithLora(at::linear(act, W.down_proj), W.lora[kDown], act, ls, 0));
+    } else {
+      h2.addmm_(act, W.down_proj.t());
+    }
   }
   at::Tensor logits = at::linear(at::rms_norm(h2, {hidden}, m.final_norm, eps), m.lm_head);
   logits = logits.to(at::kFloat);
@@ -441,7 +506,12 @@ struct LayerEnv {
   const ForwardArgs* args = nullptr;
   bool grad = false;  // out-of-place residuals and activations (autograd records the graph)
   bool fused_norm = false, fused_proj = false, rope_roll = false;  // ForwardArgs' speed options
+  double lora_scale = 0, lora_dropout = 0;  // alpha / r; dropout when training
 };
+
+at::Tensor Lora(const LayerEnv& e, const at::Tensor& base, const LoraPair& p, const at::Tensor& x) {
+  return WithLora(base, p, x, e.lora_scale, e.lora_dropout);
+}
 
 // The layer's RMSNorm: the reference's rounding points, or the fused kernel.
 at::Tensor Norm(const LayerEnv& e, const at::Tensor& x, const at::Tensor& w) {
@@ -480,20 +550,22 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
     // three gradients once instead of summing three zero-padded copies.
     at::Tensor qkv = at::linear(x, W.qkv_proj, W.qkv_bias);
     std::vector<at::Tensor> p = qkv.split_with_sizes({H * D, Hkv * D, Hkv * D}, -1);
-    q = p[0].view({B, T, H, D});
-    k = p[1].view({B, T, Hkv, D});
-    v = p[2].view({B, T, Hkv, D}).transpose(1, 2);
+    q = Lora(e, p[0], W.lora[kQ], x).view({B, T, H, D});
+    k = Lora(e, p[1], W.lora[kK], x).view({B, T, Hkv, D});
+    v = Lora(e, p[2], W.lora[kV], x).view({B, T, Hkv, D}).transpose(1, 2);
   } else {
     // Separate q/k/v GEMMs (row slices of the fused weight are contiguous):
     // the same GEMM shapes, hence the same cuBLAS kernels and sums, as the
     // reference's three projections.
-    auto proj = [&](const at::Tensor& in, int64_t row, int64_t n) {
-      return at::linear(in, W.qkv_proj.narrow(0, row, n),
-                        W.qkv_bias.defined() ? W.qkv_bias.narrow(0, row, n) : at::Tensor());
+    auto proj = [&](const at::Tensor& in, int64_t row, int64_t n, int target) {
+      return Lora(e,
+                  at::linear(in, W.qkv_proj.narrow(0, row, n),
+                             W.qkv_bias.defined() ? W.qkv_bias.narrow(0, row, n) : at::Tensor()),
+                  W.lora[target], in);
     };
-    q = proj(trim ? x.narrow(1, T - 1, 1) : x, 0, H * D).view({B, Tq, H, D});
-    k = proj(x, H * D, Hkv * D).view({B, T, Hkv, D});
-    v = proj(x, (H + Hkv) * D, Hkv * D).view({B, T, Hkv, D}).transpose(1, 2);
+    q = proj(trim ? x.narrow(1, T - 1, 1) : x, 0, H * D, kQ).view({B, Tq, H, D});
+    k = proj(x, H * D, Hkv * D, kK).view({B, T, Hkv, D});
+    v = proj(x, (H + Hkv) * D, Hkv * D, kV).view({B, T, Hkv, D}).transpose(1, 2);
   }
   auto rope = e.rope_roll ? ApplyRopeRoll : ApplyRope;
   q = rope(Norm(e, q, W.q_norm).transpose(1, 2), trim ? e.cos.narrow(2, T - 1, 1) : e.cos,
@@ -525,7 +597,7 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
   o = o.transpose(1, 2).reshape({B, Tq, H * D});
   if (trim) h = h.narrow(1, T - 1, 1).contiguous();
   if (e.grad) {  // the same sums, out of place: autograd keeps the inputs it saved
-    h = h + at::linear(o, W.o_proj, W.o_bias);
+    h = h + Lora(e, at::linear(o, W.o_proj, W.o_bias), W.lora[kO], o);
     x = Norm(e, h, W.post_norm);
     at::Tensor gate, up;
     if (e.fused_proj) {
@@ -536,13 +608,18 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
       gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
       up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
     }
-    return h + at::linear(at::silu(gate) * up, W.down_proj);
+    gate = Lora(e, gate, W.lora[kGate], x);
+    up = Lora(e, up, W.lora[kUp], x);
+    at::Tensor act = at::silu(gate) * up;
+    return h + Lora(e, at::linear(act, W.down_proj), W.lora[kDown], act);
   }
-  h.add_(at::linear(o, W.o_proj, W.o_bias));  // h is fresh (embedding): in place is safe
+  // h is fresh (embedding): in place is safe
+  h.add_(Lora(e, at::linear(o, W.o_proj, W.o_bias), W.lora[kO], o));
   x = Norm(e, h, W.post_norm);
-  at::Tensor gate = at::linear(x, W.gate_up_proj.narrow(0, 0, I));
-  at::Tensor up = at::linear(x, W.gate_up_proj.narrow(0, I, I));
-  h.add_(at::linear(at::silu_(gate).mul_(up), W.down_proj));
+  at::Tensor gate = Lora(e, at::linear(x, W.gate_up_proj.narrow(0, 0, I)), W.lora[kGate], x);
+  at::Tensor up = Lora(e, at::linear(x, W.gate_up_proj.narrow(0, I, I)), W.lora[kUp], x);
+  at::Tensor act = at::silu_(gate).mul_(up);
+  h.add_(Lora(e, at::linear(act, W.down_proj), W.lora[kDown], act));
   return h;
 }
 
@@ -646,8 +723,14 @@ at::Tensor CheckpointLayer(const LayerEnv& e, const Qwen3Layer& W, const at::Ten
 }  // namespace
 
 bool RecordsGradients(const Qwen3Model& m) {
-  return at::GradMode::is_enabled() &&
-         (m.embed.requires_grad() || (!m.layers.empty() && m.layers[0].qkv_proj.requires_grad()));
+  if (!at::GradMode::is_enabled()) return false;
+  if (m.embed.requires_grad() || (!m.layers.empty() && m.layers[0].qkv_proj.requires_grad())) {
+    return true;
+  }
+  for (const LoraPair& p : m.layers.empty() ? LoraLayer{} : m.layers[0].lora) {
+    if (p.defined() && p.A.requires_grad()) return true;
+  }
+  return false;
 }
 
 at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
@@ -666,6 +749,10 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
   env.fused_norm = a.fused_norm;
   env.fused_proj = a.fused_proj;
   env.rope_roll = a.rope_roll;
+  if (m.lora.enabled()) {
+    env.lora_scale = m.lora.scale();
+    env.lora_dropout = a.lora_dropout ? m.lora.dropout : 0.0;
+  }
   env.cos = cos.view({B, 1, T, D});
   env.sin_sw = sin_sw.view({B, 1, T, D});
   const int64_t G = env.H / env.Hkv;
@@ -678,6 +765,8 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
         G == 1 ? a.mask : a.mask.unsqueeze(2).expand({B, 1, G, T, L}).reshape({B, 1, G * T, L});
   }
   const bool checkpoint = env.grad && a.checkpoint_layers && a.causal && !a.cache;
+  // The checkpointed layer carries the base weights only (the trainer refuses the combination).
+  TORCH_CHECK(!(checkpoint && m.lora.enabled()), "checkpointed layers do not carry LoRA adapters");
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const bool trim = a.causal && a.last_only && l + 1 == c.num_hidden_layers;
     h = checkpoint ? CheckpointLayer(env, m.layers[l], h) : Layer(env, m.layers[l], l, h, trim);

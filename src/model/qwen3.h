@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/lora.h"
 #include "model/qwen3_config.h"
 
 namespace tritonrl::model {
@@ -29,6 +30,7 @@ struct Qwen3Layer {
   at::Tensor post_norm;     // [hidden]
   at::Tensor gate_up_proj;  // [2 * intermediate, hidden]
   at::Tensor down_proj;     // [hidden, intermediate]
+  LoraLayer lora;           // adapters by LoraTarget (model/lora.h); undefined when not targeted
 };
 
 struct Qwen3Model {
@@ -42,6 +44,7 @@ struct Qwen3Model {
   at::Tensor rope_cos, rope_sin, rope_sin_swapped;
   c10::Device device = c10::Device(c10::kCPU);
   c10::ScalarType dtype = c10::kFloat;
+  LoraConfig lora;  // r == 0: no adapters (model/lora.h)
 
   int64_t max_positions() const { return rope_cos.size(0); }
 };
@@ -57,7 +60,9 @@ Result<c10::Device> ParseDevice(const std::string& text);
 Result<c10::ScalarType> ParseModelDType(const std::string& text);
 
 // Reads DIR/config.json and the safetensors checkpoint in DIR. Errors list every
-// missing, unexpected or mis-shaped tensor by its Hugging Face name.
+// missing, unexpected or mis-shaped tensor by its Hugging Face name. A LoRA
+// adapter directory (DIR/adapter_config.json, model/lora.h) loads as its base
+// model (base_model_name_or_path) plus the adapters, unmerged.
 Result<Qwen3Model> LoadQwen3(const std::string& dir, const ModelOptions& options);
 // Random weights (normal, std 0.02; norms near 1) drawn on the CPU from `seed`,
 // so the same seed gives the same model on every device.
@@ -102,6 +107,9 @@ struct ForwardArgs {
   // rope_roll: rotary embedding as x * cos + roll(x * sin_swapped) (bit-identical values,
   // gradients up to reduction order; a cheaper backward pass than in-place adds into halves).
   bool rope_roll = false;
+  // Training: LoRA dropout (the model's lora.dropout) on the adapters' input, drawn from the
+  // device's default generator.
+  bool lora_dropout = false;
 };
 
 // True when a forward of `model` records an autograd graph (grad mode on and

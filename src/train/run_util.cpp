@@ -61,16 +61,19 @@ Result<std::pair<c10::Device, c10::ScalarType>> ResolveDeviceAndDType(const std:
   return std::pair{*device, *compute};
 }
 
-Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_t small_vocab,
-                                  const std::vector<std::string>& bpe_texts, c10::Device device,
-                                  c10::ScalarType compute) {
+namespace {
+
+// The start model's weights and tokenizer, fp32 (a directory's base in `dtype`).
+Result<StartModel> LoadStartWeights(const std::string& name, uint64_t seed, int32_t small_vocab,
+                                    const std::vector<std::string>& bpe_texts, c10::Device device,
+                                    c10::ScalarType dtype) {
   model::ModelOptions mo;
   mo.device = device;
   mo.dtype = at::kFloat;
   StartModel m;
   if (name == "builtin:tiny") {
     m.tokenizer = model::ByteFallbackTokenizer();
-    m.trainable = MakeTrainable(model::RandomQwen3(model::TinyQwen3Config(), seed, mo), compute);
+    m.trainable.master = model::RandomQwen3(model::TinyQwen3Config(), seed, mo);
     return m;
   }
   if (name == "builtin:small" || name == "builtin:mini") {
@@ -83,9 +86,15 @@ Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_
                                ? model::SmallQwen3Config(m.tokenizer.vocab_size())
                                : model::MiniQwen3Config(m.tokenizer.vocab_size());
     c.eos_token_id = model::TokenId(m.tokenizer, "<|im_end|>");
-    m.trainable = MakeTrainable(model::RandomQwen3(c, seed, mo), compute);
+    m.trainable.master = model::RandomQwen3(c, seed, mo);
     return m;
   }
+  if (model::IsLoraAdapterDir(name)) {
+    return Status::InvalidArgument(name +
+                                   ": a LoRA adapter; merge it into a full model first "
+                                   "(tritonrl lora merge --adapter DIR --out DIR)");
+  }
+  mo.dtype = dtype;
   auto loaded = model::LoadQwen3(name, mo);
   if (!loaded.ok()) return loaded.status();
   auto tok = model::LoadTokenizerFile((fs::path(name) / "tokenizer.json").string());
@@ -94,7 +103,28 @@ Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_
   auto carried = model::ReadCarriedModelFiles(name);
   if (!carried.ok()) return carried.status();
   m.carried_files = std::move(carried.value());
-  m.trainable = MakeTrainable(std::move(loaded.value()), compute);
+  m.trainable.master = std::move(loaded.value());
+  return m;
+}
+
+}  // namespace
+
+Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_t small_vocab,
+                                  const std::vector<std::string>& bpe_texts, c10::Device device,
+                                  c10::ScalarType compute, const model::LoraConfig& lora) {
+  auto m = LoadStartWeights(name, seed, small_vocab, bpe_texts, device,
+                            lora.enabled() ? compute : at::kFloat);
+  if (!m.ok()) return m.status();
+  model::Qwen3Model base = std::move(m->trainable.master);
+  if (!lora.enabled()) {
+    m->trainable = MakeTrainable(std::move(base), compute);
+    return m;
+  }
+  // Another stream than the builtin weights' (seed itself).
+  model::AddLoraAdapters(base, lora, seed ^ 0x4c6f5241ULL);
+  const bool builtin = name.rfind("builtin:", 0) == 0;
+  m->trainable = MakeLoraTrainable(std::move(base), compute,
+                                   builtin ? "" : fs::absolute(name).lexically_normal().string());
   return m;
 }
 

@@ -55,10 +55,13 @@ struct StartModel {
 // builtin:tiny (byte tokenizer, random weights of `seed`), builtin:small (a
 // BPE of `small_vocab` learned from `bpe_texts`, random weights of `seed`) or a
 // directory (config.json, *.safetensors, tokenizer.json; its other files are carried). Masters
-// are fp32.
+// are fp32. With `lora` enabled: the base frozen in the compute dtype and fresh adapters drawn
+// from (seed, "LoRA") (MakeLoraTrainable); a directory base is referenced by its absolute path,
+// a builtin one has none yet (the trainer writes it and sets Trainable::lora_base). A LoRA
+// adapter directory as `model` is refused (merge it first).
 Result<StartModel> LoadStartModel(const std::string& model, uint64_t seed, int32_t small_vocab,
                                   const std::vector<std::string>& bpe_texts, c10::Device device,
-                                  c10::ScalarType compute);
+                                  c10::ScalarType compute, const model::LoraConfig& lora = {});
 
 // Where a resumed run starts: the checkpoint (weights, optimizer, tokenizer) and its
 // trainer_state.json. Both trainers set up through it.

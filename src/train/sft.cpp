@@ -24,7 +24,8 @@ namespace tritonrl::train {
 // The trajectory options' JSON (TrajectoryOptions): one list of fields for both directions.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SftOptions, model, epochs, max_steps, max_tokens, batch_tokens,
                                    grad_accum, lr, min_lr_ratio, warmup, weight_decay, beta1, beta2,
-                                   adam_eps, clip, seed, small_vocab, checkpoint_layers);
+                                   adam_eps, clip, seed, small_vocab, checkpoint_layers, lora_r,
+                                   lora_alpha, lora_dropout, lora_targets);
 
 namespace {
 
@@ -36,14 +37,38 @@ json TrajectoryOptions(const SftOptions& o) {
   return o;
 }
 
+// A checkpoint written before an option existed resumes with its default (LoRA off).
 void ApplyTrajectoryOptions(const json& j, SftOptions& o) {
-  j.get_to(o);
+  json full = TrajectoryOptions(SftOptions{});
+  full.update(j);
+  full.get_to(o);
+}
+
+// The LoRA options as the model module's config; r == 0: none.
+Result<model::LoraConfig> LoraConfigOf(const SftOptions& o) {
+  model::LoraConfig c;
+  if (o.lora_r == 0) return c;
+  c.r = o.lora_r;
+  c.alpha = o.lora_alpha;
+  c.dropout = o.lora_dropout;
+  auto targets = model::ParseLoraTargets(o.lora_targets);
+  if (!targets.ok())
+    return Status::InvalidArgument("--lora-targets: " + targets.status().message());
+  c.targets = *targets;
+  auto valid = model::ValidateLoraConfig(c);
+  if (!valid.ok())
+    return Status::InvalidArgument("--lora-r/--lora-alpha/--lora-dropout: " + valid.message());
+  if (o.checkpoint_layers) {
+    return Status::InvalidArgument("--checkpoint-layers is not supported with --lora-r yet");
+  }
+  return c;
 }
 
 // builtin:small and builtin:mini learn their BPE from the training texts (prompts as the policy
 // sees them).
 Result<StartModel> LoadSftStartModel(const SftOptions& o, const std::vector<SftRecord>& records,
-                                     c10::Device device, c10::ScalarType compute) {
+                                     c10::Device device, c10::ScalarType compute,
+                                     const model::LoraConfig& lora) {
   std::vector<std::string> texts;
   if (o.model == "builtin:small" || o.model == "builtin:mini") {
     for (const SftRecord& r : records) {
@@ -51,7 +76,7 @@ Result<StartModel> LoadSftStartModel(const SftOptions& o, const std::vector<SftR
       texts.push_back(r.completion);
     }
   }
-  return LoadStartModel(o.model, o.seed, o.small_vocab, texts, device, compute);
+  return LoadStartModel(o.model, o.seed, o.small_vocab, texts, device, compute, lora);
 }
 
 // Micro-batches of all epochs, in order, computed once (cheap: host only).
@@ -69,6 +94,8 @@ double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
                 const LossKernels& kernels) {
   at::NoGradGuard no_grad;
   model::Qwen3Model view = ComputeView(t);
+  LossKernels k = kernels;
+  k.lora_dropout = false;  // held-out loss: no dropout
   double sum = 0;
   int64_t n = 0;
   for (const auto& mb : plan) {
@@ -79,8 +106,8 @@ double EvalLoss(const Trainable& t, const std::vector<SftExample>& ex,
       from.push_back(ex[i].prompt_tokens);
     }
     TokenBatch b = MakeBatch(rows, from, device);
-    sum += HeadNllSum(ScoredHidden(view, b, kernels), view.lm_head, b.targets, kernels.loss_chunk)
-               .item<double>();
+    sum +=
+        HeadNllSum(ScoredHidden(view, b, k), view.lm_head, b.targets, k.loss_chunk).item<double>();
     n += b.targets.size(0);
   }
   return n ? sum / static_cast<double>(n) : 0.0;
@@ -94,6 +121,7 @@ struct SftRun {
   c10::Device device = c10::kCPU;
   c10::ScalarType compute = at::kFloat;
   StartModel m;
+  model::LoraConfig lora;
   int64_t max_tokens = 0;
   TokenizeStats ts;
   std::vector<SftExample> examples, eval_examples;
@@ -141,7 +169,29 @@ Status PlaceAndResume(SftRun& run, ResumePoint& rp) {
   if (o.keep_best && o.eval_data.empty()) {
     return Status::InvalidArgument("--keep-best needs --eval-data (the held-out loss it keeps by)");
   }
+  auto lora = LoraConfigOf(o);
+  if (!lora.ok()) return lora.status();
+  run.lora = *lora;
   return Status::Ok();
+}
+
+// A builtin model has no directory for the adapter to reference: its frozen base (and
+// tokenizer) is written once to OUT/base, a Hugging Face model PEFT loads as the base.
+Status WriteBuiltinLoraBase(SftRun& run) {
+  Trainable& t = run.m.trainable;
+  t.lora_base = fs::absolute(fs::path(run.o.out) / "base").lexically_normal().string();
+  if (!run.dist.is_root()) return Status::Ok();
+  model::Qwen3Model base = t.master;
+  for (model::Qwen3Layer& L : base.layers) L.lora = {};
+  base.lora = {};
+  TRITONRL_RETURN_IF_ERROR(model::SaveQwen3(base, t.lora_base));
+  TRITONRL_RETURN_IF_ERROR(WriteFileAtomic((fs::path(t.lora_base) / "tokenizer.json").string(),
+                                           model::TokenizerToJson(run.m.tokenizer)));
+  model::HfSideFileOptions side;
+  side.model_max_length = base.config.max_position_embeddings;
+  side.eos_token_id = base.config.eos_token_id;
+  side.bos_token_id = base.config.bos_token_id;
+  return model::WriteHfModelFiles(t.lora_base, run.m.tokenizer, side, {});
 }
 
 // The records, the model (from the checkpoint or the start model; rank 0's weights broadcast),
@@ -162,9 +212,12 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
     run.m.tokenizer = std::move(rp.ckpt->tokenizer);
     run.m.carried_files = std::move(rp.ckpt->carried_files);
   } else {
-    auto start = LoadSftStartModel(o, *records, run.device, run.compute);
+    auto start = LoadSftStartModel(o, *records, run.device, run.compute, run.lora);
     if (!start.ok()) return start.status();
     run.m = std::move(start.value());
+    if (run.lora.enabled() && run.m.trainable.lora_base.empty()) {
+      TRITONRL_RETURN_IF_ERROR(WriteBuiltinLoraBase(run));
+    }
   }
   if (run.dist.active()) {
     // Every rank built or loaded the same weights; rank 0's are the truth.
@@ -210,6 +263,7 @@ Status PlanAndOpen(SftRun& run, ResumePoint& rp) {
   run.kernels.fused_proj = o.fused_proj;
   run.kernels.rope_roll = o.rope_roll;
   run.kernels.loss_chunk = o.loss_chunk;
+  run.kernels.lora_dropout = run.lora.enabled() && run.lora.dropout > 0;
   if (rp.ckpt) {
     run.step = rp.state.at("step");
     run.epoch = rp.state.at("epoch");
@@ -309,6 +363,11 @@ Result<SftStepResult> TrainStep(SftRun& run,
     }
     TokenBatch b = MakeBatch(rows, from, run.device);
     r.tokens += b.real_tokens;
+    // LoRA dropout draws from the default generator, seeded per (seed, step, micro-batch): a
+    // resumed run draws the same masks.
+    if (run.kernels.lora_dropout) {
+      at::manual_seed(run.o.seed * 1000003ULL + static_cast<uint64_t>(run.step) * 1009ULL + k);
+    }
     clock.Mark("batch");
     model::Qwen3Model view = ComputeView(t);
     at::Tensor hidden = ScoredHidden(view, b, run.kernels);

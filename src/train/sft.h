@@ -55,7 +55,15 @@ struct SftOptions {
   bool save = true;            // false: no checkpoint at all (benchmarks: 7 GB per 0.6B run)
   uint64_t seed = 0;           // builtin weights and the data order
   int32_t small_vocab = 4096;  // builtin:small's BPE vocabulary
-  bool progress = true;        // progress bar on stderr
+  // LoRA (docs/train.md "LoRA"): lora_r > 0 trains adapters on the target projections only
+  // (y = W x + (alpha / r) B A dropout(x)); the base is frozen in the compute dtype and the
+  // checkpoint is a PEFT adapter. lora_targets: PEFT module names joined by commas, or "all",
+  // "attention", "mlp".
+  int64_t lora_r = 0;
+  double lora_alpha = 16;
+  double lora_dropout = 0;
+  std::string lora_targets = "all";
+  bool progress = true;  // progress bar on stderr
 };
 
 struct SftSummary {

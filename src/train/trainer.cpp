@@ -57,8 +57,34 @@ Result<std::string> HashFile(const std::string& path) {
   return Sha256Hex(*text);
 }
 
-const char* kHashedFiles[] = {"config.json", "model.safetensors", "tokenizer.json",
-                              "optimizer.safetensors"};
+const std::vector<const char*>& HashedFiles(bool lora) {
+  static const std::vector<const char*> kFull = {"config.json", "model.safetensors",
+                                                 "tokenizer.json", "optimizer.safetensors"};
+  static const std::vector<const char*> kLora = {"adapter_config.json", "adapter_model.safetensors",
+                                                 "tokenizer.json", "optimizer.safetensors"};
+  return lora ? kLora : kFull;
+}
+
+// The model's files: a full Hugging Face model, or (LoRA) PEFT's adapter files and the
+// tokenizer's side files, the base referenced by Trainable::lora_base.
+Status SaveModelFiles(const std::string& tmp, const Trainable& t, const model::Tokenizer& tokenizer,
+                      const model::ModelFiles& carried) {
+  model::Qwen3Model m = t.master;
+  for (model::Qwen3Layer& L : m.layers) L.qk_norm = QkNorm(L, m.config);
+  std::error_code ec;
+  fs::create_directories(tmp, ec);
+  if (ec) return Status::IoError(tmp + ": " + ec.message());
+  if (!m.lora.enabled()) TRITONRL_RETURN_IF_ERROR(model::SaveQwen3(m, tmp));
+  TRITONRL_RETURN_IF_ERROR(
+      WriteFileAtomic((fs::path(tmp) / "tokenizer.json").string(), TokenizerToJson(tokenizer)));
+  model::HfSideFileOptions side;
+  side.model_max_length = m.config.max_position_embeddings;
+  side.eos_token_id = m.config.eos_token_id;
+  side.bos_token_id = m.config.bos_token_id;
+  TRITONRL_RETURN_IF_ERROR(model::WriteHfModelFiles(tmp, tokenizer, side, carried));
+  if (m.lora.enabled()) TRITONRL_RETURN_IF_ERROR(model::SaveLoraAdapter(m, tmp, t.lora_base));
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -79,6 +105,34 @@ Trainable MakeTrainable(model::Qwen3Model m, c10::ScalarType compute) {
   m.rope_cos = m.rope_cos.to(at::kFloat);
   m.rope_sin = m.rope_sin.to(at::kFloat);
   m.rope_sin_swapped = m.rope_sin_swapped.to(at::kFloat);
+  t.master = std::move(m);
+  return t;
+}
+
+Trainable MakeLoraTrainable(model::Qwen3Model m, c10::ScalarType compute, std::string base_dir) {
+  Trainable t;
+  ForEachTensor(m, [&](const std::string&, at::Tensor& x, bool) {
+    x = x.detach().to(compute).contiguous().requires_grad_(false);
+  });
+  if (m.config.tie_word_embeddings) m.lm_head = m.embed;
+  for (size_t l = 0; l < m.layers.size(); ++l) {
+    for (int i = 0; i < model::kLoraTargetCount; ++i) {
+      model::LoraPair& p = m.layers[l].lora[i];
+      if (!p.defined()) continue;
+      const std::string name = "layers." + std::to_string(l) + "." +
+                               model::LoraTargetName(static_cast<model::LoraTarget>(i));
+      p.A = p.A.detach().to(at::kFloat).contiguous().requires_grad_(true);
+      p.B = p.B.detach().to(at::kFloat).contiguous().requires_grad_(true);
+      t.params.push_back({name + ".lora_A", p.A, true});
+      t.params.push_back({name + ".lora_B", p.B, true});
+    }
+  }
+  m.dtype = compute;
+  t.compute = compute;
+  t.rope_cos = m.rope_cos.to(at::kFloat).to(compute);
+  t.rope_sin = m.rope_sin.to(at::kFloat).to(compute);
+  t.rope_sin_swapped = m.rope_sin_swapped.to(at::kFloat).to(compute);
+  t.lora_base = std::move(base_dir);
   t.master = std::move(m);
   return t;
 }
@@ -132,6 +186,7 @@ at::Tensor ScoredHidden(const model::Qwen3Model& m, const TokenBatch& b, const L
   a.fused_norm = k.fused_norm;
   a.fused_proj = k.fused_proj;
   a.rope_roll = k.rope_roll;
+  a.lora_dropout = k.lora_dropout;
   at::Tensor h = model::Forward(m, a);
   return h.reshape({B * T, h.size(-1)}).index_select(0, b.rows);
 }
@@ -340,17 +395,8 @@ Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const Ada
   const std::string tmp = dir + ".tmp";
   std::error_code ec;
   fs::remove_all(tmp, ec);
-  model::Qwen3Model m = t.master;
-  for (model::Qwen3Layer& L : m.layers) L.qk_norm = QkNorm(L, m.config);
   try {
-    TRITONRL_RETURN_IF_ERROR(model::SaveQwen3(m, tmp));
-    TRITONRL_RETURN_IF_ERROR(
-        WriteFileAtomic((fs::path(tmp) / "tokenizer.json").string(), TokenizerToJson(tokenizer)));
-    model::HfSideFileOptions side;
-    side.model_max_length = m.config.max_position_embeddings;
-    side.eos_token_id = m.config.eos_token_id;
-    side.bos_token_id = m.config.bos_token_id;
-    TRITONRL_RETURN_IF_ERROR(model::WriteHfModelFiles(tmp, tokenizer, side, carried));
+    TRITONRL_RETURN_IF_ERROR(SaveModelFiles(tmp, t, tokenizer, carried));
     std::vector<at::Tensor> keep;
     std::vector<model::TensorToWrite> out;
     for (size_t i = 0; i < t.params.size(); ++i) {
@@ -374,7 +420,7 @@ Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const Ada
   }
   state["adam_step"] = adam.step;
   json hashes = json::object();
-  for (const char* f : kHashedFiles) {
+  for (const char* f : HashedFiles(t.master.lora.enabled())) {
     auto h = HashFile((fs::path(tmp) / f).string());
     if (!h.ok()) return h.status();
     hashes[f] = *h;
@@ -416,7 +462,8 @@ Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device
   if (!state.is_object() || !state.contains("file_sha256") || !state.contains("adam_step")) {
     return Status::Corruption(state_path + ": missing file hashes or optimizer step");
   }
-  for (const char* f : kHashedFiles) {
+  const bool lora = model::IsLoraAdapterDir(dir);
+  for (const char* f : HashedFiles(lora)) {
     const std::string path = (fs::path(dir) / f).string();
     auto h = HashFile(path);
     if (!h.ok())
@@ -429,9 +476,15 @@ Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device
   LoadedCheckpoint out;
   model::ModelOptions mo;
   mo.device = device;
-  mo.dtype = at::kFloat;
-  auto m = model::LoadQwen3(dir, mo);
+  mo.dtype = lora ? compute : at::kFloat;  // a LoRA base stays frozen in the compute dtype
+  auto m = model::LoadQwen3(dir, mo);      // LoRA: the base named by adapter_config.json + adapters
   if (!m.ok()) return m.status();
+  std::string lora_base;
+  if (lora) {
+    auto adapter = model::ReadLoraAdapterConfig(dir);
+    if (!adapter.ok()) return adapter.status();
+    lora_base = adapter->base_model;
+  }
   auto tok = model::LoadTokenizerFile((fs::path(dir) / "tokenizer.json").string());
   if (!tok.ok()) return tok.status();
   if (tok->vocab_size() > m->config.vocab_size) {
@@ -443,7 +496,8 @@ Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device
   auto carried = model::ReadCarriedModelFiles(dir);
   if (!carried.ok()) return carried.status();
   out.carried_files = std::move(carried.value());
-  out.trainable = MakeTrainable(std::move(m.value()), compute);
+  out.trainable = lora ? MakeLoraTrainable(std::move(m.value()), compute, lora_base)
+                       : MakeTrainable(std::move(m.value()), compute);
   const std::string opt_path = (fs::path(dir) / "optimizer.safetensors").string();
   auto opt = model::OpenSafetensors(opt_path);
   if (!opt.ok()) return opt.status();

@@ -31,10 +31,18 @@ struct Trainable {
   std::vector<Param> params;                        // each trained tensor once, in a fixed order
   c10::ScalarType compute = c10::kFloat;            // dtype of the forward/backward
   at::Tensor rope_cos, rope_sin, rope_sin_swapped;  // compute-dtype rotary tables
+  // LoRA (master.lora.enabled()): the base weights are frozen in the compute dtype, the
+  // params are the adapters (fp32 leaves, "layers.L.TARGET.lora_A" / "lora_B"), and the
+  // checkpoint references the base by this directory (PEFT's base_model_name_or_path).
+  std::string lora_base;
 };
 
 // Takes an fp32 model (any device) and makes its tensors trainable leaves.
 Trainable MakeTrainable(model::Qwen3Model fp32_model, c10::ScalarType compute);
+// Takes a model with LoRA adapters (model::AddLoraAdapters or a loaded adapter): the base
+// weights become frozen tensors of the compute dtype (no gradient, no optimizer state), the
+// adapters fp32 leaves that require gradients; `base_dir` is the base's directory.
+Trainable MakeLoraTrainable(model::Qwen3Model model, c10::ScalarType compute, std::string base_dir);
 // The model the forward runs: each master tensor cast to the compute dtype
 // (differentiable: gradients reach the fp32 masters), or the masters
 // themselves when compute is fp32. Also usable for sampling under NoGradGuard.
@@ -70,6 +78,7 @@ struct LossKernels {
   // > 0: the head and the cross-entropy run fused over chunks of this many
   // scored rows (HeadNllSum); 0: ScoredLogProbs' whole-batch fp32 logits.
   int64_t loss_chunk = 0;
+  bool lora_dropout = false;  // training: the model's LoRA dropout (model::ForwardArgs')
 };
 
 // The final-normed hidden states of the scored positions, [N, hidden] (compute dtype).
@@ -120,6 +129,9 @@ at::Tensor ClipGradNormForeach(Trainable& t, double max_norm);
 //     its own tokenizer_config.json, generation_config.json and tokenizer.json win
 //   optimizer.safetensors ("exp_avg.NAME", "exp_avg_sq.NAME")
 //   trainer_state.json (step, data cursor, options, seeds, file hashes)
+// With LoRA, PEFT's adapter_config.json and adapter_model.safetensors (model/lora.h) replace
+// config.json and model.safetensors: the base is referenced (Trainable::lora_base), not copied,
+// and the optimizer state holds the adapters' moments only.
 // Written to DIR.tmp then renamed over DIR.
 Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const AdamWState& adam,
                            const model::Tokenizer& tokenizer, const std::string& state_json,
