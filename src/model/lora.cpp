@@ -10,6 +10,8 @@
 #include <set>
 
 #include "base/file.h"
+#include "model/hf_files.h"
+#include "model/lora_merge.h"
 #include "model/qwen3.h"
 #include "model/safetensors.h"
 
@@ -120,6 +122,31 @@ Status CheckSupportedAdapter(const json& j, const std::string& path) {
     }
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+namespace {
+
+// Every weight of `m` in `dtype` (SaveQwen3 writes the model's dtype).
+void ConvertWeights(Qwen3Model& m, c10::ScalarType dtype) {
+  auto conv = [&](at::Tensor& t) {
+    if (t.defined()) t = t.to(dtype);
+  };
+  conv(m.embed);
+  conv(m.final_norm);
+  if (m.config.tie_word_embeddings) {
+    m.lm_head = m.embed;
+  } else {
+    conv(m.lm_head);
+  }
+  for (Qwen3Layer& L : m.layers) {
+    for (at::Tensor* t : {&L.input_norm, &L.qkv_proj, &L.qkv_bias, &L.o_proj, &L.o_bias, &L.q_norm,
+                          &L.k_norm, &L.qk_norm, &L.post_norm, &L.gate_up_proj, &L.down_proj}) {
+      conv(*t);
+    }
+  }
+  m.dtype = dtype;
 }
 
 }  // namespace
@@ -333,6 +360,55 @@ void MergeLora(Qwen3Model& m) {
     }
   }
   m.lora = {};
+}
+
+}  // namespace tritonrl::model
+
+namespace tritonrl::model {
+
+Result<LoraMergeSummary> MergeLoraCheckpoint(const std::string& adapter_dir,
+                                             const std::string& out_dir) {
+  if (!IsLoraAdapterDir(adapter_dir)) {
+    return Status::InvalidArgument(adapter_dir + ": no adapter_config.json (not a LoRA adapter)");
+  }
+  auto adapter = ReadLoraAdapterConfig(adapter_dir);
+  if (!adapter.ok()) return adapter.status();
+  auto base_config = LoadQwen3Config((fs::path(adapter->base_model) / "config.json").string());
+  if (!base_config.ok()) return base_config.status();
+  const std::string& dt = base_config->torch_dtype;
+  LoraMergeSummary summary;
+  summary.base_model = adapter->base_model;
+  summary.dtype = dt.empty() ? "float32" : dt;
+  ModelOptions mo;
+  mo.dtype = at::kFloat;
+  auto m = LoadQwen3(adapter_dir, mo);  // base + adapters, fp32
+  if (!m.ok()) return m.status();
+  for (const Qwen3Layer& L : m->layers) {
+    for (const LoraPair& p : L.lora) summary.adapters += p.defined() ? 1 : 0;
+  }
+  auto dtype = ParseModelDType(summary.dtype);
+  if (!dtype.ok()) return dtype.status();
+  MergeLora(*m);
+  ConvertWeights(*m, *dtype);
+  auto base_files = ReadCarriedModelFiles(adapter->base_model);
+  if (!base_files.ok()) return base_files.status();
+  auto adapter_files = ReadCarriedModelFiles(adapter_dir);
+  if (!adapter_files.ok()) return adapter_files.status();
+  try {
+    TRITONRL_RETURN_IF_ERROR(SaveQwen3(*m, out_dir));
+  } catch (const c10::Error& e) {
+    return Status::Internal(out_dir + ": merging failed: " + e.what_without_backtrace());
+  }
+  ModelFiles files = std::move(base_files.value());
+  for (auto& [name, text] : *adapter_files) {
+    // The trainer's files are no part of a model.
+    if (name == "optimizer.safetensors" || name == "trainer_state.json") continue;
+    files[name] = text;
+  }
+  for (const auto& [name, text] : files) {
+    TRITONRL_RETURN_IF_ERROR(WriteFileAtomic((fs::path(out_dir) / name).string(), text));
+  }
+  return summary;
 }
 
 }  // namespace tritonrl::model
