@@ -8,7 +8,8 @@
 // trainer's parameter names (fused q/k/v and gate/up as trained). --kernels
 // fused: the loss through sft's speed options (fused RMSNorm, fused q/k/v and
 // gate/up GEMMs, rotary embedding with a roll, the chunked head +
-// cross-entropy in chunks of 3 rows).
+// cross-entropy in chunks of 3 rows). DIR may be a LoRA adapter (model/lora.h): then only the
+// adapters are trained and their gradients written.
 #include <ATen/ATen.h>
 
 #include <cstdio>
@@ -47,7 +48,11 @@ int main(int argc, char** argv) {
   auto from = j.at("score_from").get<std::vector<int64_t>>();
   auto loaded = m::LoadQwen3(model, {});
   if (!loaded.ok()) Die(loaded.status().message());
-  t::Trainable tr = t::MakeTrainable(std::move(loaded.value()), at::kFloat);
+  // A LoRA adapter directory: the base frozen, the adapters trained (gradients under
+  // "layers.L.TARGET.lora_A" / "lora_B").
+  t::Trainable tr = loaded->lora.enabled()
+                        ? t::MakeLoraTrainable(std::move(loaded.value()), at::kFloat, "")
+                        : t::MakeTrainable(std::move(loaded.value()), at::kFloat);
   t::TokenBatch b = t::MakeBatch(rows, from, at::kCPU);
   at::Tensor loss;
   if (kernels == "fused") {
