@@ -6,15 +6,15 @@ base + adapter; a run stopped and resumed must equal the uninterrupted one, byte
 with LoRA dropout on. CPU, fp32."""
 import json
 import os
-import struct
 import subprocess
 
 import numpy as np
+import peft  # pinned in python/requirements.txt: a missing PEFT fails, never skips
 import pytest
 import torch
+import transformers
 
-peft = pytest.importorskip("peft")
-transformers = pytest.importorskip("transformers")
+from test_train_sft import read_safetensors
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("TRITONRL_BUILD_DIR", os.path.join(ROOT, "build"))
@@ -25,21 +25,6 @@ LOGITS = os.path.join(BUILD, "model_parity")
 TARGETS = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
 PATHS = {"q_proj": "self_attn", "k_proj": "self_attn", "v_proj": "self_attn", "o_proj": "self_attn",
          "gate_proj": "mlp", "up_proj": "mlp", "down_proj": "mlp"}
-
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        assert info["dtype"] == "F32", name
-        b, e = info["data_offsets"]
-        out[name] = torch.from_numpy(np.frombuffer(data[b:e], dtype="<f4").copy()).reshape(info["shape"])
-    return out
 
 
 def write_data(path, n=12):
