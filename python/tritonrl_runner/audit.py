@@ -387,16 +387,6 @@ def audit_variant(mod, level, variant: str, device: str, seed: int) -> dict:
     return res
 
 
-def _is_out_of_memory(e: BaseException) -> bool:
-    """True for a failure to get device memory (the driver's in cuBLAS/cuDNN handles too): with
-    several audit runners on one GPU the parent retries such a task alone."""
-    if isinstance(e, (torch.OutOfMemoryError, MemoryError)):
-        return True
-    text = str(e)
-    # cuDNN reports a failed workspace allocation as an internal error.
-    return any(m in text for m in ("out of memory", "ALLOC_FAILED", "CUDNN_STATUS_INTERNAL_ERROR"))
-
-
 def _release_device_memory(device: str) -> None:
     # The caching allocator keeps a finished task's blocks; other runners may need them.
     if device == "cuda":
@@ -464,7 +454,7 @@ def main() -> int:
                 raise
             tb = traceback.format_exception_only(type(e), e)[-1].strip()
             _emit({"event": "result", "task": tid, "variant": "*", "status": "error",
-                   "error": tb[:500], "oom": _is_out_of_memory(e)})
+                   "error": tb[:500], "oom": taskmod.is_out_of_memory(e)})
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             _release_device_memory(device)

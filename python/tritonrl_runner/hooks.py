@@ -226,6 +226,7 @@ class LaunchRecorder:
             # nudges every value by an ulp on the way, nor a chain of such copies).
             sources = [(key, t, snap, before) for key, t, snap, before in self._pending
                        if snap is not None and _is_data_writer(before)]
+            flat = None  # each source's elements then, read once for every storage written
             for key, t in written:
                 for src_key, src, snap, before in sources:
                     if src_key != key and _near_copy(t, src, snap, self.tol):
@@ -234,47 +235,42 @@ class LaunchRecorder:
                         self.first_bytes.pop(key, None)
                         break
                 else:
-                    self._note_runs_copied(key, t, sources)
-                    self._note_moved_sources(key, sources)
+                    if flat is None:
+                        flat = _flat_sources(sources)
+                    self._note_runs_copied(key, t, flat)
+                    self._note_moved_sources(key, flat)
         finally:
             self.suppress -= 1
             self._own_steps -= 1
             self.audit_ns += self._clock() - t0
         self._pending = []
 
-    def _note_runs_copied(self, key, t, sources) -> None:
+    def _note_runs_copied(self, key, t, flat_sources) -> None:
         """Where the launch left a run of t's storage equal to a torch result it was handed, at
         an offset: remembered, so that an output made only of such runs is judged a copy."""
-        for src_key, src, snap, before in sources:
+        for src_key, src_then, origin in flat_sources:
             if src_key == key:
                 continue
-            src_then = _typed(snap, src)
-            if src_then is None:
-                continue
-            src_then = src_then.reshape(-1)
             start = _run_at_offset(t, src_then, self.tol)
             if start is not None:
-                origin = before.removeprefix("copy:")
                 self.copied_runs.setdefault(key, []).append(
                     (start, src_then.numel(), src_then, origin))
 
-    def _note_moved_sources(self, key, sources) -> None:
+    def _note_moved_sources(self, key, flat_sources) -> None:
         """Remember the torch data the launch was handed (other storages, as they were before
         it), unless it is only an input copied or converted in order: moving an input's
         elements is the work of a data-movement kernel."""
         seen = self.moved_sources.setdefault(key, {})
-        for src_key, src, snap, before in sources:
+        for src_key, then, origin in flat_sources:
             if src_key == key or src_key in seen:
                 continue
-            then = _typed(snap, src)
-            if then is None or then.numel() < 2 or self._an_input_in_order(then):
+            if then.numel() < 2 or self._an_input_in_order(then):
                 continue
-            seen[src_key] = (then.reshape(-1), before.removeprefix("copy:"))
+            seen[src_key] = (then, origin)
 
-    def _an_input_in_order(self, data) -> bool:
-        """Whether `data` (elements in logical order) is one of the call's inputs, element for
+    def _an_input_in_order(self, flat) -> bool:
+        """Whether `flat` (elements in logical order) is one of the call's inputs, element for
         element in the same order, within the tolerance (a copy or a dtype conversion)."""
-        flat = data.reshape(-1)
         for x in self._inputs:
             if x.numel() == flat.numel() and not x.is_complex() and not flat.is_complex():
                 if _near(x.reshape(-1).to(flat.dtype), flat, self.tol):
@@ -601,6 +597,18 @@ def _near_copy(dst, src, src_before_u8, tol) -> bool:
         return False
     return _near(whole_dst.view(dst.dtype), whole_src.view(src.dtype), tol)
 _RUN_ANCHOR_LIMIT = 32  # candidate offsets tried per anchor element before the search gives up
+
+
+def _flat_sources(sources):
+    """(storage key, elements as they were before the launch in logical order, the torch writer
+    without a "copy:" prefix) of each launch argument holding torch's data; arguments whose
+    snapshot cannot be read in their dtype are left out."""
+    out = []
+    for src_key, src, snap, before in sources:
+        then = _typed(snap, src)
+        if then is not None:
+            out.append((src_key, then.reshape(-1), before.removeprefix("copy:")))
+    return out
 
 
 def _run_at_offset(dst, src_flat, tol):

@@ -178,12 +178,19 @@ def make_inputs(mod, seed: int, device=None) -> list:
     return list(mod.get_inputs())
 
 
-def is_device_failure(e: BaseException) -> bool:
-    """Whether an exception says the device failed (its memory, a CUDA error), not the code."""
-    if isinstance(e, torch.OutOfMemoryError):
+def is_out_of_memory(e: BaseException) -> bool:
+    """True for a failure to get memory (the driver's in cuBLAS/cuDNN handles too): the engine and
+    the audit's parent rerun such a sample or task alone."""
+    if isinstance(e, (torch.OutOfMemoryError, MemoryError)):
         return True
     text = str(e)
-    return "out of memory" in text or "CUDA error" in text
+    # cuDNN reports a failed workspace allocation as an internal error.
+    return any(m in text for m in ("out of memory", "ALLOC_FAILED", "CUDNN_STATUS_INTERNAL_ERROR"))
+
+
+def is_device_failure(e: BaseException) -> bool:
+    """Whether an exception says the device failed (its memory, a CUDA error), not the code."""
+    return is_out_of_memory(e) or "CUDA error" in str(e)
 
 
 def init_inputs(mod, seed: int) -> list:
