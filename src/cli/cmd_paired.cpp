@@ -45,7 +45,11 @@ int RunHolm(const PairedCli& c) {
     std::fprintf(stderr, "tritonrl paired --holm: %s\n", why.c_str());
     return 2;
   };
-  std::vector<json> rows;
+  struct Row {
+    std::string comparison;
+    m::Interval interval;
+  };
+  std::vector<Row> rows;
   std::vector<double> ps;
   for (const std::string& file : c.holm) {
     auto text = tritonrl::ReadFile(file);
@@ -60,20 +64,20 @@ int RunHolm(const PairedCli& c) {
         metric->contains("difference_from_control") ? "difference_from_control" : "difference";
     const json& iv = (*metric)[which];
     if (!iv.contains("p")) return fail(file + ": no p-value (written by an older tritonrl paired)");
-    rows.push_back({{"file", file}, {"comparison", which}, {"interval", iv}});
-    ps.push_back(iv["p"].get<double>());
+    rows.push_back({which,
+                    {.estimate = iv["estimate"].get<double>(),
+                     .low = iv["low"].get<double>(),
+                     .high = iv["high"].get<double>(),
+                     .p = iv["p"].get<double>()}});
+    ps.push_back(rows.back().interval.p);
   }
   const std::vector<double> adjusted = m::HolmAdjusted(ps);
   std::printf("%s: %zu comparisons, Holm-adjusted together\n", c.holm_metric.c_str(), rows.size());
   std::printf("%-26s %-28s %8s %10s  %s\n", "comparison", "estimate [interval]", "p", "Holm p",
               "file");
   for (size_t i = 0; i < rows.size(); ++i) {
-    const json& iv = rows[i]["interval"];
-    std::printf("%-26s %-28s %8.4f %10.4f  %s\n", rows[i]["comparison"].get<std::string>().c_str(),
-                fmt::format("{:+.3f} [{:+.3f}, {:+.3f}]", iv["estimate"].get<double>(),
-                            iv["low"].get<double>(), iv["high"].get<double>())
-                    .c_str(),
-                ps[i], adjusted[i], rows[i]["file"].get<std::string>().c_str());
+    std::printf("%-26s %-28s %8.4f %10.4f  %s\n", rows[i].comparison.c_str(),
+                Show(rows[i].interval).c_str(), ps[i], adjusted[i], c.holm[i].c_str());
   }
   return 0;
 }
@@ -109,7 +113,6 @@ int RunPaired(const PairedCli& c) {
   std::printf("%-22s %-28s %-28s %-28s%s\n", "metric", "before", "after", "after - before",
               control ? "   (after - before) - control's" : "");
   bool any_excludes = false;
-  std::pair<double, double> pass_p = {1, 1};
   for (const m::MetricComparison& mc : cmp->metrics) {
     std::string vs;
     if (mc.difference_from_control) {
@@ -119,14 +122,13 @@ int RunPaired(const PairedCli& c) {
     }
     std::printf("%-22s %-28s %-28s %-28s%s\n", mc.metric.c_str(), Show(mc.run.before).c_str(),
                 Show(mc.run.after).c_str(), Show(mc.run.difference).c_str(), vs.c_str());
-    if (mc.metric == "pass@1") {
-      pass_p = {mc.run.difference.p,
-                mc.difference_from_control ? mc.difference_from_control->p : -1};
-    }
   }
   if (any_excludes) std::printf("* the interval excludes 0\n");
-  std::printf("pass@1 bootstrap p (two-sided, of 0): after - before %.4f", pass_p.first);
-  if (control) std::printf(", from the control %.4f", pass_p.second);
+  const m::MetricComparison& pass = cmp->metrics.front();  // pass@1 (PairedLabelMetrics order)
+  std::printf("pass@1 bootstrap p (two-sided, of 0): after - before %.4f", pass.run.difference.p);
+  if (pass.difference_from_control) {
+    std::printf(", from the control %.4f", pass.difference_from_control->p);
+  }
   std::printf("\n");
   const json out = m::LabelComparisonJson(*cmp);
   if (!c.json_out.empty()) {
