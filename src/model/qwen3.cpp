@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "base/file.h"
@@ -625,8 +626,11 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
 
 // Activation checkpointing: a layer's forward runs without recording the
 // graph; its backward runs the same Layer again with recording and
-// differentiates that. Inputs: h, cos, sin_sw, then the layer's defined weights.
-at::Tensor RunLayer(const LayerEnv& e, const at::TensorList tensors, bool has_bias, bool grad) {
+// differentiates that. Inputs: h, cos, sin_sw, the layer's defined weights, then
+// the A and B of each LoRA target in enum order whose bit is set in `lora_mask`
+// (so the adapters' gradients flow through the recomputation).
+at::Tensor RunLayer(const LayerEnv& e, const at::TensorList tensors, bool has_bias,
+                    int64_t lora_mask, bool grad) {
   Qwen3Layer W;
   size_t i = 3;
   W.input_norm = tensors[i++];
@@ -641,6 +645,11 @@ at::Tensor RunLayer(const LayerEnv& e, const at::TensorList tensors, bool has_bi
     W.qkv_bias = tensors[i++];
     W.o_bias = tensors[i++];
   }
+  for (int t = 0; t < kLoraTargetCount; ++t) {
+    if (!(lora_mask & (int64_t{1} << t))) continue;
+    W.lora[t].A = tensors[i++];
+    W.lora[t].B = tensors[i++];
+  }
   LayerEnv env = e;
   env.cos = tensors[1];
   env.sin_sw = tensors[2];
@@ -648,22 +657,35 @@ at::Tensor RunLayer(const LayerEnv& e, const at::TensorList tensors, bool has_bi
   return Layer(env, W, 0, tensors[0], /*trim=*/false);
 }
 
+// LoRA dropout draws its masks from the default generator of the layer's device: the
+// recomputation must draw the forward's masks again, and leave the generator where the
+// forward left it (so the run's later draws are those of an uncheckpointed run).
+at::Generator DropoutGenerator(const at::Tensor& h) {
+  return at::globalContext().defaultGenerator(h.device());
+}
+
 struct CheckpointedLayer : torch::autograd::Function<CheckpointedLayer> {
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, at::TensorList tensors,
-                            std::vector<int64_t> dims, double eps, bool has_bias) {
+                            std::vector<int64_t> dims, std::vector<double> reals, bool has_bias) {
     ctx->save_for_backward(tensors.vec());
     ctx->saved_data["dims"] = dims;
-    ctx->saved_data["eps"] = eps;
+    ctx->saved_data["reals"] = reals;
     ctx->saved_data["has_bias"] = has_bias;
+    const LayerEnv env = EnvFrom(dims, reals);
+    if (env.lora_dropout > 0) {
+      at::Generator gen = DropoutGenerator(tensors[0]);
+      std::lock_guard<std::mutex> lock(gen.mutex());
+      ctx->saved_data["rng"] = gen.get_state();
+    }
     at::NoGradGuard no_grad;
     // Out of place even here: the input h is saved for the backward pass.
-    return RunLayer(EnvFromDims(dims, eps), tensors, has_bias, /*grad=*/true);
+    return RunLayer(env, tensors, has_bias, dims[9], /*grad=*/true);
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grad_out) {
     std::vector<at::Tensor> saved = ctx->get_saved_variables();
     const std::vector<int64_t> dims = ctx->saved_data["dims"].toIntVector();
-    const double eps = ctx->saved_data["eps"].toDouble();
+    const std::vector<double> reals = ctx->saved_data["reals"].toDoubleVector();
     const bool has_bias = ctx->saved_data["has_bias"].toBool();
     std::vector<at::Tensor> inputs;
     for (const at::Tensor& t : saved)
@@ -671,7 +693,21 @@ struct CheckpointedLayer : torch::autograd::Function<CheckpointedLayer> {
     at::Tensor out;
     {
       at::AutoGradMode enable(true);
-      out = RunLayer(EnvFromDims(dims, eps), inputs, has_bias, /*grad=*/true);
+      const LayerEnv env = EnvFrom(dims, reals);
+      if (env.lora_dropout > 0) {
+        at::Generator gen = DropoutGenerator(inputs[0]);
+        at::Tensor now;
+        {
+          std::lock_guard<std::mutex> lock(gen.mutex());
+          now = gen.get_state();
+          gen.set_state(ctx->saved_data["rng"].toTensor());
+        }
+        out = RunLayer(env, inputs, has_bias, dims[9], /*grad=*/true);
+        std::lock_guard<std::mutex> lock(gen.mutex());
+        gen.set_state(now);
+      } else {
+        out = RunLayer(env, inputs, has_bias, dims[9], /*grad=*/true);
+      }
     }
     std::vector<at::Tensor> wrt;
     std::vector<size_t> where;
@@ -681,14 +717,16 @@ struct CheckpointedLayer : torch::autograd::Function<CheckpointedLayer> {
         where.push_back(i);
       }
     }
-    torch::autograd::variable_list grads(inputs.size() + 3);  // + dims, eps, has_bias
+    torch::autograd::variable_list grads(inputs.size() + 3);  // + dims, reals, has_bias
     if (!wrt.empty()) {
       auto g = torch::autograd::grad({out}, wrt, {grad_out[0]});
       for (size_t j = 0; j < where.size(); ++j) grads[where[j]] = g[j];
     }
     return grads;
   }
-  static LayerEnv EnvFromDims(const std::vector<int64_t>& d, double eps) {
+  // dims: B, T, H, Hkv, D, I, fused_norm, fused_proj, rope_roll, LoRA target mask;
+  // reals: eps, LoRA scale, LoRA dropout.
+  static LayerEnv EnvFrom(const std::vector<int64_t>& d, const std::vector<double>& r) {
     LayerEnv e;
     e.B = d[0];
     e.T = d[1];
@@ -696,11 +734,13 @@ struct CheckpointedLayer : torch::autograd::Function<CheckpointedLayer> {
     e.Hkv = d[3];
     e.D = d[4];
     e.I = d[5];
-    e.eps = eps;
+    e.eps = r[0];
     e.scale = std::pow(static_cast<double>(e.D), -0.5);
     e.fused_norm = d[6] != 0;
     e.fused_proj = d[7] != 0;
     e.rope_roll = d[8] != 0;
+    e.lora_scale = r[1];
+    e.lora_dropout = r[2];
     return e;
   }
 };
@@ -714,10 +754,18 @@ at::Tensor CheckpointLayer(const LayerEnv& e, const Qwen3Layer& W, const at::Ten
     t.push_back(W.qkv_bias);
     t.push_back(W.o_bias.defined() ? W.o_bias : at::zeros({W.o_proj.size(0)}, W.o_proj.options()));
   }
-  return CheckpointedLayer::apply(
-      at::TensorList(t),
-      std::vector<int64_t>{e.B, e.T, e.H, e.Hkv, e.D, e.I, e.fused_norm, e.fused_proj, e.rope_roll},
-      e.eps, has_bias);
+  int64_t lora_mask = 0;
+  for (int i = 0; i < kLoraTargetCount; ++i) {
+    if (!W.lora[i].defined()) continue;
+    lora_mask |= int64_t{1} << i;
+    t.push_back(W.lora[i].A);
+    t.push_back(W.lora[i].B);
+  }
+  return CheckpointedLayer::apply(at::TensorList(t),
+                                  std::vector<int64_t>{e.B, e.T, e.H, e.Hkv, e.D, e.I, e.fused_norm,
+                                                       e.fused_proj, e.rope_roll, lora_mask},
+                                  std::vector<double>{e.eps, e.lora_scale, e.lora_dropout},
+                                  has_bias);
 }
 
 }  // namespace
@@ -765,8 +813,6 @@ at::Tensor Forward(const Qwen3Model& m, const ForwardArgs& a) {
         G == 1 ? a.mask : a.mask.unsqueeze(2).expand({B, 1, G, T, L}).reshape({B, 1, G * T, L});
   }
   const bool checkpoint = env.grad && a.checkpoint_layers && a.causal && !a.cache;
-  // The checkpointed layer carries the base weights only (the trainer refuses the combination).
-  TORCH_CHECK(!(checkpoint && m.lora.enabled()), "checkpointed layers do not carry LoRA adapters");
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     const bool trim = a.causal && a.last_only && l + 1 == c.num_hidden_layers;
     h = checkpoint ? CheckpointLayer(env, m.layers[l], h) : Layer(env, m.layers[l], l, h, trim);

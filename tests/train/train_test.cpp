@@ -144,6 +144,62 @@ TEST(TrainForward, CheckpointedLayersGiveTheSameGradients) {
   }
 }
 
+// Checkpointed layers carry the LoRA adapters: the same loss and adapter gradients as the
+// recorded forward, in fp32 and bf16, with the reference-order and the fused kernels, with
+// LoRA dropout on (the recomputation draws the forward's masks again) and off; the default
+// generator is left where the recorded forward leaves it, so later draws do not change either.
+TEST(TrainForward, CheckpointedLayersCarryLoraAdapters) {
+  m::LoraConfig lc;
+  lc.r = 4;
+  lc.alpha = 8;
+  lc.targets = *m::ParseLoraTargets("all");
+  for (c10::ScalarType dt : {at::kFloat, at::kBFloat16}) {
+    for (double dropout : {0.0, 0.3}) {
+      for (bool fused : {false, true}) {
+        std::vector<at::Tensor> grads[2];
+        double losses[2], next_draw[2];
+        for (int ck = 0; ck < 2; ++ck) {
+          m::Qwen3Model base = Tiny();
+          lc.dropout = dropout;
+          m::AddLoraAdapters(base, lc, 11);
+          // B away from zero, so A's gradient is not zero and the adapters change the output.
+          at::Generator g = at::make_generator<at::CPUGeneratorImpl>(12);
+          for (m::Qwen3Layer& L : base.layers) {
+            for (m::LoraPair& p : L.lora) {
+              if (p.defined()) p.B = at::empty(p.B.sizes()).uniform_(-0.2, 0.2, g);
+            }
+          }
+          Trainable t = MakeLoraTrainable(std::move(base), dt, "");
+          TokenBatch b = MakeBatch(Rows(), {3, 2}, at::kCPU);
+          LossKernels k;
+          k.checkpoint_layers = ck == 1;
+          k.fused_norm = k.fused_proj = k.rope_roll = fused;
+          k.lora_dropout = dropout > 0;
+          at::manual_seed(99);
+          m::Qwen3Model view = ComputeView(t);
+          at::Tensor loss = HeadNllSum(ScoredHidden(view, b, k), view.lm_head, b.targets, 0);
+          loss.backward();
+          losses[ck] = loss.item<double>();
+          next_draw[ck] = at::rand({1}).item<double>();
+          for (const Param& p : t.params) {
+            ASSERT_TRUE(p.value.grad().defined()) << p.name;
+            grads[ck].push_back(p.value.grad().clone());
+          }
+        }
+        const std::string what = std::string(c10::toString(dt)) + " dropout " +
+                                 std::to_string(dropout) + (fused ? " fused" : " reference");
+        EXPECT_EQ(losses[0], losses[1]) << what;
+        EXPECT_EQ(next_draw[0], next_draw[1]) << what;
+        ASSERT_EQ(grads[0].size(), 2u * 2u * m::kLoraTargetCount);
+        for (size_t i = 0; i < grads[0].size(); ++i) {
+          EXPECT_GT(grads[0][i].abs().max().item<double>(), 0) << what << " " << i;
+          EXPECT_LT(MaxAbsDiff(grads[0][i], grads[1][i]), 1e-6) << what << " " << i;
+        }
+      }
+    }
+  }
+}
+
 // Right padding needs no mask: a row's scores do not depend on its batch mates.
 TEST(TrainForward, RightPaddingDoesNotChangeARowsScores) {
   Trainable t = MakeTrainable(Tiny(), at::kFloat);
