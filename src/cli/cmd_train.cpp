@@ -74,8 +74,8 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
   CLI::App* g = sub.add_subcommand(
       "grpo", "GRPO with hierarchical reward decomposition, rewards from the scorer");
   g->add_option("--model", o->model,
-                "Starting policy: a model directory (an SFT checkpoint), builtin:tiny or "
-                "builtin:small")
+                "Starting policy: a model directory (an SFT checkpoint, or a LoRA adapter "
+                "directory, continued), builtin:tiny or builtin:small")
       ->capture_default_str();
   g->add_option("--tasks", o->tasks, "Task folder: a suite (levelN/) or a `data synth` output")
       ->required();
@@ -169,6 +169,21 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
       ->capture_default_str();
   g->add_option("--update-batch-tokens", o->update_batch_tokens,
                 "Padded tokens per update micro-batch")
+      ->capture_default_str();
+  g->add_flag("--checkpoint-layers", o->checkpoint_layers,
+              "Recompute layer activations in the update's backward pass (less memory)");
+  g->add_option("--lora-r", o->lora_r,
+                "LoRA rank: train adapters on the target projections only, the base frozen "
+                "(0: full fine-tuning, unless --model is an adapter, which is continued)")
+      ->capture_default_str();
+  g->add_option("--lora-alpha", o->lora_alpha, "LoRA alpha (the adapter's scale is alpha/r)")
+      ->capture_default_str();
+  g->add_option("--lora-dropout", o->lora_dropout,
+                "LoRA dropout: must be 0 in GRPO (the ratio's sampler has none)")
+      ->capture_default_str();
+  g->add_option("--lora-targets", o->lora_targets,
+                "LoRA target projections: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
+                "down_proj (comma-separated), all, attention or mlp")
       ->capture_default_str();
   g->add_option("--seed", o->seed, "builtin weights, task order and sampling")
       ->capture_default_str();

@@ -46,7 +46,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GrpoOptions, model, labels, steps, group, tas
                                    min_lr_ratio, adam_beta1, adam_beta2, speedup_noise_floor,
                                    text_reward_plan, weight_decay, grad_clip, max_new_tokens,
                                    temperature, top_p, off_policy, timing, truncated,
-                                   update_batch_tokens, seed, small_vocab, test_inject_solutions);
+                                   update_batch_tokens, seed, small_vocab, test_inject_solutions,
+                                   lora_r, lora_alpha, lora_dropout, lora_targets);
 
 namespace {
 
@@ -65,9 +66,10 @@ json TrajectoryOptions(const GrpoOptions& o) {
 }
 
 void ApplyTrajectoryOptions(const json& stored, GrpoOptions& o) {
-  json j = stored;
-  // Absent from checkpoints written before dynamic sampling: those runs had one round a step.
-  if (!j.contains("max_sample_rounds")) j["max_sample_rounds"] = int64_t{1};
+  // An option absent from an older checkpoint takes its default, which is what that run did
+  // (one sampling round a step, no LoRA).
+  json j = TrajectoryOptions(GrpoOptions{});
+  j.update(stored);
   j.get_to(o);
   o.levels.clear();
   for (const auto& [level, weight] : j.at("levels").items()) {
@@ -104,6 +106,11 @@ Status ValidateOptions(const GrpoOptions& o) {
   }
   if (!(o.top_p > 0 && o.top_p <= 1)) return bad("--top-p must be in (0, 1]");
   if (o.update_batch_tokens < 2) return bad("update_batch_tokens must be at least 2");
+  if (o.lora_dropout != 0) {
+    return bad(
+        "--lora-dropout must be 0 in GRPO: the ratio compares the update's "
+        "log-probabilities with the sampler's, which samples without dropout");
+  }
   if (o.levels.empty()) return bad("--levels names no level");
   double sum = 0;
   for (const auto& [level, weight] : o.levels) {
@@ -676,28 +683,54 @@ json MetricsJson(const GrpoStepMetrics& s) {
 
 // ---- Set-up.
 
-// The policy (from the checkpoint, or the start model), the frozen reference under a KL term,
-// the stop token and the pool's prompts in tokens.
+// The frozen reference of the KL term: the starting policy, also on resume. With LoRA it
+// shares the policy's frozen base (the same tensors) and holds only the starting adapters, so
+// its log-probabilities are base + initial adapters, computed as the policy's are.
+Status LoadReference(Runner& run, const std::vector<std::string>& texts) {
+  const GrpoOptions& o = run.o;
+  if (run.m.trainable.master.lora.enabled()) {
+    auto view = StartLoraView(run.m.trainable, o.model, o.seed);
+    if (!view.ok()) return view.status();
+    run.reference = std::move(view.value());
+    return Status::Ok();
+  }
+  auto ref = LoadStartModel(o.model, o.seed, o.small_vocab, texts, run.device, run.compute);
+  if (!ref.ok()) return ref.status();
+  at::NoGradGuard no_grad;
+  run.reference = ComputeView(ref->trainable);
+  return Status::Ok();
+}
+
+// The policy (from the checkpoint, or the start model; LoRA adapters on a frozen base when
+// asked or when --model is an adapter), the frozen reference under a KL term, the stop token
+// and the pool's prompts in tokens.
 Status LoadPolicy(Runner& run, std::optional<LoadedCheckpoint>& ckpt) {
   const GrpoOptions& o = run.o;
   std::vector<std::string> texts;
   for (const GrpoTask& t : run.pool.tasks) texts.push_back(t.prompt);
+  auto lora = LoraConfigFromFlags(o.lora_r, o.lora_alpha, o.lora_dropout, o.lora_targets);
+  if (!lora.ok()) return lora.status();
   if (ckpt) {
     run.m.trainable = std::move(ckpt->trainable);
     run.m.tokenizer = std::move(ckpt->tokenizer);
     run.m.carried_files = std::move(ckpt->carried_files);
   } else {
-    auto start = LoadStartModel(o.model, o.seed, o.small_vocab, texts, run.device, run.compute);
+    auto start =
+        LoadStartModel(o.model, o.seed, o.small_vocab, texts, run.device, run.compute, *lora);
     if (!start.ok()) return start.status();
     run.m = std::move(start.value());
+    const model::LoraConfig& have = run.m.trainable.master.lora;
+    if (have.enabled()) {
+      // An adapter as --model brings its own r, alpha and targets: the trajectory records them.
+      run.o.lora_r = have.r;
+      run.o.lora_alpha = have.alpha;
+      run.o.lora_targets = LoraTargetsText(have);
+      if (run.m.trainable.lora_base.empty()) {
+        TRITONRL_RETURN_IF_ERROR(WriteBuiltinLoraBase(run.m, o.out));
+      }
+    }
   }
-  if (o.kl > 0) {
-    // The frozen reference is the starting policy, loaded again (also on resume).
-    auto ref = LoadStartModel(o.model, o.seed, o.small_vocab, texts, run.device, run.compute);
-    if (!ref.ok()) return ref.status();
-    at::NoGradGuard no_grad;
-    run.reference = ComputeView(ref->trainable);
-  }
+  if (o.kl > 0) TRITONRL_RETURN_IF_ERROR(LoadReference(run, texts));
   run.stop_id = model::TokenId(run.m.tokenizer, "<|im_end|>");
   if (run.stop_id < 0)
     run.stop_id = static_cast<int32_t>(run.m.trainable.master.config.eos_token_id);
@@ -875,8 +908,8 @@ void UpdateMicroBatch(Runner& run, const StepRollouts& acc, const std::vector<si
   at::Tensor entropy;
   std::optional<at::NoGradGuard> no_grad;
   if (!with_loss) no_grad.emplace();
-  at::Tensor new_logp =
-      ScoredLogProbs(ComputeView(run.m.trainable), tb, false, run.o.temperature, &entropy);
+  at::Tensor new_logp = ScoredLogProbs(ComputeView(run.m.trainable), tb, run.o.checkpoint_layers,
+                                       run.o.temperature, &entropy);
   u.entropy_sum += entropy.sum().item<double>();
   u.entropy_n += entropy.numel();
   if (!with_loss) return;

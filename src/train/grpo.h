@@ -86,7 +86,19 @@ struct GrpoOptions {
   uint64_t seed = 0;
   bool progress = true;
   int64_t update_batch_tokens = 16384;  // padded tokens per update micro-batch
-  int32_t small_vocab = 4096;           // builtin:small's BPE vocabulary (learned from the prompts)
+  // Recompute each layer's activations in the update's backward pass instead of keeping them
+  // (less memory, the same gradients). Not a trajectory option: a resume takes its own flag.
+  bool checkpoint_layers = false;
+  // LoRA (docs/train.md "LoRA"): lora_r > 0 trains adapters on the target projections only, the
+  // base frozen in the compute dtype; rollouts are sampled from base + current adapters and the
+  // checkpoint is a PEFT adapter. A LoRA adapter directory as `model` continues that adapter
+  // (its r, alpha and targets; lora_r 0 or the same values). Dropout must be 0: the ratio
+  // compares the update's log-probabilities with the sampler's, which has none.
+  int64_t lora_r = 0;
+  double lora_alpha = 16;
+  double lora_dropout = 0;
+  std::string lora_targets = "all";
+  int32_t small_vocab = 4096;  // builtin:small's BPE vocabulary (learned from the prompts)
   // TEST ONLY: the first rollout of every group is replaced by the task's solution
   // (TASKS/solutions/<id>.py in the SFT completion format), so a random policy's
   // groups get non-constant rewards and the update path runs with real advantages.

@@ -1,6 +1,7 @@
 #include "train/run_util.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/grad_mode.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -89,11 +90,6 @@ Result<StartModel> LoadStartWeights(const std::string& name, uint64_t seed, int3
     m.trainable.master = model::RandomQwen3(c, seed, mo);
     return m;
   }
-  if (model::IsLoraAdapterDir(name)) {
-    return Status::InvalidArgument(name +
-                                   ": a LoRA adapter; merge it into a full model first "
-                                   "(tritonrl lora merge --adapter DIR --out DIR)");
-  }
   mo.dtype = dtype;
   auto loaded = model::LoadQwen3(name, mo);
   if (!loaded.ok()) return loaded.status();
@@ -107,11 +103,77 @@ Result<StartModel> LoadStartWeights(const std::string& name, uint64_t seed, int3
   return m;
 }
 
+// An adapter directory continued (LoadStartModel): base + adapters as model::LoadQwen3 reads
+// them, the base in the compute dtype.
+Result<StartModel> LoadStartAdapter(const std::string& dir, c10::Device device,
+                                    c10::ScalarType compute, const model::LoraConfig& flags) {
+  auto adapter = model::ReadLoraAdapterConfig(dir);
+  if (!adapter.ok()) return adapter.status();
+  const model::LoraConfig& have = adapter->config;
+  if (flags.enabled() && (flags.r != have.r || flags.alpha != have.alpha ||
+                          LoraTargetsText(flags) != LoraTargetsText(have))) {
+    return Status::InvalidArgument(
+        dir + " is an adapter of r " + std::to_string(have.r) + ", alpha " +
+        std::to_string(have.alpha) + ", targets " + LoraTargetsText(have) +
+        ": --lora-r/--lora-alpha/--lora-targets must restate them or be left out");
+  }
+  model::ModelOptions mo;
+  mo.device = device;
+  mo.dtype = compute;  // the base stays frozen in the compute dtype; the adapters load as fp32
+  auto loaded = model::LoadQwen3(dir, mo);
+  if (!loaded.ok()) return loaded.status();
+  StartModel m;
+  auto tok = model::LoadTokenizerFile((fs::path(dir) / "tokenizer.json").string());
+  if (!tok.ok()) return tok.status();
+  m.tokenizer = std::move(tok.value());
+  auto carried = model::ReadCarriedModelFiles(dir);
+  if (!carried.ok()) return carried.status();
+  m.carried_files = std::move(carried.value());
+  // Dropout is this run's choice (GRPO trains without), not the adapter's earlier run's.
+  loaded->lora.dropout = flags.dropout;
+  m.trainable = MakeLoraTrainable(std::move(loaded.value()), compute, adapter->base_model);
+  return m;
+}
+
+// LoRA's initial A is drawn from another stream than the builtin weights' (seed itself).
+uint64_t LoraSeed(uint64_t seed) {
+  return seed ^ 0x4c6f5241ULL;
+}
+
 }  // namespace
+
+std::string LoraTargetsText(const model::LoraConfig& c) {
+  std::string out;
+  for (int i = 0; i < model::kLoraTargetCount; ++i) {
+    const auto t = static_cast<model::LoraTarget>(i);
+    if (c.Targets(t)) out += (out.empty() ? "" : ",") + std::string(model::LoraTargetName(t));
+  }
+  return out;
+}
+
+Result<model::LoraConfig> LoraConfigFromFlags(int64_t r, double alpha, double dropout,
+                                              const std::string& targets) {
+  model::LoraConfig c;
+  c.dropout = dropout;
+  if (!(dropout >= 0 && dropout < 1)) {
+    return Status::InvalidArgument("--lora-dropout: LoRA dropout must be in [0, 1)");
+  }
+  if (r == 0) return c;
+  c.r = r;
+  c.alpha = alpha;
+  auto parsed = model::ParseLoraTargets(targets);
+  if (!parsed.ok()) return Status::InvalidArgument("--lora-targets: " + parsed.status().message());
+  c.targets = *parsed;
+  auto valid = model::ValidateLoraConfig(c);
+  if (!valid.ok())
+    return Status::InvalidArgument("--lora-r/--lora-alpha/--lora-dropout: " + valid.message());
+  return c;
+}
 
 Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_t small_vocab,
                                   const std::vector<std::string>& bpe_texts, c10::Device device,
                                   c10::ScalarType compute, const model::LoraConfig& lora) {
+  if (model::IsLoraAdapterDir(name)) return LoadStartAdapter(name, device, compute, lora);
   auto m = LoadStartWeights(name, seed, small_vocab, bpe_texts, device,
                             lora.enabled() ? compute : at::kFloat);
   if (!m.ok()) return m.status();
@@ -120,12 +182,40 @@ Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_
     m->trainable = MakeTrainable(std::move(base), compute);
     return m;
   }
-  // Another stream than the builtin weights' (seed itself).
-  model::AddLoraAdapters(base, lora, seed ^ 0x4c6f5241ULL);
+  model::AddLoraAdapters(base, lora, LoraSeed(seed));
   const bool builtin = name.rfind("builtin:", 0) == 0;
   m->trainable = MakeLoraTrainable(std::move(base), compute,
                                    builtin ? "" : fs::absolute(name).lexically_normal().string());
   return m;
+}
+
+Status WriteBuiltinLoraBase(StartModel& m, const std::string& out, bool write) {
+  Trainable& t = m.trainable;
+  t.lora_base = fs::absolute(fs::path(out) / "base").lexically_normal().string();
+  if (!write) return Status::Ok();
+  model::Qwen3Model base = t.master;
+  for (model::Qwen3Layer& L : base.layers) L.lora = {};
+  base.lora = {};
+  TRITONRL_RETURN_IF_ERROR(model::SaveQwen3(base, t.lora_base));
+  TRITONRL_RETURN_IF_ERROR(WriteFileAtomic((fs::path(t.lora_base) / "tokenizer.json").string(),
+                                           model::TokenizerToJson(m.tokenizer)));
+  model::HfSideFileOptions side;
+  side.model_max_length = base.config.max_position_embeddings;
+  side.eos_token_id = base.config.eos_token_id;
+  side.bos_token_id = base.config.bos_token_id;
+  return model::WriteHfModelFiles(t.lora_base, m.tokenizer, side, {});
+}
+
+Result<model::Qwen3Model> StartLoraView(const Trainable& t, const std::string& model,
+                                        uint64_t seed) {
+  at::NoGradGuard no_grad;
+  model::Qwen3Model view = ComputeView(t);  // the frozen base's tensors themselves
+  if (model::IsLoraAdapterDir(model)) {
+    TRITONRL_RETURN_IF_ERROR(model::LoadLoraAdapterWeights(view, model, t.master.lora));
+  } else {
+    model::AddLoraAdapters(view, t.master.lora, LoraSeed(seed));
+  }
+  return view;
 }
 
 std::string DescribeModel(const Trainable& t, c10::Device device) {

@@ -52,16 +52,38 @@ struct StartModel {
   model::ModelFiles carried_files;
 };
 
+// The --lora-r/--lora-alpha/--lora-dropout/--lora-targets flags as the model module's config
+// (errors name the flag). r == 0 (no --lora-r): LoRA off unless the model is an adapter, whose
+// run still takes the dropout from here (the other fields are then the adapter's).
+Result<model::LoraConfig> LoraConfigFromFlags(int64_t r, double alpha, double dropout,
+                                              const std::string& targets);
+// The config's targets as --lora-targets spells them: PEFT's names in enum order, commas.
+std::string LoraTargetsText(const model::LoraConfig& c);
+
 // builtin:tiny (byte tokenizer, random weights of `seed`), builtin:small (a
 // BPE of `small_vocab` learned from `bpe_texts`, random weights of `seed`) or a
 // directory (config.json, *.safetensors, tokenizer.json; its other files are carried). Masters
 // are fp32. With `lora` enabled: the base frozen in the compute dtype and fresh adapters drawn
 // from (seed, "LoRA") (MakeLoraTrainable); a directory base is referenced by its absolute path,
-// a builtin one has none yet (the trainer writes it and sets Trainable::lora_base). A LoRA
-// adapter directory as `model` is refused (merge it first).
+// a builtin one has none yet (WriteBuiltinLoraBase). A LoRA adapter directory as `model` (a
+// `train sft --lora-r` checkpoint, or PEFT's) is continued: its base frozen in the compute
+// dtype, its adapters trained, its r, alpha and targets kept (`lora` enabled must restate
+// them, or fails naming the flags) and `lora.dropout` used; the base stays the adapter's
+// base_model_name_or_path.
 Result<StartModel> LoadStartModel(const std::string& model, uint64_t seed, int32_t small_vocab,
                                   const std::vector<std::string>& bpe_texts, c10::Device device,
                                   c10::ScalarType compute, const model::LoraConfig& lora = {});
+
+// A builtin model has no directory for an adapter to reference: writes its frozen base (and
+// tokenizer) once to OUT/base, a Hugging Face model PEFT loads as the base, and sets
+// Trainable::lora_base to it. `write` false (a data-parallel rank other than 0): sets only.
+Status WriteBuiltinLoraBase(StartModel& m, const std::string& out, bool write = true);
+
+// The policy a LoRA run started from, for a KL reference: `t`'s frozen base (shared, not
+// copied) in the compute dtype with the starting adapters, drawn again from `seed` as
+// LoadStartModel drew them or read again from the adapter directory `model`. No gradients.
+Result<model::Qwen3Model> StartLoraView(const Trainable& t, const std::string& model,
+                                        uint64_t seed);
 
 // Where a resumed run starts: the checkpoint (weights, optimizer, tokenizer) and its
 // trainer_state.json. Both trainers set up through it.

@@ -44,26 +44,6 @@ void ApplyTrajectoryOptions(const json& j, SftOptions& o) {
   full.get_to(o);
 }
 
-// The LoRA options as the model module's config; r == 0: none.
-Result<model::LoraConfig> LoraConfigOf(const SftOptions& o) {
-  model::LoraConfig c;
-  if (o.lora_r == 0) return c;
-  c.r = o.lora_r;
-  c.alpha = o.lora_alpha;
-  c.dropout = o.lora_dropout;
-  auto targets = model::ParseLoraTargets(o.lora_targets);
-  if (!targets.ok())
-    return Status::InvalidArgument("--lora-targets: " + targets.status().message());
-  c.targets = *targets;
-  auto valid = model::ValidateLoraConfig(c);
-  if (!valid.ok())
-    return Status::InvalidArgument("--lora-r/--lora-alpha/--lora-dropout: " + valid.message());
-  if (o.checkpoint_layers) {
-    return Status::InvalidArgument("--checkpoint-layers is not supported with --lora-r yet");
-  }
-  return c;
-}
-
 // builtin:small and builtin:mini learn their BPE from the training texts (prompts as the policy
 // sees them).
 Result<StartModel> LoadSftStartModel(const SftOptions& o, const std::vector<SftRecord>& records,
@@ -169,29 +149,10 @@ Status PlaceAndResume(SftRun& run, ResumePoint& rp) {
   if (o.keep_best && o.eval_data.empty()) {
     return Status::InvalidArgument("--keep-best needs --eval-data (the held-out loss it keeps by)");
   }
-  auto lora = LoraConfigOf(o);
+  auto lora = LoraConfigFromFlags(o.lora_r, o.lora_alpha, o.lora_dropout, o.lora_targets);
   if (!lora.ok()) return lora.status();
   run.lora = *lora;
   return Status::Ok();
-}
-
-// A builtin model has no directory for the adapter to reference: its frozen base (and
-// tokenizer) is written once to OUT/base, a Hugging Face model PEFT loads as the base.
-Status WriteBuiltinLoraBase(SftRun& run) {
-  Trainable& t = run.m.trainable;
-  t.lora_base = fs::absolute(fs::path(run.o.out) / "base").lexically_normal().string();
-  if (!run.dist.is_root()) return Status::Ok();
-  model::Qwen3Model base = t.master;
-  for (model::Qwen3Layer& L : base.layers) L.lora = {};
-  base.lora = {};
-  TRITONRL_RETURN_IF_ERROR(model::SaveQwen3(base, t.lora_base));
-  TRITONRL_RETURN_IF_ERROR(WriteFileAtomic((fs::path(t.lora_base) / "tokenizer.json").string(),
-                                           model::TokenizerToJson(run.m.tokenizer)));
-  model::HfSideFileOptions side;
-  side.model_max_length = base.config.max_position_embeddings;
-  side.eos_token_id = base.config.eos_token_id;
-  side.bos_token_id = base.config.bos_token_id;
-  return model::WriteHfModelFiles(t.lora_base, run.m.tokenizer, side, {});
 }
 
 // The records, the model (from the checkpoint or the start model; rank 0's weights broadcast),
@@ -215,8 +176,16 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
     auto start = LoadSftStartModel(o, *records, run.device, run.compute, run.lora);
     if (!start.ok()) return start.status();
     run.m = std::move(start.value());
+    // An adapter as --model is LoRA with the adapter's own r, alpha and targets: recorded in
+    // the trajectory options, so a resume and the metrics name what was trained.
+    run.lora = run.m.trainable.master.lora;
+    if (run.lora.enabled()) {
+      run.o.lora_r = run.lora.r;
+      run.o.lora_alpha = run.lora.alpha;
+      run.o.lora_targets = LoraTargetsText(run.lora);
+    }
     if (run.lora.enabled() && run.m.trainable.lora_base.empty()) {
-      TRITONRL_RETURN_IF_ERROR(WriteBuiltinLoraBase(run));
+      TRITONRL_RETURN_IF_ERROR(WriteBuiltinLoraBase(run.m, run.o.out, run.dist.is_root()));
     }
   }
   if (run.dist.active()) {

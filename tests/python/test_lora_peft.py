@@ -211,8 +211,7 @@ def test_resume_equals_uninterrupted(tmp_path):
 def test_refusals(tmp_path):
     write_data(tmp_path / "data.jsonl")
     for flags, words in ((["--lora-r", "4", "--lora-targets", "qproj"], "--lora-targets"),
-                         (["--lora-r", "4", "--lora-dropout", "1.5"], "dropout"),
-                         (["--lora-r", "4", "--checkpoint-layers"], "--checkpoint-layers")):
+                         (["--lora-r", "4", "--lora-dropout", "1.5"], "dropout")):
         r = subprocess.run([TRITONRL, "train", "sft", "--model", "builtin:tiny", "--data",
                             str(tmp_path / "data.jsonl"), "--out", str(tmp_path / "o"), "--steps", "1",
                             "--no-progress", *flags], capture_output=True, text=True)
