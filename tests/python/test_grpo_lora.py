@@ -9,7 +9,8 @@ group is informative and every step updates. Checked:
   adapter moved the rollouts differ from those of the same run at learning rate 0;
 - `generate` on the adapter (unmerged) equals `generate` on its `lora merge`, greedy;
 - a run stopped and resumed equals the uninterrupted one byte for byte (adapters, optimizer
-  state, metrics without timings, rollouts), with a KL term to the starting adapters;
+  state, metrics without timings, rollouts), with a KL term to the starting adapters (fresh, or
+  the adapter given as --model: then its k3 is 0 at step 1);
 - --checkpoint-layers with LoRA gives the run without it, in SFT (with dropout) and in GRPO;
 - `train sft` continues an adapter given as --model too;
 - refusals: dropout in GRPO, flags that contradict the adapter given as --model."""
@@ -177,6 +178,23 @@ def test_resume_equals_uninterrupted(tmp_path):
     assert rows[-1]["kl"] > 1e-6
     cfg = json.loads((full / "adapter_config.json").read_text())
     assert cfg["base_model_name_or_path"] == str(tmp_path / "full" / "base")
+
+
+def test_kl_reference_is_the_adapter_given_and_resumes_exactly(sft_adapter, tmp_path):
+    """Continuing an adapter with a KL term: the reference is that adapter on its base (k3 0 at
+    step 1, where the policy still is the adapter; a fresh adapter's B = 0 would be the base),
+    read again on resume."""
+    _, adapter = sft_adapter
+    args = ("--model", str(adapter), "--steps", "3", "--lr", "5e-2", "--kl", "0.05")
+    grpo(tmp_path / "full", *args)
+    grpo(tmp_path / "part", *args, "--stop-after", "1")
+    grpo(tmp_path / "part", "--resume", str(tmp_path / "part" / "checkpoint"))
+    rows = read_jsonl(tmp_path / "full" / "metrics.jsonl")
+    assert abs(rows[0]["kl"]) < 1e-6 < rows[2]["kl"]
+    assert without_timings(read_jsonl(tmp_path / "part" / "metrics.jsonl")) == without_timings(rows)
+    for name in ("adapter_model.safetensors", "optimizer.safetensors"):
+        assert (tmp_path / "full" / "checkpoint" / name).read_bytes() == \
+            (tmp_path / "part" / "checkpoint" / name).read_bytes(), name
 
 
 def test_checkpoint_layers_with_lora_equal_the_plain_run(tmp_path):
