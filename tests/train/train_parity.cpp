@@ -32,13 +32,18 @@ int main(int argc, char** argv) {
   namespace m = tritonrl::model;
   namespace t = tritonrl::train;
   std::string model, batch, out, kernels;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  // An unknown flag or a flag without a value is refused: it must never land in another flag's
+  // field (it used to overwrite --model, which made a misspelled flag load the wrong folder).
+  for (int i = 1; i < argc; i += 2) {
     std::string k = argv[i];
-    (k == "--model"     ? model
-     : k == "--batch"   ? batch
-     : k == "--out"     ? out
-     : k == "--kernels" ? kernels
-                        : model) = argv[i + 1];
+    std::string* field = k == "--model"     ? &model
+                         : k == "--batch"   ? &batch
+                         : k == "--out"     ? &out
+                         : k == "--kernels" ? &kernels
+                                            : nullptr;
+    if (field == nullptr) Die("unknown flag '" + k + "'");
+    if (i + 1 >= argc) Die("flag '" + k + "' needs a value");
+    *field = argv[i + 1];
   }
   if (model.empty() || batch.empty() || out.empty()) Die("usage: --model DIR --batch F --out F");
   auto text = tritonrl::ReadFile(batch);
