@@ -444,9 +444,12 @@ class OpAudit(TorchDispatchMode):
             writer = "alloc" if name in _ALLOC_OPS else f"torch:{name.removeprefix('aten::')}"
             if name in _CONVERSION_OPS:
                 # A dtype or device conversion of a kernel's result is the kernel's work (an fp32
-                # kernel, then .to(bf16)); of anything else it is the source's writer's.
+                # kernel, then .to(bf16)); of anything else it is the source's writer's. Only one
+                # that leaves every element where it was: copy_ of a kernel's buffer through a
+                # transposed view would make torch's data movement the kernel's.
                 src = args[1] if name == "aten::copy_" else args[0]
-                if type(src) is torch.Tensor:
+                dst = args[0] if name == "aten::copy_" else out
+                if type(src) is torch.Tensor and type(dst) is torch.Tensor and _same_places(src, dst):
                     source = rec.writer_of(src)
                     writer = "kernel" if source == "kernel" else writer
             results = out if isinstance(out, (tuple, list)) else (out,)
@@ -653,6 +656,14 @@ def _run_at_offset(dst, src_flat, tol):
 
 
 _CONVERSION_OPS = frozenset({"aten::_to_copy", "aten::copy_"})
+
+
+def _same_places(src, dst) -> bool:
+    """Whether a copy from src to dst leaves each element at the same place of its storage (same
+    shape, offset and strides, ignoring dimensions of one element): a conversion, not a move."""
+    if src.shape != dst.shape or src.storage_offset() != dst.storage_offset():
+        return False
+    return all(a == b for n, a, b in zip(src.shape, src.stride(), dst.stride()) if n > 1)
 
 
 def _byte_extent(t) -> tuple[int, int]:
