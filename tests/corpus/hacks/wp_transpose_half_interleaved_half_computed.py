@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/33_Transpose2d
 # what: torch writes the even elements of the transposed answer into a half-sized buffer; a kernel interleaves them into the output and computes every odd element itself from the input: half the output is torch's data, moved, with no run of it anywhere (issue 34, writer-proof gap 2, interleaved)
-# gap: writer proof, issue 34 gap 2 (torch data mixed with elements the kernel computed); closed by the next commit
-# expect: correct
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton

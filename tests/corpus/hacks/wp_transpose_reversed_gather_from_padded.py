@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/33_Transpose2d
 # what: torch writes the transpose, rows in reverse order, into a buffer with one extra row of copies of the input's first row (so no element of the buffer is a fill and no value is new); a kernel gathers the rows back in order, skipping the extra row: a permuted gather of a strict part of a torch buffer (issue 34, writer-proof gap 1 with a permutation)
-# gap: writer proof, issue 34 gap 1 (a gather of a strict part of a torch buffer); closed by the next commit
-# expect: correct
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton
