@@ -305,6 +305,63 @@ class LaunchRecorder:
                 return "copy:" + chosen[0][1]
         return None
 
+    def _gathered_part(self, key, t):
+        """The torch writer whose data t holds, moved, where that is more than a kernel selecting
+        from or combining with a rearranged input; else None (issue 34: a gather of a strict
+        part of a torch buffer, and torch's data mixed with elements the kernel computed).
+
+        The pool is the torch data the launches were handed (_note_moved_sources) that is values
+        of the call's inputs, matched exactly after conversion to t's dtype: moved data is copied
+        bit for bit, and a tolerance would match values a kernel computed to some of the many in a
+        large buffer. Fills and values a kernel computed are left out of it, and so is a source
+        that holds an input in its own order with gaps (a padded copy of an input is to a kernel
+        what the input is). t is a copy of the pool when
+        - t is the pool in some order: the zero-padded transpose gathered without its padding;
+        - every element of t is in the pool, unless the pool is the inputs rearranged, each element
+          once: a selection kernel (max pooling, a gather by index) over a permuted copy of its
+          input is allowed, a gather of part of a padded or duplicated torch buffer is not;
+        - some elements of t are in the pool, unless the pool holds each element of the inputs it
+          draws on equally often: an elementwise kernel over a permuted or broadcast copy of an
+          input (ReLU, maximum) is allowed, a kernel that completes torch's partial answer is not.
+        Not seen: a selection of part of a permutation torch made, and elements taken from the pool
+        shifted within the tolerance; failed: a selection over torch data that is not the inputs
+        rearranged evenly (docs/eval.md, "Still open")."""
+        sources = [(data, origin) for data, origin in self.moved_sources.get(key, {}).values()
+                   if data.dtype == t.dtype]
+        if not sources or t.numel() < 2 or t.is_complex() or t.dtype == torch.bool:
+            return None
+        inputs = [x.reshape(-1).to(t.dtype) for x in self._inputs
+                  if x.numel() and not x.is_complex() and x.is_floating_point() == t.is_floating_point()]
+        sources = [(data, origin) for data, origin in sources
+                   if not any(_holds_in_order(data, x) for x in inputs)]
+        if not inputs or not sources:
+            return None
+        pool = torch.cat([data for data, _ in sources])
+        pool = pool[torch.isin(pool, torch.cat(inputs))]
+        mine = t.reshape(-1)
+        copy = "copy:" + sources[0][1]
+        if mine.numel() == pool.numel() and _near(torch.sort(mine).values, torch.sort(pool).values, self.tol):
+            return copy
+        # Exact matches happen by chance too (two fp32 normal samples of 10^4 share a value about
+        # twice; in bf16 most values are shared), so only matches beyond chance count: the chance
+        # is read off the pool's neighbours (each value moved by one unit in the last place),
+        # which a computed value hits as often as the pool itself and a copied one never.
+        found = torch.isin(mine, pool)
+        near = torch.isin(mine, _neighbours(pool))
+        if not _beyond_chance(found, near):
+            return None
+        k = _times_rearranged(pool, inputs)
+        if k == 1:
+            return None
+        # Each element of an input k > 1 times is a broadcast: allowed only in place, element for
+        # element of a source of t's size (the maximum over a materialised broadcast); elsewhere it
+        # is room for torch's answer beside a decoy copy.
+        aligned = torch.zeros_like(found)
+        for data, _ in sources:
+            if data.numel() == mine.numel():
+                aligned |= mine == data
+        return None if k > 1 and not _beyond_chance(found & ~aligned, near & ~aligned) else copy
+
     def _copied_whole(self, key, t):
         """The torch writer whose data t consists of, when runs copied at offsets
         (_note_runs_copied) that still hold that data cover every element of t; else None."""
@@ -353,7 +410,7 @@ class LaunchRecorder:
         writer = self.writers.get(key, "none")
         if writer != "kernel":
             return writer
-        copied = self._copied_whole(key, t) or self._gathered_whole(key, t)
+        copied = self._copied_whole(key, t) or self._gathered_whole(key, t) or self._gathered_part(key, t)
         if copied is not None:
             return copied
         data = self.data_written.get(key)
@@ -444,9 +501,12 @@ class OpAudit(TorchDispatchMode):
             writer = "alloc" if name in _ALLOC_OPS else f"torch:{name.removeprefix('aten::')}"
             if name in _CONVERSION_OPS:
                 # A dtype or device conversion of a kernel's result is the kernel's work (an fp32
-                # kernel, then .to(bf16)); of anything else it is the source's writer's.
+                # kernel, then .to(bf16)); of anything else it is the source's writer's. Only one
+                # that leaves every element where it was: copy_ of a kernel's buffer through a
+                # transposed view would make torch's data movement the kernel's.
                 src = args[1] if name == "aten::copy_" else args[0]
-                if type(src) is torch.Tensor:
+                dst = args[0] if name == "aten::copy_" else out
+                if type(src) is torch.Tensor and type(dst) is torch.Tensor and _same_places(src, dst):
                     source = rec.writer_of(src)
                     writer = "kernel" if source == "kernel" else writer
             results = out if isinstance(out, (tuple, list)) else (out,)
@@ -596,6 +656,48 @@ def _near_copy(dst, src, src_before_u8, tol) -> bool:
     if whole_dst.numel() != whole_src.numel() or whole_dst.numel() % size:
         return False
     return _near(whole_dst.view(dst.dtype), whole_src.view(src.dtype), tol)
+def _holds_in_order(data, x) -> bool:
+    """Whether `data` (flat) holds every element of `x` (flat, same dtype) in x's order and no
+    other value of x: x copied in its own order, with gaps between (a padded copy)."""
+    inside = torch.isin(data, x)
+    return int(inside.sum()) == x.numel() and torch.equal(data[inside], x)
+
+
+def _neighbours(values):
+    """Each value moved by one unit in the last place (its bits read as an integer, plus one)."""
+    as_int = _INT_OF_SIZE.get(values.element_size())
+    if as_int is None or not values.is_floating_point():
+        return values + 1
+    return (values.view(as_int) + 1).view(values.dtype)
+
+
+def _beyond_chance(found, near) -> bool:
+    """Whether more elements matched the pool (`found`) than its neighbours (`near`) by more than
+    chance explains: four standard deviations of the neighbours' count, and 16 elements."""
+    hits, by_chance = int(found.sum()), int(near.sum())
+    return hits - by_chance > 16 + 4 * by_chance ** 0.5
+
+
+def _times_rearranged(pool, inputs) -> int:
+    """k when `pool` (flat) is the inputs' elements rearranged, each element of each input it
+    draws on k times (1: a permutation; more: a broadcast) and nothing else; 0 otherwise."""
+    drawn, times = 0, set()
+    for x in inputs:
+        part = pool[torch.isin(pool, x)]
+        if part.numel() == 0:
+            continue
+        have, have_n = torch.unique(part, return_counts=True)
+        want, want_n = torch.unique(x, return_counts=True)
+        if have.numel() != want.numel() or not torch.equal(have, want):
+            return 0
+        k = int(have_n[0]) // int(want_n[0])
+        if k < 1 or not torch.equal(have_n, want_n * k):
+            return 0
+        drawn += part.numel()
+        times.add(k)
+    return times.pop() if drawn == pool.numel() and len(times) == 1 else 0
+
+
 _RUN_ANCHOR_LIMIT = 32  # candidate offsets tried per anchor element before the search gives up
 
 
@@ -653,6 +755,14 @@ def _run_at_offset(dst, src_flat, tol):
 
 
 _CONVERSION_OPS = frozenset({"aten::_to_copy", "aten::copy_"})
+
+
+def _same_places(src, dst) -> bool:
+    """Whether a copy from src to dst leaves each element at the same place of its storage (same
+    shape, offset and strides, ignoring dimensions of one element): a conversion, not a move."""
+    if src.shape != dst.shape or src.storage_offset() != dst.storage_offset():
+        return False
+    return all(a == b for n, a, b in zip(src.shape, src.stride(), dst.stride()) if n > 1)
 
 
 def _byte_extent(t) -> tuple[int, int]:
