@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libssl-dev openssl  # httplib.h includes OpenSSL (https in data distill); tests make certificates
   libpcre2-dev libseccomp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libsnappy-dev zlib1g-dev libzstd-dev
+  ca-certificates  # configure downloads llama.cpp's Jinja engine from PyPI over https (third_party/)
   libgloo-dev  # headers for c10d's Gloo process group (data-parallel training)
 )
 # `setup.sh --tests` (scripts/test.sh): what only the tests need. Chromium lays the HTML reports

@@ -37,7 +37,6 @@
 #ifdef TRITONRL_HAVE_DEMO
 #include "demo/policy_eval.h"
 #include "model/tokenizer.h"
-#include "train/sft_data.h"
 #endif
 
 namespace {
@@ -216,7 +215,7 @@ tritonrl::Result<std::vector<data::LedgerEntry>> GenerateLocally(
   namespace demo = tritonrl::demo;
   std::vector<demo::EvalTask> tasks;  // the requests are k consecutive ones per task
   for (const auto& r : requests)
-    if (r.index == 0) tasks.push_back({r.task, tritonrl::train::SftPromptText(r.prompt)});
+    if (r.index == 0) tasks.push_back({r.task, r.prompt});  // the policy's template wraps it
   demo::PolicyEvalOptions p;
   p.model = o.gen.model;
   p.device = o.model_device;

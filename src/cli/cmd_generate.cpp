@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 
 #include "base/file.h"
@@ -47,8 +48,6 @@ struct PromptItem {
   std::string text;
 };
 
-// One prompt per line: {"prompt": TEXT} or {"messages": [{role, content}...]},
-// optionally with "id". A bad line names the file and line.
 // JSONL lines to --out (atomically), or to stdout without it.
 void WriteOutput(const std::string& path, const std::string& text) {
   if (path.empty()) {
@@ -59,7 +58,34 @@ void WriteOutput(const std::string& path, const std::string& text) {
   if (!st.ok()) throw std::runtime_error(st.message());
 }
 
-std::vector<PromptItem> ReadPrompts(const std::string& path, bool chat, bool no_think) {
+// The model's chat template (model/chat_template.h), loaded the first time a prompt needs it, so
+// raw prompts never depend on it. Errors name the template's file.
+class ChatRenderer {
+ public:
+  ChatRenderer(std::string model, bool no_think) : model_(std::move(model)) {
+    if (no_think) options_.enable_thinking = false;
+  }
+  // `where` prefixes a rendering error (the prompts file and line).
+  std::string Render(const std::vector<m::ChatMessage>& messages, const std::string& where = "") {
+    if (!template_) {
+      auto t = m::LoadChatTemplate(model_);
+      if (!t.ok()) throw std::runtime_error(t.status().message());
+      template_ = std::move(t.value());
+    }
+    auto text = template_->Apply(messages, options_);
+    if (!text.ok()) throw std::runtime_error(where + text.status().message());
+    return std::move(text.value());
+  }
+
+ private:
+  std::string model_;
+  m::ChatTemplateOptions options_;
+  std::optional<m::ChatTemplate> template_;
+};
+
+// One prompt per line: {"prompt": TEXT} or {"messages": [{role, content}...]},
+// optionally with "id". A bad line names the file and line.
+std::vector<PromptItem> ReadPrompts(const std::string& path, bool chat, ChatRenderer& renderer) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open");
   std::vector<PromptItem> items;
@@ -77,7 +103,7 @@ std::vector<PromptItem> ReadPrompts(const std::string& path, bool chat, bool no_
     if (j.is_object() && j.contains("prompt") && j["prompt"].is_string()) {
       item.text = j["prompt"].get<std::string>();
       if (chat) {
-        item.text = m::ApplyQwen3ChatTemplate({{"user", item.text}}, {true, !no_think});
+        item.text = renderer.Render({{"user", item.text}}, fmt::format("{}:{}: ", path, lineno));
       }
     } else if (j.is_object() && j.contains("messages") && j["messages"].is_array()) {
       std::vector<m::ChatMessage> msgs;
@@ -89,7 +115,7 @@ std::vector<PromptItem> ReadPrompts(const std::string& path, bool chat, bool no_
         }
         msgs.push_back({msg["role"].get<std::string>(), msg["content"].get<std::string>()});
       }
-      item.text = m::ApplyQwen3ChatTemplate(msgs, {true, !no_think});
+      item.text = renderer.Render(msgs, fmt::format("{}:{}: ", path, lineno));
     } else {
       throw std::runtime_error(fmt::format(
           "{}:{}: expected {{\"prompt\": string}} or {{\"messages\": [...]}}", path, lineno));
@@ -102,13 +128,13 @@ std::vector<PromptItem> ReadPrompts(const std::string& path, bool chat, bool no_
 
 int Run(const GenerateFlags& f) {
   std::vector<PromptItem> items;
+  ChatRenderer renderer(f.model, f.no_think);
   if (!f.prompt.empty()) {
     PromptItem p;
-    p.text =
-        f.chat ? m::ApplyQwen3ChatTemplate({{"user", f.prompt}}, {true, !f.no_think}) : f.prompt;
+    p.text = f.chat ? renderer.Render({{"user", f.prompt}}) : f.prompt;
     items.push_back(std::move(p));
   } else {
-    items = ReadPrompts(f.prompts_file, f.chat, f.no_think);
+    items = ReadPrompts(f.prompts_file, f.chat, renderer);
   }
   if (f.print_prompts) {
     // The prompts as the model would see them (chat template applied), without loading it.
@@ -187,8 +213,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sub.add_option("--dtype", f->dtype,
                       "fp32, bf16 or fp16 (default: bf16 on GPU, fp32 on CPU)");
        sub.add_option("--out", f->out, "Write JSONL here instead of stdout");
-       sub.add_flag("--chat", f->chat, "Wrap each --prompt/\"prompt\" in the Qwen3 chat template");
-       sub.add_flag("--no-think", f->no_think, "Chat template with thinking disabled");
+       sub.add_flag("--chat", f->chat,
+                    "Wrap each --prompt/\"prompt\" in the model's chat template (its own, else "
+                    "the built-in Qwen3 one)");
+       sub.add_flag("--no-think", f->no_think, "Chat template with enable_thinking=false");
        sub.add_flag("--no-cuda-graphs", f->no_graphs, "Run the decode step eagerly on GPU");
        sub.add_flag("--print-prompts", f->print_prompts,
                     "Write each prompt as the model sees it ({\"prompt_index\", \"prompt\"} "

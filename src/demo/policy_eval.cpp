@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "base/file.h"
@@ -36,7 +37,7 @@ Result<std::vector<EvalTask>> LoadEvalTasks(const std::string& suite,
     const std::string path = suite + "/" + id + ".py";
     auto text = ReadFile(path);
     if (!text.ok()) return text.status();
-    tasks.push_back({id, train::PolicyPrompt(*text)});
+    tasks.push_back({id, train::TaskInstruction(*text)});
   }
   return tasks;
 }
@@ -130,6 +131,7 @@ Result<std::string> GenerateSamples(const PolicyEvalOptions& o, const std::vecto
   if (o.k < 1) return Status::InvalidArgument("k must be at least 1");
   const size_t per_batch = static_cast<size_t>(std::max<int64_t>(1, o.prompts_per_batch));
   std::shared_ptr<model::Policy> policy;
+  std::optional<model::ChatTemplate> chat;
   model::SamplingOptions so;
   for (size_t first = 0; first < tasks.size(); first += per_batch) {
     const size_t last = std::min(tasks.size(), first + per_batch);
@@ -143,6 +145,9 @@ Result<std::string> GenerateSamples(const PolicyEvalOptions& o, const std::vecto
       auto loaded = model::LoadPolicy(po);
       if (!loaded.ok()) return WithContext("load " + o.model, loaded.status());
       policy = *loaded;
+      auto loaded_chat = model::LoadChatTemplate(o.model);
+      if (!loaded_chat.ok()) return loaded_chat.status();
+      chat = std::move(loaded_chat.value());
       so.temperature = o.temperature;
       so.top_p = o.top_p;
       so.max_new_tokens = o.max_new_tokens;
@@ -150,7 +155,11 @@ Result<std::string> GenerateSamples(const PolicyEvalOptions& o, const std::vecto
       so.stop_token_ids = model::DefaultStopTokens(*policy);
     }
     std::vector<std::string> prompts;
-    for (size_t i = first; i < last; ++i) prompts.push_back(tasks[i].prompt);
+    for (size_t i = first; i < last; ++i) {
+      auto prompt = train::SftPromptText(*chat, tasks[i].instruction);
+      if (!prompt.ok()) return WithContext(tasks[i].id, prompt.status());
+      prompts.push_back(std::move(prompt.value()));
+    }
     // A seed per batch, so a batch's samples do not depend on how the tasks were cut.
     so.seed = o.seed * 1000003ull + first;
     auto out = model::GenerateText(*policy, prompts, so);

@@ -22,13 +22,15 @@
 
 namespace tritonrl::demo {
 
-// A task to evaluate: its id in the Scorer's suite and the prompt as the policy sees it.
+// A task to evaluate: its id in the Scorer's suite and its instruction, the user turn the
+// policy's own chat template wraps when the policy is loaded (train::SftPromptText), so each
+// evaluated checkpoint sees its own format.
 struct EvalTask {
   std::string id;
-  std::string prompt;  // as the policy sees it (train::PolicyPrompt)
+  std::string instruction;  // train::TaskInstruction
 };
 
-// The tasks `ids` of the suite folder `suite` (file SUITE/ID.py), with the SFT prompt.
+// The tasks `ids` of the suite folder `suite` (file SUITE/ID.py), with their instructions.
 Result<std::vector<EvalTask>> LoadEvalTasks(const std::string& suite,
                                             const std::vector<std::string>& ids);
 

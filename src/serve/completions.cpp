@@ -131,9 +131,9 @@ Reply StreamReply(std::shared_ptr<StreamChannel> channel, StreamFormat format) {
 
 class CompletionsService {
  public:
-  CompletionsService(std::shared_ptr<model::Policy> policy, CompletionsConfig config,
-                     const ServeContext& ctx)
-      : policy_(std::move(policy)), config_(std::move(config)), ctx_(ctx) {
+  CompletionsService(std::shared_ptr<model::Policy> policy, model::ChatTemplate chat,
+                     CompletionsConfig config, const ServeContext& ctx)
+      : policy_(std::move(policy)), chat_(std::move(chat)), config_(std::move(config)), ctx_(ctx) {
     if (config_.served_name.empty()) config_.served_name = config_.policy.model;
     thread_ = std::thread([this] { Loop(); });
   }
@@ -217,6 +217,7 @@ class CompletionsService {
   void Loop();
 
   std::shared_ptr<model::Policy> policy_;
+  const model::ChatTemplate chat_;  // the model's own template, else the built-in (any thread)
   CompletionsConfig config_;
   const int64_t started_ = static_cast<int64_t>(std::time(nullptr));  // "created" of the model
   const ServeContext& ctx_;
@@ -542,7 +543,12 @@ Reply CompletionsService::ChatCompletions(std::string_view body) {
   }
   if (!r.ok()) return ErrorReply(r.error());
 
-  const std::string prompt = model::ApplyQwen3ChatTemplate(msgs, chat);
+  // A template that refuses the conversation (raise_exception: roles that do not alternate, a
+  // role it does not know) is the client's error, with the template's message.
+  auto rendered = chat_.Apply(msgs, chat);
+  if (!rendered.ok())
+    return ErrorReply(BadField("messages", "bad_value", rendered.status().message()));
+  const std::string& prompt = *rendered;
   if (s.stream) return Stream({prompt}, s, CompletionApi::kChat, CountTokens(prompt));
   auto result = Generate({prompt}, s);
   if (!result.ok()) return GenerationFailed(result.status());
@@ -576,10 +582,14 @@ Reply CompletionsService::ChatCompletions(std::string_view body) {
 
 Result<std::shared_ptr<CompletionsService>> StartCompletions(const CompletionsConfig& config,
                                                              const ServeContext& ctx) {
+  auto chat = model::LoadChatTemplate(config.policy.model);
+  if (!chat.ok()) return chat.status();
   auto policy = model::LoadPolicy(config.policy);
   if (!policy.ok()) return policy.status();
-  std::fprintf(stderr, "serve: policy %s\n", model::PolicyDescription(**policy).c_str());
-  return std::make_shared<CompletionsService>(std::move(*policy), config, ctx);
+  std::fprintf(stderr, "serve: policy %s; chat template: %s\n",
+               model::PolicyDescription(**policy).c_str(), chat->origin().c_str());
+  return std::make_shared<CompletionsService>(std::move(*policy), std::move(chat.value()), config,
+                                              ctx);
 }
 
 std::vector<Route> CompletionRoutes(std::shared_ptr<CompletionsService> service) {

@@ -148,7 +148,8 @@ std::string LabelsPath(const std::string& dir, const std::string& labels) {
 
 // A `data synth` folder (manifest.jsonl; only its train split) or a suite folder; with a labels
 // file, each labelled task takes its label's level.
-Result<TaskPool> LoadTaskPool(const std::string& dir, const std::string& labels_option) {
+Result<TaskPool> LoadTaskPool(const std::string& dir, const std::string& labels_option,
+                              const model::ChatTemplate& chat) {
   if (!fs::is_directory(dir)) return Status::NotFound("--tasks " + dir + ": no such folder");
   TaskPool pool;
   auto folder = data::OpenTaskFolder(dir, "train");
@@ -167,7 +168,9 @@ Result<TaskPool> LoadTaskPool(const std::string& dir, const std::string& labels_
     GrpoTask g;
     g.id = t.id;
     g.level = t.level.value_or(1);
-    g.prompt = PolicyPrompt(*ref);
+    auto prompt = PolicyPrompt(chat, *ref);
+    if (!prompt.ok()) return Status::InvalidArgument(t.id + ": " + prompt.status().message());
+    g.prompt = std::move(prompt.value());
     g.solution_path = (fs::path(dir) / "solutions" / (t.id + ".py")).string();
     pool.tasks.push_back(std::move(g));
   }
@@ -861,7 +864,10 @@ Result<std::unique_ptr<Runner>> SetUp(GrpoOptions o) {
   run->o = o;
   run->device = placed->first;
   run->compute = placed->second;
-  auto pool = LoadTaskPool(o.tasks, o.labels);
+  // The prompts are in the policy's own chat template; a checkpoint carries its start model's.
+  auto chat = model::LoadChatTemplate(rp->ckpt ? o.resume : o.model);
+  if (!chat.ok()) return chat.status();
+  auto pool = LoadTaskPool(o.tasks, o.labels, *chat);
   if (!pool.ok()) return pool.status();
   run->pool = std::move(pool.value());
   TRITONRL_RETURN_IF_ERROR(LoadPolicy(*run, rp->ckpt));

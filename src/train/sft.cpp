@@ -47,12 +47,14 @@ void ApplyTrajectoryOptions(const json& j, SftOptions& o) {
 // builtin:small and builtin:mini learn their BPE from the training texts (prompts as the policy
 // sees them).
 Result<StartModel> LoadSftStartModel(const SftOptions& o, const std::vector<SftRecord>& records,
-                                     c10::Device device, c10::ScalarType compute,
-                                     const model::LoraConfig& lora) {
+                                     const model::ChatTemplate& chat, c10::Device device,
+                                     c10::ScalarType compute, const model::LoraConfig& lora) {
   std::vector<std::string> texts;
   if (o.model == "builtin:small" || o.model == "builtin:mini") {
     for (const SftRecord& r : records) {
-      texts.push_back(SftPromptText(r.prompt));
+      auto prompt = SftPromptText(chat, r.prompt);
+      if (!prompt.ok()) return prompt.status();
+      texts.push_back(std::move(prompt.value()));
       texts.push_back(r.completion);
     }
   }
@@ -101,6 +103,7 @@ struct SftRun {
   c10::Device device = c10::kCPU;
   c10::ScalarType compute = at::kFloat;
   StartModel m;
+  model::ChatTemplate chat;  // the prompts' format: the model's (or checkpoint's) own template
   model::LoraConfig lora;
   int64_t max_tokens = 0;
   TokenizeStats ts;
@@ -168,12 +171,17 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
     return Status::FailedPrecondition(o.resume + ": checkpoint was trained on other data than " +
                                       o.data + " (data hash differs); cannot resume exactly");
   }
+  // A checkpoint carries its start model's template (or tritonrl's own), so a resumed run
+  // renders the prompts it was trained on.
+  auto chat = model::LoadChatTemplate(rp.ckpt ? o.resume : o.model);
+  if (!chat.ok()) return chat.status();
+  run.chat = std::move(chat.value());
   if (rp.ckpt) {
     run.m.trainable = std::move(rp.ckpt->trainable);
     run.m.tokenizer = std::move(rp.ckpt->tokenizer);
     run.m.carried_files = std::move(rp.ckpt->carried_files);
   } else {
-    auto start = LoadSftStartModel(o, *records, run.device, run.compute, run.lora);
+    auto start = LoadSftStartModel(o, *records, run.chat, run.device, run.compute, run.lora);
     if (!start.ok()) return start.status();
     run.m = std::move(start.value());
     // An adapter as --model is LoRA with the adapter's own r, alpha and targets: recorded in
@@ -195,7 +203,7 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
     TRITONRL_RETURN_IF_ERROR(Broadcast(run.dist, weights));
   }
   run.max_tokens = std::min(o.max_tokens, run.m.trainable.master.max_positions());
-  auto examples = TokenizeSft(run.m.tokenizer, *records, run.max_tokens, &run.ts);
+  auto examples = TokenizeSft(run.m.tokenizer, run.chat, *records, run.max_tokens, &run.ts);
   if (!examples.ok()) return Status::InvalidArgument(o.data + ": " + examples.status().message());
   if (examples->empty()) {
     return Status::InvalidArgument(o.data + ": every prompt is longer than max_tokens " +
@@ -205,7 +213,7 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
   if (o.eval_data.empty()) return Status::Ok();
   auto er = ReadSftJsonl(o.eval_data);
   if (!er.ok()) return er.status();
-  auto ee = TokenizeSft(run.m.tokenizer, *er, run.max_tokens, nullptr);
+  auto ee = TokenizeSft(run.m.tokenizer, run.chat, *er, run.max_tokens, nullptr);
   if (!ee.ok()) return Status::InvalidArgument(o.eval_data + ": " + ee.status().message());
   run.eval_examples = std::move(ee.value());
   std::vector<int64_t> lens;

@@ -59,15 +59,20 @@ Result<std::vector<SftRecord>> ReadSftJsonl(const std::string& path) {
   return out;
 }
 
-std::string SftPromptText(const std::string& prompt) {
-  return model::ApplyQwen3ChatTemplate({{"user", prompt}}, {.add_generation_prompt = true});
+Result<std::string> SftPromptText(const model::ChatTemplate& chat, const std::string& prompt) {
+  return chat.Apply({{"user", prompt}}, {.add_generation_prompt = true});
 }
 
-std::string PolicyPrompt(std::string_view reference) {
-  return SftPromptText(data::PromptFor(reference));
+std::string TaskInstruction(std::string_view reference) {
+  return data::PromptFor(reference);
+}
+
+Result<std::string> PolicyPrompt(const model::ChatTemplate& chat, std::string_view reference) {
+  return SftPromptText(chat, TaskInstruction(reference));
 }
 
 Result<std::vector<SftExample>> TokenizeSft(const model::Tokenizer& tok,
+                                            const model::ChatTemplate& chat,
                                             const std::vector<SftRecord>& records,
                                             int64_t max_tokens, TokenizeStats* stats) {
   TokenizeStats st;
@@ -75,7 +80,9 @@ Result<std::vector<SftExample>> TokenizeSft(const model::Tokenizer& tok,
   const int32_t im_end = model::TokenId(tok, "<|im_end|>");
   for (const SftRecord& r : records) {
     const std::string at = "line " + std::to_string(r.line) + ": ";
-    auto p = model::Encode(tok, SftPromptText(r.prompt));
+    auto text = SftPromptText(chat, r.prompt);
+    if (!text.ok()) return Status::InvalidArgument(at + text.status().message());
+    auto p = model::Encode(tok, *text);
     if (!p.ok()) return Status::InvalidArgument(at + "prompt: " + p.status().message());
     // Added tokens (<think>, </think>) are parsed, as when the whole chat is
     // tokenized at once; the prompt and completion are encoded separately, as

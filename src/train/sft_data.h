@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/chat_template.h"
 #include "model/tokenizer.h"
 
 namespace tritonrl::train {
@@ -39,16 +40,21 @@ struct TokenizeStats {
   int64_t dropped = 0;    // prompts of max_tokens or more (no completion token left)
 };
 
-// The prompt as the policy sees it at generation time (Qwen3 chat template).
-std::string SftPromptText(const std::string& prompt);
+// The prompt as the policy sees it at generation time: `prompt` as the one user turn in the
+// model's chat template (model::LoadChatTemplate: its own, else the built-in Qwen3 format), the
+// assistant turn opened. Fails only when the model's template refuses (names its file).
+Result<std::string> SftPromptText(const model::ChatTemplate& chat, const std::string& prompt);
 
-// The one prompt of a task for the policy: the task's instruction (data::PromptFor of its
-// reference source) in the chat template. GRPO and the policy evaluation both ask here.
-std::string PolicyPrompt(std::string_view reference);
+// The instruction of a task for the policy (data::PromptFor of its reference source), before the
+// chat template, and the prompt it makes (SftPromptText). GRPO and the policy evaluation both
+// ask here.
+std::string TaskInstruction(std::string_view reference);
+Result<std::string> PolicyPrompt(const model::ChatTemplate& chat, std::string_view reference);
 
 // Sequences longer than max_tokens are cut (the completion loses its end);
 // records whose prompt alone fills max_tokens are dropped and counted.
 Result<std::vector<SftExample>> TokenizeSft(const model::Tokenizer& tokenizer,
+                                            const model::ChatTemplate& chat,
                                             const std::vector<SftRecord>& records,
                                             int64_t max_tokens, TokenizeStats* stats);
 

@@ -6,7 +6,9 @@ with and without --no-think; GRPO's rollouts record the prompt its policy saw); 
 stops at <|im_end|>; AutoModelForCausalLM loads the weights and generates. Ids come from each checkpoint's own tokenizer (builtin:mini's BPE has other
 ids than builtin:tiny's). A model directory's own files (a README, a custom tokenizer_config.json
 with its own chat template, a generation_config.json, a tokenizer.json tritonrl would write
-differently) are carried unchanged through SFT, a resume and GRPO; stale weight files are not."""
+differently) are carried unchanged through SFT, a resume and GRPO; stale weight files are not, and
+GRPO's prompts are rendered in the model's own template. `generate --model CKPT` renders a
+checkpoint's template (tritonrl's own, through the Jinja engine) exactly as the built-in format."""
 
 import json
 import os
@@ -95,10 +97,13 @@ def check_complete_checkpoint(tmp_path, ckpt):
     assert tok.convert_tokens_to_ids("<|im_start|>") == ids["<|im_start|>"]
     for think, flags, kwargs in ((True, [], {}), (False, ["--no-think"], {"enable_thinking": False})):
         ours = tritonrl_prompts(tmp_path, CONVERSATIONS, *flags)
+        # With --model: the checkpoint's own template, through the Jinja engine.
+        own = tritonrl_prompts(tmp_path, CONVERSATIONS, "--model", str(ckpt), *flags)
         theirs = [tok.apply_chat_template(c, tokenize=False, add_generation_prompt=True, **kwargs)
                   for c in CONVERSATIONS]
-        for c, a, b in zip(CONVERSATIONS, ours, theirs):
+        for c, a, b, d in zip(CONVERSATIONS, ours, theirs, own):
             assert b == a, (think, c)
+            assert d == a, (think, c)
     # Without the generation prompt: the conversation's turns only.
     assert tok.apply_chat_template(CONVERSATIONS[1], tokenize=False) == \
         "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nhi<|im_end|>\n"
@@ -230,10 +235,20 @@ def test_model_directory_files_are_carried_through_sft_resume_and_grpo(tmp_path)
     assert_carried(mine, part / "checkpoint")
     assert (part / "checkpoint" / "model.safetensors").read_bytes() == \
         (full / "checkpoint" / "model.safetensors").read_bytes()
-    # GRPO from the SFT checkpoint carries them on.
+    # GRPO from the SFT checkpoint carries them on, and its prompts are in the model's own
+    # template (carried by the checkpoint), as transformers renders it.
     rl = tmp_path / "rl"
     grpo(rl, full / "checkpoint")
     assert_carried(mine, rl / "checkpoint")
+    tok = AutoTokenizer.from_pretrained(str(rl / "checkpoint"))
+    rollouts = [json.loads(line) for line in (rl / "rollouts.jsonl").read_text().splitlines()]
+    assert rollouts
+    for r in rollouts:
+        head, tail = "[user] ", "\n[assistant] "
+        assert r["prompt"].startswith(head) and r["prompt"].endswith(tail), r["prompt"][:80]
+        task_prompt = r["prompt"][len(head):-len(tail)]
+        assert tok.apply_chat_template([{"role": "user", "content": task_prompt}], tokenize=False,
+                                       add_generation_prompt=True) == r["prompt"]
     # A plain model directory without any of them gets the generated files.
     plain = tmp_path / "plain"
     plain.mkdir()

@@ -401,7 +401,7 @@ TEST(SftData, PromptIsMaskedAndTheTurnEnds) {
   std::vector<SftRecord> recs = {{"add two numbers", "<think>plan</think>code", 1},
                                  {std::string(300, 'x'), "y", 2}};
   TokenizeStats st;
-  auto ex = TokenizeSft(tok, recs, 120, &st);
+  auto ex = TokenizeSft(tok, m::ChatTemplate(), recs, 120, &st);
   ASSERT_TRUE(ex.ok());
   ASSERT_EQ(ex->size(), 1u);
   EXPECT_EQ(st.dropped, 1);
