@@ -143,6 +143,10 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
   g->add_option("--temperature", o->temperature, "Sampling temperature (> 0)")
       ->capture_default_str();
   g->add_option("--top-p", o->top_p)->capture_default_str();
+  g->add_option("--loss-chunk", o->loss_chunk,
+                "Memory: the update's head and log-softmax over chunks of N scored rows, forward "
+                "and backward (default 4096; 0: whole-batch fp32 logits)")
+      ->capture_default_str();
   g->add_option("--levels", *levels, "Level mixture LEVEL:WEIGHT,... (e.g. 1:1,2:0)")
       ->capture_default_str();
   g->add_option("--labels", o->labels,

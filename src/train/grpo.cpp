@@ -101,6 +101,7 @@ Status ValidateOptions(const GrpoOptions& o) {
     return bad("--speedup-noise-floor must be in [0, 1)");
   }
   if (o.max_new_tokens < 1) return bad("--max-new-tokens must be at least 1");
+  if (o.loss_chunk < 0) return bad("--loss-chunk must be >= 0 (0: whole-batch logits)");
   if (!(o.temperature > 0 && std::isfinite(o.temperature))) {
     return bad("--temperature must be > 0 (the ratio needs the sampler's distribution)");
   }
@@ -412,9 +413,10 @@ Status Runner::ScoreLogProbsOfInjected(GenBatch& g) {
     std::vector<int32_t> row = task.ids;
     row.insert(row.end(), r.tokens.begin(), r.tokens.end());
     TokenBatch batch = MakeBatch({row}, {static_cast<int64_t>(task.ids.size())}, device);
-    at::Tensor lp = ScoredLogProbs(ComputeView(m.trainable), batch, false, o.temperature)
-                        .to(at::kCPU)
-                        .contiguous();
+    at::Tensor lp =
+        ScoredLogProbs(ComputeView(m.trainable), batch, false, o.temperature, nullptr, o.loss_chunk)
+            .to(at::kCPU)
+            .contiguous();
     r.logprobs.assign(lp.data_ptr<float>(), lp.data_ptr<float>() + lp.numel());
   }
   return Status::Ok();
@@ -915,7 +917,7 @@ void UpdateMicroBatch(Runner& run, const StepRollouts& acc, const std::vector<si
   std::optional<at::NoGradGuard> no_grad;
   if (!with_loss) no_grad.emplace();
   at::Tensor new_logp = ScoredLogProbs(ComputeView(run.m.trainable), tb, run.o.checkpoint_layers,
-                                       run.o.temperature, &entropy);
+                                       run.o.temperature, &entropy, run.o.loss_chunk);
   u.entropy_sum += entropy.sum().item<double>();
   u.entropy_n += entropy.numel();
   if (!with_loss) return;
@@ -926,7 +928,7 @@ void UpdateMicroBatch(Runner& run, const StepRollouts& acc, const std::vector<si
   at::Tensor ref;
   if (run.reference) {
     at::NoGradGuard ng;
-    ref = ScoredLogProbs(*run.reference, tb, false, run.o.temperature);
+    ref = ScoredLogProbs(*run.reference, tb, false, run.o.temperature, nullptr, run.o.loss_chunk);
   }
   const SurrogateOptions so{run.o.clip_low, run.o.clip_high, run.o.kl};
   SurrogateResult sr =

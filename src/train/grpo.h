@@ -74,6 +74,10 @@ struct GrpoOptions {
   int64_t max_new_tokens = 1024;
   double temperature = 1.0;
   double top_p = 1.0;
+  // The update's head and log-softmax over chunks of this many scored tokens, forward and
+  // backward (train/chunked_head.h): no fp32 [tokens, vocab] tensor. 0: whole-batch logits.
+  // Changes rounding only, so it is not a trajectory option (like SFT's --loss-chunk).
+  int64_t loss_chunk = 4096;
   bool off_policy = false;             // score step N while generating step N+1 (importance ratio)
   std::string truncated = "penalize";  // penalize | exclude: responses that hit max_new_tokens
   int jobs = 0;                        // scoring jobs; 0: the scoring library's default

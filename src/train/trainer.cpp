@@ -2,7 +2,6 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/grad_mode.h>
-#include <torch/csrc/autograd/custom_function.h>
 
 #include <cmath>
 #include <cstdio>
@@ -191,103 +190,11 @@ at::Tensor ScoredHidden(const model::Qwen3Model& m, const TokenBatch& b, const L
   return h.reshape({B * T, h.size(-1)}).index_select(0, b.rows);
 }
 
-namespace {
-
-// -sum log p(target) over the rows of `hidden`, a chunk of rows at a time;
-// with dh / dw set, also d(that sum)/d hidden into *dh (hidden's dtype) and
-// d/d head into *dw (fp32, accumulated over the chunks).
-at::Tensor ChunkedNll(const at::Tensor& hidden, const at::Tensor& head, const at::Tensor& targets,
-                      int64_t chunk, at::Tensor* dh, at::Tensor* dw) {
-  const int64_t N = hidden.size(0);
-  at::Tensor nll = at::zeros({}, hidden.options().dtype(at::kFloat));
-  if (dh) *dh = at::empty_like(hidden);
-  if (dw) *dw = at::zeros(head.sizes(), head.options().dtype(at::kFloat));
-  for (int64_t s = 0; s < N; s += chunk) {
-    const int64_t n = std::min(chunk, N - s);
-    at::Tensor hc = hidden.narrow(0, s, n);
-    at::Tensor tc = targets.narrow(0, s, n).unsqueeze(1);
-    // The head's GEMM in the compute dtype, the softmax in fp32 (as ScoredLogProbs).
-    at::Tensor logp = at::log_softmax(at::linear(hc, head), -1, at::kFloat);
-    at::Tensor lpt = logp.gather(1, tc);
-    nll.sub_(lpt.sum());
-    if (!dh && !dw) continue;
-    // d(-log p_t)/d logits = softmax - onehot(t), rounded to the compute dtype
-    // as autograd's path rounds it; the target column from the fp32 log-prob,
-    // so p_t - 1 is not the difference of an already rounded p_t.
-    at::Tensor g = at::empty(logp.sizes(), hidden.options());
-    at::exp_out(g, logp);
-    logp.reset();  // the fp32 chunk is the largest tensor: free it before the GEMMs
-    g.scatter_(1, tc, lpt.exp().sub_(1.0).to(g.scalar_type()));
-    if (dh) {
-      at::Tensor out = dh->narrow(0, s, n);
-      at::mm_out(out, g, head);
-    }
-    if (dw) {
-      if (head.scalar_type() == at::kFloat) {
-        dw->addmm_(g.t(), hc);
-      } else {
-        dw->add_(at::mm(g.t(), hc));
-      }
-    }
-  }
-  return nll;
-}
-
-// The gradients are computed in the forward pass (the loss is linear in the
-// sum, so the backward pass only scales them): no [N, vocab] tensor outlives
-// its chunk and the head's GEMM is not run again.
-struct FusedHeadNll : torch::autograd::Function<FusedHeadNll> {
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& hidden,
-                            const at::Tensor& head, const at::Tensor& targets, int64_t chunk) {
-    at::Tensor dh, dw;
-    at::Tensor nll =
-        ChunkedNll(hidden, head, targets, chunk, hidden.requires_grad() ? &dh : nullptr,
-                   head.requires_grad() ? &dw : nullptr);
-    ctx->saved_data["dh"] = dh;
-    ctx->saved_data["dw"] = dw;
-    ctx->saved_data["head_dtype"] = static_cast<int64_t>(head.scalar_type());
-    return nll;
-  }
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
-                                                 torch::autograd::variable_list grad_out) {
-    at::Tensor dh = ctx->saved_data["dh"].toTensor();
-    at::Tensor dw = ctx->saved_data["dw"].toTensor();
-    const auto head_dtype = static_cast<c10::ScalarType>(ctx->saved_data["head_dtype"].toInt());
-    ctx->saved_data.clear();                // the gradients are handed on: keep no second reference
-    const at::Tensor& scale = grad_out[0];  // fp32 scalar on the device: no host sync
-    if (dh.defined()) dh.mul_(scale.to(dh.scalar_type()));
-    if (dw.defined()) dw = dw.mul_(scale).to(head_dtype);
-    return {dh, dw, at::Tensor(), at::Tensor()};
-  }
-};
-
-}  // namespace
-
-at::Tensor HeadNllSum(const at::Tensor& hidden, const at::Tensor& head, const at::Tensor& targets,
-                      int64_t loss_chunk) {
-  if (loss_chunk <= 0) {
-    at::Tensor logits = at::linear(hidden, head).to(at::kFloat);
-    return at::log_softmax(logits, -1).gather(1, targets.unsqueeze(1)).sum().neg();
-  }
-  const bool grad = at::GradMode::is_enabled() && (hidden.requires_grad() || head.requires_grad());
-  if (!grad) return ChunkedNll(hidden, head, targets, loss_chunk, nullptr, nullptr);
-  return FusedHeadNll::apply(hidden, head, targets, loss_chunk);
-}
-
 at::Tensor ScoredLogProbs(const model::Qwen3Model& m, const TokenBatch& b, bool checkpoint_layers,
-                          double temperature, at::Tensor* entropy) {
+                          double temperature, at::Tensor* entropy, int64_t chunk) {
   LossKernels k;
   k.checkpoint_layers = checkpoint_layers;
-  at::Tensor sel = ScoredHidden(m, b, k);
-  at::Tensor logits = at::linear(sel, m.lm_head).to(at::kFloat);
-  if (temperature > 0 && temperature != 1.0) logits = logits / temperature;
-  at::Tensor logp = at::log_softmax(logits, -1);
-  if (entropy) {
-    at::NoGradGuard no_grad;
-    at::Tensor lp = logp.detach();
-    *entropy = -(lp.exp() * lp).sum(-1);
-  }
-  return logp.gather(1, b.targets.unsqueeze(1)).squeeze(1);
+  return HeadLogProbs(ScoredHidden(m, b, k), m.lm_head, b.targets, temperature, chunk, entropy);
 }
 
 AdamWState InitAdamW(const Trainable& t) {

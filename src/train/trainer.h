@@ -17,6 +17,7 @@
 #include "model/hf_files.h"
 #include "model/qwen3.h"
 #include "model/tokenizer.h"
+#include "train/chunked_head.h"
 
 namespace tritonrl::train {
 
@@ -65,10 +66,12 @@ TokenBatch MakeBatch(const std::vector<std::vector<int32_t>>& rows,
 // norm, the head applied to the scored positions only. temperature != 1: under
 // softmax(logits / temperature), as the sampler reports its log-probs (GRPO).
 // entropy non-null: receives each position's entropy of that distribution,
-// fp32 [N], detached.
+// fp32 [N], detached. chunk > 0: the head and the log-softmax over chunks of
+// that many scored positions, forward and backward (HeadLogProbs: no fp32
+// [N, vocab] tensor); 0: whole-batch logits.
 at::Tensor ScoredLogProbs(const model::Qwen3Model& model, const TokenBatch& batch,
                           bool checkpoint_layers = false, double temperature = 1.0,
-                          at::Tensor* entropy = nullptr);
+                          at::Tensor* entropy = nullptr, int64_t chunk = 0);
 
 // How the SFT loss is computed (issue 19's speed options; none changes what is
 // optimised, only rounding and memory).
@@ -84,14 +87,8 @@ struct LossKernels {
 // The final-normed hidden states of the scored positions, [N, hidden] (compute dtype).
 at::Tensor ScoredHidden(const model::Qwen3Model& model, const TokenBatch& batch,
                         const LossKernels& k);
-// Sum over rows of -log softmax(hidden @ head^T)[target], fp32 scalar. With
-// loss_chunk > 0 the [N, vocab] logits exist one chunk at a time: the forward
-// also computes the gradients of that sum (softmax - onehot, through the head's
-// two GEMMs; the fp32 head gradient accumulated over chunks) and the backward
-// only scales them by the incoming scalar, so nothing is recomputed and no
-// fp32 [N, vocab] tensor is kept. Exact for a loss linear in this sum (SFT's).
-at::Tensor HeadNllSum(const at::Tensor& hidden, const at::Tensor& head, const at::Tensor& targets,
-                      int64_t loss_chunk);
+// The head and its loss over these hidden states: HeadNllSum (SFT) and HeadLogProbs (GRPO),
+// train/chunked_head.h.
 
 struct AdamWOptions {
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8, weight_decay = 0.1;

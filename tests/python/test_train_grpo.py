@@ -137,6 +137,30 @@ def test_injected_solution_gives_a_real_update(tmp_path):
     assert row["grad_norm"] > 0
 
 
+def test_micro_batches_and_loss_chunks_leave_the_update_unchanged(tmp_path):
+    """The same step with the update in one micro-batch and the head in one chunk (the
+    defaults), one rollout per micro-batch (--update-batch-tokens 2), whole-batch logits
+    (--loss-chunk 0) and one-token chunks: the loss, the gradient norm (before clipping), the
+    entropy, KL and clip fraction agree to fp32 rounding. The gradients themselves are compared
+    tensor by tensor in grpo_tests (GrpoLeanUpdate.*)."""
+    args = ("--steps", "1", "--test-inject-solutions", "--mode", "binary")
+    variants = {"default": (), "micro": ("--update-batch-tokens", "2"),
+                "whole_logits": ("--loss-chunk", "0"),
+                "micro_chunk1": ("--update-batch-tokens", "2", "--loss-chunk", "1")}
+    rows = {}
+    for name, extra in variants.items():
+        grpo(tmp_path / name, *args, *extra)
+        [rows[name]] = read_jsonl(tmp_path / name / "metrics.jsonl")
+    ref = rows["default"]
+    assert ref["updated"] is True and ref["grad_norm"] > 0 and ref["loss"] != 0
+    for name, row in rows.items():
+        assert row["loss_tokens"] == ref["loss_tokens"], name
+        for key in ("loss", "grad_norm", "entropy", "kl", "clip_fraction"):
+            assert math.isclose(row[key], ref[key], rel_tol=1e-5, abs_tol=1e-7), (name, key)
+    r = grpo(tmp_path / "bad", "--loss-chunk", "-1", check=False)
+    assert r.returncode != 0 and "--loss-chunk" in r.stderr
+
+
 def test_refusals_name_the_flag_or_file(tmp_path):
     r = grpo(tmp_path / "a", "--levels", "1:x", check=False)
     assert r.returncode != 0 and "--levels" in r.stderr
