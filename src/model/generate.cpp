@@ -50,13 +50,20 @@ struct History {
   at::Tensor counts;
   at::Tensor prompt_seen;
   at::Tensor ones;
+  // Once the batch has been compacted: each batch row's row of the uncompacted batch [B] int64,
+  // and that batch's size. The sampler's random draws are made for every row of the
+  // uncompacted batch and these rows taken, so a row draws the same numbers whatever rows
+  // finished before it (compaction changes no token). Undefined before the first compaction.
+  at::Tensor draw_rows;
+  int64_t draw_total = 0;
 };
 
 // Samples the next token of each row from `logits` with the penalties, and counts it.
 Sampled SampleCounted(const at::Tensor& logits, History& h, const SamplingOptions& o,
                       const std::optional<at::Generator>& gen) {
-  if (!h.counts.defined()) return SampleTokens(logits, o, gen);
-  Sampled r = SampleTokens(ApplyPenalties(logits, h.counts, h.prompt_seen, o), o, gen);
+  if (!h.counts.defined()) return SampleTokens(logits, o, gen, h.draw_rows, h.draw_total);
+  Sampled r = SampleTokens(ApplyPenalties(logits, h.counts, h.prompt_seen, o), o, gen, h.draw_rows,
+                           h.draw_total);
   h.counts.scatter_add_(1, r.tokens.view({-1, 1}), h.ones);
   return r;
 }
@@ -112,6 +119,14 @@ struct StepGraphs {
   at::cuda::MempoolId_t pool{0, 0};
   bool have_pool = false;
   double capture_seconds = 0;
+
+  // After the session's tensors were reallocated (compaction, a grown cache): the graphs point
+  // at the old ones. A fresh pool too: a pool whose graphs are all gone cannot be captured into.
+  void Reset() {
+    graphs.clear();
+    have_pool = false;
+    pool = at::cuda::MempoolId_t{0, 0};
+  }
 
   void Run(DecodeSession& s, History& h, int64_t window, const SamplingOptions& o) {
     auto it = graphs.find(window);
@@ -200,7 +215,8 @@ at::Tensor ApplyPenalties(const at::Tensor& logits, const at::Tensor& counts,
 }
 
 Sampled SampleTokens(const at::Tensor& logits, const SamplingOptions& o,
-                     const std::optional<at::Generator>& generator) {
+                     const std::optional<at::Generator>& generator, const at::Tensor& draw_rows,
+                     int64_t draw_total) {
   Sampled r;
   if (o.temperature <= 0) {
     r.tokens = logits.argmax(-1);
@@ -211,7 +227,10 @@ Sampled SampleTokens(const at::Tensor& logits, const SamplingOptions& o,
   at::Tensor probs = at::softmax(MaskTopKTopP(scaled, o.top_k, o.top_p), -1);
   // Exponential race (Gumbel-max): argmax p_i / E_i with E_i ~ Exp(1) draws
   // i with probability p_i, without a host round trip or a cumulative sum.
-  at::Tensor race = at::empty_like(probs).exponential_(1.0, generator);
+  at::Tensor race = draw_rows.defined() ? at::empty({draw_total, probs.size(1)}, probs.options())
+                                              .exponential_(1.0, generator)
+                                              .index_select(0, draw_rows)
+                                        : at::empty_like(probs).exponential_(1.0, generator);
   r.tokens = (probs / race).argmax(-1);
   r.logprobs = at::log_softmax(scaled, -1).gather(1, r.tokens.unsqueeze(1)).squeeze(1);
   return r;
@@ -219,7 +238,7 @@ Sampled SampleTokens(const at::Tensor& logits, const SamplingOptions& o,
 
 Result<DecodeSession> Prefill(const Qwen3Model& model,
                               const std::vector<std::vector<int32_t>>& prompts, int64_t num_samples,
-                              int64_t max_new_tokens) {
+                              int64_t max_new_tokens, int64_t reserve_new_tokens) {
   if (prompts.empty()) return Status::InvalidArgument("no prompts");
   if (num_samples < 1) return Status::InvalidArgument("num_samples must be at least 1");
   if (max_new_tokens < 1) return Status::InvalidArgument("max_new_tokens must be at least 1");
@@ -259,27 +278,31 @@ Result<DecodeSession> Prefill(const Qwen3Model& model,
   const bool unpadded = pad.max().item<int64_t>() == 0;
   pad = pad.to(dev);
   const int64_t B = N * num_samples;
-  const int64_t capacity = (P + max_new_tokens + 7) / 8 * 8;
+  const int64_t max_capacity = (P + max_new_tokens + 7) / 8 * 8;
+  const int64_t reserve = reserve_new_tokens > 0 ? reserve_new_tokens : max_new_tokens;
+  const int64_t capacity = std::min(max_capacity, (P + reserve + 7) / 8 * 8);
   // Uninitialised cache: prefill writes slots [0, P); the decode slots are
   // zeroed because masked-out slots inside an attention window are still
   // multiplied (0 * garbage could be NaN).
   const Qwen3Config& c = model.config;
   auto cache_opts = at::TensorOptions().dtype(model.dtype).device(dev);
-  std::vector<int64_t> shape = {c.num_hidden_layers, B, c.num_key_value_heads, capacity,
-                                c.head_dim};
-  KvCache cache{at::empty(shape, cache_opts), at::empty(shape, cache_opts)};
-  cache.k.narrow(3, P, capacity - P).zero_();
-  cache.v.narrow(3, P, capacity - P).zero_();
+  auto allocate = [&](int64_t rows, int64_t slots) {
+    KvCache kv;
+    for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+      for (auto* x : {&kv.k, &kv.v}) {
+        x->push_back(at::empty({rows, c.num_key_value_heads, slots, c.head_dim}, cache_opts));
+        if (slots > P) x->back().narrow(2, P, slots - P).zero_();
+      }
+    }
+    return kv;
+  };
+  KvCache cache = allocate(B, capacity);
   // With one sample per prompt the prefill writes the decode cache directly;
   // otherwise into a prompt-sized cache whose rows are then copied to each
   // prompt's samples.
   const bool direct = num_samples == 1;
   KvCache prompt_cache;
-  if (!direct) {
-    shape[1] = N;
-    shape[3] = P;
-    prompt_cache = KvCache{at::empty(shape, cache_opts), at::empty(shape, cache_opts)};
-  }
+  if (!direct) prompt_cache = allocate(N, P);
   at::Tensor slots = at::arange(P, cpu_long.device(dev));
   ForwardArgs a;
   a.ids = ids;
@@ -299,6 +322,7 @@ Result<DecodeSession> Prefill(const Qwen3Model& model,
   s.batch = B;
   s.prompt_slots = P;
   s.next_slot = P;
+  s.max_capacity = max_capacity;
   s.cache = std::move(cache);
   if (direct) {
     s.pad = pad;
@@ -306,14 +330,39 @@ Result<DecodeSession> Prefill(const Qwen3Model& model,
   } else {
     // Rows of one prompt's samples are adjacent and share its prefill.
     at::Tensor rows = at::arange(N, cpu_long.device(dev)).repeat_interleave(num_samples);
-    s.cache.k.narrow(3, 0, P).copy_(prompt_cache.k.index_select(1, rows));
-    s.cache.v.narrow(3, 0, P).copy_(prompt_cache.v.index_select(1, rows));
+    for (size_t l = 0; l < s.cache.k.size(); ++l) {
+      s.cache.k[l].narrow(2, 0, P).copy_(prompt_cache.k[l].index_select(0, rows));
+      s.cache.v[l].narrow(2, 0, P).copy_(prompt_cache.v[l].index_select(0, rows));
+    }
     s.pad = pad.index_select(0, rows);
     s.logits = logits.index_select(0, rows);
   }
   s.slot = at::full({1}, P, cpu_long.device(dev));
   s.tokens = at::zeros({s.batch}, cpu_long.device(dev));
   return s;
+}
+
+void ReshapeSession(DecodeSession& s, const at::Tensor& keep, int64_t capacity) {
+  const int64_t written = s.next_slot;
+  for (std::vector<at::Tensor>* layers : {&s.cache.k, &s.cache.v}) {
+    for (at::Tensor& x : *layers) {
+      at::Tensor rows = keep.defined() ? x.index_select(0, keep) : x;
+      if (capacity == x.size(2)) {
+        x = rows;  // the slots past `written` are still the zeros they were allocated with
+        continue;
+      }
+      at::Tensor grown = at::empty({rows.size(0), x.size(1), capacity, x.size(3)}, x.options());
+      grown.narrow(2, 0, written).copy_(rows.narrow(2, 0, written));
+      grown.narrow(2, written, capacity - written).zero_();
+      x = grown;  // the old layer is freed here, before the next layer is allocated
+    }
+  }
+  if (keep.defined()) {
+    s.pad = s.pad.index_select(0, keep);
+    s.tokens = s.tokens.index_select(0, keep);
+    if (s.logits.defined()) s.logits = s.logits.index_select(0, keep);
+    s.batch = keep.size(0);
+  }
 }
 
 void DecodeStep(DecodeSession& s) {
@@ -328,11 +377,12 @@ namespace {
 // tokens and log-probs appended until its stop token or a stop string (then the row is done).
 struct HostCollector {
   HostCollector(int64_t rows, const SamplingOptions& options, const Tokenizer* tok)
-      : o(options), tokenizer(tok), out(rows), bytes(rows), done(rows, false) {
+      : o(options), tokenizer(tok), out(rows), bytes(rows), done(rows, false), live(rows) {
     for (int64_t r = 0; r < rows; ++r) {
       out[r].prompt_index = r / o.num_samples;
       out[r].sample_index = r % o.num_samples;
       out[r].finish_reason = "length";
+      live[r] = r;
     }
   }
 
@@ -343,12 +393,22 @@ struct HostCollector {
     at::Tensor lps = h.logprobs.narrow(1, consumed, upto - consumed).to(at::kCPU).contiguous();
     auto ta = toks.accessor<int64_t, 2>();
     auto la = lps.accessor<float, 2>();
-    for (int64_t r = 0; r < static_cast<int64_t>(out.size()); ++r) {
+    for (int64_t i = 0; i < static_cast<int64_t>(live.size()); ++i) {
+      const int64_t r = live[i];
       for (int64_t c = 0; c < upto - consumed && !done[r]; ++c) {
-        AppendToken(r, static_cast<int32_t>(ta[r][c]), la[r][c]);
+        AppendToken(r, static_cast<int32_t>(ta[i][c]), la[i][c]);
       }
     }
     consumed = upto;
+  }
+
+  // Batch rows (indices into `live`) whose output row has not finished.
+  std::vector<int64_t> Running() const {
+    std::vector<int64_t> keep;
+    for (int64_t i = 0; i < static_cast<int64_t>(live.size()); ++i) {
+      if (!done[live[i]]) keep.push_back(i);
+    }
+    return keep;
   }
 
   // Shows the rows to `progress` and gives up the rows it abandons.
@@ -366,6 +426,7 @@ struct HostCollector {
   std::vector<Completion> out;
   std::vector<std::string> bytes;  // decoded output so far (stop token excluded)
   std::vector<bool> done;
+  std::vector<int64_t> live;  // the output row of each batch row (compaction drops rows)
   int64_t n_done = 0;
   int64_t consumed = 0;  // history columns already read by the host
 
@@ -399,6 +460,76 @@ struct HostCollector {
   }
 };
 
+// A host check compacts the batch once at least 1/kCompactShare of its rows have finished: each
+// compaction copies the cache of the rows kept (and, on the GPU, captures the decode step's
+// graphs again), so rows are dropped in groups rather than one by one.
+constexpr int64_t kCompactShare = 8;
+
+// Drops the finished rows from the session, the history and the collector; only after the host
+// has read every sampled column (the dropped rows' history goes with them). Returns whether
+// the batch changed.
+bool CompactFinished(DecodeSession& s, History& h, HostCollector& col) {
+  const std::vector<int64_t> keep = col.Running();
+  const int64_t rows = static_cast<int64_t>(col.live.size());
+  const int64_t finished = rows - static_cast<int64_t>(keep.size());
+  if (keep.empty() || finished == 0 || finished * kCompactShare < rows) return false;
+  const at::Tensor idx = at::tensor(keep, at::TensorOptions().dtype(at::kLong)).to(s.pad.device());
+  ReshapeSession(s, idx, s.cache.capacity());
+  for (at::Tensor* x : {&h.tokens, &h.logprobs, &h.counts, &h.prompt_seen, &h.ones}) {
+    if (x->defined()) *x = x->index_select(0, idx);
+  }
+  // Before the first compaction batch row i is row i of the uncompacted batch.
+  if (!h.draw_rows.defined()) h.draw_total = rows;
+  h.draw_rows = h.draw_rows.defined() ? h.draw_rows.index_select(0, idx) : idx;
+  std::vector<int64_t> live;
+  for (int64_t i : keep) live.push_back(col.live[static_cast<size_t>(i)]);
+  col.live = std::move(live);
+  return true;
+}
+
+// The cache's next size when the next slot does not fit: kv_reserve_tokens more slots,
+// rounded to the window quantum, at most the prompt plus max_new_tokens.
+int64_t GrownCapacity(const DecodeSession& s, const SamplingOptions& o) {
+  const int64_t want =
+      (s.next_slot + std::max<int64_t>(o.kv_reserve_tokens, 1) + kWindowQuantum - 1) /
+      kWindowQuantum * kWindowQuantum;
+  return std::min(want, s.max_capacity);
+}
+
+Result<std::optional<at::Generator>> StartGenerator(const c10::Device& dev, uint64_t seed) {
+  if (dev.is_cuda()) {
+#ifdef TRITONRL_MODEL_CUDA
+    // Graph replays draw from the default generator (captured graphs register it).
+    at::Generator g = at::cuda::detail::getDefaultCUDAGenerator(dev.index());
+    std::lock_guard<std::mutex> lock(g.mutex());
+    g.set_current_seed(seed);
+    return std::optional<at::Generator>();
+#else
+    return Status::Unavailable("this build has no CUDA support");
+#endif
+  }
+  return std::optional<at::Generator>(at::make_generator<at::CPUGeneratorImpl>(seed));
+}
+
+// The history of B rows with the first token sampled from the prefill logits.
+History StartHistory(DecodeSession& s, const std::vector<std::vector<int32_t>>& prompts,
+                     const SamplingOptions& o, const std::optional<at::Generator>& gen) {
+  const c10::Device dev = s.pad.device();
+  const int64_t B = s.batch;
+  auto long_opts = at::TensorOptions().dtype(at::kLong).device(dev);
+  History h{at::zeros({B, o.max_new_tokens}, long_opts),
+            at::zeros({B, o.max_new_tokens}, at::TensorOptions().dtype(at::kFloat).device(dev)),
+            at::zeros({1}, long_opts)};
+  StartPenalties(h, prompts, o, s.logits.size(1), dev);
+  Sampled r = SampleCounted(s.logits, h, o, gen);
+  s.tokens.copy_(r.tokens);
+  h.tokens.select(1, 0).copy_(r.tokens);
+  h.logprobs.select(1, 0).copy_(r.logprobs);
+  h.step.fill_(1);
+  s.logits = at::Tensor();  // [B, vocab] fp32, not needed again
+  return h;
+}
+
 Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Tokenizer* tokenizer,
                                              const std::vector<std::vector<int32_t>>& prompts,
                                              const SamplingOptions& o, GenerationStats* stats,
@@ -412,23 +543,12 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
     return Status::InvalidArgument("repetition_penalty must be positive");
   const c10::Device dev = model.device;
   const bool on_cuda = dev.is_cuda();
-  std::optional<at::Generator> gen;
-  if (on_cuda) {
-#ifdef TRITONRL_MODEL_CUDA
-    // Graph replays draw from the default generator (captured graphs register it).
-    at::Generator g = at::cuda::detail::getDefaultCUDAGenerator(dev.index());
-    std::lock_guard<std::mutex> lock(g.mutex());
-    g.set_current_seed(o.seed);
-#else
-    return Status::Unavailable("this build has no CUDA support");
-#endif
-  } else {
-    gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
-  }
+  auto gen = StartGenerator(dev, o.seed);
+  if (!gen.ok()) return gen.status();
   GenerationStats st;
   Synchronize(dev);
   auto t0 = std::chrono::steady_clock::now();
-  auto session = Prefill(model, prompts, o.num_samples, o.max_new_tokens);
+  auto session = Prefill(model, prompts, o.num_samples, o.max_new_tokens, o.kv_reserve_tokens);
   if (!session.ok()) return session.status();
   DecodeSession& s = *session;
   Synchronize(dev);
@@ -437,19 +557,7 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
 
   auto t1 = std::chrono::steady_clock::now();
   const int64_t B = s.batch, max_new = o.max_new_tokens;
-  auto long_opts = at::TensorOptions().dtype(at::kLong).device(dev);
-  History h{at::zeros({B, max_new}, long_opts),
-            at::zeros({B, max_new}, at::TensorOptions().dtype(at::kFloat).device(dev)),
-            at::zeros({1}, long_opts)};
-  StartPenalties(h, prompts, o, s.logits.size(1), dev);
-  {  // the first token comes from the prefill logits
-    Sampled r = SampleCounted(s.logits, h, o, gen);
-    s.tokens.copy_(r.tokens);
-    h.tokens.select(1, 0).copy_(r.tokens);
-    h.logprobs.select(1, 0).copy_(r.logprobs);
-    h.step.fill_(1);
-  }
-
+  History h = StartHistory(s, prompts, o, *gen);
   HostCollector col(B, o, tokenizer);
   auto absorb = [&](int64_t upto) {
     const int64_t before = col.consumed;
@@ -462,22 +570,36 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
 #ifdef TRITONRL_MODEL_CUDA
   StepGraphs step_graphs;
 #endif
+  auto reshaped = [&]() {  // the decode step's tensors were reallocated
+#ifdef TRITONRL_MODEL_CUDA
+    step_graphs.Reset();
+#endif
+  };
   int64_t steps = 0;
   int64_t sampled = 1;
+  st.new_tokens = B;
   absorb(std::min<int64_t>(1, max_new));
   while (sampled < max_new && col.n_done < B) {
+    if (s.next_slot >= s.cache.capacity()) {
+      ReshapeSession(s, at::Tensor(), GrownCapacity(s, o));
+      reshaped();
+    }
     const int64_t window = AttendWindow(s.next_slot, s.cache.capacity());
     if (graphs) {
 #ifdef TRITONRL_MODEL_CUDA
       step_graphs.Run(s, h, window, o);
 #endif
     } else {
-      SampleStep(s, h, window, o, gen);
+      SampleStep(s, h, window, o, *gen);
     }
     ++s.next_slot;
     ++steps;
     ++sampled;
-    if (sampled % interval == 0 || sampled == max_new) absorb(sampled);
+    st.new_tokens += s.batch;
+    if (sampled % interval == 0 || sampled == max_new) {
+      absorb(sampled);
+      if (o.compact_finished && CompactFinished(s, h, col)) reshaped();
+    }
   }
   absorb(sampled);
   Synchronize(dev);
@@ -487,7 +609,6 @@ Result<std::vector<Completion>> GenerateImpl(const Qwen3Model& model, const Toke
   st.cuda_graphs = graphs;
 #endif
   st.decode_steps = steps;
-  st.new_tokens = B * sampled;
   // The stop token and anything from a stop string on are not part of the text.
   if (tokenizer) {
     for (int64_t r = 0; r < B; ++r) col.out[r].text = ToValidUtf8(col.bytes[r]);

@@ -400,9 +400,12 @@ Status SaveQwen3(const Qwen3Model& m, const std::string& dir) {
 KvCache AllocateKvCache(const Qwen3Model& m, int64_t batch, int64_t capacity) {
   const Qwen3Config& c = m.config;
   auto opts = at::TensorOptions().dtype(m.dtype).device(m.device);
-  std::vector<int64_t> shape = {c.num_hidden_layers, batch, c.num_key_value_heads, capacity,
-                                c.head_dim};
-  return {at::zeros(shape, opts), at::zeros(shape, opts)};
+  KvCache cache;
+  for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    cache.k.push_back(at::zeros({batch, c.num_key_value_heads, capacity, c.head_dim}, opts));
+    cache.v.push_back(at::zeros({batch, c.num_key_value_heads, capacity, c.head_dim}, opts));
+  }
+  return cache;
 }
 
 at::Tensor LeftPaddedCausalMask(const at::Tensor& pad, const at::Tensor& query_slots, int64_t L) {
@@ -459,7 +462,7 @@ at::Tensor ForwardStep(const Qwen3Model& m, const ForwardArgs& a, at::Tensor h,
     at::Tensor v = qkv.narrow(1, (H + Hkv) * D, Hkv * D).view({B, Hkv, 1, D});
     at::Tensor keys = k, values = v;
     if (a.cache) {
-      at::Tensor kc = a.cache->k.select(0, l), vc = a.cache->v.select(0, l);
+      at::Tensor kc = a.cache->k[l], vc = a.cache->v[l];
       kc.index_copy_(2, a.slots, k);
       vc.index_copy_(2, a.slots, v);
       keys = kc.narrow(2, 0, L);
@@ -575,8 +578,8 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
   at::Tensor o;
   if (causal) {
     if (cache) {
-      cache->k.select(0, l).narrow(2, 0, T).copy_(k);
-      cache->v.select(0, l).narrow(2, 0, T).copy_(v);
+      cache->k[l].narrow(2, 0, T).copy_(k);
+      cache->v[l].narrow(2, 0, T).copy_(v);
     }
     // As the reference calls it without a mask: is_causal, GQA inside SDPA.
     // The last position alone attends to every key: no causal mask needed.
@@ -585,7 +588,7 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
   } else {
     at::Tensor keys = k, values = v;
     if (cache) {
-      at::Tensor kc = cache->k.select(0, l), vc = cache->v.select(0, l);
+      at::Tensor kc = cache->k[l], vc = cache->v[l];
       kc.index_copy_(2, a->slots, k);
       vc.index_copy_(2, a->slots, v);
       keys = kc.narrow(2, 0, a->attend_len);

@@ -70,10 +70,13 @@ Qwen3Model RandomQwen3(const Qwen3Config& config, uint64_t seed, const ModelOpti
 // Writes DIR/config.json and DIR/model.safetensors (Hugging Face names, model dtype).
 Status SaveQwen3(const Qwen3Model& model, const std::string& dir);
 
-// Static KV cache: [layers, batch, kv_heads, capacity, head_dim] each.
+// KV cache: per layer one K and one V tensor of [batch, kv_heads, capacity, head_dim]. One
+// tensor per layer (not one [layers, ...] tensor) so that generation can regrow or compact it
+// a layer at a time: only one layer's old and new copies exist at once.
 struct KvCache {
-  at::Tensor k, v;
-  int64_t capacity() const { return k.size(3); }
+  std::vector<at::Tensor> k, v;
+  int64_t capacity() const { return k.empty() ? 0 : k[0].size(2); }
+  int64_t batch() const { return k.empty() ? 0 : k[0].size(0); }
 };
 KvCache AllocateKvCache(const Qwen3Model& model, int64_t batch, int64_t capacity);
 

@@ -28,6 +28,14 @@ struct SamplingOptions {
   uint64_t seed = 0;
   bool use_cuda_graphs = true;  // decode step as CUDA graphs (GPU only)
   int64_t sync_interval = 0;    // decode steps between host checks; 0: 1 on CPU, 16 on GPU
+  // Finished rows stop costing (docs/model.md, "KV cache memory"): a host check drops them from
+  // the batch and the KV cache once at least 1/8 of the batch has finished; the tokens are the
+  // same either way (the random draws are made per row of the whole batch).
+  bool compact_finished = true;
+  // The KV cache starts with room for this many new tokens and grows by as many slots when
+  // full, up to max_new_tokens, so a row costs memory for the tokens it has; 0: room for
+  // max_new_tokens allocated up front (the static cache).
+  int64_t kv_reserve_tokens = 1024;
 };
 
 struct Completion {
@@ -57,7 +65,8 @@ struct GenerationStats {
   int64_t prefill_tokens = 0;  // real prompt tokens (padding excluded)
   double prefill_seconds = 0;
   int64_t decode_steps = 0;  // forward passes after prefill
-  int64_t new_tokens = 0;    // tokens sampled, all rows, including after a row stopped
+  int64_t new_tokens = 0;    // tokens sampled, all rows in the batch (a row stopped but not yet
+                             // compacted away included)
   double decode_seconds = 0;
   bool cuda_graphs = false;
 };

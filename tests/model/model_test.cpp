@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "base/file.h"
 #include "model/generate.h"
@@ -229,6 +230,78 @@ TEST(Generation, BatchedEqualsOneAtATime) {
     }
     EXPECT_EQ((*batched)[i].prompt_index, static_cast<int64_t>(i));
     EXPECT_EQ((*batched)[i].finish_reason, "length");
+  }
+}
+
+// Finished rows dropped from the batch and the KV cache (compaction), and a cache that grows
+// as rows get longer, change no token: greedy and seeded sampling (with penalties, whose
+// per-row counts are compacted too), rows stopping at different steps, host checks every step
+// and every third step. Log-probabilities to fp32 rounding (a smaller batch may sum its GEMMs
+// in another order).
+TEST(Generation, CompactionAndGrowingCacheChangeNoToken) {
+  Qwen3Model m = Small();
+  const std::vector<std::vector<int32_t>> prompts = {
+      {1, 2, 3}, {9, 8, 7, 6, 5, 4, 3, 2, 1}, {42}, {100, 7, 7}};
+  struct Case {
+    const char* name;
+    double temperature, presence, repetition;
+    int64_t num_samples;
+    size_t min_lengths;  // distinct response lengths the case must have
+  };
+  // A random model's greedy rows repeat one token each; the presence penalty varies them.
+  for (const Case& c :
+       {Case{"greedy", 0, 0, 1, 1, 2}, Case{"greedy with a penalty", 0, 1.0, 1, 1, 3},
+        Case{"sampled", 1, 0, 1, 3, 3}, Case{"sampled with penalties", 0.8, 0.5, 1.3, 3, 3}}) {
+    SCOPED_TRACE(c.name);
+    SamplingOptions o;
+    o.temperature = c.temperature;
+    o.presence_penalty = c.presence;
+    o.repetition_penalty = c.repetition;
+    o.num_samples = c.num_samples;
+    o.max_new_tokens = 40;
+    o.seed = 77;
+    o.compact_finished = false;
+    o.kv_reserve_tokens = 0;  // the static cache: every row to the end, all slots up front
+    // Stop tokens taken from a run without them: row r's token at step 2 + 4r, so rows stop at
+    // different steps (stops are checked on the host: the tokens before them do not change).
+    auto free = Generate(m, nullptr, prompts, o);
+    ASSERT_TRUE(free.ok());
+    for (size_t r = 0; r < free->size() && 2 + 4 * r < 30; r += 2) {
+      o.stop_token_ids.push_back((*free)[r].tokens[2 + 4 * r]);
+    }
+    GenerationStats ref_stats;
+    auto ref = Generate(m, nullptr, prompts, o, &ref_stats);
+    ASSERT_TRUE(ref.ok()) << ref.status().ToString();
+    std::set<size_t> lengths;
+    for (const Completion& r : *ref) lengths.insert(r.tokens.size());
+    ASSERT_GE(lengths.size(), c.min_lengths) << "rows should stop at different steps";
+    ASSERT_LT(*lengths.begin(), 20u);
+    ASSERT_EQ(*lengths.rbegin(), 40u);  // and at least one runs to the end
+    for (int v = 0; v < 3; ++v) {
+      SCOPED_TRACE(v);
+      o.compact_finished = v != 2;
+      o.kv_reserve_tokens = v == 0 ? 0 : 3;  // grow by the 64-slot quantum from prompt + 3
+      o.sync_interval = v == 1 ? 3 : 0;
+      GenerationStats st;
+      auto got = Generate(m, nullptr, prompts, o, &st);
+      ASSERT_TRUE(got.ok()) << got.status().ToString();
+      ASSERT_EQ(got->size(), ref->size());
+      for (size_t i = 0; i < ref->size(); ++i) {
+        EXPECT_EQ((*got)[i].tokens, (*ref)[i].tokens) << "row " << i;
+        EXPECT_EQ((*got)[i].finish_reason, (*ref)[i].finish_reason) << "row " << i;
+        ASSERT_EQ((*got)[i].logprobs.size(), (*ref)[i].logprobs.size());
+        for (size_t t = 0; t < (*ref)[i].logprobs.size(); ++t) {
+          EXPECT_NEAR((*got)[i].logprobs[t], (*ref)[i].logprobs[t], 1e-5) << i << " " << t;
+        }
+      }
+      EXPECT_EQ(st.decode_steps, ref_stats.decode_steps);
+      // Compaction: the finished rows stopped being decoded.
+      if (o.compact_finished) {
+        EXPECT_LT(st.new_tokens, ref_stats.new_tokens);
+      } else {
+        EXPECT_EQ(st.new_tokens, ref_stats.new_tokens);
+      }
+    }
   }
 }
 
