@@ -105,6 +105,10 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
   g->add_option("--stop-after", o->stop_after,
                 "Save and stop after this step (resume later with --resume)");
   g->add_option("--save-every", o->save_every, "Checkpoint every N steps (and at the end)");
+  g->add_option("--save-dtype", o->save_dtype,
+                "fp32: OUT/checkpoint (fp32, optimizer state) only; bf16: also OUT/model, the "
+                "policy as served (bf16, no optimizer state)")
+      ->capture_default_str();
   g->add_option("--group", o->group, "Rollouts per task (G)")->capture_default_str();
   g->add_option("--tasks-per-step", o->tasks_per_step, "Tasks (groups) per step (B)")
       ->capture_default_str();
@@ -272,6 +276,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sft->add_flag("--keep-best", o->keep_best,
                      "Save the step with the lowest held-out loss to OUT/best (needs --eval-data)");
        sft->add_option("--save-every", o->save_every, "Checkpoint every N steps (and at the end)");
+       sft->add_option("--save-dtype", o->save_dtype,
+                       "fp32: OUT/checkpoint (fp32, optimizer state) only; bf16: also OUT/model, "
+                       "the model as served (bf16, no optimizer state)")
+           ->capture_default_str();
        auto no_save = std::make_shared<bool>(false);
        sft->add_flag("--no-save", *no_save, "Write no checkpoint (benchmarks)");
        sft->add_option("--seed", o->seed, "builtin weights and data order")->capture_default_str();

@@ -102,6 +102,7 @@ Status ValidateOptions(const GrpoOptions& o) {
   }
   if (o.max_new_tokens < 1) return bad("--max-new-tokens must be at least 1");
   if (o.loss_chunk < 0) return bad("--loss-chunk must be >= 0 (0: whole-batch logits)");
+  TRITONRL_RETURN_IF_ERROR(CheckSaveDtype(o.save_dtype, false));
   if (!(o.temperature > 0 && std::isfinite(o.temperature))) {
     return bad("--temperature must be > 0 (the ratio needs the sampler's distribution)");
   }
@@ -983,8 +984,9 @@ Status SaveCheckpoint(const Runner& run) {
              {"run_nonce", run.run_nonce},
              {"tasks_sha256", run.pool.hash},
              {"pending", run.pending ? GenBatchToJson(*run.pending) : json(nullptr)}};
-  return SaveTrainCheckpoint(run.ckpt_dir, run.m.trainable, run.adam, run.m.tokenizer, st.dump(),
-                             run.m.carried_files);
+  TRITONRL_RETURN_IF_ERROR(SaveTrainCheckpoint(run.ckpt_dir, run.m.trainable, run.adam,
+                                               run.m.tokenizer, st.dump(), run.m.carried_files));
+  return SaveServedCopy(run.o.save_dtype, run.o.out, run.m);
 }
 
 void LogStep(Runner& run, const GrpoStepMetrics& s, const StepRollouts& acc, const UpdateStats& u,

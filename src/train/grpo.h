@@ -87,6 +87,10 @@ struct GrpoOptions {
   // timed calls a correct rollout saved.
   bool timing = true;
   int64_t save_every = 0;  // steps; 0: at the end only
+  // "bf16": each save also writes OUT/model, the policy as served (bf16 weights, tokenizer and
+  // side files, no optimizer or trainer state) beside the fp32 resume checkpoint. Not a
+  // trajectory option.
+  std::string save_dtype = "fp32";
   uint64_t seed = 0;
   bool progress = true;
   int64_t update_batch_tokens = 16384;  // padded tokens per update micro-batch

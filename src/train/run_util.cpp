@@ -225,6 +225,24 @@ std::string DescribeModel(const Trainable& t, c10::Device device) {
          " compute on " + device.str();
 }
 
+Status CheckSaveDtype(const std::string& save_dtype, bool lora) {
+  if (save_dtype != "fp32" && save_dtype != "bf16") {
+    return Status::InvalidArgument("--save-dtype must be fp32 or bf16, not '" + save_dtype + "'");
+  }
+  if (save_dtype == "bf16" && lora) {
+    return Status::InvalidArgument(
+        "--save-dtype bf16 is for full fine-tuning: a LoRA run's served model is its merged "
+        "adapter (tritonrl lora merge)");
+  }
+  return Status::Ok();
+}
+
+Status SaveServedCopy(const std::string& save_dtype, const std::string& out, const StartModel& m) {
+  if (save_dtype != "bf16") return Status::Ok();
+  return SaveServedModel((fs::path(out) / "model").string(), m.trainable, m.tokenizer,
+                         at::kBFloat16, m.carried_files);
+}
+
 Result<std::ofstream> OpenMetricsLog(const std::string& path, int64_t keep_through_step) {
   std::string kept;
   if (keep_through_step >= 0) {

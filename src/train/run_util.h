@@ -103,6 +103,12 @@ Result<ResumePoint> LoadResumePoint(
 // "qwen3 N layers, hidden H, vocab V, DTYPE compute on DEVICE".
 std::string DescribeModel(const Trainable& t, c10::Device device);
 
+// --save-dtype: "fp32" (the resume checkpoint only) or "bf16" (also the served model in OUT/model;
+// refused with LoRA, whose served model is the merged adapter).
+Status CheckSaveDtype(const std::string& save_dtype, bool lora);
+// With save_dtype "bf16": writes OUT/model, the model as served (SaveServedModel); else nothing.
+Status SaveServedCopy(const std::string& save_dtype, const std::string& out, const StartModel& m);
+
 // Opens OUT/metrics.jsonl for appending. keep_through_step < 0 (a fresh run):
 // the file starts empty; otherwise (a resume) the lines whose "step" is at most
 // that step are kept and the rest (and a torn last line) dropped.

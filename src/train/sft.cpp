@@ -265,6 +265,7 @@ Status PlanAndOpen(SftRun& run, ResumePoint& rp) {
 Result<std::unique_ptr<SftRun>> SetUpSft(SftOptions o) {
   if (o.data.empty()) return Status::InvalidArgument("--data is required");
   if (o.out.empty()) return Status::InvalidArgument("--out is required");
+  TRITONRL_RETURN_IF_ERROR(CheckSaveDtype(o.save_dtype, o.lora_r > 0));
   auto run = std::make_unique<SftRun>();
   run->o = std::move(o);
   ResumePoint rp;
@@ -476,6 +477,7 @@ Result<SftSummary> RunSftImpl(SftOptions options) {
     if (run.dist.is_root() && o.save &&
         (last || (o.save_every > 0 && run.step % o.save_every == 0))) {
       TRITONRL_RETURN_IF_ERROR(SaveSftCheckpoint(run, run.ckpt_dir));
+      TRITONRL_RETURN_IF_ERROR(SaveServedCopy(o.save_dtype, o.out, run.m));
       summary.checkpoint = run.ckpt_dir;
     }
     if (run.step == o.stop_after) break;

@@ -51,8 +51,12 @@ struct SftOptions {
   // Save the step with the lowest held-out loss (of those evaluated) to OUT/best, a complete
   // checkpoint beside OUT/checkpoint (needs eval_data). Picks the SFT policy GRPO starts from.
   bool keep_best = false;
-  int64_t save_every = 0;      // steps; 0: at the end only
-  bool save = true;            // false: no checkpoint at all (benchmarks: 7 GB per 0.6B run)
+  int64_t save_every = 0;  // steps; 0: at the end only
+  bool save = true;        // false: no checkpoint at all (benchmarks: 7 GB per 0.6B run)
+  // "bf16": each save also writes OUT/model, the model as served (weights rounded once to bf16,
+  // tokenizer and side files, no optimizer or trainer state); OUT/checkpoint stays the fp32
+  // resume checkpoint. "fp32": OUT/checkpoint only. Not a trajectory option.
+  std::string save_dtype = "fp32";
   uint64_t seed = 0;           // builtin weights and the data order
   int32_t small_vocab = 4096;  // builtin:small's BPE vocabulary
   // LoRA (docs/train.md "LoRA"): lora_r > 0 trains adapters on the target projections only

@@ -66,9 +66,16 @@ const std::vector<const char*>& HashedFiles(bool lora) {
 
 // The model's files: a full Hugging Face model, or (LoRA) PEFT's adapter files and the
 // tokenizer's side files, the base referenced by Trainable::lora_base.
+// `dtype`: the weights' dtype on disk (the fp32 masters, or rounded once to bf16: the served
+// model).
 Status SaveModelFiles(const std::string& tmp, const Trainable& t, const model::Tokenizer& tokenizer,
-                      const model::ModelFiles& carried) {
+                      const model::ModelFiles& carried, c10::ScalarType dtype = at::kFloat) {
   model::Qwen3Model m = t.master;
+  if (dtype != at::kFloat && !m.lora.enabled()) {
+    ForEachTensor(m, [&](const std::string&, at::Tensor& x, bool) { x = x.detach().to(dtype); });
+    if (m.config.tie_word_embeddings) m.lm_head = m.embed;
+    m.dtype = dtype;
+  }
   for (model::Qwen3Layer& L : m.layers) L.qk_norm = QkNorm(L, m.config);
   std::error_code ec;
   fs::create_directories(tmp, ec);
@@ -82,6 +89,22 @@ Status SaveModelFiles(const std::string& tmp, const Trainable& t, const model::T
   side.bos_token_id = m.config.bos_token_id;
   TRITONRL_RETURN_IF_ERROR(model::WriteHfModelFiles(tmp, tokenizer, side, carried));
   if (m.lora.enabled()) TRITONRL_RETURN_IF_ERROR(model::SaveLoraAdapter(m, tmp, t.lora_base));
+  return Status::Ok();
+}
+
+// Renames the complete directory `tmp` over `dir`, replacing the previous one only once the new
+// one is complete (a crash leaves the old, the new, or DIR.old beside DIR.tmp).
+Status ReplaceDirectory(const std::string& tmp, const std::string& dir) {
+  std::error_code ec;
+  const std::string old = dir + ".old";
+  fs::remove_all(old, ec);
+  if (fs::exists(dir)) {
+    fs::rename(dir, old, ec);
+    if (ec) return Status::IoError(dir + ": " + ec.message());
+  }
+  fs::rename(tmp, dir, ec);
+  if (ec) return Status::IoError(dir + ": " + ec.message());
+  fs::remove_all(old, ec);
   return Status::Ok();
 }
 
@@ -335,17 +358,27 @@ Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const Ada
   state["file_sha256"] = hashes;
   TRITONRL_RETURN_IF_ERROR(
       WriteFileAtomic((fs::path(tmp) / "trainer_state.json").string(), state.dump(1)));
-  // Replace the previous checkpoint only once the new one is complete.
-  const std::string old = dir + ".old";
-  fs::remove_all(old, ec);
-  if (fs::exists(dir)) {
-    fs::rename(dir, old, ec);
-    if (ec) return Status::IoError(dir + ": " + ec.message());
+  return ReplaceDirectory(tmp, dir);
+}
+
+Status SaveServedModel(const std::string& dir, const Trainable& t,
+                       const model::Tokenizer& tokenizer, c10::ScalarType dtype,
+                       const model::ModelFiles& carried) {
+  if (t.master.lora.enabled()) {
+    return Status::InvalidArgument(
+        "a served model in another dtype is not written for LoRA adapters: merge the adapter "
+        "(tritonrl lora merge) instead");
   }
-  fs::rename(tmp, dir, ec);
-  if (ec) return Status::IoError(dir + ": " + ec.message());
-  fs::remove_all(old, ec);
-  return Status::Ok();
+  at::NoGradGuard no_grad;
+  const std::string tmp = dir + ".tmp";
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  try {
+    TRITONRL_RETURN_IF_ERROR(SaveModelFiles(tmp, t, tokenizer, carried, dtype));
+  } catch (const c10::Error& e) {
+    return Status::Internal(dir + ": saving failed: " + e.what_without_backtrace());
+  }
+  return ReplaceDirectory(tmp, dir);
 }
 
 Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device device,

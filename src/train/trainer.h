@@ -133,6 +133,14 @@ at::Tensor ClipGradNormForeach(Trainable& t, double max_norm);
 Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const AdamWState& adam,
                            const model::Tokenizer& tokenizer, const std::string& state_json,
                            const model::ModelFiles& carried = {});
+// The model as served (`--save-dtype bf16`): config.json (torch_dtype) and model.safetensors
+// with the master weights rounded once to `dtype`, the tokenizer and its side files and the
+// carried files, as in a training checkpoint, but no optimizer or trainer state: a model to
+// load (tritonrl, transformers), not a run to resume. Not for LoRA (merge the adapter).
+// Written to DIR.tmp then renamed over DIR.
+Status SaveServedModel(const std::string& dir, const Trainable& t,
+                       const model::Tokenizer& tokenizer, c10::ScalarType dtype,
+                       const model::ModelFiles& carried = {});
 // Checks the file hashes recorded in trainer_state.json, the model against
 // its config, and every optimizer tensor against its parameter: a corrupt or
 // mismatched checkpoint fails with a message naming the file and the problem.
