@@ -102,7 +102,7 @@ Status ValidateOptions(const GrpoOptions& o) {
   }
   if (o.max_new_tokens < 1) return bad("--max-new-tokens must be at least 1");
   if (o.loss_chunk < 0) return bad("--loss-chunk must be >= 0 (0: whole-batch logits)");
-  TRITONRL_RETURN_IF_ERROR(CheckSaveDtype(o.save_dtype, false));
+  TRITONRL_RETURN_IF_ERROR(CheckSaveDtype(o.save_dtype, o.lora_r, o.model, o.resume));
   if (!(o.temperature > 0 && std::isfinite(o.temperature))) {
     return bad("--temperature must be > 0 (the ratio needs the sampler's distribution)");
   }

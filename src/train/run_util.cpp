@@ -225,10 +225,13 @@ std::string DescribeModel(const Trainable& t, c10::Device device) {
          " compute on " + device.str();
 }
 
-Status CheckSaveDtype(const std::string& save_dtype, bool lora) {
+Status CheckSaveDtype(const std::string& save_dtype, int64_t lora_r, const std::string& model,
+                      const std::string& resume) {
   if (save_dtype != "fp32" && save_dtype != "bf16") {
     return Status::InvalidArgument("--save-dtype must be fp32 or bf16, not '" + save_dtype + "'");
   }
+  const bool lora = lora_r > 0 || model::IsLoraAdapterDir(model) ||
+                    (!resume.empty() && model::IsLoraAdapterDir(resume));
   if (save_dtype == "bf16" && lora) {
     return Status::InvalidArgument(
         "--save-dtype bf16 is for full fine-tuning: a LoRA run's served model is its merged "

@@ -104,8 +104,10 @@ Result<ResumePoint> LoadResumePoint(
 std::string DescribeModel(const Trainable& t, c10::Device device);
 
 // --save-dtype: "fp32" (the resume checkpoint only) or "bf16" (also the served model in OUT/model;
-// refused with LoRA, whose served model is the merged adapter).
-Status CheckSaveDtype(const std::string& save_dtype, bool lora);
+// refused for a LoRA run, whose served model is the merged adapter: --lora-r > 0, or an adapter
+// directory as the model or the checkpoint resumed).
+Status CheckSaveDtype(const std::string& save_dtype, int64_t lora_r, const std::string& model,
+                      const std::string& resume);
 // With save_dtype "bf16": writes OUT/model, the model as served (SaveServedModel); else nothing.
 Status SaveServedCopy(const std::string& save_dtype, const std::string& out, const StartModel& m);
 

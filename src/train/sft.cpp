@@ -265,7 +265,7 @@ Status PlanAndOpen(SftRun& run, ResumePoint& rp) {
 Result<std::unique_ptr<SftRun>> SetUpSft(SftOptions o) {
   if (o.data.empty()) return Status::InvalidArgument("--data is required");
   if (o.out.empty()) return Status::InvalidArgument("--out is required");
-  TRITONRL_RETURN_IF_ERROR(CheckSaveDtype(o.save_dtype, o.lora_r > 0));
+  TRITONRL_RETURN_IF_ERROR(CheckSaveDtype(o.save_dtype, o.lora_r, o.model, o.resume));
   auto run = std::make_unique<SftRun>();
   run->o = std::move(o);
   ResumePoint rp;

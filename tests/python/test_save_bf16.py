@@ -140,3 +140,6 @@ def test_grpo_writes_the_served_model_and_refusals(tmp_path):
     r = sft(tmp_path, tmp_path / "lora", "--steps", 1, "--save-dtype", "bf16", "--lora-r", 4,
             check=False)
     assert r.returncode != 0 and "--save-dtype" in r.stderr
+    r = run("train", "grpo", "--model", "builtin:tiny", "--tasks", TASKS, "--out", tmp_path / "gl",
+            "--device", "cpu", "--lora-r", 4, "--save-dtype", "bf16", check=False)
+    assert r.returncode != 0 and "--save-dtype" in r.stderr
