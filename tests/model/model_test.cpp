@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -31,10 +32,26 @@ Qwen3Config SmallConfig() {
   return c;
 }
 
-Qwen3Model Small(uint64_t seed = 7, c10::ScalarType dtype = at::kFloat) {
+Qwen3Model Small(uint64_t seed = 7, c10::ScalarType dtype = at::kFloat,
+                 c10::Device device = c10::Device(c10::kCPU)) {
   ModelOptions o;
   o.dtype = dtype;
+  o.device = device;
   return RandomQwen3(SmallConfig(), seed, o);
+}
+
+// The device of the tests that also prove the CUDA path (graphs captured again after a
+// compaction or a cache regrowth): TRITONRL_TEST_DEVICE, default cpu. CI runs them on the CPU;
+// the GPU machine runs the same binary with TRITONRL_TEST_DEVICE=cuda (bench/gpu/OWED.md).
+c10::Device TestDevice() {
+  const char* name = std::getenv("TRITONRL_TEST_DEVICE");
+  if (name == nullptr || *name == '\0') return c10::Device(c10::kCPU);
+  auto device = ParseDevice(name);
+  if (!device.ok()) {
+    ADD_FAILURE() << "TRITONRL_TEST_DEVICE: " << device.status().ToString();
+    return c10::Device(c10::kCPU);
+  }
+  return *device;
 }
 
 double MaxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
@@ -239,7 +256,8 @@ TEST(Generation, BatchedEqualsOneAtATime) {
 // and every third step. Log-probabilities to fp32 rounding (a smaller batch may sum its GEMMs
 // in another order).
 TEST(Generation, CompactionAndGrowingCacheChangeNoToken) {
-  Qwen3Model m = Small();
+  Qwen3Model m = Small(7, at::kFloat, TestDevice());
+  RecordProperty("device", m.embed.device().str());
   const std::vector<std::vector<int32_t>> prompts = {
       {1, 2, 3}, {9, 8, 7, 6, 5, 4, 3, 2, 1}, {42}, {100, 7, 7}};
   struct Case {
