@@ -35,7 +35,7 @@ FIT_SHAPES="${FIT_SHAPES:-0.6b 1.7b 4b 8b}"; FIT_MODES="${FIT_MODES:-lora+ckpt l
 FIT_B="${FIT_B:-2}"; FIT_T="${FIT_T:-4096}"; FIT_STEPS="${FIT_STEPS:-3}"
 WORK="${WORK:-/tmp/tritonrl_lora_bench}"
 DEADLINE="${DEADLINE:-560}"; RUN_TIMEOUT="${RUN_TIMEOUT:-540}"; MIN_RUN_S="${MIN_RUN_S:-45}"
-MEM_LIMIT_MB="${MEM_LIMIT_MB:-0}"              # address-space limit per run (a CPU OOM drill)
+FIT_MEM_LIMIT_MB="${FIT_MEM_LIMIT_MB:-0}"      # address-space limit of each fit run (a CPU drill of OOM)
 mkdir -p "$OUT" "$WORK/models" "$WORK/runs"
 RESULTS="$WORK/results.jsonl"; LOG="$OUT/lora_bench.log"; SUMMARY="$OUT/lora_summary.md"
 TRITONRL_PYTHON="$PY" source "$ROOT/bench/gpu/libpath.sh"
@@ -65,7 +65,7 @@ measured() {
   local left; left=$(left_s)
   if ((left < MIN_RUN_S)); then LEFT+=("$key"); return; fi
   "$PY" "$HERE/sft_gpu.py" measure --key "$key" --results "$RESULTS" --log "$LOG" \
-    --timeout $((left < RUN_TIMEOUT ? left : RUN_TIMEOUT)) --mem-limit-mb "$MEM_LIMIT_MB" \
+    --timeout $((left < RUN_TIMEOUT ? left : RUN_TIMEOUT)) --mem-limit-mb "${MEM_LIMIT:-0}" \
     --parse "$parse" --info "$info" -- "$@" | tee -a "$SUMMARY"
   cp "$RESULTS" "$OUT/lora_results.jsonl"
 }
@@ -101,8 +101,8 @@ sft_cmd() {
     --no-progress --no-save "$@"
 }
 
-info() {  # info PART MODE LABEL SHAPE [B T]: a record's tags
-  printf '{"part": "%s", "mode": "%s", "label": "%s", "shape": "%s", "B": %s, "T": %s}' "$1" "$2" "$3" "$4" "${5:-0}" "${6:-0}"
+info() {  # info PART MODE LABEL SHAPE B T STEPS: a record's tags
+  printf '{"part": "%s", "mode": "%s", "label": "%s", "shape": "%s", "B": %s, "T": %s, "steps_asked": %s}' "$@"
 }
 
 for part in $PART; do
@@ -115,9 +115,9 @@ for part in $PART; do
       [[ -n "$ck" && "$SFT_CKPT" != 1 ]] && continue
       flag=(); pflag=(); [[ -n "$ck" ]] && flag=(--checkpoint-layers) && pflag=(--checkpoint)
       read -r -a cmd <<<"$(sft_cmd "sft_ours$ck" "$M" "$D" "$B" "$T" "$STEPS" "${LORA[@]}" "${flag[@]}")"
-      measured "sft:ours$ck:$tag" "$(info sft "ours$ck" "tritonrl train sft --lora-r $LORA_R${ck:+ --checkpoint-layers}" "$SHAPE" "$B" "$T")" \
+      measured "sft:ours$ck:$tag" "$(info sft "ours$ck" "tritonrl train sft --lora-r $LORA_R${ck:+ --checkpoint-layers}" "$SHAPE" "$B" "$T" "$STEPS")" \
         "sft:$WORK/runs/sft_ours$ck" "${cmd[@]}"
-      measured "sft:peft$ck:$tag" "$(info sft "peft$ck" "PEFT + transformers${ck:+, gradient checkpointing}" "$SHAPE" "$B" "$T")" json \
+      measured "sft:peft$ck:$tag" "$(info sft "peft$ck" "PEFT + transformers${ck:+, gradient checkpointing}" "$SHAPE" "$B" "$T" "$STEPS")" json \
         "$PY" "$HERE/sft_gpu.py" peft --model "$M" --batch "$B" --seq "$T" --steps "$STEPS" --r "$LORA_R" \
         --alpha "$LORA_ALPHA" --targets "$LORA_TARGETS" --device "$DEVICE" --dtype "$DTYPE" "${pflag[@]}"
     done
@@ -148,8 +148,8 @@ for part in $PART; do
         [[ "$mode" == lora* ]] && flags+=("${LORA[@]}")
         [[ "$mode" == *+ckpt ]] && flags+=(--checkpoint-layers)
         read -r -a cmd <<<"$(sft_cmd "fit_${shape}_$mode" "$M" "$D" "$FIT_B" "$FIT_T" "$FIT_STEPS" "${flags[@]}")"
-        measured "fit:$shape:$mode:${FIT_B}x$FIT_T:s$FIT_STEPS" \
-          "$(info fit "$mode" "train sft ${flags[*]}" "$shape" "$FIT_B" "$FIT_T")" "sft:$WORK/runs/fit_${shape}_$mode" "${cmd[@]}"
+        MEM_LIMIT="$FIT_MEM_LIMIT_MB" measured "fit:$shape:$mode:${FIT_B}x$FIT_T:s$FIT_STEPS" \
+          "$(info fit "$mode" "train sft ${flags[*]}" "$shape" "$FIT_B" "$FIT_T" "$FIT_STEPS")" "sft:$WORK/runs/fit_${shape}_$mode" "${cmd[@]}"
       done
     done
     ;;

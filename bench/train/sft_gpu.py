@@ -30,8 +30,11 @@ import statistics
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
+if __name__ == "__main__" and sys.argv[1:2] in (["measure"], ["done"], ["tables"]):
+    torch = F = None  # lora_bench.sh's bookkeeping needs no torch: a second saved a call
+else:
+    import torch
+    import torch.nn.functional as F
 
 # Qwen3's released configurations (config.json on the Hub: hidden, MLP, layers, query / KV heads of
 # head_dim 128, tied head), the one home of these shapes for the GPU benches; "toy" and "toy-wide"
@@ -165,7 +168,7 @@ def assets(work, T, records):
     write_data(os.path.join(work, "bench.jsonl"), T, records)
 
 
-class RefQwen3(torch.nn.Module):
+class RefQwen3(torch.nn.Module if torch else object):
     """Independent batched Qwen3 (RMSNorm, q/k norm, RoPE, GQA, SwiGLU, tied head)."""
 
     def __init__(self, c):
@@ -394,7 +397,7 @@ def measure(argv):
     def read_poller():
         for line in poller.stdout:
             try:
-                samples.append(int(line.strip()))
+                samples.append((time.time(), int(line.strip())))
             except ValueError:
                 pass
     if poller:
@@ -408,10 +411,14 @@ def measure(argv):
         log.flush()
         start = log.tell()
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=limit)
-        timed_out = False
+        timed_out = not_started = False
         try:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+                                    preexec_fn=limit)
             rc = proc.wait(timeout=a.timeout)
+        except OSError as e:  # not started: an error record, the next runs go on
+            log.write(f"cannot run {cmd[0]}: {e}\n")
+            rc, not_started = 127, True
         except subprocess.TimeoutExpired:
             timed_out = True
             os.killpg(proc.pid, signal.SIGTERM)
@@ -430,10 +437,11 @@ def measure(argv):
     rec["rc"] = rc
     rec["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
     if samples:
-        rec["peak_gpu_mib"] = max(samples)
+        rec["peak_gpu_mib"] = max(m for _, m in samples)
     oom = any(p.lower() in output.lower() for p in OOM_PATTERNS) or rc == -signal.SIGKILL
-    rec["status"] = ("timeout" if timed_out else "ok" if rc == 0 else "oom" if oom else "error")
-    if rec["status"] in ("oom", "error"):
+    rec["status"] = ("timeout" if timed_out else "not started" if not_started else "ok" if rc == 0
+                     else "oom" if oom else "error")
+    if rec["status"] in ("oom", "error", "not started"):
         lines = [l for l in output.splitlines() if any(p.lower() in l.lower() for p in OOM_PATTERNS)]
         rec["error"] = (lines or output.strip().splitlines()[-1:] or [""])[0][:300]
     kind, _, path = a.parse.partition(":")
@@ -445,7 +453,10 @@ def measure(argv):
         elif kind == "sft" and rec["status"] == "ok":
             rec.update(ours_summary(path))
         elif kind == "grpo" and rec["status"] == "ok":
-            rec["grpo"] = [json.loads(l) for l in open(os.path.join(path, "metrics.jsonl")) if l.strip()]
+            metrics = os.path.join(path, "metrics.jsonl")
+            rec["grpo"] = [json.loads(l) for l in open(metrics) if l.strip()]
+            if samples and len(rec["grpo"]) == 1:
+                rec["phase_peak_gpu_mib"] = phase_peaks(samples, os.path.getmtime(metrics), rec["grpo"][0])
     except (OSError, ValueError, KeyError, statistics.StatisticsError) as e:
         rec["parse_error"] = repr(e)
     with open(a.results, "a") as f:
@@ -453,6 +464,20 @@ def measure(argv):
     brief = {k: rec[k] for k in ("key", "status", "wall_s", "peak_gpu_mib", "peak_rss_mib", "tokens_per_s", "error")
              if k in rec}
     print(json.dumps(brief))
+
+
+def phase_peaks(samples, end, m):
+    """The GPU memory peak (nvidia-smi samples (time, MiB)) within each phase of a one-step GRPO run
+    (on-policy: generation, scoring, update in turn), the phases placed back from the step's end
+    (the metrics file's last write) by their logged seconds. nvidia-smi sees what libtorch's caching
+    allocator holds, so a phase's figure includes memory an earlier phase freed but kept cached."""
+    bounds, t = {}, end
+    for k in ("update", "score", "gen"):
+        bounds[k] = (t - m[k + "_seconds"], t)
+        t -= m[k + "_seconds"]
+    names = {"gen": "generation", "score": "scoring", "update": "update"}
+    return {names[k]: max((mib for ts, mib in samples if lo - 0.3 <= ts <= hi + 0.3), default=None)
+            for k, (lo, hi) in reversed(list(bounds.items()))}
 
 
 def results(path):
@@ -468,7 +493,8 @@ def results(path):
 
 
 def done(path, key):
-    """A run to skip on a resumed call: finished (ok, out of memory or failed), not timed out."""
+    """A run to skip on a resumed call: finished (ok, out of memory or failed), not timed out or
+    not started."""
     r = results(path).get(key)
     sys.exit(0 if r and r["status"] in ("ok", "oom", "error") else 1)
 
@@ -485,7 +511,7 @@ def tables(path):
     sft = [r for r in rs if r.get("part") == "sft"]
     if sft:
         print("### LoRA SFT: tritonrl train sft against PEFT + transformers\n")
-        print("| run | shape | B x T | steps | tokens/s (median after 3) | peak GiB (nvidia-smi) | allocator peak GiB | status |")
+        print("| run | shape | B x T | steps | tokens/s (median after 3) | peak GiB | allocator peak GiB | status |")
         print("|---|---|---|---|---|---|---|---|")
         for r in sft:
             tps = "%.0f" % r["tokens_per_s"] if "tokens_per_s" in r else "-"
@@ -511,21 +537,28 @@ def tables(path):
             continue
         m = r["grpo"][0]
         n = r["tasks"] * r["group"]
-        print("| peak GiB | generation s | scoring s | update s | gen tokens/s | mean response tokens | "
-              "truncated | loss tokens | wall s (process) |")
-        print("|---|---|---|---|---|---|---|---|---|")
-        print(f"| {mem(r)} | {m['gen_seconds']:.1f} | {m['score_seconds']:.1f} | {m['update_seconds']:.1f} | "
-              f"{m['gen_tokens_per_second']:.0f} | {m['response_tokens']:.0f} | {m['truncated']}/{n} | "
-              f"{m.get('loss_tokens', '-')} | {r['wall_s']} |")
-        print(f"\n{m['truncated']} of {n} rollouts ran to --max-new-tokens: random weights rarely emit EOS, so "
-              "this is the worst case (every KV-cache row lives to the end, every row is updated at full "
-              "length).\n")
+        ph = r.get("phase_peak_gpu_mib", {})
+        gib = lambda k: "%.1f" % (ph[k] / 1024) if ph.get(k) is not None else "-"
+        print("| peak GiB | peak GiB in generation / update | generation s | scoring s | update s | "
+              "gen tokens/s | mean response tokens | truncated | loss tokens | wall s (process) |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        print(f"| {mem(r)} | {gib('generation')} / {gib('update')} | {m['gen_seconds']:.1f} | "
+              f"{m['score_seconds']:.1f} | {m['update_seconds']:.1f} | {m['gen_tokens_per_second']:.0f} | "
+              f"{m['response_tokens']:.0f} | {m['truncated']}/{n} | {m.get('loss_tokens', '-')} | {r['wall_s']} |")
+        if m["truncated"] == n:
+            print(f"\nAll {n} rollouts ran to --max-new-tokens: random weights rarely emit EOS, so this is the "
+                  "worst case (every KV-cache row lives to the end, every row is updated at full length).")
+        else:
+            print(f"\n{n - m['truncated']} of {n} rollouts ended before --max-new-tokens (EOS).")
+        print("Phase peaks: nvidia-smi samples within each phase's logged seconds, counted back from the "
+              "step's end; they include memory the caching allocator kept from an earlier phase.\n")
     fit = [r for r in rs if r.get("part") == "fit"]
     if fit:
         modes = list(dict.fromkeys(r["mode"] for r in fit))
         shapes = list(dict.fromkeys(r["shape"] for r in fit))
         bt = sorted({f"{r['B']} x {r['T']}" for r in fit})
-        print(f"### What fits: peak GiB of {fit[0].get('steps', '?')} train sft steps at B x T = {', '.join(bt)} "
+        st = sorted({str(r["steps_asked"]) for r in fit})
+        print(f"### What fits: peak GiB of {', '.join(st)} train sft steps at B x T = {', '.join(bt)} "
               f"(OOM: out of memory)\n")
         print("| shape | params | " + " | ".join(modes) + " |")
         print("|---|---|" + "---|" * len(modes))
@@ -535,8 +568,13 @@ def tables(path):
                 r = next((x for x in fit if x["shape"] == sh and x["mode"] == mo), None)
                 cells.append("-" if r is None else mem(r) if r["status"] == "ok" else r["status"].upper()
                              if r["status"] == "oom" else r["status"])
-            print(f"| {sh} | {param_count(sh) / 1e9:.2f}B | " + " | ".join(cells) + " |")
+            n = param_count(sh)
+            size = f"{n / 1e9:.2f}B" if n >= 1e9 else f"{n / 1e6:.1f}M"
+            print(f"| {sh} | {size} | " + " | ".join(cells) + " |")
         print()
+    if rs:
+        print("Peak GiB: GPU memory used, whole device (nvidia-smi every 0.2 s, the same for every run), or,"
+              " marked RSS, the process tree's peak resident memory (no GPU).\n")
 
 
 # The order a step runs its phases in (train sft --phase-timing).
