@@ -12,9 +12,10 @@
 #         at FIT_B x FIT_T for each of FIT_SHAPES: peak memory, or OOM (detected, recorded).
 # Resumable: every run appends a record to $WORK/results.jsonl; a record that finished (ok, oom or
 # error; not a timeout) is skipped by a later call on the same machine (WORK persists while it is
-# warm), and no run starts within MIN_RUN_S of DEADLINE (seconds of this call): the runs left are
-# named. Written to $OUT (few files, as they come): lora_summary.md (the tables), lora_bench.log
-# (every command's output), lora_results.jsonl (the records).
+# warm; on a fresh one, RESULTS_FROM=an earlier call's lora_results.jsonl), and no run starts within
+# MIN_RUN_S of DEADLINE (seconds of this call): the runs left are named. Written to $OUT (three
+# files, as they come): lora_summary.md (the tables), lora_bench.log (every command's output),
+# lora_results.jsonl (the records, all calls').
 # Sizes are variables: DEVICE=cpu with the toy shapes runs the whole script on a CPU (docs/train.md).
 set -uo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -26,18 +27,20 @@ PART="${PART:-sft grpo fit}"
 DEVICE="${DEVICE:-cuda}"; DTYPE="${DTYPE:-bf16}"
 MODEL_DTYPE="${MODEL_DTYPE:-bfloat16}"         # on disk
 SHAPE="${SHAPE:-8b}"                           # parts sft and grpo (sft_gpu.py SHAPES)
-B="${B:-2}"; T="${T:-4096}"; STEPS="${STEPS:-10}"; SFT_CKPT="${SFT_CKPT:-1}"
+B="${B:-1}"; T="${T:-4096}"; STEPS="${STEPS:-10}"; SFT_CKPT="${SFT_CKPT:-1}"
 LORA_R="${LORA_R:-16}"; LORA_ALPHA="${LORA_ALPHA:-32}"; LORA_TARGETS="${LORA_TARGETS:-all}"
 GRPO_TASKS="${GRPO_TASKS:-8}"; GRPO_G="${GRPO_G:-8}"; GRPO_NEW="${GRPO_NEW:-8192}"
 GRPO_FLAGS="${GRPO_FLAGS---checkpoint-layers}"; JOBS="${JOBS:-8}"; EVAL_DEVICE="${EVAL_DEVICE:-$DEVICE}"
 TASKS="${TASKS:-$ROOT/tasks}"
 FIT_SHAPES="${FIT_SHAPES:-0.6b 1.7b 4b 8b}"; FIT_MODES="${FIT_MODES:-lora+ckpt lora full+ckpt full}"
-FIT_B="${FIT_B:-2}"; FIT_T="${FIT_T:-4096}"; FIT_STEPS="${FIT_STEPS:-3}"
+FIT_B="${FIT_B:-1}"; FIT_T="${FIT_T:-4096}"; FIT_STEPS="${FIT_STEPS:-3}"
 WORK="${WORK:-/tmp/tritonrl_lora_bench}"
 DEADLINE="${DEADLINE:-560}"; RUN_TIMEOUT="${RUN_TIMEOUT:-540}"; MIN_RUN_S="${MIN_RUN_S:-45}"
 FIT_MEM_LIMIT_MB="${FIT_MEM_LIMIT_MB:-0}"      # address-space limit of each fit run (a CPU drill of OOM)
 mkdir -p "$OUT" "$WORK/models" "$WORK/runs"
 RESULTS="$WORK/results.jsonl"; LOG="$OUT/lora_bench.log"; SUMMARY="$OUT/lora_summary.md"
+# RESULTS_FROM: an earlier call's lora_results.jsonl (carried), to resume on a fresh machine.
+[[ -n "${RESULTS_FROM:-}" && ! -f "$RESULTS" ]] && cp "$RESULTS_FROM" "$RESULTS"
 TRITONRL_PYTHON="$PY" source "$ROOT/bench/gpu/libpath.sh"
 
 # PEFT is in the GPU image; were it missing, a carried wheel (.whl/peft-*.whl) is installed.

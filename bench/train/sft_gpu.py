@@ -455,6 +455,8 @@ def measure(argv):
         elif kind == "grpo" and rec["status"] == "ok":
             metrics = os.path.join(path, "metrics.jsonl")
             rec["grpo"] = [json.loads(l) for l in open(metrics) if l.strip()]
+            prompts = [len(json.loads(l)["prompt"].encode()) for l in open(os.path.join(path, "rollouts.jsonl"))]
+            rec["mean_prompt_bytes"] = sum(prompts) / max(len(prompts), 1)
             if samples and len(rec["grpo"]) == 1:
                 rec["phase_peak_gpu_mib"] = phase_peaks(samples, os.path.getmtime(metrics), rec["grpo"][0])
     except (OSError, ValueError, KeyError, statistics.StatisticsError) as e:
@@ -550,6 +552,11 @@ def tables(path):
                   "worst case (every KV-cache row lives to the end, every row is updated at full length).")
         else:
             print(f"\n{n - m['truncated']} of {n} rollouts ended before --max-new-tokens (EOS).")
+        if "mean_prompt_bytes" in r:
+            nb = r["mean_prompt_bytes"]
+            print(f"Prompts: {nb:.0f} bytes on average, a token a byte with the bench's byte-level tokenizer; "
+                  f"Qwen3's makes about a token of 3.5 bytes of such text, so each row here holds about "
+                  f"{nb * (1 - 1 / 3.5):.0f} more tokens (KV cache, update) than it would with the real one.")
         print("Phase peaks: nvidia-smi samples within each phase's logged seconds, counted back from the "
               "step's end; they include memory the caching allocator kept from an earlier phase.\n")
     fit = [r for r in rs if r.get("part") == "fit"]
