@@ -8,12 +8,12 @@ the uninterrupted one byte for byte (both directories). Bad values and LoRA are 
 
 import json
 import os
-import struct
 import subprocess
 
 import numpy as np
 import pytest
 import torch
+from test_train_sft import read_safetensors_typed as read_safetensors
 from transformers import AutoModelForCausalLM
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -28,23 +28,6 @@ pytestmark = pytest.mark.skipif(
 
 SIDE_FILES = ("tokenizer.json", "tokenizer_config.json", "generation_config.json",
               "special_tokens_map.json")
-DTYPES = {"F32": torch.float32, "BF16": torch.bfloat16}
-
-
-def read_safetensors(path):
-    """name -> (dtype string, tensor), read byte by byte as the format's spec lays it out."""
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    out = {}
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        b, e = info["data_offsets"]
-        t = torch.frombuffer(bytearray(data[b:e]), dtype=DTYPES[info["dtype"]])
-        out[name] = (info["dtype"], t.reshape(info["shape"]))
-    return out
 
 
 def run(*args, check=True):

@@ -30,7 +30,11 @@ pytestmark = pytest.mark.skipif(not os.path.exists(PARITY), reason="the trainer 
 GRAD_RTOL = 1e-4
 
 
-def read_safetensors(path):
+SAFETENSORS_DTYPES = {"F32": torch.float32, "BF16": torch.bfloat16}
+
+
+def read_safetensors_typed(path):
+    """name -> (dtype string, tensor), read byte by byte as the format's spec lays it out."""
     with open(path, "rb") as f:
         n = struct.unpack("<Q", f.read(8))[0]
         header = json.loads(f.read(n))
@@ -39,9 +43,18 @@ def read_safetensors(path):
     for name, info in header.items():
         if name == "__metadata__":
             continue
-        assert info["dtype"] == "F32", name
         b, e = info["data_offsets"]
-        out[name] = torch.from_numpy(np.frombuffer(data[b:e], dtype="<f4").copy()).reshape(info["shape"])
+        t = torch.frombuffer(bytearray(data[b:e]), dtype=SAFETENSORS_DTYPES[info["dtype"]])
+        out[name] = (info["dtype"], t.reshape(info["shape"]))
+    return out
+
+
+def read_safetensors(path):
+    """name -> tensor of a file that must hold fp32 tensors only."""
+    out = {}
+    for name, (dtype, t) in read_safetensors_typed(path).items():
+        assert dtype == "F32", name
+        out[name] = t
     return out
 
 
