@@ -66,6 +66,20 @@ int RunGrpoCommand(t::GrpoOptions o, const std::string& levels, const std::strin
   return 0;
 }
 
+// The LoRA flags, the same four for `train sft` and `train grpo` (SftOptions, GrpoOptions);
+// only the help of the rank and the dropout differs.
+template <typename Options>
+void AddLoraOptions(CLI::App* app, Options& o, const char* rank_help, const char* dropout_help) {
+  app->add_option("--lora-r", o.lora_r, rank_help)->capture_default_str();
+  app->add_option("--lora-alpha", o.lora_alpha, "LoRA alpha (the adapter's scale is alpha/r)")
+      ->capture_default_str();
+  app->add_option("--lora-dropout", o.lora_dropout, dropout_help)->capture_default_str();
+  app->add_option("--lora-targets", o.lora_targets,
+                  "LoRA target projections: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
+                  "down_proj (comma-separated), all, attention or mlp")
+      ->capture_default_str();
+}
+
 void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
   auto o = std::make_shared<t::GrpoOptions>();
   auto levels = std::make_shared<std::string>("1:1");
@@ -180,19 +194,10 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
       ->capture_default_str();
   g->add_flag("--checkpoint-layers", o->checkpoint_layers,
               "Recompute layer activations in the update's backward pass (less memory)");
-  g->add_option("--lora-r", o->lora_r,
-                "LoRA rank: train adapters on the target projections only, the base frozen "
-                "(0: full fine-tuning, unless --model is an adapter, which is continued)")
-      ->capture_default_str();
-  g->add_option("--lora-alpha", o->lora_alpha, "LoRA alpha (the adapter's scale is alpha/r)")
-      ->capture_default_str();
-  g->add_option("--lora-dropout", o->lora_dropout,
-                "LoRA dropout: must be 0 in GRPO (the ratio's sampler has none)")
-      ->capture_default_str();
-  g->add_option("--lora-targets", o->lora_targets,
-                "LoRA target projections: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
-                "down_proj (comma-separated), all, attention or mlp")
-      ->capture_default_str();
+  AddLoraOptions(g, *o,
+                 "LoRA rank: train adapters on the target projections only, the base frozen "
+                 "(0: full fine-tuning, unless --model is an adapter, which is continued)",
+                 "LoRA dropout: must be 0 in GRPO (the ratio's sampler has none)");
   g->add_option("--seed", o->seed, "builtin weights, task order and sampling")
       ->capture_default_str();
   g->add_flag("--test-inject-solutions", o->test_inject_solutions,
@@ -285,18 +290,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
        sft->add_option("--seed", o->seed, "builtin weights and data order")->capture_default_str();
        sft->add_option("--small-vocab", o->small_vocab, "builtin:small BPE vocabulary size")
            ->capture_default_str();
-       sft->add_option("--lora-r", o->lora_r,
-                       "LoRA rank: train adapters on the target projections only, the base "
-                       "frozen (0: full fine-tuning)")
-           ->capture_default_str();
-       sft->add_option("--lora-alpha", o->lora_alpha, "LoRA alpha (the adapter's scale is alpha/r)")
-           ->capture_default_str();
-       sft->add_option("--lora-dropout", o->lora_dropout, "LoRA dropout on the adapters' input")
-           ->capture_default_str();
-       sft->add_option("--lora-targets", o->lora_targets,
-                       "LoRA target projections: q_proj,k_proj,v_proj,o_proj,gate_proj,up_proj,"
-                       "down_proj (comma-separated), all, attention or mlp")
-           ->capture_default_str();
+       AddLoraOptions(sft, *o,
+                      "LoRA rank: train adapters on the target projections only, the base "
+                      "frozen (0: full fine-tuning)",
+                      "LoRA dropout on the adapters' input");
        auto quiet_ptr = std::make_shared<bool>(false);
        sft->add_flag("--no-progress", *quiet_ptr, "No progress bar");
        std::vector<std::function<int()>> runs;
