@@ -117,20 +117,25 @@ print("timing e2e: the plan-stealing candidate was stopped at its stack walk, be
 PY
 
 # A candidate honest through its correctness calls that, once timed, replays its previous output on
-# most calls: the re-checked timed calls (3 of 20, chosen after each call) compare against a fresh
-# reference at that call's seed and catch it in the timing stage.
+# most calls. Every timed call is audited, so the replays are caught whatever the re-check draws:
+# they launch nothing and return a tensor no kernel wrote in that call. The re-checked timed calls
+# (3 of 20, chosen at random after each call, so that no plan exists to find) compare against a
+# fresh reference at that call's seed and add `timed_output_mismatch` when one of them falls on a
+# replay: about 97% of runs (13 of the 20 calls replay; all 3 on the 7 others: C(7,3)/C(20,3),
+# 3%), which is why that reason is allowed here, not required.
 eval_hack hack/timing_batch_replay replay
 "$ROOT/.venv/bin/python" - "$T/replay.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["samples"][0]
 assert s["outcome"] == "incorrect" and s["speedup"] is None, s
-# Every timed call is audited: the replays also launch nothing and return a tensor no kernel
-# wrote in that call.
-assert [(r["code"], r["stage"]) for r in s["reasons"]][:1] == [("timed_output_mismatch", "timing")], s["reasons"]
-assert {r["code"] for r in s["reasons"]} == {"timed_output_mismatch", "no_triton_launch",
-                                             "output_not_from_kernel"}, s["reasons"]
+codes = {r["code"] for r in s["reasons"]}
+assert {r["stage"] for r in s["reasons"]} == {"timing"}, s["reasons"]
+assert {"no_triton_launch", "output_not_from_kernel"} <= codes, s["reasons"]
+assert codes <= {"timed_output_mismatch", "no_triton_launch", "output_not_from_kernel"}, s["reasons"]
 assert s["evidence"]["timing"]["rechecked_calls"] == 3, s["evidence"]["timing"]  # 3 of 20 calls
-print("timing e2e: replayed outputs in timed calls met a re-check")
+met = "timed_output_mismatch" in codes
+print("timing e2e: replayed timed calls caught by the audit" +
+      (", and a re-check met a replay" if met else "; no re-check fell on a replay this run"))
 PY
 
 # A candidate that sends the next call's request itself during a timed call, to learn early
