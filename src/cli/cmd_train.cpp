@@ -80,6 +80,24 @@ void AddLoraOptions(CLI::App* app, Options& o, const char* rank_help, const char
       ->capture_default_str();
 }
 
+// GRPO's memory options: the update's micro-batches, chunked head and recomputed layers, and
+// LoRA. None changes what is optimised, except LoRA, which changes which weights train.
+void AddGrpoMemoryOptions(CLI::App* g, t::GrpoOptions& o) {
+  g->add_option("--update-batch-tokens", o.update_batch_tokens,
+                "Padded tokens per update micro-batch")
+      ->capture_default_str();
+  g->add_option("--loss-chunk", o.loss_chunk,
+                "Memory: the update's head and log-softmax over chunks of N scored rows, forward "
+                "and backward (default 4096; 0: whole-batch fp32 logits)")
+      ->capture_default_str();
+  g->add_flag("--checkpoint-layers", o.checkpoint_layers,
+              "Recompute layer activations in the update's backward pass (less memory)");
+  AddLoraOptions(g, o,
+                 "LoRA rank: train adapters on the target projections only, the base frozen "
+                 "(0: full fine-tuning, unless --model is an adapter, which is continued)",
+                 "LoRA dropout: must be 0 in GRPO (the ratio's sampler has none)");
+}
+
 void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
   auto o = std::make_shared<t::GrpoOptions>();
   auto levels = std::make_shared<std::string>("1:1");
@@ -161,10 +179,6 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
   g->add_option("--temperature", o->temperature, "Sampling temperature (> 0)")
       ->capture_default_str();
   g->add_option("--top-p", o->top_p)->capture_default_str();
-  g->add_option("--loss-chunk", o->loss_chunk,
-                "Memory: the update's head and log-softmax over chunks of N scored rows, forward "
-                "and backward (default 4096; 0: whole-batch fp32 logits)")
-      ->capture_default_str();
   g->add_option("--levels", *levels, "Level mixture LEVEL:WEIGHT,... (e.g. 1:1,2:0)")
       ->capture_default_str();
   g->add_option("--labels", o->labels,
@@ -189,15 +203,7 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
                 "many rounds a step (1: no resampling)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  g->add_option("--update-batch-tokens", o->update_batch_tokens,
-                "Padded tokens per update micro-batch")
-      ->capture_default_str();
-  g->add_flag("--checkpoint-layers", o->checkpoint_layers,
-              "Recompute layer activations in the update's backward pass (less memory)");
-  AddLoraOptions(g, *o,
-                 "LoRA rank: train adapters on the target projections only, the base frozen "
-                 "(0: full fine-tuning, unless --model is an adapter, which is continued)",
-                 "LoRA dropout: must be 0 in GRPO (the ratio's sampler has none)");
+  AddGrpoMemoryOptions(g, *o);
   g->add_option("--seed", o->seed, "builtin weights, task order and sampling")
       ->capture_default_str();
   g->add_flag("--test-inject-solutions", o->test_inject_solutions,
