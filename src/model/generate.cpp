@@ -281,28 +281,14 @@ Result<DecodeSession> Prefill(const Qwen3Model& model,
   const int64_t max_capacity = (P + max_new_tokens + 7) / 8 * 8;
   const int64_t reserve = reserve_new_tokens > 0 ? reserve_new_tokens : max_new_tokens;
   const int64_t capacity = std::min(max_capacity, (P + reserve + 7) / 8 * 8);
-  // Uninitialised cache: prefill writes slots [0, P); the decode slots are
-  // zeroed because masked-out slots inside an attention window are still
-  // multiplied (0 * garbage could be NaN).
-  const Qwen3Config& c = model.config;
-  auto cache_opts = at::TensorOptions().dtype(model.dtype).device(dev);
-  auto allocate = [&](int64_t rows, int64_t slots) {
-    KvCache kv;
-    for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
-      for (auto* x : {&kv.k, &kv.v}) {
-        x->push_back(at::empty({rows, c.num_key_value_heads, slots, c.head_dim}, cache_opts));
-        if (slots > P) x->back().narrow(2, P, slots - P).zero_();
-      }
-    }
-    return kv;
-  };
-  KvCache cache = allocate(B, capacity);
+  // Prefill writes slots [0, P); the decode slots start zeroed.
+  KvCache cache = AllocateKvCache(model, B, capacity, P);
   // With one sample per prompt the prefill writes the decode cache directly;
   // otherwise into a prompt-sized cache whose rows are then copied to each
   // prompt's samples.
   const bool direct = num_samples == 1;
   KvCache prompt_cache;
-  if (!direct) prompt_cache = allocate(N, P);
+  if (!direct) prompt_cache = AllocateKvCache(model, N, P, P);
   at::Tensor slots = at::arange(P, cpu_long.device(dev));
   ForwardArgs a;
   a.ids = ids;

@@ -71,7 +71,7 @@ struct DecodeSession {
 
 // Prefills `prompts` (each repeated `num_samples` times, adjacent) into a cache
 // with room for `max_new_tokens` more tokens (reserve_new_tokens > 0: room for
-// that many, for a caller that grows it with GrowKvCache); session.logits
+// that many, for a caller that grows it with ReshapeSession); session.logits
 // holds the next-token logits after each prompt.
 Result<DecodeSession> Prefill(const Qwen3Model& model,
                               const std::vector<std::vector<int32_t>>& prompts, int64_t num_samples,

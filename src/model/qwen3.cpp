@@ -397,13 +397,15 @@ Status SaveQwen3(const Qwen3Model& m, const std::string& dir) {
   return WriteSafetensors((fs::path(dir) / "model.safetensors").string(), out, {{"format", "pt"}});
 }
 
-KvCache AllocateKvCache(const Qwen3Model& m, int64_t batch, int64_t capacity) {
+KvCache AllocateKvCache(const Qwen3Model& m, int64_t batch, int64_t capacity, int64_t filled) {
   const Qwen3Config& c = m.config;
   auto opts = at::TensorOptions().dtype(m.dtype).device(m.device);
   KvCache cache;
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
-    cache.k.push_back(at::zeros({batch, c.num_key_value_heads, capacity, c.head_dim}, opts));
-    cache.v.push_back(at::zeros({batch, c.num_key_value_heads, capacity, c.head_dim}, opts));
+    for (std::vector<at::Tensor>* x : {&cache.k, &cache.v}) {
+      x->push_back(at::empty({batch, c.num_key_value_heads, capacity, c.head_dim}, opts));
+      if (capacity > filled) x->back().narrow(2, filled, capacity - filled).zero_();
+    }
   }
   return cache;
 }

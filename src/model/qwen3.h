@@ -78,7 +78,11 @@ struct KvCache {
   int64_t capacity() const { return k.empty() ? 0 : k[0].size(2); }
   int64_t batch() const { return k.empty() ? 0 : k[0].size(0); }
 };
-KvCache AllocateKvCache(const Qwen3Model& model, int64_t batch, int64_t capacity);
+// Slots [0, filled) are left uninitialised for the caller to write (a prefill); the others are
+// zeroed, because masked-out slots inside an attention window are still multiplied (0 * garbage
+// could be NaN).
+KvCache AllocateKvCache(const Qwen3Model& model, int64_t batch, int64_t capacity,
+                        int64_t filled = 0);
 
 struct ForwardArgs {
   at::Tensor ids;        // [B, T] int64
