@@ -32,6 +32,24 @@ at::Tensor RowEntropy(const at::Tensor& logp) {
   return logp.exp().mul_(logp).sum(-1).neg();
 }
 
+// The head's two GEMMs for rows [s, s + n) given dz, the gradient with respect to that chunk's
+// logits (in the hidden states' dtype): d hidden of those rows into dh (when asked), and
+// dz^T @ hidden added to the fp32 dw (when asked).
+void HeadChunkBackward(const at::Tensor& dz, const at::Tensor& hc, const at::Tensor& head,
+                       int64_t s, at::Tensor* dh, at::Tensor* dw) {
+  if (dh) {
+    at::Tensor out = dh->narrow(0, s, dz.size(0));
+    at::mm_out(out, dz, head);
+  }
+  if (dw) {
+    if (head.scalar_type() == at::kFloat) {
+      dw->addmm_(dz.t(), hc);
+    } else {
+      dw->add_(at::mm(dz.t(), hc));
+    }
+  }
+}
+
 // -sum log p(target) over the rows of `hidden`, a chunk of rows at a time;
 // with dh / dw set, also d(that sum)/d hidden into *dh (hidden's dtype) and
 // d/d head into *dw (fp32, accumulated over the chunks).
@@ -56,17 +74,7 @@ at::Tensor ChunkedNll(const at::Tensor& hidden, const at::Tensor& head, const at
     at::exp_out(g, logp);
     logp.reset();  // the fp32 chunk is the largest tensor: free it before the GEMMs
     g.scatter_(1, tc, lpt.exp().sub_(1.0).to(g.scalar_type()));
-    if (dh) {
-      at::Tensor out = dh->narrow(0, s, n);
-      at::mm_out(out, g, head);
-    }
-    if (dw) {
-      if (head.scalar_type() == at::kFloat) {
-        dw->addmm_(g.t(), hc);
-      } else {
-        dw->add_(at::mm(g.t(), hc));
-      }
-    }
+    HeadChunkBackward(g, hc, head, s, dh, dw);
   }
   return nll;
 }
@@ -156,13 +164,8 @@ struct ChunkedHeadLogProbs : torch::autograd::Function<ChunkedHeadLogProbs> {
       // d(g_t log p_t)/d logits = g_t (onehot(t) - p), in fp32 in place of the log-softmax.
       at::Tensor dz = ChunkLogSoftmax(hc, head, temperature).exp_().mul_(gc.neg());
       dz.scatter_add_(1, targets.narrow(0, s, n).unsqueeze(1), gc);
-      dz = dz.to(hidden.scalar_type());
-      if (need_h) {
-        at::Tensor out = dh.narrow(0, s, n);
-        at::mm_out(out, dz, head);
-      }
-      if (need_w && head.scalar_type() == at::kFloat) dw.addmm_(dz.t(), hc);
-      if (need_w && head.scalar_type() != at::kFloat) dw.add_(at::mm(dz.t(), hc));
+      HeadChunkBackward(dz.to(hidden.scalar_type()), hc, head, s, need_h ? &dh : nullptr,
+                        need_w ? &dw : nullptr);
     }
     if (need_w) dw = dw.to(head.scalar_type());
     return {dh, dw, at::Tensor(), at::Tensor(), at::Tensor()};
