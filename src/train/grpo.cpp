@@ -725,16 +725,7 @@ Status LoadPolicy(Runner& run, std::optional<LoadedCheckpoint>& ckpt) {
         LoadStartModel(o.model, o.seed, o.small_vocab, texts, run.device, run.compute, *lora);
     if (!start.ok()) return start.status();
     run.m = std::move(start.value());
-    const model::LoraConfig& have = run.m.trainable.master.lora;
-    if (have.enabled()) {
-      // An adapter as --model brings its own r, alpha and targets: the trajectory records them.
-      run.o.lora_r = have.r;
-      run.o.lora_alpha = have.alpha;
-      run.o.lora_targets = LoraTargetsText(have);
-      if (run.m.trainable.lora_base.empty()) {
-        TRITONRL_RETURN_IF_ERROR(WriteBuiltinLoraBase(run.m, o.out));
-      }
-    }
+    TRITONRL_RETURN_IF_ERROR(SettleStartLora(run.m, run.o));
   }
   if (o.kl > 0) TRITONRL_RETURN_IF_ERROR(LoadReference(run, texts));
   run.stop_id = model::TokenId(run.m.tokenizer, "<|im_end|>");

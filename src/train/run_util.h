@@ -79,6 +79,23 @@ Result<StartModel> LoadStartModel(const std::string& model, uint64_t seed, int32
 // Trainable::lora_base to it. `write` false (a data-parallel rank other than 0): sets only.
 Status WriteBuiltinLoraBase(StartModel& m, const std::string& out, bool write = true);
 
+// After LoadStartModel of a fresh run: with LoRA on (--lora-r, or an adapter as --model), the
+// options record the trained r, alpha and targets (an adapter brings its own; the trajectory
+// names what was trained, for a resume and the metrics), and a builtin base is written to
+// OUT/base (WriteBuiltinLoraBase; `write_base` false on a data-parallel rank other than 0).
+// Without LoRA: nothing. Options: SftOptions or GrpoOptions (lora_r, lora_alpha, lora_targets,
+// out).
+template <typename Options>
+Status SettleStartLora(StartModel& m, Options& o, bool write_base = true) {
+  const model::LoraConfig& have = m.trainable.master.lora;
+  if (!have.enabled()) return Status::Ok();
+  o.lora_r = have.r;
+  o.lora_alpha = have.alpha;
+  o.lora_targets = LoraTargetsText(have);
+  if (!m.trainable.lora_base.empty()) return Status::Ok();
+  return WriteBuiltinLoraBase(m, o.out, write_base);
+}
+
 // The policy a LoRA run started from, for a KL reference: `t`'s frozen base (shared, not
 // copied) in the compute dtype with the starting adapters, drawn again from `seed` as
 // LoadStartModel drew them or read again from the adapter directory `model`. No gradients.

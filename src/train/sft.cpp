@@ -184,17 +184,8 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
     auto start = LoadSftStartModel(o, *records, run.chat, run.device, run.compute, run.lora);
     if (!start.ok()) return start.status();
     run.m = std::move(start.value());
-    // An adapter as --model is LoRA with the adapter's own r, alpha and targets: recorded in
-    // the trajectory options, so a resume and the metrics name what was trained.
-    run.lora = run.m.trainable.master.lora;
-    if (run.lora.enabled()) {
-      run.o.lora_r = run.lora.r;
-      run.o.lora_alpha = run.lora.alpha;
-      run.o.lora_targets = LoraTargetsText(run.lora);
-    }
-    if (run.lora.enabled() && run.m.trainable.lora_base.empty()) {
-      TRITONRL_RETURN_IF_ERROR(WriteBuiltinLoraBase(run.m, run.o.out, run.dist.is_root()));
-    }
+    run.lora = run.m.trainable.master.lora;  // an adapter as --model brings its own
+    TRITONRL_RETURN_IF_ERROR(SettleStartLora(run.m, run.o, run.dist.is_root()));
   }
   if (run.dist.active()) {
     // Every rank built or loaded the same weights; rank 0's are the truth.
