@@ -656,6 +656,8 @@ def _near_copy(dst, src, src_before_u8, tol) -> bool:
     if whole_dst.numel() != whole_src.numel() or whole_dst.numel() % size:
         return False
     return _near(whole_dst.view(dst.dtype), whole_src.view(src.dtype), tol)
+
+
 def _holds_in_order(data, x) -> bool:
     """Whether `data` (flat) holds every element of `x` (flat, same dtype) in x's order and no
     other value of x: x copied in its own order, with gaps between (a padded copy)."""
