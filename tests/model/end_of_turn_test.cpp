@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "model/bpe_trainer.h"
+#include "model/hf_files.h"
 #include "model/tokenizer.h"
 
 namespace tritonrl::model {
@@ -107,6 +108,20 @@ TEST(EndOfTurn, BuiltinModelsEndWithImEnd) {
   ASSERT_TRUE(eot.ok()) << eot.status().message();
   EXPECT_EQ(eot->id, TokenId(*bpe, "<|im_end|>"));
   EXPECT_EQ(eot->token, "<|im_end|>");
+}
+
+// A checkpoint of a built-in model carries tritonrl's Qwen3 template in tokenizer_config.json:
+// its turn ends as the built-in format's does.
+TEST_F(ModelFolder, TritonrlCheckpointEndsWithImEnd) {
+  const Tokenizer tok = ByteFallbackTokenizer();
+  Write("tokenizer.json", TokenizerToJson(tok));
+  HfSideFileOptions o;
+  o.end_of_turn = *FindEndOfTurn("builtin:tiny", tok);
+  for (const auto& [name, text] : MakeHfSideFiles(tok, o)) Write(name, text);
+  auto eot = FindEndOfTurn(Dir(), tok, 258);
+  ASSERT_TRUE(eot.ok()) << eot.status().message();
+  EXPECT_EQ(eot->id, 258);
+  EXPECT_EQ(eot->source, "the chat template (" + Dir() + "/tokenizer_config.json)");
 }
 
 // Llama 3: the template ends the turn with <|eot_id|>; tokenizer_config.json's eos and
