@@ -248,4 +248,12 @@ Result<ChatTemplate> LoadChatTemplate(const std::string& model) {
   return ChatTemplate::FromJinja((*source)->text, (*source)->origin, std::move(tokens.value()));
 }
 
+Result<ChatSpecialTokens> LoadSpecialTokens(const std::string& model) {
+  if (model.rfind("builtin:", 0) == 0) return ChatSpecialTokens();
+  const fs::path dir(model);
+  auto config = ReadJsonObject(dir / "tokenizer_config.json");
+  if (!config.ok()) return config.status();
+  return ReadSpecialTokens(dir, *config);
+}
+
 }  // namespace tritonrl::model

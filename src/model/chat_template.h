@@ -80,4 +80,9 @@ class ChatTemplate {
 // compile, fail with the file's path in the message.
 Result<ChatTemplate> LoadChatTemplate(const std::string& model);
 
+// The named special tokens LoadChatTemplate hands `model`'s template, read the same way
+// (tokenizer_config.json, then special_tokens_map.json), whether or not it has a template;
+// builtin:* has none. A file that cannot be read or parsed fails naming it.
+Result<ChatSpecialTokens> LoadSpecialTokens(const std::string& model);
+
 }  // namespace tritonrl::model

@@ -10,6 +10,8 @@
 #include <map>
 #include <memory>
 
+#include "model/end_of_turn.h"
+
 #ifdef TRITONRL_MODEL_CUDA
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAGraph.h>
@@ -626,11 +628,37 @@ namespace tritonrl::model {
 struct Policy {
   Qwen3Model model;
   Tokenizer tokenizer;
+  EndOfTurn end_of_turn;
 };
 
 bool CudaAvailable() {
   return at::hasCUDA();
 }
+
+namespace {
+
+// builtin:tiny (random weights of the seed, the byte tokenizer), or a directory's weights and
+// tokenizer.json.
+Status LoadPolicyModel(const PolicyOptions& o, const ModelOptions& mo, Policy& p) {
+  if (o.model == "builtin:tiny") {
+    try {
+      p.model = RandomQwen3(TinyQwen3Config(), o.builtin_seed, mo);
+    } catch (const c10::Error& e) {
+      return Status::Internal(std::string("builtin:tiny: ") + e.what_without_backtrace());
+    }
+    p.tokenizer = ByteFallbackTokenizer();
+    return Status::Ok();
+  }
+  auto model = LoadQwen3(o.model, mo);
+  if (!model.ok()) return model.status();
+  p.model = std::move(model.value());
+  auto tok = LoadTokenizerFile(o.model + "/tokenizer.json");
+  if (!tok.ok()) return tok.status();
+  p.tokenizer = std::move(tok.value());
+  return Status::Ok();
+}
+
+}  // namespace
 
 Result<std::shared_ptr<Policy>> LoadPolicy(const PolicyOptions& o) {
   auto device = ParseDevice(o.device.empty() ? (at::hasCUDA() ? "cuda" : "cpu") : o.device);
@@ -642,21 +670,10 @@ Result<std::shared_ptr<Policy>> LoadPolicy(const PolicyOptions& o) {
   mo.device = *device;
   mo.dtype = *dtype;
   auto p = std::make_shared<Policy>();
-  try {
-    if (o.model == "builtin:tiny") {
-      p->model = RandomQwen3(TinyQwen3Config(), o.builtin_seed, mo);
-      p->tokenizer = ByteFallbackTokenizer();
-      return p;
-    }
-  } catch (const c10::Error& e) {
-    return Status::Internal(std::string("builtin:tiny: ") + e.what_without_backtrace());
-  }
-  auto model = LoadQwen3(o.model, mo);
-  if (!model.ok()) return model.status();
-  p->model = std::move(model.value());
-  auto tok = LoadTokenizerFile(o.model + "/tokenizer.json");
-  if (!tok.ok()) return tok.status();
-  p->tokenizer = std::move(tok.value());
+  TRITONRL_RETURN_IF_ERROR(LoadPolicyModel(o, mo, *p));
+  auto eot = FindEndOfTurn(o.model, p->tokenizer, p->model.config.eos_token_id);
+  if (!eot.ok()) return eot.status();
+  p->end_of_turn = std::move(eot.value());
   return p;
 }
 
@@ -665,14 +682,7 @@ const Tokenizer& PolicyTokenizer(const Policy& p) {
 }
 
 std::vector<int32_t> DefaultStopTokens(const Policy& p) {
-  std::vector<int32_t> ids;
-  if (p.model.config.eos_token_id >= 0)
-    ids.push_back(static_cast<int32_t>(p.model.config.eos_token_id));
-  for (const char* t : {"<|im_end|>", "<|endoftext|>"}) {
-    int32_t id = TokenId(p.tokenizer, t);
-    if (id >= 0 && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-  }
-  return ids;
+  return StopTokenIds(p.tokenizer, p.end_of_turn.id, p.model.config.eos_token_id);
 }
 
 std::string PolicyDescription(const Policy& p) {

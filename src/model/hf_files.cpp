@@ -63,24 +63,12 @@ json TokenObject(const std::string& content) {
 }  // namespace
 
 ModelFiles MakeHfSideFiles(const Tokenizer& tok, const HfSideFileOptions& o) {
-  const int32_t im_end = TokenId(tok, "<|im_end|>");
+  // The eos is the end of turn: transformers' generate (and TRL's trainers) stop at it.
+  const int32_t eos_id = o.end_of_turn.id;
+  const std::string eos = eos_id >= 0 ? o.end_of_turn.token : "";
   const int32_t endoftext = TokenId(tok, "<|endoftext|>");
-  std::string eos, pad;
-  int32_t eos_id = -1, pad_id = -1;
-  if (im_end >= 0) {
-    eos = "<|im_end|>";
-    eos_id = im_end;
-  } else if (endoftext >= 0) {
-    eos = "<|endoftext|>";
-    eos_id = endoftext;
-  }
-  if (endoftext >= 0) {
-    pad = "<|endoftext|>";
-    pad_id = endoftext;
-  } else {
-    pad = eos;
-    pad_id = eos_id;
-  }
+  const std::string pad = endoftext >= 0 ? "<|endoftext|>" : eos;
+  const int32_t pad_id = endoftext >= 0 ? endoftext : eos_id;
   std::string bos;
   if (o.bos_token_id >= 0 && o.bos_token_id < tok.vocab_size()) {
     for (const AddedToken& a : tok.added_tokens) {
@@ -117,16 +105,10 @@ ModelFiles MakeHfSideFiles(const Tokenizer& tok, const HfSideFileOptions& o) {
   for (const AddedToken& a : specials) extra.push_back(a.content);
   stm["additional_special_tokens"] = extra;
 
-  // Stop ids in the order DefaultStopTokens checks them, <|im_end|> first.
-  std::vector<int64_t> stops;
-  for (int64_t id :
-       {static_cast<int64_t>(im_end), static_cast<int64_t>(endoftext), o.eos_token_id}) {
-    if (id >= 0 && std::find(stops.begin(), stops.end(), id) == stops.end()) stops.push_back(id);
-  }
   const SamplingOptions defaults;
   json gc = json::object();
   if (o.bos_token_id >= 0) gc["bos_token_id"] = o.bos_token_id;
-  gc["eos_token_id"] = stops;
+  gc["eos_token_id"] = StopTokenIds(tok, eos_id, o.eos_token_id);  // generate's stop tokens
   if (pad_id >= 0) gc["pad_token_id"] = pad_id;
   gc["do_sample"] = defaults.temperature > 0;
   gc["temperature"] = defaults.temperature;

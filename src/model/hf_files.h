@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "model/end_of_turn.h"
 #include "model/tokenizer.h"
 
 namespace tritonrl::model {
@@ -28,12 +29,13 @@ struct HfSideFileOptions {
   int64_t model_max_length = 0;  // the model's max_position_embeddings; 0: not written
   int64_t eos_token_id = -1;     // config.json's eos_token_id (a stop id too); -1: none
   int64_t bos_token_id = -1;     // config.json's bos_token_id; -1: none
+  EndOfTurn end_of_turn;         // the model's (FindEndOfTurn); id -1: none
 };
 
 // tokenizer_config.json, generation_config.json and special_tokens_map.json for `tok`:
-// eos_token <|im_end|> (else <|endoftext|>), pad_token <|endoftext|> (else the eos), no bos
-// token; the stop ids <|im_end|>, <|endoftext|> and the config's eos, looked up in `tok`;
-// sampling defaults those of tritonrl generate (SamplingOptions).
+// eos_token the end of turn (none: null), pad_token <|endoftext|> (else the eos), no bos
+// token; the stop ids of StopTokenIds (the end of turn first); sampling defaults those of
+// tritonrl generate (SamplingOptions).
 ModelFiles MakeHfSideFiles(const Tokenizer& tok, const HfSideFileOptions& o);
 
 // Files a checkpoint never carries from its input model: those tritonrl writes itself

@@ -1,4 +1,4 @@
-// A loaded policy (model + tokenizer) behind a libtorch-free interface: what
+// A loaded policy (model + tokenizer + end-of-turn token) behind a libtorch-free interface: what
 // the CLI, the server and the trainer's rollout side need, without including
 // ATen (libtorch's headers bundle their own fmt, which must not shadow ours).
 #pragma once
@@ -20,12 +20,14 @@ struct PolicyOptions {
   uint64_t builtin_seed = 0;           // weights of builtin:tiny
 };
 
-struct Policy;  // Qwen3Model + Tokenizer (generate.cpp)
+struct Policy;  // Qwen3Model + Tokenizer + EndOfTurn (generate.cpp)
 
 bool CudaAvailable();
+// Fails also when the model has no end-of-turn token (FindEndOfTurn), naming it.
 Result<std::shared_ptr<Policy>> LoadPolicy(const PolicyOptions& options);
 const Tokenizer& PolicyTokenizer(const Policy& policy);
-// The model's eos token (if any), <|im_end|> and <|endoftext|> (if in the vocabulary).
+// The model's end of turn (model/end_of_turn.h, found when the policy loads), then
+// <|endoftext|> and the config's eos: StopTokenIds.
 std::vector<int32_t> DefaultStopTokens(const Policy& policy);
 std::string PolicyDescription(
     const Policy& policy);  // "qwen3 28 layers, hidden 1024, bf16 on cuda:0"

@@ -167,7 +167,7 @@ Qwen3Config SmallQwen3Config(int64_t vocab_size) {
   c.rope_theta = 10000.0;
   c.tie_word_embeddings = true;
   c.bos_token_id = -1;
-  c.eos_token_id = -1;  // set by the caller from its tokenizer's <|im_end|>
+  c.eos_token_id = -1;  // set by the caller: its tokenizer's end of turn (FindEndOfTurn)
   c.torch_dtype = "float32";
   return c;
 }

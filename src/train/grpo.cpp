@@ -317,7 +317,6 @@ struct Runner {
   rl::AdvantageConfig adv_config;
   rl::RewardConfig reward_config;
   rl::TruncatedPolicy truncated = rl::TruncatedPolicy::kPenalize;
-  int32_t stop_id = -1;
   std::string run_nonce;  // scorer run ids of this training run
   AdamWState adam;
   AdamWOptions adam_options;
@@ -359,7 +358,7 @@ Result<GenBatch> Runner::Generate(int64_t step, int64_t round, int64_t n_tasks) 
         "a prompt of " + std::to_string(longest) + " tokens leaves no room in the model's " +
         std::to_string(m.trainable.master.max_positions()) + " positions");
   }
-  so.stop_token_ids = {stop_id};
+  so.stop_token_ids = {m.end_of_turn.id};  // a rollout ends where the model's turn ends
   so.seed = RoundSeed(o.seed, step, round);
   model::GenerationStats stats;
   std::vector<model::Completion> done;
@@ -402,7 +401,7 @@ Status Runner::ScoreLogProbsOfInjected(GenBatch& g) {
     auto enc = model::Encode(m.tokenizer, r.text);
     if (!enc.ok()) return enc.status();
     r.tokens = enc->ids;
-    r.tokens.push_back(stop_id);
+    r.tokens.push_back(m.end_of_turn.id);
     const int64_t room = m.trainable.master.max_positions() - static_cast<int64_t>(task.ids.size());
     if (static_cast<int64_t>(r.tokens.size()) > room) {
       return Status::InvalidArgument("test_inject_solutions: " + task.solution_path +
@@ -708,8 +707,8 @@ Status LoadReference(Runner& run, const std::vector<std::string>& texts) {
 }
 
 // The policy (from the checkpoint, or the start model; LoRA adapters on a frozen base when
-// asked or when --model is an adapter), the frozen reference under a KL term, the stop token
-// and the pool's prompts in tokens.
+// asked or when --model is an adapter) with its end of turn, where rollouts stop; the frozen
+// reference under a KL term; and the pool's prompts in tokens.
 Status LoadPolicy(Runner& run, std::optional<LoadedCheckpoint>& ckpt) {
   const GrpoOptions& o = run.o;
   std::vector<std::string> texts;
@@ -719,6 +718,7 @@ Status LoadPolicy(Runner& run, std::optional<LoadedCheckpoint>& ckpt) {
   if (ckpt) {
     run.m.trainable = std::move(ckpt->trainable);
     run.m.tokenizer = std::move(ckpt->tokenizer);
+    run.m.end_of_turn = std::move(ckpt->end_of_turn);
     run.m.carried_files = std::move(ckpt->carried_files);
   } else {
     auto start =
@@ -728,11 +728,6 @@ Status LoadPolicy(Runner& run, std::optional<LoadedCheckpoint>& ckpt) {
     TRITONRL_RETURN_IF_ERROR(SettleStartLora(run.m, run.o));
   }
   if (o.kl > 0) TRITONRL_RETURN_IF_ERROR(LoadReference(run, texts));
-  run.stop_id = model::TokenId(run.m.tokenizer, "<|im_end|>");
-  if (run.stop_id < 0)
-    run.stop_id = static_cast<int32_t>(run.m.trainable.master.config.eos_token_id);
-  if (run.stop_id < 0)
-    return Status::InvalidArgument(o.model + ": the tokenizer has no <|im_end|>");
   for (GrpoTask& t : run.pool.tasks) {
     auto enc = model::Encode(run.m.tokenizer, t.prompt);
     if (!enc.ok()) return Status::InvalidArgument(t.id + ": prompt: " + enc.status().message());
@@ -976,7 +971,8 @@ Status SaveCheckpoint(const Runner& run) {
              {"tasks_sha256", run.pool.hash},
              {"pending", run.pending ? GenBatchToJson(*run.pending) : json(nullptr)}};
   TRITONRL_RETURN_IF_ERROR(SaveTrainCheckpoint(run.ckpt_dir, run.m.trainable, run.adam,
-                                               run.m.tokenizer, st.dump(), run.m.carried_files));
+                                               run.m.tokenizer, run.m.end_of_turn, st.dump(),
+                                               run.m.carried_files));
   return SaveServedCopy(run.o.save_dtype, run.o.out, run.m);
 }
 

@@ -86,7 +86,10 @@ Result<StartModel> LoadStartWeights(const std::string& name, uint64_t seed, int3
     model::Qwen3Config c = name == "builtin:small"
                                ? model::SmallQwen3Config(m.tokenizer.vocab_size())
                                : model::MiniQwen3Config(m.tokenizer.vocab_size());
-    c.eos_token_id = model::TokenId(m.tokenizer, "<|im_end|>");
+    // The config's eos is the end of turn, as builtin:tiny's is (<|im_end|>).
+    auto eot = model::FindEndOfTurn(name, m.tokenizer);
+    if (!eot.ok()) return eot.status();
+    c.eos_token_id = eot->id;
     m.trainable.master = model::RandomQwen3(c, seed, mo);
     return m;
   }
@@ -140,6 +143,15 @@ uint64_t LoraSeed(uint64_t seed) {
   return seed ^ 0x4c6f5241ULL;
 }
 
+// The start model's end of turn, from its own files (an adapter's from the adapter directory,
+// whose tokenizer it is; the config's eos is the base's).
+Status SettleEndOfTurn(StartModel& m, const std::string& name) {
+  auto eot = model::FindEndOfTurn(name, m.tokenizer, m.trainable.master.config.eos_token_id);
+  if (!eot.ok()) return eot.status();
+  m.end_of_turn = std::move(eot.value());
+  return Status::Ok();
+}
+
 }  // namespace
 
 std::string LoraTargetsText(const model::LoraConfig& c) {
@@ -173,10 +185,15 @@ Result<model::LoraConfig> LoraConfigFromFlags(int64_t r, double alpha, double dr
 Result<StartModel> LoadStartModel(const std::string& name, uint64_t seed, int32_t small_vocab,
                                   const std::vector<std::string>& bpe_texts, c10::Device device,
                                   c10::ScalarType compute, const model::LoraConfig& lora) {
-  if (model::IsLoraAdapterDir(name)) return LoadStartAdapter(name, device, compute, lora);
+  if (model::IsLoraAdapterDir(name)) {
+    auto m = LoadStartAdapter(name, device, compute, lora);
+    if (m.ok()) TRITONRL_RETURN_IF_ERROR(SettleEndOfTurn(*m, name));
+    return m;
+  }
   auto m = LoadStartWeights(name, seed, small_vocab, bpe_texts, device,
                             lora.enabled() ? compute : at::kFloat);
   if (!m.ok()) return m.status();
+  TRITONRL_RETURN_IF_ERROR(SettleEndOfTurn(*m, name));
   model::Qwen3Model base = std::move(m->trainable.master);
   if (!lora.enabled()) {
     m->trainable = MakeTrainable(std::move(base), compute);
@@ -203,6 +220,7 @@ Status WriteBuiltinLoraBase(StartModel& m, const std::string& out, bool write) {
   side.model_max_length = base.config.max_position_embeddings;
   side.eos_token_id = base.config.eos_token_id;
   side.bos_token_id = base.config.bos_token_id;
+  side.end_of_turn = m.end_of_turn;
   return model::WriteHfModelFiles(t.lora_base, m.tokenizer, side, {});
 }
 
@@ -243,7 +261,7 @@ Status CheckSaveDtype(const std::string& save_dtype, int64_t lora_r, const std::
 Status SaveServedCopy(const std::string& save_dtype, const std::string& out, const StartModel& m) {
   if (save_dtype != "bf16") return Status::Ok();
   return SaveServedModel((fs::path(out) / "model").string(), m.trainable, m.tokenizer,
-                         at::kBFloat16, m.carried_files);
+                         m.end_of_turn, at::kBFloat16, m.carried_files);
 }
 
 Result<std::ofstream> OpenMetricsLog(const std::string& path, int64_t keep_through_step) {

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/end_of_turn.h"
 #include "model/tokenizer.h"
 #include "train/trainer.h"
 
@@ -47,6 +48,9 @@ Result<std::pair<c10::Device, c10::ScalarType>> ResolveDeviceAndDType(const std:
 struct StartModel {
   Trainable trainable;
   model::Tokenizer tokenizer;
+  // The token that ends the model's turn (model::FindEndOfTurn): what SFT appends to each
+  // completion, where GRPO's rollouts stop, the eos of the side files a checkpoint generates.
+  model::EndOfTurn end_of_turn;
   // A directory's files that each checkpoint carries unchanged (model::ReadCarriedModelFiles);
   // none for the built-in models.
   model::ModelFiles carried_files;
@@ -62,7 +66,8 @@ std::string LoraTargetsText(const model::LoraConfig& c);
 
 // builtin:tiny (byte tokenizer, random weights of `seed`), builtin:small (a
 // BPE of `small_vocab` learned from `bpe_texts`, random weights of `seed`) or a
-// directory (config.json, *.safetensors, tokenizer.json; its other files are carried). Masters
+// directory (config.json, *.safetensors, tokenizer.json; its other files are carried), with
+// its end of turn (model::FindEndOfTurn; a model without one fails, naming it). Masters
 // are fp32. With `lora` enabled: the base frozen in the compute dtype and fresh adapters drawn
 // from (seed, "LoRA") (MakeLoraTrainable); a directory base is referenced by its absolute path,
 // a builtin one has none yet (WriteBuiltinLoraBase). A LoRA adapter directory as `model` (a

@@ -179,6 +179,7 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
   if (rp.ckpt) {
     run.m.trainable = std::move(rp.ckpt->trainable);
     run.m.tokenizer = std::move(rp.ckpt->tokenizer);
+    run.m.end_of_turn = std::move(rp.ckpt->end_of_turn);
     run.m.carried_files = std::move(rp.ckpt->carried_files);
   } else {
     auto start = LoadSftStartModel(o, *records, run.chat, run.device, run.compute, run.lora);
@@ -194,7 +195,8 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
     TRITONRL_RETURN_IF_ERROR(Broadcast(run.dist, weights));
   }
   run.max_tokens = std::min(o.max_tokens, run.m.trainable.master.max_positions());
-  auto examples = TokenizeSft(run.m.tokenizer, run.chat, *records, run.max_tokens, &run.ts);
+  auto examples = TokenizeSft(run.m.tokenizer, run.chat, run.m.end_of_turn.id, *records,
+                              run.max_tokens, &run.ts);
   if (!examples.ok()) return Status::InvalidArgument(o.data + ": " + examples.status().message());
   if (examples->empty()) {
     return Status::InvalidArgument(o.data + ": every prompt is longer than max_tokens " +
@@ -204,7 +206,8 @@ Status LoadModelAndData(SftRun& run, ResumePoint& rp) {
   if (o.eval_data.empty()) return Status::Ok();
   auto er = ReadSftJsonl(o.eval_data);
   if (!er.ok()) return er.status();
-  auto ee = TokenizeSft(run.m.tokenizer, run.chat, *er, run.max_tokens, nullptr);
+  auto ee =
+      TokenizeSft(run.m.tokenizer, run.chat, run.m.end_of_turn.id, *er, run.max_tokens, nullptr);
   if (!ee.ok()) return Status::InvalidArgument(o.eval_data + ": " + ee.status().message());
   run.eval_examples = std::move(ee.value());
   std::vector<int64_t> lens;
@@ -392,8 +395,8 @@ Status SaveSftCheckpoint(const SftRun& run, const std::string& dir) {
              {"total_steps", run.total_steps},
              {"best_step", run.best_step},
              {"best_eval_loss", run.best_step > 0 ? json(run.best_eval_loss) : json(nullptr)}};
-  return SaveTrainCheckpoint(dir, run.m.trainable, run.adam, run.m.tokenizer, st.dump(),
-                             run.m.carried_files);
+  return SaveTrainCheckpoint(dir, run.m.trainable, run.adam, run.m.tokenizer, run.m.end_of_turn,
+                             st.dump(), run.m.carried_files);
 }
 
 // The held-out loss every --eval-every steps and at the end; under --keep-best a step that

@@ -72,12 +72,15 @@ Result<std::string> PolicyPrompt(const model::ChatTemplate& chat, std::string_vi
 }
 
 Result<std::vector<SftExample>> TokenizeSft(const model::Tokenizer& tok,
-                                            const model::ChatTemplate& chat,
+                                            const model::ChatTemplate& chat, int32_t end_of_turn_id,
                                             const std::vector<SftRecord>& records,
                                             int64_t max_tokens, TokenizeStats* stats) {
+  if (end_of_turn_id < 0 || end_of_turn_id >= tok.vocab_size()) {
+    return Status::InvalidArgument("end-of-turn id " + std::to_string(end_of_turn_id) +
+                                   " is not a token of the tokenizer");
+  }
   TokenizeStats st;
   std::vector<SftExample> out;
-  const int32_t im_end = model::TokenId(tok, "<|im_end|>");
   for (const SftRecord& r : records) {
     const std::string at = "line " + std::to_string(r.line) + ": ";
     auto text = SftPromptText(chat, r.prompt);
@@ -98,7 +101,7 @@ Result<std::vector<SftExample>> TokenizeSft(const model::Tokenizer& tok,
       continue;
     }
     e.ids.insert(e.ids.end(), c->ids.begin(), c->ids.end());
-    if (im_end >= 0) e.ids.push_back(im_end);  // the policy learns to end its turn
+    e.ids.push_back(end_of_turn_id);  // the policy learns to end its turn
     if (static_cast<int64_t>(e.ids.size()) > max_tokens) {
       e.ids.resize(max_tokens);
       ++st.truncated;

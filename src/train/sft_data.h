@@ -27,7 +27,8 @@ Result<std::vector<SftRecord>> ReadSftJsonl(const std::string& path);
 
 // Token ids of one training sequence: ids[0, prompt_tokens) are the prompt
 // (chat template, user turn, open assistant turn), the rest the completion
-// followed by <|im_end|>; only the completion tokens carry loss.
+// followed by the model's end of turn (model::FindEndOfTurn: <|im_end|> for Qwen and the
+// built-in models, <|eot_id|> for Llama 3, ...); only the completion tokens carry loss.
 struct SftExample {
   std::vector<int32_t> ids;
   int64_t prompt_tokens = 0;
@@ -52,9 +53,10 @@ std::string TaskInstruction(std::string_view reference);
 Result<std::string> PolicyPrompt(const model::ChatTemplate& chat, std::string_view reference);
 
 // Sequences longer than max_tokens are cut (the completion loses its end);
-// records whose prompt alone fills max_tokens are dropped and counted.
+// records whose prompt alone fills max_tokens are dropped and counted. `end_of_turn_id`
+// (FindEndOfTurn's id) closes each completion, so the policy learns to end its turn.
 Result<std::vector<SftExample>> TokenizeSft(const model::Tokenizer& tokenizer,
-                                            const model::ChatTemplate& chat,
+                                            const model::ChatTemplate& chat, int32_t end_of_turn_id,
                                             const std::vector<SftRecord>& records,
                                             int64_t max_tokens, TokenizeStats* stats);
 

@@ -69,7 +69,8 @@ const std::vector<const char*>& HashedFiles(bool lora) {
 // `dtype`: the weights' dtype on disk (the fp32 masters, or rounded once to bf16: the served
 // model).
 Status SaveModelFiles(const std::string& tmp, const Trainable& t, const model::Tokenizer& tokenizer,
-                      const model::ModelFiles& carried, c10::ScalarType dtype = at::kFloat) {
+                      const model::EndOfTurn& end_of_turn, const model::ModelFiles& carried,
+                      c10::ScalarType dtype = at::kFloat) {
   model::Qwen3Model m = t.master;
   if (dtype != at::kFloat && !m.lora.enabled()) {
     ForEachTensor(m, [&](const std::string&, at::Tensor& x, bool) { x = x.detach().to(dtype); });
@@ -87,6 +88,7 @@ Status SaveModelFiles(const std::string& tmp, const Trainable& t, const model::T
   side.model_max_length = m.config.max_position_embeddings;
   side.eos_token_id = m.config.eos_token_id;
   side.bos_token_id = m.config.bos_token_id;
+  side.end_of_turn = end_of_turn;
   TRITONRL_RETURN_IF_ERROR(model::WriteHfModelFiles(tmp, tokenizer, side, carried));
   if (m.lora.enabled()) TRITONRL_RETURN_IF_ERROR(model::SaveLoraAdapter(m, tmp, t.lora_base));
   return Status::Ok();
@@ -319,14 +321,14 @@ at::Tensor ClipGradNormForeach(Trainable& t, double max_norm) {
 }
 
 Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const AdamWState& adam,
-                           const model::Tokenizer& tokenizer, const std::string& state_json,
-                           const model::ModelFiles& carried) {
+                           const model::Tokenizer& tokenizer, const model::EndOfTurn& end_of_turn,
+                           const std::string& state_json, const model::ModelFiles& carried) {
   at::NoGradGuard no_grad;
   const std::string tmp = dir + ".tmp";
   std::error_code ec;
   fs::remove_all(tmp, ec);
   try {
-    TRITONRL_RETURN_IF_ERROR(SaveModelFiles(tmp, t, tokenizer, carried));
+    TRITONRL_RETURN_IF_ERROR(SaveModelFiles(tmp, t, tokenizer, end_of_turn, carried));
     std::vector<at::Tensor> keep;
     std::vector<model::TensorToWrite> out;
     for (size_t i = 0; i < t.params.size(); ++i) {
@@ -362,8 +364,8 @@ Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const Ada
 }
 
 Status SaveServedModel(const std::string& dir, const Trainable& t,
-                       const model::Tokenizer& tokenizer, c10::ScalarType dtype,
-                       const model::ModelFiles& carried) {
+                       const model::Tokenizer& tokenizer, const model::EndOfTurn& end_of_turn,
+                       c10::ScalarType dtype, const model::ModelFiles& carried) {
   if (t.master.lora.enabled()) {
     return Status::InvalidArgument(
         "a served model in another dtype is not written for LoRA adapters: merge the adapter "
@@ -374,7 +376,7 @@ Status SaveServedModel(const std::string& dir, const Trainable& t,
   std::error_code ec;
   fs::remove_all(tmp, ec);
   try {
-    TRITONRL_RETURN_IF_ERROR(SaveModelFiles(tmp, t, tokenizer, carried, dtype));
+    TRITONRL_RETURN_IF_ERROR(SaveModelFiles(tmp, t, tokenizer, end_of_turn, carried, dtype));
   } catch (const c10::Error& e) {
     return Status::Internal(dir + ": saving failed: " + e.what_without_backtrace());
   }
@@ -433,6 +435,9 @@ Result<LoadedCheckpoint> LoadTrainCheckpoint(const std::string& dir, c10::Device
         " tokens, more than the model's vocab_size " + std::to_string(m->config.vocab_size));
   }
   out.tokenizer = std::move(tok.value());
+  auto eot = model::FindEndOfTurn(dir, out.tokenizer, m->config.eos_token_id);
+  if (!eot.ok()) return eot.status();
+  out.end_of_turn = std::move(eot.value());
   auto carried = model::ReadCarriedModelFiles(dir);
   if (!carried.ok()) return carried.status();
   out.carried_files = std::move(carried.value());

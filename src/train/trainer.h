@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/end_of_turn.h"
 #include "model/hf_files.h"
 #include "model/qwen3.h"
 #include "model/tokenizer.h"
@@ -121,7 +122,7 @@ at::Tensor ClipGradNormForeach(Trainable& t, double max_norm);
 // Checkpoint directory layout:
 //   config.json, model.safetensors (fp32, Hugging Face names), tokenizer.json
 //   tokenizer_config.json, generation_config.json, special_tokens_map.json
-//     (model::MakeHfSideFiles, from `tokenizer`)
+//     (model::MakeHfSideFiles, from `tokenizer`; `end_of_turn` is their eos)
 //   `carried`: the input model's other files (model::ReadCarriedModelFiles), written last, so
 //     its own tokenizer_config.json, generation_config.json and tokenizer.json win
 //   optimizer.safetensors ("exp_avg.NAME", "exp_avg_sq.NAME")
@@ -131,16 +132,16 @@ at::Tensor ClipGradNormForeach(Trainable& t, double max_norm);
 // and the optimizer state holds the adapters' moments only.
 // Written to DIR.tmp then renamed over DIR.
 Status SaveTrainCheckpoint(const std::string& dir, const Trainable& t, const AdamWState& adam,
-                           const model::Tokenizer& tokenizer, const std::string& state_json,
-                           const model::ModelFiles& carried = {});
+                           const model::Tokenizer& tokenizer, const model::EndOfTurn& end_of_turn,
+                           const std::string& state_json, const model::ModelFiles& carried = {});
 // The model as served (`--save-dtype bf16`): config.json (torch_dtype) and model.safetensors
 // with the master weights rounded once to `dtype`, the tokenizer and its side files and the
 // carried files, as in a training checkpoint, but no optimizer or trainer state: a model to
 // load (tritonrl, transformers), not a run to resume. Not for LoRA (merge the adapter).
 // Written to DIR.tmp then renamed over DIR.
 Status SaveServedModel(const std::string& dir, const Trainable& t,
-                       const model::Tokenizer& tokenizer, c10::ScalarType dtype,
-                       const model::ModelFiles& carried = {});
+                       const model::Tokenizer& tokenizer, const model::EndOfTurn& end_of_turn,
+                       c10::ScalarType dtype, const model::ModelFiles& carried = {});
 // Checks the file hashes recorded in trainer_state.json, the model against
 // its config, and every optimizer tensor against its parameter: a corrupt or
 // mismatched checkpoint fails with a message naming the file and the problem.
@@ -148,6 +149,7 @@ struct LoadedCheckpoint {
   Trainable trainable;
   AdamWState adam;
   model::Tokenizer tokenizer;
+  model::EndOfTurn end_of_turn;  // model::FindEndOfTurn of the checkpoint's own files
   std::string state_json;
   model::ModelFiles carried_files;  // the checkpoint's files that the next save carries
 };

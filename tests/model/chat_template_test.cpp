@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/chat_template.h"
+#include "model/end_of_turn.h"
 #include "model/hf_files.h"
 #include "model/jinja_template.h"
 #include "model/tokenizer.h"
@@ -102,7 +103,9 @@ TEST(ChatTemplate, DefaultIsTheBuiltinFormat) {
 // A checkpoint as tritonrl writes it: its tokenizer_config.json's template goes through the
 // engine and renders what the built-in renders.
 TEST_F(ChatTemplateDir, TritonrlCheckpointUsesItsOwnTemplate) {
-  for (const auto& [name, text] : MakeHfSideFiles(ByteFallbackTokenizer(), {})) Write(name, text);
+  const Tokenizer tok = ByteFallbackTokenizer();
+  const HfSideFileOptions o = {.end_of_turn = *FindEndOfTurn("builtin:tiny", tok)};
+  for (const auto& [name, text] : MakeHfSideFiles(tok, o)) Write(name, text);
   auto t = LoadChatTemplate(Dir());
   ASSERT_TRUE(t.ok()) << t.status().message();
   EXPECT_FALSE(t->builtin());

@@ -10,6 +10,7 @@
 
 #include "base/file.h"
 #include "model/chat_template.h"
+#include "model/end_of_turn.h"
 #include "model/hf_files.h"
 
 namespace tritonrl::model {
@@ -273,6 +274,7 @@ TEST(HfFiles, SideFilesTakeTheirIdsFromTheTokenizer) {
   HfSideFileOptions o;
   o.model_max_length = 4096;
   o.eos_token_id = 258;
+  o.end_of_turn = *FindEndOfTurn("builtin:tiny", ByteFallbackTokenizer());
   ModelFiles f = MakeHfSideFiles(ByteFallbackTokenizer(), o);
   ASSERT_EQ(f.size(), 3u);
   json tc = json::parse(f.at("tokenizer_config.json"));
@@ -298,6 +300,7 @@ TEST(HfFiles, SideFilesTakeTheirIdsFromTheTokenizer) {
   // Tiny(): <|endoftext|> 262, <|im_end|> 264; a config eos of its own is a stop id too.
   o.eos_token_id = 7;
   o.bos_token_id = 263;
+  o.end_of_turn = *FindEndOfTurn("builtin:tiny", Tiny());
   gc = json::parse(MakeHfSideFiles(Tiny(), o).at("generation_config.json"));
   EXPECT_EQ(gc["eos_token_id"], json::array({264, 262, 7}));
   EXPECT_EQ(gc["pad_token_id"], 262);
@@ -310,7 +313,8 @@ TEST(HfFiles, SideFilesTakeTheirIdsFromTheTokenizer) {
   j["added_tokens"].erase(0);
   auto no_eot = ParseTokenizerJson(j.dump());
   ASSERT_TRUE(no_eot.ok()) << no_eot.status().ToString();
-  gc = json::parse(MakeHfSideFiles(*no_eot, {}).at("generation_config.json"));
+  const HfSideFileOptions no_eot_o = {.end_of_turn = *FindEndOfTurn("builtin:tiny", *no_eot)};
+  gc = json::parse(MakeHfSideFiles(*no_eot, no_eot_o).at("generation_config.json"));
   EXPECT_EQ(gc["eos_token_id"], json::array({264}));
   EXPECT_EQ(gc["pad_token_id"], 264);
 }
@@ -345,7 +349,9 @@ TEST(HfFiles, InputModelFilesAreCarriedAndWinButWeightsAreNot) {
                                              "tokenizer_config.json"}));
   EXPECT_EQ(carried->at("LICENSE"), "# my model\n");
 
-  ASSERT_TRUE(WriteHfModelFiles(out.string(), ByteFallbackTokenizer(), {}, *carried).ok());
+  const HfSideFileOptions o = {.end_of_turn =
+                                   *FindEndOfTurn("builtin:tiny", ByteFallbackTokenizer())};
+  ASSERT_TRUE(WriteHfModelFiles(out.string(), ByteFallbackTokenizer(), o, *carried).ok());
   EXPECT_EQ(*ReadFile((out / "tokenizer_config.json").string()), "{\"chat_template\": \"mine\"}");
   EXPECT_EQ(*ReadFile((out / "README.md").string()), "# my model\n");
   EXPECT_TRUE(fs::is_regular_file(out / "LICENSE") && !fs::is_symlink(out / "LICENSE"));

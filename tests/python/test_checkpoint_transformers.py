@@ -8,7 +8,9 @@ ids than builtin:tiny's). A model directory's own files (a README, a custom toke
 with its own chat template, a generation_config.json, a tokenizer.json tritonrl would write
 differently) are carried unchanged through SFT, a resume and GRPO; stale weight files are not, and
 GRPO's prompts are rendered in the model's own template. `generate --model CKPT` renders a
-checkpoint's template (tritonrl's own, through the Jinja engine) exactly as the built-in format."""
+checkpoint's template (tritonrl's own, through the Jinja engine) exactly as the built-in format.
+A model whose chat template ends a turn with another token (Gemma's <end_of_turn>) ends its turn
+with the token transformers' apply_chat_template puts after an assistant's content."""
 
 import json
 import os
@@ -261,3 +263,80 @@ def test_model_directory_files_are_carried_through_sft_resume_and_grpo(tmp_path)
         ["config.json", "model.safetensors", "tokenizer.json", "optimizer.safetensors",
          "trainer_state.json", *SIDE_FILES])
     check_complete_checkpoint(tmp_path, out / "checkpoint")
+
+
+# google/gemma-2-2b-it's chat template, verbatim: an assistant turn ends with <end_of_turn>,
+# while the tokenizer's eos is <eos>, the document end.
+GEMMA_TEMPLATE = (
+    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not "
+    "supported') }}{% endif %}{% for message in messages %}{% if (message['role'] == 'user') != "
+    "(loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate "
+    "user/assistant/user/assistant/...') }}{% endif %}{% if (message['role'] == 'assistant') %}{% "
+    "set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}{{ "
+    "'<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor "
+    "%}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}")
+GEMMA_TOKENS = ["<pad>", "<eos>", "<bos>", "<start_of_turn>", "<end_of_turn>"]
+
+
+def make_gemma_dir(tmp_path):
+    """builtin:tiny's weights with a Gemma-style tokenizer (its five added tokens renamed, ids
+    256..260), tokenizer_config.json and chat_template.jinja; config.json's eos is <eos>."""
+    seed = tmp_path / "seed"
+    train("sft", "--model", "builtin:tiny", "--data", sft_data(tmp_path), "--steps", 1,
+          "--out", seed)
+    gemma = tmp_path / "gemma"
+    gemma.mkdir()
+    shutil.copy(seed / "checkpoint" / "model.safetensors", gemma / "model.safetensors")
+    config = json.loads((seed / "checkpoint" / "config.json").read_text())
+    config["eos_token_id"] = 256 + GEMMA_TOKENS.index("<eos>")
+    (gemma / "config.json").write_text(json.dumps(config))
+    tj = json.loads((seed / "checkpoint" / "tokenizer.json").read_text())
+    for added, content in zip(sorted(tj["added_tokens"], key=lambda a: a["id"]), GEMMA_TOKENS):
+        added["content"], added["special"] = content, True
+    (gemma / "tokenizer.json").write_text(json.dumps(tj))
+    (gemma / "tokenizer_config.json").write_text(json.dumps(
+        {"tokenizer_class": "PreTrainedTokenizerFast", "bos_token": "<bos>", "eos_token": "<eos>",
+         "pad_token": "<pad>", "clean_up_tokenization_spaces": False}))
+    (gemma / "chat_template.jinja").write_text(GEMMA_TEMPLATE)
+    return gemma
+
+
+def test_a_gemma_style_model_ends_its_turn_where_transformers_renders_it(tmp_path):
+    """Issue 36, bring your own model: the token tritonrl ends a turn with (SFT's last token,
+    GRPO's and generate's stop, the generated generation_config.json's first eos) is the special
+    token transformers' apply_chat_template puts right after an assistant turn's content."""
+    gemma = make_gemma_dir(tmp_path)
+    tok = AutoTokenizer.from_pretrained(str(gemma))
+    marker = "the-assistant-content"
+    text = tok.apply_chat_template([{"role": "user", "content": "Hi"},
+                                    {"role": "assistant", "content": marker}], tokenize=False)
+    tail = tok(text[text.rindex(marker) + len(marker):], add_special_tokens=False)["input_ids"]
+    special = {i for i, a in tok.added_tokens_decoder.items() if a.special}
+    eot = next(i for i in tail if i in special)
+    assert tok.convert_ids_to_tokens(eot) == "<end_of_turn>" and eot != tok.eos_token_id
+
+    data = sft_data(tmp_path)
+    out = tmp_path / "sft"
+    train("sft", "--model", gemma, "--data", data, "--steps", 1, "--out", out)
+    ckpt = out / "checkpoint"
+    # The input has no generation_config.json or special_tokens_map.json: the generated ones
+    # stop at the end of turn first, then at config.json's eos (the document end).
+    gen = GenerationConfig.from_pretrained(str(ckpt))
+    assert gen.eos_token_id == [eot, tok.eos_token_id]
+    stm = json.loads((ckpt / "special_tokens_map.json").read_text())
+    assert stm["eos_token"]["content"] == "<end_of_turn>"
+    for name in ("tokenizer_config.json", "chat_template.jinja", "tokenizer.json"):
+        assert (ckpt / name).read_bytes() == (gemma / name).read_bytes(), name
+
+    # GRPO from the checkpoint: its tokenizer has no <|im_end|>; the prompts are in Gemma's
+    # template as transformers renders them.
+    rl = tmp_path / "rl"
+    grpo(rl, ckpt)
+    rollouts = [json.loads(line) for line in (rl / "rollouts.jsonl").read_text().splitlines()]
+    assert rollouts
+    head, tail = "<bos><start_of_turn>user\n", "<end_of_turn>\n<start_of_turn>model\n"
+    for r in rollouts:
+        assert r["prompt"].startswith(head) and r["prompt"].endswith(tail), r["prompt"][:80]
+        task_prompt = r["prompt"][len(head):-len(tail)]
+        assert tok.apply_chat_template([{"role": "user", "content": task_prompt}], tokenize=False,
+                                       add_generation_prompt=True) == r["prompt"]

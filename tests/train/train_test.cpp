@@ -15,6 +15,7 @@
 #include "base/file.h"
 #include "base/sha256.h"
 #include "model/bpe_trainer.h"
+#include "model/end_of_turn.h"
 #include "model/generate.h"
 #include "model/qwen3.h"
 #include "train/sft_data.h"
@@ -37,6 +38,11 @@ m::Qwen3Model Tiny(uint64_t seed = 3, c10::ScalarType dtype = at::kFloat) {
   m::ModelOptions o;
   o.dtype = dtype;
   return m::RandomQwen3(c, seed, o);
+}
+
+// builtin:tiny's end of turn: <|im_end|> of the byte tokenizer.
+m::EndOfTurn TinyEndOfTurn() {
+  return *m::FindEndOfTurn("builtin:tiny", m::ByteFallbackTokenizer());
 }
 
 double MaxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
@@ -401,7 +407,9 @@ TEST(SftData, PromptIsMaskedAndTheTurnEnds) {
   std::vector<SftRecord> recs = {{"add two numbers", "<think>plan</think>code", 1},
                                  {std::string(300, 'x'), "y", 2}};
   TokenizeStats st;
-  auto ex = TokenizeSft(tok, m::ChatTemplate(), recs, 120, &st);
+  const m::EndOfTurn eot = TinyEndOfTurn();
+  EXPECT_EQ(eot.token, "<|im_end|>");
+  auto ex = TokenizeSft(tok, m::ChatTemplate(), eot.id, recs, 120, &st);
   ASSERT_TRUE(ex.ok());
   ASSERT_EQ(ex->size(), 1u);
   EXPECT_EQ(st.dropped, 1);
@@ -460,8 +468,9 @@ TEST_F(TempDir, CheckpointRoundTripAndRefusals) {
   // The input model's files: carried unchanged, and its tokenizer_config.json wins.
   const m::ModelFiles carried = {{"README.md", "# mine\n"},
                                  {"tokenizer_config.json", "{\"eos_token\": \"<|im_end|>\"}"}};
-  ASSERT_TRUE(
-      SaveTrainCheckpoint(dir, t, s, m::ByteFallbackTokenizer(), "{\"step\": 1}", carried).ok());
+  ASSERT_TRUE(SaveTrainCheckpoint(dir, t, s, m::ByteFallbackTokenizer(), TinyEndOfTurn(),
+                                  "{\"step\": 1}", carried)
+                  .ok());
   EXPECT_EQ(*ReadFile(dir + "/README.md"), "# mine\n");
   EXPECT_EQ(*ReadFile(dir + "/tokenizer_config.json"), carried.at("tokenizer_config.json"));
   auto gen = nlohmann::json::parse(*ReadFile(dir + "/generation_config.json"));
@@ -505,12 +514,15 @@ TEST_F(TempDir, CheckpointRoundTripAndRefusals) {
 TEST_F(TempDir, MismatchedOptimizerStateIsRefused) {
   Trainable t = MakeTrainable(Tiny(), at::kFloat);
   const std::string a = (dir_ / "a").string(), b = (dir_ / "b").string();
-  ASSERT_TRUE(SaveTrainCheckpoint(a, t, InitAdamW(t), m::ByteFallbackTokenizer(), "{}").ok());
+  ASSERT_TRUE(
+      SaveTrainCheckpoint(a, t, InitAdamW(t), m::ByteFallbackTokenizer(), TinyEndOfTurn(), "{}")
+          .ok());
   m::Qwen3Config c = m::TinyQwen3Config();
   c.intermediate_size = 96;
   Trainable other = MakeTrainable(m::RandomQwen3(c, 1, {}), at::kFloat);
-  ASSERT_TRUE(
-      SaveTrainCheckpoint(b, other, InitAdamW(other), m::ByteFallbackTokenizer(), "{}").ok());
+  ASSERT_TRUE(SaveTrainCheckpoint(b, other, InitAdamW(other), m::ByteFallbackTokenizer(),
+                                  TinyEndOfTurn(), "{}")
+                  .ok());
   // a's model with b's optimizer file, with hashes recomputed (an honest-looking mix-up).
   fs::copy_file(b + "/optimizer.safetensors", a + "/optimizer.safetensors",
                 fs::copy_options::overwrite_existing);
