@@ -154,7 +154,11 @@ Result<ModelFiles> ReadCarriedModelFiles(const std::string& dir) {
 
 Status WriteHfModelFiles(const std::string& dir, const Tokenizer& tok, const HfSideFileOptions& o,
                          const ModelFiles& carried) {
+  const bool own_tokenizer_config = carried.count("tokenizer_config.json") > 0;
   for (const auto& [name, content] : MakeHfSideFiles(tok, o)) {
+    // transformers reads special_tokens_map.json over tokenizer_config.json: a generated map
+    // beside the model's own tokenizer config would replace the model's eos and pad.
+    if (own_tokenizer_config && name == "special_tokens_map.json") continue;
     TRITONRL_RETURN_IF_ERROR(WriteFileAtomic((fs::path(dir) / name).string(), content));
   }
   for (const auto& [name, content] : carried) {

@@ -51,7 +51,9 @@ bool IsRewrittenModelFile(std::string_view name);
 Result<ModelFiles> ReadCarriedModelFiles(const std::string& dir);
 
 // Writes the generated side files into `dir`, then `carried` over them: a model's own
-// tokenizer_config.json, generation_config.json or tokenizer.json wins over tritonrl's.
+// tokenizer_config.json, generation_config.json or tokenizer.json wins over tritonrl's. Where
+// the model has its own tokenizer_config.json, no special_tokens_map.json is generated (it
+// would override that config's special tokens in transformers); the model's own map is carried.
 Status WriteHfModelFiles(const std::string& dir, const Tokenizer& tok, const HfSideFileOptions& o,
                          const ModelFiles& carried);
 

@@ -211,10 +211,11 @@ def assert_carried(mine, ckpt):
     for name in CARRIED:
         assert (ckpt / name).read_bytes() == (mine / name).read_bytes(), (ckpt, name)
     assert not (ckpt / "pytorch_model.bin").exists() and not (ckpt / "original").exists()
-    # What the input lacked is generated.
-    stm = json.loads((ckpt / "special_tokens_map.json").read_text())
-    assert stm["eos_token"]["content"] == "<|im_end|>"
+    # The input has its own tokenizer config, so no special-tokens map is generated beside it
+    # (transformers would take the map's tokens over the config's).
+    assert not (ckpt / "special_tokens_map.json").exists()
     tok = AutoTokenizer.from_pretrained(str(ckpt))
+    assert tok.eos_token == json.loads((mine / "tokenizer_config.json").read_text()).get("eos_token")
     assert tok.model_max_length == 123
     assert tok.apply_chat_template([{"role": "user", "content": "hi"}], tokenize=False,
                                    add_generation_prompt=True) == "[user] hi\n[assistant] "
@@ -319,12 +320,14 @@ def test_a_gemma_style_model_ends_its_turn_where_transformers_renders_it(tmp_pat
     out = tmp_path / "sft"
     train("sft", "--model", gemma, "--data", data, "--steps", 1, "--out", out)
     ckpt = out / "checkpoint"
-    # The input has no generation_config.json or special_tokens_map.json: the generated ones
-    # stop at the end of turn first, then at config.json's eos (the document end).
+    # The input has no generation_config.json: the generated one stops at the end of turn
+    # first, then at config.json's eos (the document end). It has its own tokenizer config, so
+    # no special_tokens_map.json is generated: the tokenizer keeps the model's eos and pad.
     gen = GenerationConfig.from_pretrained(str(ckpt))
     assert gen.eos_token_id == [eot, tok.eos_token_id]
-    stm = json.loads((ckpt / "special_tokens_map.json").read_text())
-    assert stm["eos_token"]["content"] == "<end_of_turn>"
+    assert not (ckpt / "special_tokens_map.json").exists()
+    trained_tok = AutoTokenizer.from_pretrained(str(ckpt))
+    assert (trained_tok.eos_token, trained_tok.pad_token) == ("<eos>", "<pad>")
     for name in ("tokenizer_config.json", "chat_template.jinja", "tokenizer.json"):
         assert (ckpt / name).read_bytes() == (gemma / name).read_bytes(), name
 
