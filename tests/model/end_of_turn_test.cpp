@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -26,23 +27,13 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// meta-llama/Meta-Llama-3-8B-Instruct's tokenizer_config.json "chat_template", verbatim.
-const char kLlama3Template[] =
-    "{% set loop_messages = messages %}{% for message in loop_messages %}{% set content = "
-    "'<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n'+ message['content'] | "
-    "trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% "
-    "endif %}{{ content }}{% endfor %}{% if add_generation_prompt %}{{ "
-    "'<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}";
-
-// google/gemma-2-2b-it's chat template, verbatim.
-const char kGemma2Template[] =
-    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not "
-    "supported') }}{% endif %}{% for message in messages %}{% if (message['role'] == 'user') != "
-    "(loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate "
-    "user/assistant/user/assistant/...') }}{% endif %}{% if (message['role'] == 'assistant') %}{% "
-    "set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}{{ "
-    "'<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor "
-    "%}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}";
+// The chat templates of meta-llama/Meta-Llama-3-8B-Instruct (its tokenizer_config.json's) and
+// google/gemma-2-2b-it, verbatim, in tests/model/chat_templates (shared with the train and Python
+// tests).
+std::string ShippedTemplate(const std::string& name) {
+  std::ifstream in(std::string(TRITONRL_SOURCE_DIR) + "/tests/model/chat_templates/" + name);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
 
 // A Mistral-style template: the turn ends with whatever eos_token is.
 const char kEosTemplate[] =
@@ -132,10 +123,11 @@ TEST_F(ModelFolder, Llama3TurnEndsWithEotId) {
                                         {"<|start_header_id|>"},
                                         {"<|end_header_id|>"},
                                         {"<|eot_id|>"}});
-  Write("tokenizer_config.json", json({{"bos_token", "<|begin_of_text|>"},
-                                       {"eos_token", "<|end_of_text|>"},
-                                       {"chat_template", kLlama3Template}})
-                                     .dump());
+  Write("tokenizer_config.json",
+        json({{"bos_token", "<|begin_of_text|>"},
+              {"eos_token", "<|end_of_text|>"},
+              {"chat_template", ShippedTemplate("llama3_8b_instruct.jinja")}})
+            .dump());
   Write("generation_config.json", json({{"eos_token_id", json::array({257, 260})}}).dump());
   auto eot = FindEndOfTurn(Dir(), tok, 257);
   ASSERT_TRUE(eot.ok()) << eot.status().message();
@@ -153,7 +145,7 @@ TEST_F(ModelFolder, GemmaTurnEndsWithEndOfTurn) {
   const Tokenizer tok =
       WriteTokenizer({{"<pad>"}, {"<eos>"}, {"<bos>"}, {"<start_of_turn>"}, {"<end_of_turn>"}});
   Write("tokenizer_config.json", json({{"bos_token", "<bos>"}, {"eos_token", "<eos>"}}).dump());
-  Write("chat_template.jinja", kGemma2Template);
+  Write("chat_template.jinja", ShippedTemplate("gemma2_2b_it.jinja"));
   auto eot = FindEndOfTurn(Dir(), tok, 257);
   ASSERT_TRUE(eot.ok()) << eot.status().message();
   EXPECT_EQ(eot->id, 260);

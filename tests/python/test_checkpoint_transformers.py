@@ -14,6 +14,7 @@ with the token transformers' apply_chat_template puts after an assistant's conte
 
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 
@@ -266,16 +267,9 @@ def test_model_directory_files_are_carried_through_sft_resume_and_grpo(tmp_path)
     check_complete_checkpoint(tmp_path, out / "checkpoint")
 
 
-# google/gemma-2-2b-it's chat template, verbatim: an assistant turn ends with <end_of_turn>,
-# while the tokenizer's eos is <eos>, the document end.
-GEMMA_TEMPLATE = (
-    "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not "
-    "supported') }}{% endif %}{% for message in messages %}{% if (message['role'] == 'user') != "
-    "(loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must alternate "
-    "user/assistant/user/assistant/...') }}{% endif %}{% if (message['role'] == 'assistant') %}{% "
-    "set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif %}{{ "
-    "'<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% endfor "
-    "%}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}")
+# google/gemma-2-2b-it's chat template, verbatim (shared with the C++ tests): an assistant turn
+# ends with <end_of_turn>, while the tokenizer's eos is <eos>, the document end.
+GEMMA_TEMPLATE = pathlib.Path(ROOT, "tests", "model", "chat_templates", "gemma2_2b_it.jinja").read_text()
 GEMMA_TOKENS = ["<pad>", "<eos>", "<bos>", "<start_of_turn>", "<end_of_turn>"]
 
 

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <span>
 #include <string>
@@ -42,6 +43,13 @@ struct ChatFamily {
   std::string prompt;       // the user turn "Hi" and the open assistant turn, rendered
 };
 
+// The chat templates of meta-llama/Meta-Llama-3-8B-Instruct and google/gemma-2-2b-it, verbatim
+// (tests/model/chat_templates, shared with the model and Python tests).
+std::string ShippedTemplate(const std::string& name) {
+  std::ifstream in(std::string(TRITONRL_SOURCE_DIR) + "/tests/model/chat_templates/" + name);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 // Both name id 257 (<|end_of_text|>, <eos>), the document end, as tokenizer_config.json's eos
 // and config.json's eos_token_id: the template's turn end wins over it.
 std::vector<ChatFamily> Families() {
@@ -52,12 +60,7 @@ std::vector<ChatFamily> Families() {
        "<|begin_of_text|>",
        "<|end_of_text|>",
        "tokenizer_config.json",
-       // meta-llama/Meta-Llama-3-8B-Instruct's, verbatim.
-       "{% set loop_messages = messages %}{% for message in loop_messages %}{% set content = "
-       "'<|start_header_id|>' + message['role'] + '<|end_header_id|>\n\n'+ message['content'] | "
-       "trim + '<|eot_id|>' %}{% if loop.index0 == 0 %}{% set content = bos_token + content %}{% "
-       "endif %}{{ content }}{% endfor %}{% if add_generation_prompt %}{{ "
-       "'<|start_header_id|>assistant<|end_header_id|>\n\n' }}{% endif %}",
+       ShippedTemplate("llama3_8b_instruct.jinja"),
        "<|eot_id|>",
        "<|begin_of_text|><|start_header_id|>user<|end_header_id|>\n\nHi<|eot_id|>"
        "<|start_header_id|>assistant<|end_header_id|>\n\n"},
@@ -66,14 +69,7 @@ std::vector<ChatFamily> Families() {
        "<bos>",
        "<eos>",
        "chat_template.jinja",
-       // google/gemma-2-2b-it's, verbatim.
-       "{{ bos_token }}{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role "
-       "not supported') }}{% endif %}{% for message in messages %}{% if (message['role'] == "
-       "'user') != (loop.index0 % 2 == 0) %}{{ raise_exception('Conversation roles must "
-       "alternate user/assistant/user/assistant/...') }}{% endif %}{% if (message['role'] == "
-       "'assistant') %}{% set role = 'model' %}{% else %}{% set role = message['role'] %}{% endif "
-       "%}{{ '<start_of_turn>' + role + '\n' + message['content'] | trim + '<end_of_turn>\n' }}{% "
-       "endfor %}{% if add_generation_prompt %}{{'<start_of_turn>model\n'}}{% endif %}",
+       ShippedTemplate("gemma2_2b_it.jinja"),
        "<end_of_turn>",
        "<bos><start_of_turn>user\nHi<end_of_turn>\n<start_of_turn>model\n"},
   };
