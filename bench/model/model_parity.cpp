@@ -16,6 +16,7 @@
 
 #include "base/file.h"
 #include "model/generate.h"
+#include "model/lora.h"
 #include "model/qwen3.h"
 #include "model/tokenizer.h"
 

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "model/end_of_turn.h"
+#include "model/lora.h"
 
 #ifdef TRITONRL_MODEL_CUDA
 #include <ATen/cuda/CUDAGeneratorImpl.h>

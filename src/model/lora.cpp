@@ -151,67 +151,6 @@ void ConvertWeights(Qwen3Model& m, c10::ScalarType dtype) {
 
 }  // namespace
 
-const char* LoraTargetName(LoraTarget t) {
-  static const char* kNames[] = {"q_proj",    "k_proj",  "v_proj",   "o_proj",
-                                 "gate_proj", "up_proj", "down_proj"};
-  return kNames[static_cast<int>(t)];
-}
-
-const char* LoraTargetPath(LoraTarget t) {
-  static const char* kPaths[] = {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj",
-                                 "self_attn.o_proj", "mlp.gate_proj",    "mlp.up_proj",
-                                 "mlp.down_proj"};
-  return kPaths[static_cast<int>(t)];
-}
-
-bool LoraConfig::Targets(LoraTarget t) const {
-  for (LoraTarget x : targets) {
-    if (x == t) return true;
-  }
-  return false;
-}
-
-Result<std::vector<LoraTarget>> ParseLoraTargets(const std::string& text) {
-  if (text == "all") return std::vector<LoraTarget>(std::begin(kAllTargets), std::end(kAllTargets));
-  if (text == "attention") {
-    return std::vector<LoraTarget>{LoraTarget::kQ, LoraTarget::kK, LoraTarget::kV, LoraTarget::kO};
-  }
-  if (text == "mlp")
-    return std::vector<LoraTarget>{LoraTarget::kGate, LoraTarget::kUp, LoraTarget::kDown};
-  std::vector<LoraTarget> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string name = text.substr(start, comma - start);
-    bool found = false;
-    for (LoraTarget t : kAllTargets) {
-      if (name != LoraTargetName(t)) continue;
-      found = true;
-      for (LoraTarget seen : out) {
-        if (seen == t) return Status::InvalidArgument("LoRA target " + name + " given twice");
-      }
-      out.push_back(t);
-    }
-    if (!found) {
-      return Status::InvalidArgument(
-          "unknown LoRA target '" + name +
-          "' (q_proj, k_proj, v_proj, o_proj, gate_proj, up_proj, down_proj, all, attention, mlp)");
-    }
-    start = comma + 1;
-  }
-  return out;
-}
-
-Status ValidateLoraConfig(const LoraConfig& c) {
-  if (c.r < 1) return Status::InvalidArgument("LoRA rank must be at least 1");
-  if (!(c.alpha > 0)) return Status::InvalidArgument("LoRA alpha must be positive");
-  if (!(c.dropout >= 0 && c.dropout < 1)) {
-    return Status::InvalidArgument("LoRA dropout must be in [0, 1)");
-  }
-  if (c.targets.empty()) return Status::InvalidArgument("LoRA needs at least one target module");
-  return Status::Ok();
-}
-
 void AddLoraAdapters(Qwen3Model& m, const LoraConfig& c, uint64_t seed) {
   at::Generator gen = at::make_generator<at::CPUGeneratorImpl>(seed);
   auto opts = at::TensorOptions().dtype(at::kFloat);
@@ -256,6 +195,30 @@ Status SaveLoraAdapter(const Qwen3Model& m, const std::string& dir, const std::s
                                            AdapterConfigJson(m.lora, base_model).dump(2)));
   return WriteSafetensors((fs::path(dir) / "adapter_model.safetensors").string(), out,
                           {{"format", "pt"}});
+}
+
+Result<Qwen3Model> LoadQwen3(const std::string& dir, const ModelOptions& options) {
+  if (!IsLoraAdapterDir(dir)) return LoadQwen3Checkpoint(dir, options);
+  auto adapter = ReadLoraAdapterConfig(dir);
+  if (!adapter.ok()) return adapter.status();
+  if (adapter->base_model.empty()) {
+    return Status::InvalidArgument(dir + "/adapter_config.json: no base_model_name_or_path");
+  }
+  if (IsLoraAdapterDir(adapter->base_model)) {
+    return Status::InvalidArgument(dir + ": base model " + adapter->base_model +
+                                   " is itself an adapter; merge it first (tritonrl lora merge)");
+  }
+  auto m = LoadQwen3Checkpoint(adapter->base_model, options);
+  if (!m.ok()) {
+    return Status::InvalidArgument(dir + ": base model " + adapter->base_model + ": " +
+                                   m.status().message());
+  }
+  try {
+    TRITONRL_RETURN_IF_ERROR(LoadLoraAdapterWeights(*m, dir, adapter->config));
+  } catch (const c10::Error& e) {
+    return Status::Internal(dir + ": loading the adapter failed: " + e.what_without_backtrace());
+  }
+  return m;
 }
 
 bool IsLoraAdapterDir(const std::string& dir) {

@@ -13,7 +13,7 @@
 // DIR/adapter_model.safetensors with PEFT's key names
 // (base_model.model.model.layers.{i}.self_attn.q_proj.lora_A.weight, ...), fp32.
 // The base model is referenced by base_model_name_or_path (an absolute
-// directory), not copied. LoadQwen3 (qwen3.h) reads such a directory as base
+// directory), not copied. LoadQwen3 (below) reads such a directory as base
 // plus adapters, unmerged; MergeLora folds them into the base weights.
 #pragma once
 
@@ -25,43 +25,10 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/lora_config.h"
+#include "model/qwen3.h"
 
 namespace tritonrl::model {
-
-struct Qwen3Model;
-struct ModelOptions;
-
-enum class LoraTarget : int { kQ = 0, kK, kV, kO, kGate, kUp, kDown };
-inline constexpr int kLoraTargetCount = 7;
-
-// PEFT's (and transformers') module name: "q_proj", ..., "down_proj".
-const char* LoraTargetName(LoraTarget t);
-// The module's path inside a decoder layer: "self_attn.q_proj", "mlp.gate_proj", ...
-const char* LoraTargetPath(LoraTarget t);
-
-struct LoraConfig {
-  int64_t r = 0;  // rank; 0: no adapters
-  double alpha = 16;
-  double dropout = 0;  // on the adapter's input, training only
-  std::vector<LoraTarget> targets;
-
-  bool enabled() const { return r > 0; }
-  double scale() const { return alpha / static_cast<double>(r); }
-  bool Targets(LoraTarget t) const;
-};
-
-// One adapter: A [r, in], B [out, r] (fp32). Undefined when the projection is not targeted.
-struct LoraPair {
-  at::Tensor A, B;
-  bool defined() const { return A.defined(); }
-};
-using LoraLayer = std::array<LoraPair, kLoraTargetCount>;
-
-// "q_proj,k_proj,..." (PEFT's names, any order, no repeats), "all" (the seven),
-// "attention" (q, k, v, o) or "mlp" (gate, up, down). Errors name the bad entry.
-Result<std::vector<LoraTarget>> ParseLoraTargets(const std::string& text);
-// Rank >= 1, alpha > 0, dropout in [0, 1), at least one target.
-Status ValidateLoraConfig(const LoraConfig& c);
 
 // Gives every layer fresh adapters of `c` (PEFT's initialisation), drawn on the
 // CPU from `seed` (layer by layer, targets in enum order), fp32 on the model's
@@ -87,6 +54,11 @@ Result<LoraAdapterConfig> ReadLoraAdapterConfig(const std::string& dir);
 // Reads DIR/adapter_model.safetensors into m's layers (fp32, m's device) and sets m.lora;
 // errors list every missing, unexpected or mis-shaped tensor by its PEFT name.
 Status LoadLoraAdapterWeights(Qwen3Model& m, const std::string& dir, const LoraConfig& c);
+
+// A model directory: DIR/config.json and the safetensors checkpoint in DIR (LoadQwen3Checkpoint),
+// or a LoRA adapter directory (DIR/adapter_config.json), which loads as its base model
+// (base_model_name_or_path) plus the adapters, unmerged.
+Result<Qwen3Model> LoadQwen3(const std::string& dir, const ModelOptions& options);
 
 // W <- W + (alpha / r) B A for every adapter, computed in fp32 and rounded once to the
 // model dtype; the adapters are removed (m.lora.r = 0).

@@ -240,10 +240,7 @@ Result<c10::ScalarType> ParseModelDType(const std::string& text) {
   return Status::InvalidArgument("unknown dtype '" + text + "' (fp32, bf16, fp16)");
 }
 
-namespace {
-
-// A Hugging Face directory's config.json and weights.
-Result<Qwen3Model> LoadQwen3Weights(const std::string& dir, const ModelOptions& options) {
+Result<Qwen3Model> LoadQwen3Checkpoint(const std::string& dir, const ModelOptions& options) {
   auto config = LoadQwen3Config((fs::path(dir) / "config.json").string());
   if (!config.ok()) return config.status();
   auto ck = OpenCheckpoint(dir);
@@ -303,32 +300,6 @@ Result<Qwen3Model> LoadQwen3Weights(const std::string& dir, const ModelOptions& 
   } catch (const c10::Error& e) {
     return Status::Internal(dir + ": loading weights failed: " + e.what_without_backtrace());
   }
-}
-
-}  // namespace
-
-Result<Qwen3Model> LoadQwen3(const std::string& dir, const ModelOptions& options) {
-  if (!IsLoraAdapterDir(dir)) return LoadQwen3Weights(dir, options);
-  auto adapter = ReadLoraAdapterConfig(dir);
-  if (!adapter.ok()) return adapter.status();
-  if (adapter->base_model.empty()) {
-    return Status::InvalidArgument(dir + "/adapter_config.json: no base_model_name_or_path");
-  }
-  if (IsLoraAdapterDir(adapter->base_model)) {
-    return Status::InvalidArgument(dir + ": base model " + adapter->base_model +
-                                   " is itself an adapter; merge it first (tritonrl lora merge)");
-  }
-  auto m = LoadQwen3Weights(adapter->base_model, options);
-  if (!m.ok()) {
-    return Status::InvalidArgument(dir + ": base model " + adapter->base_model + ": " +
-                                   m.status().message());
-  }
-  try {
-    TRITONRL_RETURN_IF_ERROR(LoadLoraAdapterWeights(*m, dir, adapter->config));
-  } catch (const c10::Error& e) {
-    return Status::Internal(dir + ": loading the adapter failed: " + e.what_without_backtrace());
-  }
-  return m;
 }
 
 Qwen3Model RandomQwen3(const Qwen3Config& config, uint64_t seed, const ModelOptions& options) {

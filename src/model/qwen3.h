@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "model/lora.h"
+#include "model/lora_config.h"
 #include "model/qwen3_config.h"
 
 namespace tritonrl::model {
@@ -60,10 +60,9 @@ Result<c10::Device> ParseDevice(const std::string& text);
 Result<c10::ScalarType> ParseModelDType(const std::string& text);
 
 // Reads DIR/config.json and the safetensors checkpoint in DIR. Errors list every
-// missing, unexpected or mis-shaped tensor by its Hugging Face name. A LoRA
-// adapter directory (DIR/adapter_config.json, model/lora.h) loads as its base
-// model (base_model_name_or_path) plus the adapters, unmerged.
-Result<Qwen3Model> LoadQwen3(const std::string& dir, const ModelOptions& options);
+// missing, unexpected or mis-shaped tensor by its Hugging Face name. A LoRA adapter
+// directory is read by LoadQwen3 (model/lora.h): base plus adapters, unmerged.
+Result<Qwen3Model> LoadQwen3Checkpoint(const std::string& dir, const ModelOptions& options);
 // Random weights (normal, std 0.02; norms near 1) drawn on the CPU from `seed`,
 // so the same seed gives the same model on every device.
 Qwen3Model RandomQwen3(const Qwen3Config& config, uint64_t seed, const ModelOptions& options);

@@ -12,6 +12,7 @@
 #include "base/file.h"
 #include "base/sha256.h"
 #include "model/bpe_trainer.h"
+#include "model/lora.h"
 #include "model/qwen3.h"
 #include "train/sft_data.h"
 

@@ -11,6 +11,7 @@
 
 #include "base/file.h"
 #include "base/sha256.h"
+#include "model/lora.h"
 #include "model/safetensors.h"
 #include "train/sft_data.h"
 

@@ -12,6 +12,7 @@
 
 #include "base/file.h"
 #include "model/generate.h"
+#include "model/lora.h"
 #include "model/qwen3.h"
 #include "model/safetensors.h"
 

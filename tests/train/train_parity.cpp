@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
+#include "model/lora.h"
 #include "model/safetensors.h"
 #include "train/trainer.h"
 

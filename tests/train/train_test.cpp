@@ -17,6 +17,7 @@
 #include "model/bpe_trainer.h"
 #include "model/end_of_turn.h"
 #include "model/generate.h"
+#include "model/lora.h"
 #include "model/qwen3.h"
 #include "train/sft_data.h"
 #include "train/trainer.h"
