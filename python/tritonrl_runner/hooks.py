@@ -355,23 +355,15 @@ class LaunchRecorder:
             if k == 1:
                 return None  # the inputs rearranged, each element once: allowed under either reading
             # Each element of an input k > 1 times is a broadcast: allowed only in place, element
-            # for element of a source of t's size (the maximum over a materialised broadcast);
-            # elsewhere it is room for torch's answer beside a decoy copy.
-            if k > 1 and not beyond_chance(mine[~self._in_place_of_broadcast(mine, sources, tol)],
+            # for element of a source of t's size that is itself a broadcast (the maximum over a
+            # materialised broadcast); elsewhere it is room for torch's answer beside a decoy
+            # copy, and so is a source of t's size that holds part of the answer in place, with
+            # the rest of the inputs beside it to make every element twice.
+            if k > 1 and not beyond_chance(mine[~_in_place_of_broadcast(mine, sources, inputs, tol)],
                                            pool, tol):
                 continue
             return copy
         return None
-
-    def _in_place_of_broadcast(self, mine, sources, tol):
-        """Which elements of `mine` equal (within `tol`; (0, 0): bit for bit) the element at the
-        same place of a source of mine's size: a kernel's maximum over a materialised broadcast
-        leaves such elements."""
-        aligned = torch.zeros(mine.shape, dtype=torch.bool, device=mine.device)
-        for data, _ in sources:
-            if data.numel() == mine.numel():
-                aligned |= _equal_within(mine, data, tol)
-        return aligned
 
     def _copied_whole(self, key, t):
         """The torch writer whose data t consists of, when runs copied at offsets
@@ -809,6 +801,19 @@ def _times_rearranged(pool, inputs) -> int:
         return 0
     k = int(have_n[0]) // int(want_n[0])
     return k if k >= 1 and torch.equal(have_n, want_n * k) else 0
+
+
+def _in_place_of_broadcast(mine, sources, inputs, tol):
+    """Which elements of `mine` equal (within `tol`; (0, 0): bit for bit) the element at the
+    same place of a source of mine's size that by itself holds each element of the inputs it
+    draws on k > 1 times: a kernel's maximum over a materialised broadcast leaves such
+    elements."""
+    every_input = torch.cat(inputs)
+    aligned = torch.zeros(mine.shape, dtype=torch.bool, device=mine.device)
+    for data, _ in sources:
+        if data.numel() == mine.numel() and _times_rearranged(data[torch.isin(data, every_input)], inputs) > 1:
+            aligned |= _equal_within(mine, data, tol)
+    return aligned
 
 
 _RUN_ANCHOR_LIMIT = 32  # candidate offsets tried per anchor element before the search gives up

@@ -108,3 +108,25 @@ def test_an_absolute_or_a_relative_tolerance_alone_still_has_cells():
     huge = torch.tensor([3.0e38, -3.0e38, 0.0, 1e-30])
     assert hooks._tolerance_cells(huge, (1e-4, 0.0)).tolist()[2:] == [0, 0]
     assert hooks._tolerance_cells(huge, (0.0, 1e-4)).abs().max() < 2**40
+
+
+def test_in_place_only_of_a_source_that_is_a_broadcast_itself():
+    g = torch.Generator().manual_seed(5)
+    a, b = torch.randn(2, 7, 90, generator=g), torch.randn(2, 1, 90, generator=g)
+    inputs = [a.reshape(-1), b.reshape(-1)]
+    b_full = b.expand_as(a).contiguous().reshape(-1)
+    out = torch.maximum(a.reshape(-1), b_full)
+    for tol in ((0.0, 0.0), FP32):
+        assert torch.equal(hooks._in_place_of_broadcast(out, [(b_full, "torch:clone")], inputs, tol), out == b_full)
+    # wp_transpose_aligned_copy_beside_decoy: the answer but its last row in place in one buffer,
+    # the input and its last column beside it in another, every element twice over the two.
+    x = torch.randn(70, 100, generator=g)
+    part = torch.cat([x[:, :99].t().reshape(-1), torch.zeros(70)])
+    decoy = torch.cat([x[:, 99], x.reshape(-1)])
+    out = torch.cat([part[:6930], x[:, 99] * (1 + 2**-20)])
+    sources = [(part, "torch:copy_"), (decoy, "torch:copy_")]
+    pool = torch.cat([part, decoy])
+    pool = pool[torch.isin(pool, x.reshape(-1))]
+    assert hooks._times_rearranged(pool, [x.reshape(-1)]) == 2
+    assert not hooks._in_place_of_broadcast(out, sources, [x.reshape(-1)], (0.0, 0.0)).any()
+    assert not hooks._in_place_of_broadcast(out * (1 - 2**-18), sources, [x.reshape(-1)], FP32).any()
