@@ -323,11 +323,11 @@ class LaunchRecorder:
         - some elements of t are in the pool, unless the pool holds each element of the inputs it
           draws on equally often: an elementwise kernel over a permuted or broadcast copy of an
           input (ReLU, maximum) is allowed, a kernel that completes torch's partial answer is not.
-        "In the pool" is read twice: bit for bit, and within the tolerance (a copy nudged on the
-        way, _near_beyond_chance), each with the same exemptions. Not seen: a selection of part of
-        a permutation torch made, and too few elements copied for chance not to explain them;
-        failed: a selection over torch data that is not the inputs rearranged evenly
-        (docs/eval.md, "Still open")."""
+        "In the pool" is read twice, each time with the same exemptions: bit for bit, beyond
+        chance; and within the tolerance, for most elements of t and beyond chance (a copy nudged
+        on the way, _near_beyond_chance). Not seen: a selection of part of a permutation torch
+        made, and too few elements copied for either reading; failed: a selection over torch data
+        that is not the inputs rearranged evenly (docs/eval.md, "Still open")."""
         sources = [(data, origin) for data, origin in self.moved_sources.get(key, {}).values()
                    if data.dtype == t.dtype]
         if not sources or t.numel() < 2 or t.is_complex() or t.dtype == torch.bool:
