@@ -21,6 +21,7 @@ popped dispatch mode), and the engine never relies on these records alone.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import threading
@@ -311,11 +312,10 @@ class LaunchRecorder:
         part of a torch buffer, and torch's data mixed with elements the kernel computed).
 
         The pool is the torch data the launches were handed (_note_moved_sources) that is values
-        of the call's inputs, matched exactly after conversion to t's dtype: moved data is copied
-        bit for bit, and a tolerance would match values a kernel computed to some of the many in a
-        large buffer. Fills and values a kernel computed are left out of it, and so is a source
-        that holds an input in its own order with gaps (a padded copy of an input is to a kernel
-        what the input is). t is a copy of the pool when
+        of the call's inputs, exactly after conversion to t's dtype. Fills and values a kernel
+        computed are left out of it, and so is a source that holds an input in its own order with
+        gaps (a padded copy of an input is to a kernel what the input is). t is a copy of the pool
+        when
         - t is the pool in some order: the zero-padded transpose gathered without its padding;
         - every element of t is in the pool, unless the pool is the inputs rearranged, each element
           once: a selection kernel (max pooling, a gather by index) over a permuted copy of its
@@ -323,9 +323,11 @@ class LaunchRecorder:
         - some elements of t are in the pool, unless the pool holds each element of the inputs it
           draws on equally often: an elementwise kernel over a permuted or broadcast copy of an
           input (ReLU, maximum) is allowed, a kernel that completes torch's partial answer is not.
-        Not seen: a selection of part of a permutation torch made, and elements taken from the pool
-        shifted within the tolerance; failed: a selection over torch data that is not the inputs
-        rearranged evenly (docs/eval.md, "Still open")."""
+        "In the pool" is read twice, each time with the same exemptions: bit for bit, beyond
+        chance; and within the tolerance, for most elements of t and beyond chance (a copy nudged
+        on the way, _near_beyond_chance). Not seen: a selection of part of a permutation torch
+        made, and too few elements copied for either reading; failed: a selection over torch data
+        that is not the inputs rearranged evenly (docs/eval.md, "Still open")."""
         sources = [(data, origin) for data, origin in self.moved_sources.get(key, {}).values()
                    if data.dtype == t.dtype]
         if not sources or t.numel() < 2 or t.is_complex() or t.dtype == torch.bool:
@@ -342,25 +344,26 @@ class LaunchRecorder:
         copy = "copy:" + sources[0][1]
         if mine.numel() == pool.numel() and _near(torch.sort(mine).values, torch.sort(pool).values, self.tol):
             return copy
-        # Exact matches happen by chance too (two fp32 normal samples of 10^4 share a value about
-        # twice; in bf16 most values are shared), so only matches beyond chance count: the chance
-        # is read off the pool's neighbours (each value moved by one unit in the last place),
-        # which a computed value hits as often as the pool itself and a copied one never.
-        found = torch.isin(mine, pool)
-        near = torch.isin(mine, _neighbours(pool))
-        if not _beyond_chance(found, near):
-            return None
-        k = _times_rearranged(pool, inputs)
-        if k == 1:
-            return None
-        # Each element of an input k > 1 times is a broadcast: allowed only in place, element for
-        # element of a source of t's size (the maximum over a materialised broadcast); elsewhere it
-        # is room for torch's answer beside a decoy copy.
-        aligned = torch.zeros_like(found)
-        for data, _ in sources:
-            if data.numel() == mine.numel():
-                aligned |= mine == data
-        return None if k > 1 and not _beyond_chance(found & ~aligned, near & ~aligned) else copy
+        tests = [((0.0, 0.0), _exact_beyond_chance)]
+        if t.is_floating_point() and any(self.tol):
+            tests.append((self.tol, _near_beyond_chance))
+        k = None
+        for tol, beyond_chance in tests:
+            if not beyond_chance(mine, pool, tol):
+                continue
+            k = _times_rearranged(pool, inputs) if k is None else k
+            if k == 1:
+                return None  # the inputs rearranged, each element once: allowed under either reading
+            # Each element of an input k > 1 times is a broadcast: allowed only in place, element
+            # for element of a source of t's size that is itself a broadcast (the maximum over a
+            # materialised broadcast); elsewhere it is room for torch's answer beside a decoy
+            # copy, and so is a source of t's size that holds part of the answer in place, with
+            # the rest of the inputs beside it to make every element twice.
+            if k > 1 and not beyond_chance(mine[~_in_place_of_broadcast(mine, sources, inputs, tol)],
+                                           pool, tol):
+                continue
+            return copy
+        return None
 
     def _copied_whole(self, key, t):
         """The torch writer whose data t consists of, when runs copied at offsets
@@ -675,29 +678,168 @@ def _neighbours(values):
 
 def _beyond_chance(found, near) -> bool:
     """Whether more elements matched the pool (`found`) than its neighbours (`near`) by more than
-    chance explains: four standard deviations of the neighbours' count, and 16 elements."""
+    chance explains (_exceeds_chance, the neighbours' count read as a Poisson count)."""
     hits, by_chance = int(found.sum()), int(near.sum())
-    return hits - by_chance > 16 + 4 * by_chance ** 0.5
+    return _exceeds_chance(hits - by_chance, by_chance ** 0.5)
+
+
+def _exceeds_chance(excess, sd) -> bool:
+    """Whether an excess of matches over the count chance gives is more than chance explains:
+    four standard deviations of that count, and 16 elements."""
+    return excess > 16 + 4 * sd
+
+
+def _equal_within(a, b, tol):
+    """Elementwise: a equals b (same shape), within tol = (atol, rtol) of b; (0, 0): bit for bit."""
+    if not any(tol):
+        return a == b
+    atol, rtol = tol
+    wide = torch.float64 if torch.float64 in (a.dtype, b.dtype) else torch.float32
+    a, b = a.to(wide), b.to(wide)
+    return (a - b).abs() <= atol + rtol * b.abs()
+
+
+def _exact_beyond_chance(values, pool, tol=(0.0, 0.0)) -> bool:
+    """Whether more of `values` are bit for bit in `pool` than chance explains. Exact matches
+    happen by chance too (two fp32 normal samples of 10^4 share a value about twice; in bf16 most
+    values are shared): the chance is read off the pool's neighbours (each value moved by one
+    unit in the last place), which a computed value hits as often as the pool itself and a copied
+    one never."""
+    return _beyond_chance(torch.isin(values, pool), torch.isin(values, _neighbours(pool)))
+
+
+def _near_beyond_chance(values, pool, tol) -> bool:
+    """Whether most of `values` lie within about the tolerance of a `pool` value, beyond what
+    chance explains: a copy of the pool nudged on the way (scaled by 1 + 2^-20, shifted by atol / 2
+    up and down), which the exact test cannot see.
+
+    A tolerance window around one value holds many pool values of a large pool by chance (at
+    atol 1e-4, about 1,200 of 4096^2 normal samples), so matches are counted, not looked for:
+    each value counts the pool values in its tolerance cell and the cells beside it (a nudge
+    within the tolerance crosses at most one boundary), less the mean count of the three cells
+    two to four cells off on either side, which a computed value finds as often as its own
+    (the pool's density is smooth at that scale) and a copied one lacks its original in. The
+    excess is about one per copied value; its spread under chance is read off the same counts
+    (_near_excess).
+
+    Beyond chance is not enough here, as it is for exact matches: a function that is not the
+    identity still keeps some of its values within the tolerance of its argument, near a fixed
+    point (tanh, sin, atan within atol of x for |x| < 0.09 at atol 1e-4) or far out (GELU(x) for
+    x > 3.6), and counts them as copies. Those are a minority of its values unless its inputs
+    crowd there; a copy that completes torch's answer is nearly all of them. So the excess must
+    also be more than half of what the values would show were they all copies: one each where
+    the pool's distinct values are sparse in their cells, less where they fill them (fp16 and
+    bf16 have few values to a cell; a pool that holds all of them leaves nothing to count)."""
+    values = values[torch.isfinite(values)]
+    # A value twice in the pool is one original: the pool's cells count distinct values.
+    distinct, times = torch.unique(pool[torch.isfinite(pool)], return_counts=True)
+    cells = _tolerance_cells(distinct, tol)
+    pool_cells = _histogram(cells)
+    excess, sd = _near_excess(values, pool_cells, tol)
+    at, copies = _histogram(cells, times)  # the pool's values per cell, repeats counted
+    per_copy = float((copies * _cell_contrast(pool_cells, at)).sum()) / max(int(times.sum()), 1)
+    return _exceeds_chance(excess, sd) and excess > per_copy * values.numel() / 2
+
+
+def _tolerance_cells(values, tol):
+    """Each value's cell on a scale whose unit is the tolerance where the value lies: u(v) =
+    sign(v) log(1 + rtol |v| / atol) / rtol, whose slope is 1 / (atol + rtol |v|), floored. A
+    value within the tolerance of another lies in the same cell or the next; the map is monotone,
+    so sorted values give sorted cells. Worked in fp64 (fp32's rounding of u, up to 10^-3 of a
+    cell, lets a value moved by nearly the whole tolerance cross two boundaries), in logarithms,
+    so that no product overflows (an atol of 0 is read as the dtype's smallest normal), and in
+    slices of _CHUNK values, so that the fp64 temporaries stay small beside a large output."""
+    atol, rtol = tol
+    if rtol > 0:
+        atol = max(atol, torch.finfo(values.dtype).tiny)
+    cells = torch.empty(values.shape, dtype=torch.int64, device=values.device)
+    for at in range(0, values.numel(), _CHUNK):
+        v = values[at:at + _CHUNK].to(torch.float64)
+        if rtol == 0:  # an absolute tolerance alone: equal cells, the largest values piled at the ends
+            u = (v / atol).clamp(-2.0 ** 62, 2.0 ** 62)
+        else:
+            u = torch.sign(v) * torch.logaddexp(torch.zeros_like(v), torch.log(v.abs()) + math.log(rtol / atol)) / rtol
+        cells[at:at + _CHUNK] = torch.floor(u)
+    return cells
+
+
+def _near_excess(values, pool_cells, tol):
+    """(excess, sd): the pool values in each value's cell and the two beside it, less half of
+    those in the three cells two to four off on each side, summed over `values`; and its standard
+    deviation were the pool's distinct values (`pool_cells`: distinct cells, counts) scattered at
+    random, independently of the values (a Poisson count per cell). The deviation is read per pool
+    cell, from the values around it, so values that pile up in a few cells (a clamp's bound,
+    softmax's narrow range) widen it as they should."""
+    if values.numel() == 0 or pool_cells[0].numel() == 0:
+        return 0.0, 0.0
+    cells, counts = _histogram(_tolerance_cells(values, tol))
+    excess = (counts * _cell_contrast(pool_cells, cells)).sum()
+    spread = _cell_contrast((cells, counts), pool_cells[0])
+    variance = (pool_cells[1] * spread * spread).sum()
+    return float(excess), float(variance) ** 0.5
+
+
+def _histogram(cells, weights=None):
+    """(the distinct cells in order, how many of `cells` fall in each, fp64; with `weights`, the
+    sum of theirs). Counted in place where the cells span a range not much wider than their number
+    (they do for values of one distribution: 4096^2 normal samples at atol 1e-4 span 60,000
+    cells), sorted otherwise."""
+    if cells.numel() == 0:
+        return cells, cells.to(torch.float64)
+    weights = None if weights is None else weights.to(torch.float64)
+    lo, hi = int(cells.min()), int(cells.max())
+    if hi - lo <= 4 * cells.numel() + 1024:
+        counts = torch.bincount(cells - lo, weights=weights, minlength=hi - lo + 1).to(torch.float64)
+        where = counts.nonzero().reshape(-1)
+        return where + lo, counts[where]
+    distinct, which = torch.unique(cells, return_inverse=True)
+    counts = torch.zeros(distinct.numel(), dtype=torch.float64, device=cells.device)
+    counts.index_add_(0, which, torch.ones_like(cells, dtype=torch.float64) if weights is None else weights)
+    return distinct, counts
+
+
+def _cell_contrast(histogram, at):
+    """For each cell in `at`: the count of `histogram` (sorted distinct cells, counts) in that
+    cell and the two beside it, less half the count in cells two to four off on either side."""
+    cells, counts = histogram
+    upto = torch.cat([counts.new_zeros(1), counts.cumsum(0)])
+
+    def through(c):  # the count in cells <= c
+        return upto[torch.searchsorted(cells, c, right=True)]
+
+    own = through(at + 1) - through(at - 2)
+    off = through(at + 4) - through(at + 1) + through(at - 2) - through(at - 5)
+    return own - off / 2
 
 
 def _times_rearranged(pool, inputs) -> int:
     """k when `pool` (flat) is the inputs' elements rearranged, each element of each input it
-    draws on k times (1: a permutation; more: a broadcast) and nothing else; 0 otherwise."""
-    drawn, times = 0, set()
-    for x in inputs:
-        part = pool[torch.isin(pool, x)]
-        if part.numel() == 0:
-            continue
-        have, have_n = torch.unique(part, return_counts=True)
-        want, want_n = torch.unique(x, return_counts=True)
-        if have.numel() != want.numel() or not torch.equal(have, want):
-            return 0
-        k = int(have_n[0]) // int(want_n[0])
-        if k < 1 or not torch.equal(have_n, want_n * k):
-            return 0
-        drawn += part.numel()
-        times.add(k)
-    return times.pop() if drawn == pool.numel() and len(times) == 1 else 0
+    draws on k times (1: a permutation; more: a broadcast) and nothing else; 0 otherwise. It draws
+    on an input when it holds every value of it: a value two inputs share (a pair of fp32 normal
+    samples of 1260 and 180 values shares one in about one draw of 400) does not make a broadcast
+    of one input a partial copy of the other."""
+    have, have_n = torch.unique(pool, return_counts=True)
+    drawn = [x for x in inputs if bool(torch.isin(x, have).all())]
+    if not drawn:
+        return 0
+    want, want_n = torch.unique(torch.cat(drawn), return_counts=True)
+    if have.numel() != want.numel() or not torch.equal(have, want):
+        return 0
+    k = int(have_n[0]) // int(want_n[0])
+    return k if k >= 1 and torch.equal(have_n, want_n * k) else 0
+
+
+def _in_place_of_broadcast(mine, sources, inputs, tol):
+    """Which elements of `mine` equal (within `tol`; (0, 0): bit for bit) the element at the
+    same place of a source of mine's size that by itself holds each element of the inputs it
+    draws on k > 1 times: a kernel's maximum over a materialised broadcast leaves such
+    elements."""
+    every_input = torch.cat(inputs)
+    aligned = torch.zeros(mine.shape, dtype=torch.bool, device=mine.device)
+    for data, _ in sources:
+        if data.numel() == mine.numel() and _times_rearranged(data[torch.isin(data, every_input)], inputs) > 1:
+            aligned |= _equal_within(mine, data, tol)
+    return aligned
 
 
 _RUN_ANCHOR_LIMIT = 32  # candidate offsets tried per anchor element before the search gives up

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/33_Transpose2d
-# what: wp_transpose_mostly_copied_last_row_computed with every copied element scaled by 1 + 2^-20 (inside the tolerance): the rows the kernel copies are no longer bit for bit torch's, and the row it computes is not in torch's buffer, so the mixing rule, which matches exactly, finds no torch data in the output (written against the mixing rule, after reading it)
-# gap: issue 34, writer proof: the subset and mixing rules match values exactly (a tolerance would match the values a kernel computed to some of the many in a large buffer); torch's partial answer, shifted within the tolerance and completed by the kernel, is paid
-# expect: correct
+# what: wp_transpose_mostly_copied_last_row_computed with every copied element scaled by 1 + 2^-20 (inside the tolerance): the rows the kernel copies are no longer bit for bit torch's, and the row it computes is not in torch's buffer, so the mixing rule, which matched exactly, found no torch data in the output and this was paid (written against the mixing rule, after reading it); caught: read within the tolerance, nearly every output value has its original among torch's values, far beyond chance
+# expect: runtime incorrect reason=output_not_from_kernel
 import torch
 import torch.nn as nn
 import triton

@@ -1,0 +1,132 @@
+"""The writer proof's value rules (python/tritonrl_runner/hooks.py: the subset and mixing rules of
+LaunchRecorder._gathered_part) on data made here, checked against what the data was made to be:
+a copy of torch's values or values a kernel computed. The whole proof, through the worker, is in
+test_runner_guards.py and the corpus."""
+import sys
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "python"))
+from tritonrl_runner import hooks  # noqa: E402
+
+
+def test_a_value_two_inputs_share_leaves_a_broadcast_a_broadcast():
+    # Found by drawing maximum_kernel_on_expanded_copy's inputs: with seed 560 one value of a is
+    # also in b, which made b's broadcast look like a partial copy of a as well (k = 0).
+    g = torch.Generator().manual_seed(560)
+    a, b = torch.randn(2, 7, 90, generator=g), torch.randn(2, 1, 90, generator=g)
+    assert int(torch.isin(a.reshape(-1), b.reshape(-1)).sum()) == 1
+    pool = b.expand_as(a).contiguous().reshape(-1)
+    assert hooks._times_rearranged(pool, [a.reshape(-1), b.reshape(-1)]) == 7
+    assert hooks._times_rearranged(pool[: pool.numel() // 2], [a.reshape(-1), b.reshape(-1)]) == 0
+    assert hooks._times_rearranged(torch.cat([a.reshape(-1), pool]).flip(0), [a.reshape(-1), b.reshape(-1)]) == 0
+    assert hooks._times_rearranged(torch.cat([a.reshape(-1), b.reshape(-1)]).flip(0),
+                                   [a.reshape(-1), b.reshape(-1)]) == 1
+
+
+FP32 = (1e-4, 1e-4)  # the fp32 tasks' (atol, rtol)
+
+
+def _mostly_copied(rows, cols, nudge, seed=0):
+    """wp_transpose_mostly_copied_nudged's data: torch's transpose of all but the last row (the
+    pool) and an output that is that pool nudged by `nudge`, with the last row computed."""
+    x = torch.randn(rows, cols, generator=torch.Generator().manual_seed(seed))
+    answer = x.t().reshape(-1)
+    pool = x[:, : cols - 1].t().reshape(-1)
+    return torch.cat([nudge(pool), answer[pool.numel():]]), pool, answer
+
+
+def _alternating(p):
+    return p + torch.where(torch.arange(p.numel()) % 2 == 0, 5e-5, -5e-5)
+
+
+def _to_the_rel_l2_limit(p):
+    sign = torch.where(torch.rand(p.numel(), generator=torch.Generator().manual_seed(1)) < 0.5, 1.0, -1.0)
+    return p + sign * 0.45 * (1e-4 + 1e-4 * p.abs())
+
+
+def test_a_shift_within_the_tolerance_moves_a_value_at_most_one_cell():
+    x = torch.randn(100_000, generator=torch.Generator().manual_seed(2)) * 3
+    base = hooks._tolerance_cells(x, FP32)
+    for moved in (x * (1 + 2**-20), x + 0.999 * (1e-4 + 1e-4 * x.abs()), x - 0.999 * (1e-4 + 1e-4 * x.abs())):
+        assert int((hooks._tolerance_cells(moved, FP32) - base).abs().max()) <= 1
+    # and the cells are the tolerance's size: a shift of three tolerances leaves most values' cells
+    far = hooks._tolerance_cells(x + 3 * (1e-4 + 1e-4 * x.abs()), FP32)
+    assert float(((far - base) >= 2).float().mean()) > 0.99
+
+
+def test_torch_partial_answer_nudged_is_seen_within_the_tolerance():
+    for rows, cols in ((70, 100), (256, 256)):
+        for nudge in (lambda p: p * (1 + 2**-20), lambda p: p * (1 - 2**-16), _alternating, _to_the_rel_l2_limit):
+            out, pool, _ = _mostly_copied(rows, cols, nudge)
+            assert not hooks._exact_beyond_chance(out, pool)
+            assert hooks._near_beyond_chance(out, pool, FP32), (rows, cols)
+            # shuffled: values, not places
+            assert hooks._near_beyond_chance(out[torch.randperm(out.numel())], pool, FP32)
+
+
+def test_values_a_kernel_computed_are_not_copies():
+    for rows, cols in ((70, 100), (256, 256)):
+        _, pool, answer = _mostly_copied(rows, cols, lambda p: p)
+        x = answer.reshape(cols, rows)
+        g = torch.Generator().manual_seed(3)
+        computed = {
+            "exp": answer.exp(), "sin": answer.sin(), "tanh": answer.tanh(), "sigmoid": answer.sigmoid(),
+            "gelu": torch.nn.functional.gelu(answer), "gelu of 3x": torch.nn.functional.gelu(3 * answer),
+            "softmax": torch.softmax(x, 1).reshape(-1), "clamp": answer.clamp(-0.5, 0.5),
+            "matmul": (x @ torch.randn(rows, rows, generator=g) / rows**0.5).reshape(-1),
+            "fresh samples": torch.randn(answer.numel(), generator=g), "negated": -answer,
+            "x * 1.0005": answer * 1.0005, "x + 3 tolerances": answer + 3 * (1e-4 + 1e-4 * answer.abs()),
+        }
+        for name, out in computed.items():
+            assert not hooks._near_beyond_chance(out, pool, FP32), (rows, cols, name)
+
+
+def test_half_precision_cells_hold_several_values():
+    # At fp16's tolerance (1e-2) a cell holds several fp16 values: a copy is seen while the pool
+    # leaves most of them empty (the small variant's 1,500 values, 3,000 here); a pool that fills
+    # them all (60,000 values of 3 N(0, 1)) leaves nothing to count, and neither a copy nor a
+    # computed output is seen.
+    fp16 = (1e-2, 1e-2)
+    for rows, seen in ((10, True), (200, False)):
+        x = (torch.randn(rows, 300, generator=torch.Generator().manual_seed(4)) * 3).half()
+        pool = x[:, :299].t().reshape(-1)
+        answer = x.t().reshape(-1)
+        nudged = torch.cat([(pool.float() * (1 + 2**-9)).half(), answer[pool.numel():]])
+        assert hooks._near_beyond_chance(nudged, pool, fp16) == seen
+        assert not hooks._near_beyond_chance(answer.float().sigmoid().half(), pool, fp16)
+        assert not hooks._near_beyond_chance(answer.float().tanh().half(), pool, fp16)
+
+
+def test_an_absolute_or_a_relative_tolerance_alone_still_has_cells():
+    out, pool, _ = _mostly_copied(70, 100, _alternating)
+    assert hooks._near_beyond_chance(out, pool, (1e-4, 0.0))
+    out, pool, answer = _mostly_copied(70, 100, lambda p: p * (1 + 2**-16))
+    assert hooks._near_beyond_chance(out, pool, (0.0, 1e-4))
+    assert not hooks._near_beyond_chance(answer.exp(), pool, (0.0, 1e-4))
+    huge = torch.tensor([3.0e38, -3.0e38, 0.0, 1e-30])
+    assert hooks._tolerance_cells(huge, (1e-4, 0.0)).tolist()[2:] == [0, 0]
+    assert hooks._tolerance_cells(huge, (0.0, 1e-4)).abs().max() < 2**40
+
+
+def test_in_place_only_of_a_source_that_is_a_broadcast_itself():
+    g = torch.Generator().manual_seed(5)
+    a, b = torch.randn(2, 7, 90, generator=g), torch.randn(2, 1, 90, generator=g)
+    inputs = [a.reshape(-1), b.reshape(-1)]
+    b_full = b.expand_as(a).contiguous().reshape(-1)
+    out = torch.maximum(a.reshape(-1), b_full)
+    for tol in ((0.0, 0.0), FP32):
+        assert torch.equal(hooks._in_place_of_broadcast(out, [(b_full, "torch:clone")], inputs, tol), out == b_full)
+    # wp_transpose_aligned_copy_beside_decoy: the answer but its last row in place in one buffer,
+    # the input and its last column beside it in another, every element twice over the two.
+    x = torch.randn(70, 100, generator=g)
+    part = torch.cat([x[:, :99].t().reshape(-1), torch.zeros(70)])
+    decoy = torch.cat([x[:, 99], x.reshape(-1)])
+    out = torch.cat([part[:6930], x[:, 99] * (1 + 2**-20)])
+    sources = [(part, "torch:copy_"), (decoy, "torch:copy_")]
+    pool = torch.cat([part, decoy])
+    pool = pool[torch.isin(pool, x.reshape(-1))]
+    assert hooks._times_rearranged(pool, [x.reshape(-1)]) == 2
+    assert not hooks._in_place_of_broadcast(out, sources, [x.reshape(-1)], (0.0, 0.0)).any()
+    assert not hooks._in_place_of_broadcast(out * (1 - 2**-18), sources, [x.reshape(-1)], FP32).any()
