@@ -240,6 +240,7 @@ class LaunchRecorder:
                         flat = _flat_sources(sources)
                     self._note_runs_copied(key, t, flat)
                     self._note_moved_sources(key, flat)
+                    self._note_sources_passed_on(key)
         finally:
             self.suppress -= 1
             self._own_steps -= 1
@@ -268,6 +269,17 @@ class LaunchRecorder:
             if then.numel() < 2 or self._an_input_in_order(then):
                 continue
             seen[src_key] = (then, origin)
+
+    def _note_sources_passed_on(self, key) -> None:
+        """The torch data that reached the launch through storages kernels wrote from it (their
+        moved_sources) reached the storage it wrote too: a kernel that scrambles torch's result
+        into a scratch buffer and one that unscrambles it into the output moved it between them,
+        as one kernel would have."""
+        seen = self.moved_sources.setdefault(key, {})
+        for other, _, _, _ in self._pending:
+            if other != key:
+                for src_key, entry in self.moved_sources.get(other, {}).items():
+                    seen.setdefault(src_key, entry)
 
     def _an_input_in_order(self, flat) -> bool:
         """Whether `flat` (elements in logical order) is one of the call's inputs, element for
