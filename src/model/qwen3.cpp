@@ -568,8 +568,10 @@ at::Tensor Layer(const LayerEnv& e, const Qwen3Layer& W, int64_t l, at::Tensor h
       values = vc.narrow(2, 0, a->attend_len);
     }
     at::Tensor qg = q.reshape({B, Hkv, G * T, D});
+    // reshape, not view: CUDA's memory-efficient kernel (the one that takes a mask) returns its
+    // output in [B, G * T, Hkv, D] memory order, where Hkv and G cannot merge without a copy.
     o = at::scaled_dot_product_attention(qg, keys, values, e.mask, 0.0, false, e.scale)
-            .view({B, H, T, D});
+            .reshape({B, H, T, D});
   }
   o = o.transpose(1, 2).reshape({B, Tq, H * D});
   if (trim) h = h.narrow(1, T - 1, 1).contiguous();

@@ -88,7 +88,7 @@ TEST_F(TempDir, SaveLoadRoundTripGivesIdenticalLogits) {
             0.0);
   // The file uses Hugging Face's separate projection names.
   auto f = OpenSafetensors((dir_ / "model.safetensors").string());
-  ASSERT_TRUE(f.ok());
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_TRUE(f->tensors.count("model.layers.1.self_attn.k_proj.weight"));
   EXPECT_TRUE(f->tensors.count("model.layers.0.mlp.up_proj.weight"));
   EXPECT_FALSE(f->tensors.count("lm_head.weight"));  // tied
@@ -105,7 +105,7 @@ TEST_F(TempDir, LoadsBf16CheckpointsAndShardsAndUntiedHeads) {
   ASSERT_TRUE(SaveQwen3(m, dir_.string()).ok());
   // Re-shard the single file into two plus an index.
   auto one = OpenSafetensors((dir_ / "model.safetensors").string());
-  ASSERT_TRUE(one.ok());
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
   std::vector<TensorToWrite> s1, s2;
   nlohmann::json map;
   for (const auto& [name, info] : one->tensors) {
@@ -138,7 +138,7 @@ TEST_F(TempDir, ReportsMissingExtraAndMisshapedTensors) {
   std::vector<float> extra(3, 1.0f), wrong(7, 0.0f);
   {
     auto f = OpenSafetensors(path);
-    ASSERT_TRUE(f.ok());
+    ASSERT_TRUE(f.ok()) << f.status().ToString();
     for (const auto& [name, info] : f->tensors) {
       if (name == "model.norm.weight") continue;  // missing
       if (name == "model.layers.0.self_attn.q_norm.weight") {
@@ -240,7 +240,7 @@ TEST(Generation, BatchedEqualsOneAtATime) {
   ASSERT_EQ(batched->size(), 3u);
   for (size_t i = 0; i < prompts.size(); ++i) {
     auto alone = Generate(m, nullptr, {prompts[i]}, o);
-    ASSERT_TRUE(alone.ok());
+    ASSERT_TRUE(alone.ok()) << alone.status().ToString();
     EXPECT_EQ((*batched)[i].tokens, (*alone)[0].tokens) << "prompt " << i;
     ASSERT_EQ((*batched)[i].logprobs.size(), 10u);
     for (size_t t = 0; t < 10; ++t) {
@@ -284,7 +284,7 @@ TEST(Generation, CompactionAndGrowingCacheChangeNoToken) {
     // Stop tokens taken from a run without them: row r's token at step 2 + 4r, so rows stop at
     // different steps (stops are checked on the host: the tokens before them do not change).
     auto free = Generate(m, nullptr, prompts, o);
-    ASSERT_TRUE(free.ok());
+    ASSERT_TRUE(free.ok()) << free.status().ToString();
     for (size_t r = 0; r < free->size() && 2 + 4 * r < 30; r += 2) {
       o.stop_token_ids.push_back((*free)[r].tokens[2 + 4 * r]);
     }
@@ -342,7 +342,7 @@ TEST(Generation, SamplingIsReproducibleAndSamplesShareThePrefill) {
   EXPECT_NE((*a)[0].tokens, (*a)[1].tokens);
   o.seed = 124;
   auto c = Generate(m, nullptr, {{1, 2, 3}, {4, 5}}, o);
-  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_NE((*a)[0].tokens, (*c)[0].tokens);
   // The reported log-probabilities are those of the sampled tokens under the
   // model: recompute the first one from a plain forward.
@@ -360,9 +360,9 @@ TEST(Generation, GreedySamplesOfOnePromptAreIdentical) {
   o.max_new_tokens = 6;
   o.num_samples = 3;
   auto r = Generate(m, nullptr, {{3, 1, 4, 1, 5}}, o);
-  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
   auto one = Generate(m, nullptr, {{3, 1, 4, 1, 5}}, {.temperature = 0, .max_new_tokens = 6});
-  ASSERT_TRUE(one.ok());
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
   for (int s = 0; s < 3; ++s) EXPECT_EQ((*r)[s].tokens, (*one)[0].tokens);
 }
 
@@ -425,7 +425,7 @@ TEST(Generation, APresencePenaltyStopsGreedyRepeats) {
   o.temperature = 0;
   o.max_new_tokens = 40;
   auto plain = Generate(m, nullptr, {{3, 1, 4}}, o);
-  ASSERT_TRUE(plain.ok());
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
   auto distinct = [](std::vector<int32_t> t) {
     std::sort(t.begin(), t.end());
     return static_cast<size_t>(std::unique(t.begin(), t.end()) - t.begin());
@@ -435,7 +435,7 @@ TEST(Generation, APresencePenaltyStopsGreedyRepeats) {
   // ... and a penalty larger than any logit gap never picks a token twice.
   o.presence_penalty = 1000;
   auto penalised = Generate(m, nullptr, {{3, 1, 4}, {2, 7}}, o);
-  ASSERT_TRUE(penalised.ok());
+  ASSERT_TRUE(penalised.ok()) << penalised.status().ToString();
   for (const auto& c : *penalised) EXPECT_EQ(distinct(c.tokens), c.tokens.size());
 }
 
@@ -466,7 +466,7 @@ TEST(Generation, StopTokensAndStopStrings) {
   o.max_new_tokens = 40;
   std::vector<std::vector<int32_t>> prompts = {{'d', 'e', 'f'}};
   auto free_run = Generate(m, &tok, prompts, o);
-  ASSERT_TRUE(free_run.ok());
+  ASSERT_TRUE(free_run.ok()) << free_run.status().ToString();
   const auto& toks = (*free_run)[0].tokens;
   ASSERT_EQ(toks.size(), 40u);
   // Stop token: the run ends at its first occurrence, which is kept in tokens
@@ -476,7 +476,7 @@ TEST(Generation, StopTokensAndStopStrings) {
   SamplingOptions os = o;
   os.stop_token_ids = {stop};
   auto r = Generate(m, &tok, prompts, os);
-  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ((*r)[0].finish_reason, "stop");
   EXPECT_EQ((*r)[0].tokens, std::vector<int32_t>(toks.begin(), toks.begin() + first + 1));
   EXPECT_EQ((*r)[0].logprobs.size(), first + 1);
@@ -488,7 +488,7 @@ TEST(Generation, StopTokensAndStopStrings) {
   SamplingOptions ss = o;
   ss.stop_strings = {needle};
   auto s = Generate(m, &tok, prompts, ss);
-  ASSERT_TRUE(s.ok());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ((*s)[0].finish_reason, "stop");
   EXPECT_EQ((*s)[0].text, ToValidUtf8(raw.substr(0, at)));
   // Tokens run up to the first one whose bytes complete the needle.
