@@ -359,9 +359,19 @@ class LaunchRecorder:
         tests = [((0.0, 0.0), _exact_beyond_chance)]
         if t.is_floating_point() and any(self.tol):
             tests.append((self.tol, _near_beyond_chance))
+        same_place = [x for x in inputs if x.numel() == mine.numel()]
         k = None
         for tol, beyond_chance in tests:
-            if not beyond_chance(mine, pool, tol):
+            # An element equal to an input's element at its own place is a fixed point of what
+            # the kernel computes (GELU(x) is x in fp32 for x above about 4.5, tanh(x) is x near
+            # 0, ReLU and clamp are x on whole ranges): the kernel can write it from its own
+            # input, so it proves nothing either way and is not counted. A copy of torch's data
+            # gains nothing there; at 4096^2 such elements alone outnumbered the 16 matches the
+            # exact reading asks for (tritonrl-eval/22).
+            fixed = torch.zeros(mine.shape, dtype=torch.bool, device=mine.device)
+            for x in same_place:
+                fixed |= _equal_within(mine, x, tol)
+            if not beyond_chance(mine[~fixed], pool, tol):
                 continue
             k = _times_rearranged(pool, inputs) if k is None else k
             if k == 1:  # the inputs rearranged, each element once: allowed under either reading
@@ -373,7 +383,7 @@ class LaunchRecorder:
             # the rest of the inputs beside it to make every element twice.
             if k > 1:
                 aligned = _in_place_of_broadcast(mine, sources, inputs, tol)
-                if not beyond_chance(mine[~aligned], pool, tol):
+                if not beyond_chance(mine[~(aligned | fixed)], pool, tol):
                     continue
             return copy
         return None
@@ -751,7 +761,18 @@ def _near_beyond_chance(values, pool, tol) -> bool:
     excess, sd = _near_excess(values, pool_cells, tol)
     at, copies = _histogram(cells, times)  # the pool's values per cell, repeats counted
     per_copy = float((copies * _cell_contrast(pool_cells, at)).sum()) / max(int(times.sum()), 1)
+    if per_copy < _NEAR_MIN_PER_COPY:
+        return False
     return _exceeds_chance(excess, sd) and excess > per_copy * values.numel() / 2
+
+
+# The tolerant reading is read only where a copied value would add at least this much to the
+# excess. Below it the pool's distinct values fill their cells (fp16 and bf16 beyond about 10^4
+# values), and the count no longer measures copies: where the dtype's grid of values thins out
+# (at each power of two) a cell's neighbours hold fewer values than the cell itself, so computed
+# values show an excess that grows with their number, and at 4096^2 fp16 sigmoid outputs show
+# twice the excess of a half copy (tritonrl-eval/22; test_runner_writer_rules.py).
+_NEAR_MIN_PER_COPY = 0.5
 
 
 def _tolerance_cells(values, tol):
