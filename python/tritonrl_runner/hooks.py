@@ -365,9 +365,11 @@ class LaunchRecorder:
             # An element equal to an input's element at its own place is a fixed point of what
             # the kernel computes (GELU(x) is x in fp32 for x above about 4.5, tanh(x) is x near
             # 0, ReLU and clamp are x on whole ranges): the kernel can write it from its own
-            # input, so it proves nothing either way and is not counted. A copy of torch's data
-            # gains nothing there; at 4096^2 such elements alone outnumbered the 16 matches the
-            # exact reading asks for (tritonrl-eval/22).
+            # input, so it proves nothing either way and is not counted. Torch may only move
+            # data in a forward (the audit refuses its compute ops), so a copy gains nothing
+            # there: the element is the input's own, where it already was. At 4096^2 such
+            # elements alone outnumbered the 16 matches the exact reading asks for
+            # (tritonrl-eval/22).
             fixed = torch.zeros(mine.shape, dtype=torch.bool, device=mine.device)
             for x in same_place:
                 fixed |= _equal_within(mine, x, tol)

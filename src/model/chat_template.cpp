@@ -118,20 +118,6 @@ bool IsFile(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
-// A JSON file of the model directory; an absent file is an empty object.
-Result<nlohmann::json> ReadJsonObject(const fs::path& path) {
-  if (!IsFile(path)) return nlohmann::json::object();
-  auto text = ReadFile(path.string());
-  if (!text.ok()) return text.status();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(*text);
-  } catch (const nlohmann::json::exception& e) {
-    return Status::ParseError(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
-  if (!j.is_object()) return Status::ParseError(path.string() + ": expected a JSON object");
-  return j;
-}
 
 // A special token as tokenizer_config.json or special_tokens_map.json write it: a string, or
 // an added-token object whose "content" is the token. Anything else (null) is not set.
@@ -144,7 +130,7 @@ std::string TokenText(const nlohmann::json& j) {
 }
 
 Result<ChatSpecialTokens> ReadSpecialTokens(const fs::path& dir, const nlohmann::json& config) {
-  auto map = ReadJsonObject(dir / "special_tokens_map.json");
+  auto map = ReadModelJsonObject(dir / "special_tokens_map.json");
   if (!map.ok()) return map.status();
   ChatSpecialTokens t;
   for (const auto& [name, value] : NamedTokens(t)) {
@@ -234,7 +220,7 @@ Result<ChatTemplate> LoadChatTemplate(const std::string& model) {
   if (model.rfind("builtin:", 0) == 0) return ChatTemplate();
   const fs::path dir(model);
   const fs::path config_file = dir / "tokenizer_config.json";
-  auto config = ReadJsonObject(config_file);
+  auto config = ReadModelJsonObject(config_file);
   if (!config.ok()) return config.status();
   auto source = FileTemplate(dir);
   if (!source.ok()) return source.status();
@@ -251,9 +237,23 @@ Result<ChatTemplate> LoadChatTemplate(const std::string& model) {
 Result<ChatSpecialTokens> LoadSpecialTokens(const std::string& model) {
   if (model.rfind("builtin:", 0) == 0) return ChatSpecialTokens();
   const fs::path dir(model);
-  auto config = ReadJsonObject(dir / "tokenizer_config.json");
+  auto config = ReadModelJsonObject(dir / "tokenizer_config.json");
   if (!config.ok()) return config.status();
   return ReadSpecialTokens(dir, *config);
+}
+
+Result<nlohmann::json> ReadModelJsonObject(const fs::path& path) {
+  if (!IsFile(path)) return nlohmann::json::object();
+  auto text = ReadFile(path.string());
+  if (!text.ok()) return text.status();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(*text);
+  } catch (const nlohmann::json::exception& e) {
+    return Status::ParseError(path.string() + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!j.is_object()) return Status::ParseError(path.string() + ": expected a JSON object");
+  return j;
 }
 
 }  // namespace tritonrl::model

@@ -13,7 +13,9 @@
 // Threads: a ChatTemplate is immutable; Apply may be called from any thread.
 #pragma once
 
+#include <filesystem>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -84,5 +86,10 @@ Result<ChatTemplate> LoadChatTemplate(const std::string& model);
 // (tokenizer_config.json, then special_tokens_map.json), whether or not it has a template;
 // builtin:* has none. A file that cannot be read or parsed fails naming it.
 Result<ChatSpecialTokens> LoadSpecialTokens(const std::string& model);
+
+// A JSON object file of a model directory (tokenizer_config.json, generation_config.json, ...):
+// an absent file is an empty object; one that cannot be read, is not JSON or is not an object
+// fails naming its path.
+Result<nlohmann::json> ReadModelJsonObject(const std::filesystem::path& path);
 
 }  // namespace tritonrl::model

@@ -5,9 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string_view>
-#include <system_error>
 
-#include "base/file.h"
 #include "model/chat_template.h"
 
 namespace tritonrl::model {
@@ -49,20 +47,11 @@ std::optional<int32_t> TemplateEndOfTurn(const ChatTemplate& chat, const Tokeniz
 }
 
 // generation_config.json's eos_token_id, the first of a list; -1 when the file or the key is
-// absent. A file that cannot be read or parsed fails naming it.
+// absent. A file that cannot be read or parsed, or is not a JSON object, fails naming it.
 Result<int64_t> GenerationConfigEos(const fs::path& dir) {
-  const fs::path path = dir / "generation_config.json";
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return int64_t{-1};
-  auto text = ReadFile(path.string());
-  if (!text.ok()) return text.status();
-  json j;
-  try {
-    j = json::parse(*text);
-  } catch (const json::exception& e) {
-    return Status::ParseError(path.string() + ": not valid JSON (" + e.what() + ")");
-  }
-  const json* eos = j.is_object() && j.contains("eos_token_id") ? &j["eos_token_id"] : nullptr;
+  auto j = ReadModelJsonObject(dir / "generation_config.json");
+  if (!j.ok()) return j.status();
+  const json* eos = j->contains("eos_token_id") ? &(*j)["eos_token_id"] : nullptr;
   if (eos && eos->is_array() && !eos->empty()) eos = &(*eos)[0];
   if (eos && eos->is_number_integer()) return eos->get<int64_t>();
   return int64_t{-1};

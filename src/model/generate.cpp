@@ -148,6 +148,16 @@ struct StepGraphs {
     at::Tensor counts = h.counts.defined() ? h.counts.clone() : at::Tensor();
     auto graph = std::make_unique<at::cuda::CUDAGraph>();
     c10::cuda::CUDAStream stream = c10::cuda::getStreamFromPool(false, s.model->device.index());
+    // The warm-up draws from the default generator too: without its state put back, every
+    // capture (the first, and each after a compaction or a cache regrowth) would move the
+    // sampling on by one step's draws, and a compacted run's tokens would differ from an
+    // uncompacted one's (seen on an H100, 2026-12-06: a row one draw ahead after compacting).
+    at::Generator rng = at::cuda::detail::getDefaultCUDAGenerator(s.model->device.index());
+    at::Tensor rng_state;
+    {
+      std::lock_guard<std::mutex> lock(rng.mutex());
+      rng_state = rng.get_state();
+    }
     {
       c10::cuda::CUDAStreamGuard guard(stream);
       SampleStep(s, h, window, o, std::nullopt);
@@ -156,6 +166,10 @@ struct StepGraphs {
       h.step.copy_(step);
       if (counts.defined()) h.counts.copy_(counts);
       stream.synchronize();
+      {
+        std::lock_guard<std::mutex> lock(rng.mutex());
+        rng.set_state(rng_state);
+      }
       graph->capture_begin(have_pool ? pool : at::cuda::MempoolId_t{0, 0});
       SampleStep(s, h, window, o, std::nullopt);
       graph->capture_end();
