@@ -701,13 +701,6 @@ def _neighbours(values):
     return (values.view(as_int) + 1).view(values.dtype)
 
 
-def _beyond_chance(found, near) -> bool:
-    """Whether more elements matched the pool (`found`) than its neighbours (`near`) by more than
-    chance explains (_exceeds_chance, the neighbours' count read as a Poisson count)."""
-    hits, by_chance = int(found.sum()), int(near.sum())
-    return _exceeds_chance(hits - by_chance, by_chance ** 0.5)
-
-
 def _exceeds_chance(excess, sd) -> bool:
     """Whether an excess of matches over the count chance gives is more than chance explains:
     four standard deviations of that count, and 16 elements."""
@@ -729,8 +722,38 @@ def _exact_beyond_chance(values, pool, tol=(0.0, 0.0)) -> bool:
     happen by chance too (two fp32 normal samples of 10^4 share a value about twice; in bf16 most
     values are shared): the chance is read off the pool's neighbours (each value moved by one
     unit in the last place), which a computed value hits as often as the pool itself and a copied
-    one never."""
-    return _beyond_chance(torch.isin(values, pool), torch.isin(values, _neighbours(pool)))
+    one never.
+
+    Matches are counted per value, at most as often as the pool holds it (_matches): a copy of
+    the pool holds each of its values no more often than the pool does, while a computed output
+    piles up on the values its function saturates at (GELU and sigmoid at 0, fp16 sigmoid at 1),
+    one pool value that happens to equal the pile (a 0.0 among 8 * 10^6 normal samples) matched
+    10^5 outputs of 4096^2 GELU. And the reading abstains where the pool's neighbours hold more
+    than half of the distinct values the outputs take: there the pool holds most of the dtype's
+    grid near them (fp16 and bf16 beyond about 10^5 values), any value is in it, and the grid's
+    thinning at each power of two, where a value's lower neighbour is half as likely as the
+    value itself, biases the count by an amount that grows with the number of values (4096^2
+    bf16 tanh outputs over half the input: an excess of 1.1 * 10^4 against a threshold of
+    5.6 * 10^3; tritonrl-eval/23)."""
+    values = values[torch.isfinite(values)] if values.is_floating_point() else values
+    pool = pool[torch.isfinite(pool)] if pool.is_floating_point() else pool
+    if values.numel() == 0 or pool.numel() == 0:
+        return False
+    distinct, times = torch.unique(values, return_counts=True)
+    lower = _neighbours(pool)
+    if float(torch.isin(distinct, lower).float().mean()) > 0.5:
+        return False
+    by_chance = _matches(distinct, times, lower)
+    return _exceeds_chance(_matches(distinct, times, pool) - by_chance, by_chance ** 0.5)
+
+
+def _matches(distinct, times, pool) -> int:
+    """How many of the values (`distinct` sorted, each `times` over) are in `pool`, each value
+    counted at most as often as the pool holds it."""
+    have, have_n = torch.unique(pool, return_counts=True)
+    at = torch.searchsorted(have, distinct).clamp(max=have.numel() - 1)
+    hit = have[at] == distinct
+    return int(torch.minimum(times[hit], have_n[at[hit]]).sum())
 
 
 def _near_beyond_chance(values, pool, tol) -> bool:
