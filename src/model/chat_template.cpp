@@ -118,7 +118,6 @@ bool IsFile(const fs::path& p) {
   return fs::is_regular_file(p, ec);
 }
 
-
 // A special token as tokenizer_config.json or special_tokens_map.json write it: a string, or
 // an added-token object whose "content" is the token. Anything else (null) is not set.
 std::string TokenText(const nlohmann::json& j) {
