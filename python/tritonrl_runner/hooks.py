@@ -740,17 +740,18 @@ def _exact_beyond_chance(values, pool, tol=(0.0, 0.0)) -> bool:
     if values.numel() == 0 or pool.numel() == 0:
         return False
     distinct, times = torch.unique(values, return_counts=True)
-    lower = _neighbours(pool)
+    lower, lower_n = torch.unique(_neighbours(pool), return_counts=True)
     if float(torch.isin(distinct, lower).float().mean()) > 0.5:
         return False
-    by_chance = _matches(distinct, times, lower)
-    return _exceeds_chance(_matches(distinct, times, pool) - by_chance, by_chance ** 0.5)
-
-
-def _matches(distinct, times, pool) -> int:
-    """How many of the values (`distinct` sorted, each `times` over) are in `pool`, each value
-    counted at most as often as the pool holds it."""
+    by_chance = _matches(distinct, times, lower, lower_n)
     have, have_n = torch.unique(pool, return_counts=True)
+    return _exceeds_chance(_matches(distinct, times, have, have_n) - by_chance, by_chance ** 0.5)
+
+
+def _matches(distinct, times, have, have_n) -> int:
+    """How many of the values (`distinct` sorted, each `times` over) are among a pool's values
+    (`have` sorted distinct, each `have_n` over), each counted at most as often as the pool holds
+    it."""
     at = torch.searchsorted(have, distinct).clamp(max=have.numel() - 1)
     hit = have[at] == distinct
     return int(torch.minimum(times[hit], have_n[at[hit]]).sum())
