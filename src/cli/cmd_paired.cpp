@@ -5,9 +5,12 @@
 // table and, with --json, writes the numbers (each interval with its bootstrap p-value). `--holm
 // JSON...` instead reads several such files and adjusts their p-values together (Holm), for a
 // family of comparisons fixed before the runs (docs/demo.md: E1b's two arms, E2's three pairs of
-// modes).
+// modes). --before/--after (and the control's) repeated give independent blocks (seeds, leases),
+// paired within each block and bootstrapped over blocks then tasks.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -28,7 +31,8 @@ using json = nlohmann::json;
 using Labels = m::TaskLabels;
 
 struct PairedCli {
-  std::string before, after, control_before, control_after, json_out;
+  std::vector<std::string> before, after, control_before, control_after;
+  std::string json_out;
   std::vector<std::string> holm;
   std::string holm_metric = "pass@1";
   m::BootstrapOptions bootstrap;
@@ -82,6 +86,36 @@ int RunHolm(const PairedCli& c) {
   return 0;
 }
 
+// The pooled plan choices, most frequent first (at most 8 rows, the rest summed).
+void PrintPlanChoices(const m::PlanChoiceDistribution& d) {
+  double nb = 0, na = 0;
+  std::map<std::string, int64_t> both;
+  for (const auto& [k, n] : d.before) both[k] += n, nb += static_cast<double>(n);
+  for (const auto& [k, n] : d.after) both[k] += n, na += static_cast<double>(n);
+  if (nb == 0 || na == 0) return;
+  std::vector<std::pair<int64_t, std::string>> order;
+  for (const auto& [k, n] : both) order.push_back({-n, k});
+  std::sort(order.begin(), order.end());
+  auto share = [](const std::map<std::string, int64_t>& m, const std::string& k, double n) {
+    auto it = m.find(k);
+    return it == m.end() ? 0.0 : static_cast<double>(it->second) / n;
+  };
+  std::printf("plan choices (block sizes the plans name), pooled: total variation %.3f\n",
+              d.total_variation);
+  double rest_b = 0, rest_a = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const std::string& k = order[i].second;
+    if (i < 8) {
+      std::printf("  %-18s %6.3f -> %6.3f\n", k.c_str(), share(d.before, k, nb),
+                  share(d.after, k, na));
+    } else {
+      rest_b += share(d.before, k, nb);
+      rest_a += share(d.after, k, na);
+    }
+  }
+  if (order.size() > 8) std::printf("  %-18s %6.3f -> %6.3f\n", "(others)", rest_b, rest_a);
+}
+
 int RunPaired(const PairedCli& c) {
   auto fail = [](const tritonrl::Status& s) {
     std::fprintf(stderr, "tritonrl paired: %s\n", s.message().c_str());
@@ -91,23 +125,34 @@ int RunPaired(const PairedCli& c) {
   if (c.before.empty() || c.after.empty()) {
     return fail(tritonrl::Status::InvalidArgument("--before and --after are required (or --holm)"));
   }
+  const size_t blocks = c.before.size();
   const bool control = !c.control_before.empty() || !c.control_after.empty();
-  if (control && (c.control_before.empty() || c.control_after.empty())) {
-    return fail(
-        tritonrl::Status::InvalidArgument("--control-before and --control-after go together"));
+  if (c.after.size() != blocks ||
+      (control && (c.control_before.size() != blocks || c.control_after.size() != blocks))) {
+    return fail(tritonrl::Status::InvalidArgument(
+        "give --before and --after (and --control-before and --control-after, if any) the same "
+        "number of times: one of each per block"));
   }
-  std::vector<std::string> names = {c.before, c.after};
-  if (control) names.insert(names.end(), {c.control_before, c.control_after});
+  // Every file read first, so that the NamedLabels below point into a vector that stays put.
+  std::vector<std::string> names;
+  for (size_t b = 0; b < blocks; ++b) {
+    names.insert(names.end(), {c.before[b], c.after[b]});
+    if (control) names.insert(names.end(), {c.control_before[b], c.control_after[b]});
+  }
   std::vector<Labels> files;
   for (const std::string& n : names) {
     auto l = rl::ReadTaskLabels(n);
     if (!l.ok()) return fail(l.status());
     files.push_back(std::move(l.value()));
   }
-  std::vector<m::NamedLabels> named;
-  for (size_t i = 0; i < files.size(); ++i) named.push_back({names[i], &files[i]});
-  auto cmp = m::CompareLabels(named, c.bootstrap);
+  const size_t width = control ? 4 : 2;
+  std::vector<std::vector<m::NamedLabels>> named(blocks);
+  for (size_t i = 0; i < files.size(); ++i) named[i / width].push_back({names[i], &files[i]});
+  auto cmp = m::CompareLabelBlocks(named, c.bootstrap);
   if (!cmp.ok()) return fail(cmp.status());
+  if (blocks > 1) {
+    std::printf("%zu blocks; intervals resample blocks, then tasks within each block\n", blocks);
+  }
   std::printf("%zu tasks paired; %.0f%% percentile-bootstrap intervals over tasks (%d resamples)\n",
               cmp->tasks.size(), 100 * c.bootstrap.level, c.bootstrap.resamples);
   std::printf("%-22s %-28s %-28s %-28s%s\n", "metric", "before", "after", "after - before",
@@ -130,6 +175,7 @@ int RunPaired(const PairedCli& c) {
     std::printf(", from the control %.4f", pass.difference_from_control->p);
   }
   std::printf("\n");
+  PrintPlanChoices(cmp->plans);
   const json out = m::LabelComparisonJson(*cmp);
   if (!c.json_out.empty()) {
     if (auto s = tritonrl::WriteFileAtomic(c.json_out, out.dump(2) + "\n"); !s.ok()) return fail(s);
@@ -143,7 +189,8 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
      "intervals and a control",
      [](CLI::App& sub) -> tritonrl::cli::CommandAction {
        auto c = std::make_shared<PairedCli>();
-       sub.add_option("--before", c->before, "Labels of the policy before (tritonrl calibrate)");
+       sub.add_option("--before", c->before,
+                      "Labels of the policy before (tritonrl calibrate); repeated: one per block");
        sub.add_option("--after", c->after, "Labels of the policy after, on the same tasks");
        sub.add_option("--control-before", c->control_before, "The control's before");
        sub.add_option("--control-after", c->control_after, "The control's after (lr 0)");

@@ -1,22 +1,27 @@
 #include "demo/calibrate.h"
 
 #include <map>
+#include <string_view>
+#include <utility>
 
 #include "rl/rewards.h"
 #include "rl/rollout_group.h"
 #include "scoring/rollout_verdict.h"
+#include "verify/output.h"
 
 namespace tritonrl::demo {
 
 std::vector<rl::TaskLabel> LabelTasks(const std::vector<EvalTask>& tasks,
-                                      const std::vector<scoring::ScoredSample>& verdicts) {
+                                      const PolicyEvalResult& eval) {
   std::vector<rl::TaskLabel> labels;
   std::map<std::string, size_t> index;
   for (const EvalTask& t : tasks) {
     index[t.id] = labels.size();
     labels.push_back(rl::LabelOf(t.id, 0, 0));
   }
-  for (const scoring::ScoredSample& v : verdicts) {
+  std::map<std::pair<std::string, std::string>, const GeneratedSample*> texts;
+  for (const GeneratedSample& g : eval.generated) texts[{g.task, g.id}] = &g;
+  for (const scoring::ScoredSample& v : eval.verdicts) {
     auto it = index.find(v.task);
     if (it == index.end()) continue;
     rl::TaskLabel& l = labels[it->second];
@@ -25,6 +30,14 @@ std::vector<rl::TaskLabel> LabelTasks(const std::vector<EvalTask>& tasks,
     l.passed += rw.r_correct > 0;
     l.valid += v.valid;
     ++l.outcomes[rl::OutcomeClassName(rl::ClassifyOutcome(v.outcome, rw, v.speedup))];
+    l.speedup_sum += rl::CountedSpeedup(v.outcome, rw, v.speedup);
+    if (auto g = texts.find({v.task, v.id}); g != texts.end()) {
+      const std::string& text = g->second->text;
+      const verify::ModelOutput split = verify::SplitModelOutput(text);
+      ++l.plan_choices[split.plan ? rl::PlanChoice(std::string_view(text).substr(
+                                        split.plan->begin, split.plan->end - split.plan->begin))
+                                  : rl::kNoPlan];
+    }
   }
   for (rl::TaskLabel& l : labels) {  // pass rate and level from the counts
     const rl::TaskLabel counted = rl::LabelOf(l.task, l.passed, l.samples);
@@ -39,7 +52,7 @@ Result<CalibrationResult> Calibrate(const PolicyEvalOptions& options,
   auto eval = EvaluatePolicy(options, tasks, scorer);
   if (!eval.ok()) return eval.status();
   CalibrationResult r;
-  r.labels = LabelTasks(tasks, eval->verdicts);
+  r.labels = LabelTasks(tasks, *eval);
   r.eval = std::move(eval.value());
   return r;
 }

@@ -22,11 +22,13 @@ struct CalibrationResult {
 };
 
 // Each task's samples tallied (task order): how many earned R_correct (the reward's own rule:
-// correct, no flag voids the reward), how many were valid, and each Figure 5 class; the level
-// from the pass rate. Verdicts of tasks not listed are ignored. The one per-task tally of the
-// calibration and of the demo's paired comparisons.
+// correct, no flag voids the reward), how many were valid, each Figure 5 class, the counted
+// speedups' sum and each plan choice (rl::PlanChoice of the plan verify::SplitModelOutput finds
+// in the generated text with the verdict's task and id); the level from the pass rate. Verdicts
+// of tasks not listed are ignored. The one per-task tally of the calibration and of the demo's
+// paired comparisons.
 std::vector<rl::TaskLabel> LabelTasks(const std::vector<EvalTask>& tasks,
-                                      const std::vector<scoring::ScoredSample>& verdicts);
+                                      const PolicyEvalResult& eval);
 
 // Samples options.k per task, scores them and labels each task by its pass rate.
 Result<CalibrationResult> Calibrate(const PolicyEvalOptions& options,

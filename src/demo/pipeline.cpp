@@ -694,7 +694,7 @@ Status EvaluateOn(DemoRun& run, const std::string& stage, const std::string& sui
   e.summary = ev->summary;
   e.generate_seconds = ev->generate_seconds;
   e.score_seconds = ev->score_seconds;
-  e.per_task = LabelTasks(tasks, ev->verdicts);
+  e.per_task = LabelTasks(tasks, *ev);
   TRITONRL_RETURN_IF_ERROR(WriteFileAtomic(e.jsonl, SampleLines(*ev, stage, suite_name)));
   run.progress(fmt::format(
       "demo: {} on {}: pass@1 {:.3f} pass@{} {:.3f} valid {:.3f} correct "

@@ -43,10 +43,42 @@ double TwoSidedP(const std::vector<double>& sorted) {
   return std::min(1.0, 2 * std::min(low, high));
 }
 
-// The bootstrap of several per-task statistics at once: each resample draws one list of task
-// indices and evaluates every statistic's mean over it.
-std::vector<Interval> Bootstrap(size_t n, const std::vector<std::function<double(size_t)>>& values,
+// The indices of each block, in order of first appearance; one group where all share a block.
+std::vector<std::vector<size_t>> GroupByBlock(const std::vector<int>& blocks) {
+  std::vector<std::vector<size_t>> groups;
+  std::vector<int> ids;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const auto at = std::find(ids.begin(), ids.end(), blocks[i]) - ids.begin();
+    if (static_cast<size_t>(at) == ids.size()) {
+      ids.push_back(blocks[i]);
+      groups.emplace_back();
+    }
+    groups[static_cast<size_t>(at)].push_back(i);
+  }
+  return groups;
+}
+
+// One resample's draw of unit indices: n tasks with replacement; with several blocks, the blocks
+// with replacement, then each drawn block's tasks with replacement within it.
+void Draw(std::mt19937_64& rng, const std::vector<std::vector<size_t>>& groups, size_t n,
+          std::vector<size_t>& draw) {
+  draw.clear();
+  if (groups.size() <= 1) {
+    for (size_t i = 0; i < n; ++i) draw.push_back(UniformIndex(rng, n));
+    return;
+  }
+  for (size_t b = 0; b < groups.size(); ++b) {
+    const std::vector<size_t>& g = groups[UniformIndex(rng, groups.size())];
+    for (size_t i = 0; i < g.size(); ++i) draw.push_back(g[UniformIndex(rng, g.size())]);
+  }
+}
+
+// The bootstrap of several per-unit statistics at once: each resample draws one list of unit
+// indices (Draw) and evaluates every statistic's mean over it.
+std::vector<Interval> Bootstrap(const std::vector<int>& blocks,
+                                const std::vector<std::function<double(size_t)>>& values,
                                 const BootstrapOptions& o) {
+  const size_t n = blocks.size();
   std::vector<Interval> out(values.size());
   if (n == 0) return out;
   std::vector<std::vector<double>> means(values.size());
@@ -56,14 +88,16 @@ std::vector<Interval> Bootstrap(size_t n, const std::vector<std::function<double
     out[v].estimate = sum / static_cast<double>(n);
     means[v].reserve(static_cast<size_t>(std::max(o.resamples, 1)));
   }
+  const std::vector<std::vector<size_t>> groups = GroupByBlock(blocks);
   std::mt19937_64 rng(o.seed);
-  std::vector<size_t> draw(n);
+  std::vector<size_t> draw;
+  draw.reserve(2 * n);
   for (int r = 0; r < o.resamples; ++r) {
-    for (size_t& d : draw) d = UniformIndex(rng, n);
+    Draw(rng, groups, n, draw);
     for (size_t v = 0; v < values.size(); ++v) {
       double sum = 0;
       for (size_t d : draw) sum += values[v](d);
-      means[v].push_back(sum / static_cast<double>(n));
+      means[v].push_back(sum / static_cast<double>(draw.size()));
     }
   }
   const double tail = (1 - o.level) / 2;
@@ -74,6 +108,12 @@ std::vector<Interval> Bootstrap(size_t n, const std::vector<std::function<double
     out[v].p = TwoSidedP(means[v]);
   }
   return out;
+}
+
+std::vector<int> BlocksOf(std::span<const TaskPair> pairs, size_t n) {
+  std::vector<int> blocks;
+  for (size_t i = 0; i < n; ++i) blocks.push_back(pairs[i].block);
+  return blocks;
 }
 
 }  // namespace
@@ -97,7 +137,7 @@ PairedComparison ComparePaired(std::span<const TaskPair> pairs, const BootstrapO
   PairedComparison c;
   c.tasks = static_cast<int64_t>(pairs.size());
   const auto iv = Bootstrap(
-      pairs.size(),
+      BlocksOf(pairs, pairs.size()),
       {[&](size_t i) { return pairs[i].before; }, [&](size_t i) { return pairs[i].after; },
        [&](size_t i) { return pairs[i].after - pairs[i].before; }},
       options);
@@ -110,7 +150,7 @@ PairedComparison ComparePaired(std::span<const TaskPair> pairs, const BootstrapO
 Interval DifferenceFromControl(std::span<const TaskPair> run, std::span<const TaskPair> control,
                                const BootstrapOptions& options) {
   const size_t n = std::min(run.size(), control.size());
-  return Bootstrap(n, {[&](size_t i) {
+  return Bootstrap(BlocksOf(run, n), {[&](size_t i) {
                      return (run[i].after - run[i].before) - (control[i].after - control[i].before);
                    }},
                    options)[0];

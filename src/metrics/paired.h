@@ -2,8 +2,11 @@
 // intervals over tasks (an RL claim is an experiment: before and after on the same tasks, paired
 // by task, with a control at learning rate 0). Each task contributes one number per evaluation
 // (e.g. its pass@1: passed / samples); tasks are the resampled unit, so a task with many samples
-// weighs as much as one with few, as in KernelBench's per-task averages. Deterministic for a
-// seed; pure functions, any thread.
+// weighs as much as one with few, as in KernelBench's per-task averages. Pairs may come in
+// blocks (one block per independent run: a seed, a lease with its own SFT and pool; docs/demo.md
+// E2): with more than one block the bootstrap is two-stage, blocks drawn with replacement and
+// then tasks within each drawn block, so the run-to-run spread enters the interval. Deterministic
+// for a seed; pure functions, any thread.
 //
 //   std::vector<metrics::TaskPair> pairs = {{"t1", 0.25, 0.5}, {"t2", 0.0, 0.125}, ...};
 //   metrics::PairedComparison c = metrics::ComparePaired(pairs, {});
@@ -20,6 +23,7 @@ namespace tritonrl::metrics {
 struct TaskPair {
   std::string task;
   double before = 0, after = 0;
+  int block = 0;  // the independent run the pair belongs to (any ids; one block: a plain bootstrap)
 };
 
 struct Interval {
@@ -44,14 +48,15 @@ struct PairedComparison {
   Interval before, after, difference;  // means over tasks; difference = after - before
 };
 
-// Resamples the tasks with replacement `resamples` times (the same draw for all three means).
-// An empty span gives all zeros.
+// Resamples the tasks with replacement `resamples` times (the same draw for all three means;
+// two-stage where the pairs span several blocks). The estimate is the mean over all pairs. An
+// empty span gives all zeros.
 PairedComparison ComparePaired(std::span<const TaskPair> pairs, const BootstrapOptions& options);
 
 // A run against its control, both paired by task on the same task list: the interval of
 // mean((run.after - run.before) - (control.after - control.before)), each resample drawing the
 // same tasks for both. `run` and `control` must list the same tasks in the same order (the
-// caller pairs them); extra tasks of the longer are ignored.
+// caller pairs them); extra tasks of the longer are ignored. Blocks are `run`'s.
 Interval DifferenceFromControl(std::span<const TaskPair> run, std::span<const TaskPair> control,
                                const BootstrapOptions& options);
 

@@ -30,9 +30,18 @@ struct NamedLabels {
   const TaskLabels* labels = nullptr;
 };
 
-// The per-task numbers compared: pass@1 and the share of each Figure 5 class (and both invalid
-// classes together), in this order.
+// The per-task numbers compared (rl::LabelShare): pass@1, the share of each Figure 5 class (and
+// both invalid classes together; "fast" is fast1), the mean speedup over all samples and the plan
+// concentration, in this order.
 const std::vector<std::string>& PairedLabelMetrics();
+
+// The plan choices of the compared tasks' samples pooled (rl::TaskLabel::plan_choices), before
+// and after, and the total variation distance between the two distributions (half the sum of
+// the shares' absolute differences; 0 where either side has none). Descriptive: no interval.
+struct PlanChoiceDistribution {
+  std::map<std::string, int64_t> before, after;
+  double total_variation = 0;
+};
 
 struct MetricComparison {
   std::string metric;
@@ -42,9 +51,13 @@ struct MetricComparison {
 };
 
 struct LabelComparison {
-  std::vector<std::string> tasks;  // those every evaluation has, in task-id order
+  // Those every evaluation of a block has, in task-id order; with several blocks each is
+  // "bK/TASK" (K from 1, the block's place in the call).
+  std::vector<std::string> tasks;
+  int blocks = 1;
   BootstrapOptions bootstrap;
   std::vector<MetricComparison> metrics;  // PairedLabelMetrics() order
+  PlanChoiceDistribution plans;
 };
 
 // The tasks every given evaluation has, in task-id order. A shared task with no samples in one
@@ -55,9 +68,17 @@ Result<std::vector<std::string>> CommonTasks(const std::vector<NamedLabels>& eva
 Result<LabelComparison> CompareLabels(const std::vector<NamedLabels>& evaluations,
                                       const BootstrapOptions& bootstrap);
 
-// {"tasks", "resamples", "level", "metrics": {METRIC: {"before", "after", "difference"
-// [, "control_difference", "difference_from_control"]}}}, each an {"estimate", "low", "high",
-// "p"} (p: the two-sided bootstrap p-value of 0, metrics/paired.h).
+// Several independent blocks of the same comparison (each 2 or 4 evaluations, all blocks alike):
+// tasks paired within their block, the bootstrap two-stage over blocks then tasks
+// (metrics/paired.h). A block's tasks need not be another's (each lease has its own pool). One
+// block is CompareLabels.
+Result<LabelComparison> CompareLabelBlocks(const std::vector<std::vector<NamedLabels>>& blocks,
+                                           const BootstrapOptions& bootstrap);
+
+// {"tasks", "blocks", "resamples", "level", "metrics": {METRIC: {"before", "after", "difference"
+// [, "control_difference", "difference_from_control"]}}, "plan_choices": {"before", "after",
+// "total_variation"}}, each interval an {"estimate", "low", "high", "p"} (p: the two-sided
+// bootstrap p-value of 0, metrics/paired.h).
 nlohmann::json LabelComparisonJson(const LabelComparison& c);
 
 }  // namespace tritonrl::metrics

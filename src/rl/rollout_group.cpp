@@ -134,4 +134,12 @@ OutcomeClass ClassifyOutcome(vocab::Outcome outcome, const Rewards& rewards,
   }
 }
 
+double CountedSpeedup(vocab::Outcome outcome, const Rewards& rewards,
+                      std::optional<double> speedup) {
+  const bool trusted = outcome == vocab::Outcome::kCorrect && rewards.r_correct > 0 &&
+                       !rewards.speedup_voided && !rewards.speedup_missing && speedup.has_value() &&
+                       *speedup > 0;
+  return trusted ? *speedup : 0.0;
+}
+
 }  // namespace tritonrl::rl

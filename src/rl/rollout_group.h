@@ -96,5 +96,10 @@ const char* OutcomeClassName(OutcomeClass c);  // invalid_syntax ... fast
 // fast: correct with a trusted speedup above 1 (no speedup-void flag).
 OutcomeClass ClassifyOutcome(vocab::Outcome outcome, const Rewards& rewards,
                              std::optional<double> speedup);
+// The speedup a sample counts for in a mean speedup over all samples, as TritonRL reports it:
+// the trusted speedup of a correct sample that earns R_correct (no speedup-void flag, timed), 0
+// for any other sample.
+double CountedSpeedup(vocab::Outcome outcome, const Rewards& rewards,
+                      std::optional<double> speedup);
 
 }  // namespace tritonrl::rl

@@ -1,5 +1,9 @@
 #include "rl/task_labels.h"
 
+#include <cctype>
+#include <cstdint>
+#include <set>
+
 #include <nlohmann/json.hpp>
 
 #include "base/file.h"
@@ -18,8 +22,42 @@ TaskLabel LabelOf(const std::string& task, int64_t passed, int64_t samples) {
   return l;
 }
 
+std::string PlanChoice(std::string_view plan) {
+  std::set<uint64_t> sizes;
+  for (size_t i = 0; i < plan.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(plan[i]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < plan.size() && std::isdigit(static_cast<unsigned char>(plan[end]))) ++end;
+    // Part of a word or a longer number (x86, 1.5, v2) is no choice; neither is an exponent.
+    const bool glued = i > 0 && (std::isalnum(static_cast<unsigned char>(plan[i - 1])) ||
+                                 plan[i - 1] == '.' || plan[i - 1] == '_' || plan[i - 1] == '^');
+    const bool bits = plan.substr(end, 4) == "-bit";
+    if (!glued && !bits && end - i <= 6) {
+      const uint64_t v = std::stoull(std::string(plan.substr(i, end - i)));
+      if (v >= 16 && v <= 65536 && (v & (v - 1)) == 0) sizes.insert(v);
+    }
+    i = end;
+  }
+  if (sizes.empty()) return "none";
+  std::string key;
+  for (uint64_t v : sizes) key += (key.empty() ? "" : "+") + std::to_string(v);
+  return key;
+}
+
 double LabelShare(const TaskLabel& l, const std::string& metric) {
   if (l.samples <= 0) return 0;
+  if (metric == "mean_speedup") return l.speedup_sum / static_cast<double>(l.samples);
+  if (metric == "plan_concentration") {
+    int64_t n = 0, same = 0;
+    for (const auto& [choice, k] : l.plan_choices) {
+      n += k;
+      same += k * (k - 1);
+    }
+    return n < 2 ? 0.0 : static_cast<double>(same) / static_cast<double>(n * (n - 1));
+  }
   auto count = [&](const std::string& c) {
     auto it = l.outcomes.find(c);
     return it == l.outcomes.end() ? int64_t{0} : it->second;
@@ -43,6 +81,8 @@ Status WriteTaskLabels(const std::string& path, const std::vector<TaskLabel>& la
     json j = {{"task", l.task},           {"samples", l.samples}, {"passed", l.passed},
               {"pass_rate", l.pass_rate}, {"level", l.level},     {"valid", l.valid}};
     if (!l.outcomes.empty()) j["outcomes"] = l.outcomes;
+    if (l.speedup_sum != 0) j["speedup_sum"] = l.speedup_sum;
+    if (!l.plan_choices.empty()) j["plan_choices"] = l.plan_choices;
     text += j.dump() + "\n";
   }
   return WriteFileAtomic(path, text);
@@ -74,14 +114,26 @@ Result<std::map<std::string, TaskLabel>> ReadTaskLabels(const std::string& path)
     l.passed = j.value("passed", int64_t{0});
     l.pass_rate = j.value("pass_rate", 0.0);
     l.valid = j.value("valid", int64_t{0});
-    if (auto o = j.find("outcomes"); o != j.end()) {
-      if (!o->is_object()) return Status::ParseError(where + "\"outcomes\" is not an object");
-      for (const auto& [name, n] : o->items()) {
-        if (!n.is_number_integer()) {
-          return Status::ParseError(where + "outcome count \"" + name + "\" is not an integer");
-        }
-        l.outcomes[name] = n.get<int64_t>();
+    for (const char* field : {"outcomes", "plan_choices"}) {
+      auto o = j.find(field);
+      if (o == j.end()) continue;
+      if (!o->is_object()) {
+        return Status::ParseError(where + "\"" + field + "\" is not an object");
       }
+      auto& into = std::string_view(field) == "outcomes" ? l.outcomes : l.plan_choices;
+      for (const auto& [name, n] : o->items()) {
+        if (!n.is_number_integer() || n.get<int64_t>() < 0) {
+          return Status::ParseError(where + "count \"" + name + "\" of \"" + field +
+                                    "\" is not a non-negative integer");
+        }
+        into[name] = n.get<int64_t>();
+      }
+    }
+    if (auto s = j.find("speedup_sum"); s != j.end()) {
+      if (!s->is_number() || s->get<double>() < 0) {
+        return Status::ParseError(where + "\"speedup_sum\" is not a non-negative number");
+      }
+      l.speedup_sum = s->get<double>();
     }
     if (!out.emplace(l.task, l).second) {
       return Status::ParseError(where + "task '" + l.task + "' is labelled twice");

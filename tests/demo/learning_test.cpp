@@ -1,5 +1,6 @@
-// The learning experiment's pure parts: the pool selection rule (demo/calibrate.h), an evaluation
-// summary read back by a resumed demo (demo/policy_eval.h) and the report's opening table.
+// The learning experiment's pure parts: the per-task tally and the pool selection rule
+// (demo/calibrate.h), an evaluation summary read back by a resumed demo (demo/policy_eval.h) and
+// the report's opening table.
 #include <gtest/gtest.h>
 
 #include "demo/calibrate.h"
@@ -10,6 +11,43 @@ namespace {
 
 namespace d = tritonrl::demo;
 using tritonrl::rl::LabelOf;
+
+// Three samples of one task: a timed correct one (speedup 2), an incorrect one, an untimed correct
+// one without a plan. The tally counts the rewarded, sums only the trusted speedup and reads each
+// plan's choice from the generated text of the verdict's sample.
+TEST(LabelTasks, TalliesPassSpeedupAndPlanChoices) {
+  namespace sc = tritonrl::scoring;
+  d::PolicyEvalResult eval;
+  eval.generated = {{.task = "t",
+                     .id = "t#0",
+                     .text = "<think>\nblocks of 256 columns\n</think>\n```python\nx\n```"},
+                    {.task = "t",
+                     .id = "t#1",
+                     .text = "<think>BLOCK 512, 64-bit offsets</think>\n```python\nx\n```"},
+                    {.task = "t", .id = "t#2", .text = "```python\nx\n```"}};
+  auto verdict = [](const std::string& id, bool correct, std::optional<double> speedup) {
+    sc::ScoredSample v;
+    v.task = id.substr(0, id.find('#'));
+    v.id = id;
+    v.syntax_ok = v.functionality_ok = v.valid = v.compiled = true;
+    v.correct = correct;
+    v.outcome = correct ? tritonrl::vocab::Outcome::kCorrect : tritonrl::vocab::Outcome::kIncorrect;
+    v.speedup = speedup;
+    return v;
+  };
+  eval.verdicts = {verdict("t#0", true, 2.0), verdict("t#1", false, std::nullopt),
+                   verdict("t#2", true, std::nullopt), verdict("other#0", true, 5.0)};
+  const auto labels = d::LabelTasks({{.id = "t", .instruction = ""}}, eval);
+  ASSERT_EQ(labels.size(), 1u);
+  const tritonrl::rl::TaskLabel& l = labels[0];
+  EXPECT_EQ(l.samples, 3);
+  EXPECT_EQ(l.passed, 2);
+  EXPECT_DOUBLE_EQ(l.speedup_sum, 2.0);
+  EXPECT_EQ(l.outcomes.at("fast"), 1);
+  EXPECT_EQ(l.outcomes.at("correct_not_fast"), 1);
+  EXPECT_EQ(l.plan_choices,
+            (std::map<std::string, int64_t>{{"256", 1}, {"512", 1}, {tritonrl::rl::kNoPlan, 1}}));
+}
 
 TEST(SelectPool, KeepsTheCandidatesSolvedSometimesAtLevelOne) {
   const std::vector<tritonrl::rl::TaskLabel> labels = {

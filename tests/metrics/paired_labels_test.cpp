@@ -7,6 +7,7 @@
 namespace {
 
 using tritonrl::metrics::CommonTasks;
+using tritonrl::metrics::CompareLabelBlocks;
 using tritonrl::metrics::CompareLabels;
 using tritonrl::metrics::TaskLabels;
 using tritonrl::rl::TaskLabel;
@@ -78,6 +79,41 @@ TEST(PairedLabels, AControlGivesTheDifferenceFromIt) {
   EXPECT_DOUBLE_EQ(c->metrics[0].difference_from_control->estimate, 0.5);
   EXPECT_DOUBLE_EQ(c->metrics[0].control->difference.estimate, 0.25);
   EXPECT_FALSE(CompareLabels({{"b", &before}, {"a", &after}, {"cb", &cb}}, {}).ok());
+}
+
+// Two blocks with their own tasks (two leases, two pools): each block's tasks are paired within
+// it, the estimate is the mean over all pairs, and the plan choices pool over both blocks.
+TEST(PairedLabels, BlocksPairWithinEachBlockAndPoolThePlans) {
+  TaskLabels b1_before = {{"p", Label("p", 4, 0, 0)}, {"q", Label("q", 4, 2, 0)}};
+  TaskLabels b1_after = {{"p", Label("p", 4, 4, 0)}, {"q", Label("q", 4, 2, 0)}};
+  TaskLabels b2_before = {{"r", Label("r", 4, 1, 0)}};
+  TaskLabels b2_after = {{"r", Label("r", 4, 2, 0)}, {"p", Label("p", 4, 0, 0)}};
+  b1_before["p"].plan_choices = {{"256", 4}};
+  b1_after["p"].plan_choices = {{"512", 4}};
+  b2_before["r"].plan_choices = {{"256", 4}};
+  b2_after["r"].plan_choices = {{"256", 2}, {"512", 2}};
+  b2_after["p"].plan_choices = {{"1024", 4}};  // not in block 2's before: not pooled
+  auto c = CompareLabelBlocks(
+      {{{"b1b", &b1_before}, {"b1a", &b1_after}}, {{"b2b", &b2_before}, {"b2a", &b2_after}}},
+      {.resamples = 2000});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->blocks, 2);
+  EXPECT_EQ(c->tasks, (std::vector<std::string>{"b1/p", "b1/q", "b2/r"}));
+  // pass@1 differences: p +1, q 0, r +0.25; the mean over the three pairs.
+  EXPECT_DOUBLE_EQ(c->metrics[0].run.difference.estimate, 1.25 / 3);
+  EXPECT_EQ(c->plans.before, (std::map<std::string, int64_t>{{"256", 8}}));
+  EXPECT_EQ(c->plans.after, (std::map<std::string, int64_t>{{"256", 2}, {"512", 6}}));
+  EXPECT_DOUBLE_EQ(c->plans.total_variation, 0.75);  // 256: 1 -> 0.25
+  const auto j = tritonrl::metrics::LabelComparisonJson(*c);
+  EXPECT_EQ(j["blocks"], 2);
+  EXPECT_DOUBLE_EQ(j["plan_choices"]["total_variation"].get<double>(), 0.75);
+  // A block that compares differently (a control in one block only) is refused.
+  auto bad = CompareLabelBlocks(
+      {{{"b1b", &b1_before}, {"b1a", &b1_after}},
+       {{"b2b", &b2_before}, {"b2a", &b2_after}, {"cb", &b2_before}, {"ca", &b2_after}}},
+      {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("block 2"), std::string::npos);
 }
 
 }  // namespace

@@ -122,6 +122,47 @@ TEST(PairedBootstrap, ManyTasksPValueAgreesWithTheNormalApproximation) {
 }
 
 // Holm's adjustment against values worked by hand.
+// Two blocks (two independent runs) of 10 tasks: every task of block 1 rose by 0, every task of
+// block 2 by 1. Within a block nothing varies, so a task-only bootstrap gives a narrow interval
+// around 0.5; the two-stage bootstrap draws block 1 twice a quarter of the time and block 2 twice
+// a quarter, so its 95% interval is [0, 1]: the run-to-run spread is in it.
+TEST(PairedBootstrap, BlocksPutTheRunToRunSpreadInTheInterval) {
+  std::vector<TaskPair> blocked, flat;
+  for (int b = 0; b < 2; ++b) {
+    for (int i = 0; i < 10; ++i) {
+      blocked.push_back({"t" + std::to_string(i), 0.2, 0.2 + b, /*block=*/b + 5});
+      flat.push_back({"t" + std::to_string(i), 0.2, 0.2 + b});
+    }
+  }
+  const BootstrapOptions o{.resamples = 20000, .level = 0.95, .seed = 3};
+  const PairedComparison two = ComparePaired(blocked, o);
+  EXPECT_DOUBLE_EQ(two.difference.estimate, 0.5);
+  EXPECT_DOUBLE_EQ(two.difference.low, 0.0);
+  EXPECT_DOUBLE_EQ(two.difference.high, 1.0);
+  const PairedComparison one = ComparePaired(flat, o);
+  EXPECT_DOUBLE_EQ(one.difference.estimate, 0.5);
+  EXPECT_GT(one.difference.low, 0.25);  // 20 tasks: sd of the mean about 0.11
+  EXPECT_LT(one.difference.high, 0.75);
+  // One block under any id is the plain task bootstrap, draw for draw.
+  std::vector<TaskPair> relabelled = flat;
+  for (TaskPair& p : relabelled) p.block = 9;
+  const PairedComparison same = ComparePaired(relabelled, o);
+  EXPECT_DOUBLE_EQ(same.difference.low, one.difference.low);
+  EXPECT_DOUBLE_EQ(same.difference.high, one.difference.high);
+  EXPECT_DOUBLE_EQ(same.difference.p, one.difference.p);
+}
+
+// Blocks of different sizes: the estimate weighs every pair alike, and a resample drawing the
+// small block twice has only its pairs.
+TEST(PairedBootstrap, BlocksOfDifferentSizesWeighEveryPairAlike) {
+  std::vector<TaskPair> p = {{"a", 0, 1, 0}};
+  for (int i = 0; i < 3; ++i) p.push_back({"b" + std::to_string(i), 0, 0, 1});
+  const PairedComparison c = ComparePaired(p, {.resamples = 20000, .level = 0.95, .seed = 1});
+  EXPECT_DOUBLE_EQ(c.difference.estimate, 0.25);
+  EXPECT_DOUBLE_EQ(c.difference.low, 0.0);   // block 1 twice
+  EXPECT_DOUBLE_EQ(c.difference.high, 1.0);  // block 0 twice
+}
+
 TEST(Holm, AdjustsInTheInputsOrder) {
   EXPECT_EQ(HolmAdjusted(std::vector<double>{}), std::vector<double>{});
   const std::vector<double> a = HolmAdjusted(std::vector<double>{0.01, 0.04, 0.03});

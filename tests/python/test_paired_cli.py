@@ -68,7 +68,7 @@ def test_bad_input_names_the_file(tmp_path):
     assert r.returncode == 2 and "share no task" in r.stderr, r.stderr
     r = paired("--before", tmp_path / "b.jsonl", "--after", tmp_path / "b.jsonl", "--control-before",
                tmp_path / "b.jsonl", check=False)
-    assert r.returncode == 2 and "go together" in r.stderr, r.stderr
+    assert r.returncode == 2 and "same number of times" in r.stderr, r.stderr
 
 
 def test_p_values_and_holm(tmp_path):
@@ -116,3 +116,29 @@ def test_holm_bad_input_names_the_file(tmp_path):
     assert r.returncode == 2 and str(tmp_path / "x.json") in r.stderr, r.stderr
     r = paired(check=False)
     assert r.returncode == 2 and "--before and --after are required" in r.stderr, r.stderr
+
+
+def test_blocks_pair_within_each_block(tmp_path):
+    """Two blocks (two runs with their own pools): pairs within each block, the estimate over all
+    pairs, intervals that resample blocks; unequal counts of --before and --after are refused."""
+    b1 = {f"p{i}": (8, 2, {"correct_not_fast": 2, "incorrect": 6}) for i in range(4)}
+    a1 = {f"p{i}": (8, 6, {"correct_not_fast": 6, "incorrect": 2}) for i in range(4)}
+    b2 = {f"q{i}": (8, 4, {"correct_not_fast": 4, "incorrect": 4}) for i in range(4)}
+    a2 = {f"q{i}": (8, 4, {"correct_not_fast": 4, "incorrect": 4}) for i in range(4)}
+    for name, rows in (("b1", b1), ("a1", a1), ("b2", b2), ("a2", a2)):
+        write_labels(tmp_path / f"{name}.jsonl", rows)
+    out = tmp_path / "blocks.json"
+    r = paired("--before", tmp_path / "b1.jsonl", "--after", tmp_path / "a1.jsonl",
+               "--before", tmp_path / "b2.jsonl", "--after", tmp_path / "a2.jsonl",
+               "--resamples", 4000, "--json", out)
+    assert "2 blocks" in r.stdout and "8 tasks paired" in r.stdout, r.stdout
+    j = json.load(open(out))
+    assert j["blocks"] == 2 and j["tasks"] == 8
+    d = j["metrics"]["pass@1"]["difference"]
+    # Block 1 rose by 0.5 on every task, block 2 by 0: the mean is 0.25, and a resample that
+    # draws one block twice gives 0.5 or 0, so the interval spans both.
+    assert abs(d["estimate"] - 0.25) < 1e-12
+    assert d["low"] == 0.0 and d["high"] == 0.5, d
+    r = paired("--before", tmp_path / "b1.jsonl", "--after", tmp_path / "a1.jsonl",
+               "--before", tmp_path / "b2.jsonl", check=False)
+    assert r.returncode == 2 and "same number of times" in r.stderr, r.stderr

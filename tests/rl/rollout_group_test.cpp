@@ -66,6 +66,25 @@ TEST(RolloutGroup, FigureFiveClasses) {
             OutcomeClass::kInvalidFunctionality);
 }
 
+// The mean speedup's per-sample term: a trusted speedup of a correct, rewarded sample; 0 for
+// anything else, a slow correct sample keeping its (below 1) speedup.
+TEST(RolloutGroup, CountedSpeedupKeepsOnlyTrustedSpeedupsOfCorrectSamples) {
+  Rewards correct;
+  correct.r_correct = 1;
+  EXPECT_DOUBLE_EQ(CountedSpeedup(vocab::Outcome::kCorrect, correct, 1.3), 1.3);
+  EXPECT_DOUBLE_EQ(CountedSpeedup(vocab::Outcome::kCorrect, correct, 0.4), 0.4);
+  EXPECT_DOUBLE_EQ(CountedSpeedup(vocab::Outcome::kCorrect, correct, std::nullopt), 0.0);
+  Rewards voided = correct;
+  voided.speedup_voided = true;
+  EXPECT_DOUBLE_EQ(CountedSpeedup(vocab::Outcome::kCorrect, voided, 3.0), 0.0);
+  Rewards missing = correct;
+  missing.speedup_missing = true;
+  EXPECT_DOUBLE_EQ(CountedSpeedup(vocab::Outcome::kCorrect, missing, 3.0), 0.0);
+  Rewards unrewarded;  // r_correct 0: a flag voided the whole reward
+  EXPECT_DOUBLE_EQ(CountedSpeedup(vocab::Outcome::kCorrect, unrewarded, 3.0), 0.0);
+  EXPECT_DOUBLE_EQ(CountedSpeedup(vocab::Outcome::kIncorrect, correct, 3.0), 0.0);
+}
+
 // DAPO dynamic sampling as the step loop drives it: each round's groups go through
 // ComputeGroupTokenAdvantages, the non-constant ones count as informative, and the next round
 // draws the shortfall until tasks_per_step are informative or the rounds are spent.
