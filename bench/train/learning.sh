@@ -27,6 +27,11 @@
 # SCORE_EXTRA: flags for every scoring pass (calibrate and train grpo), e.g. --prestart-workers 0
 # paired     tritonrl paired: each run against the SFT policy and against its control, with 95%
 #            bootstrap intervals over tasks; $W/summary.txt
+# modes      E2: each pair of $MODES against each other on the pool, seeds as blocks
+#            (bench/train/modes_paired.sh; folders of other leases: MODES_FROM="W2 W3"), Holm over
+#            the pairs for each endpoint; appended to $W/summary.txt
+# CONTROLS=first: one control per seed (the first mode's), not one per mode and seed: at lr 0 every
+#            mode's control is the SFT policy (E2 runs three modes)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="${BIN:-$ROOT/build/tritonrl}"
@@ -39,7 +44,7 @@ GROUP="${GROUP:-8}" LR="${LR:-2e-5}" WARMUP="${WARMUP:-5}" MODES="${MODES:-unifo
 SEEDS="${SEEDS:-1}" DEVICE="${DEVICE:-cuda}" EVAL_DEVICE="${EVAL_DEVICE:-cuda}" JOBS="${JOBS:-16}"
 MAX_NEW="${MAX_NEW:-1024}" VARIANTS="${VARIANTS:-medium}" TIMING="${TIMING:-0}"
 SFT_EXTRA="${SFT_EXTRA:-}" GRPO_EXTRA="${GRPO_EXTRA:-}" SCORE_EXTRA="${SCORE_EXTRA:-}" CONTROL_STEPS="${CONTROL_STEPS:-${STEPS}}"
-EVAL_SETS="${EVAL_SETS:-pool heldout level1}"
+EVAL_SETS="${EVAL_SETS:-pool heldout level1}" CONTROLS="${CONTROLS:-all}" MODES_FROM="${MODES_FROM:-}"
 # CONTROL_ONLY=1: the grpo stage runs the controls alone (the SFT policy's rollouts: entropy).
 CONTROL_ONLY="${CONTROL_ONLY:-0}"
 # POOL_ALL=1 (a CPU smoke run of this script, where the policy solves nothing): every candidate
@@ -177,8 +182,10 @@ stage_grpo() {
     for seed in $SEEDS; do
       say "grpo $mode seed $seed"
       # The control first: short, and its rollouts are the SFT policy's (entropy, valid share).
-      grpo_run "${mode}_s${seed}_control" "$mode" "$seed" 0 "$CONTROL_STEPS"
-      control_is_sft "${mode}_s${seed}_control"
+      if [[ "$CONTROLS" != first || "$mode" == "${MODES%% *}" ]]; then
+        grpo_run "${mode}_s${seed}_control" "$mode" "$seed" 0 "$CONTROL_STEPS"
+        control_is_sft "${mode}_s${seed}_control"
+      fi
       [[ "$CONTROL_ONLY" == 1 ]] && continue
       if [[ -z "$LRS" ]]; then
         grpo_run "${mode}_s${seed}" "$mode" "$seed" "$LR"
@@ -207,7 +214,11 @@ stage_paired() {
     [[ "$run" == *_control ]] && continue
     for set in $EVAL_SETS; do
       local control="$W/eval/${run%_lr*}_control_$set.jsonl"  # one control per mode and seed
-      [[ -f "$control" && -f "$W/eval/${run}_$set.jsonl" ]] || continue
+      if [[ ! -f "$control" ]]; then  # CONTROLS=first: the seed's one control
+        local seed_part="${run%_lr*}" && seed_part="_s${seed_part##*_s}"
+        control="$(ls "$W"/eval/*"${seed_part}_control_$set.jsonl" 2>/dev/null | head -n 1)"
+      fi
+      [[ -n "$control" && -f "$control" && -f "$W/eval/${run}_$set.jsonl" ]] || continue
       {
         if [[ -f "$W/eval/sft_$set.jsonl" ]]; then
           echo "== $run on $set: against the SFT policy and against the lr-0 control"
@@ -226,6 +237,12 @@ stage_paired() {
   local family=()
   for f in "$W"/eval/paired_*_pool.json; do [[ -f "$f" ]] && family+=("$f"); done
   if ((${#family[@]} > 1)); then "$BIN" paired --holm "${family[@]}" | tee -a "$W/summary.txt"; fi
+}
+
+stage_modes() {
+  # shellcheck disable=SC2086
+  BIN="$BIN" MODES="$MODES" SETS=pool bash "$ROOT/bench/train/modes_paired.sh" "$W" $MODES_FROM |
+    tee -a "$W/summary.txt"
 }
 
 stages=("$@")
