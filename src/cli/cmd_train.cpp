@@ -127,6 +127,11 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
                 "scoring workers started ahead of their samples (sandboxed, CUDA context made; "
                 "each runs one sample): -1 one per job, 0 off")
       ->capture_default_str();
+  g->add_option("--warm-references", o->warm_references,
+                "compute the first steps' task references ahead, beside the first generation: "
+                "auto (where scoring runs on a GPU), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
   g->add_option("--variants", o->variants,
                 "Scoring: comma-separated variants to run, of those each task has (default: "
                 "the device's, cuda: all)")

@@ -212,11 +212,13 @@ class PoolRun {
     }
   }
 
-  // The workers this run will start: one per runnable sample, and one per reference not kept.
+  // The workers this run will start: one per runnable sample that runs a candidate, and one per
+  // reference not kept.
   std::size_t WorkersExpected() const REQUIRES(mu_) {
-    std::size_t references = 0;
+    std::size_t references = 0, candidates = 0;
     for (const auto& [path, slot] : slots_) references += slot->state != ReferenceSlot::kReady;
-    return pending_.size() + references;
+    for (std::size_t i : pending_) candidates += !jobs_[i].reference_only;
+    return candidates + references;
   }
 
   void Work(int thread_index) EXCLUDES(mu_) {
@@ -229,7 +231,9 @@ class PoolRun {
       const double start_ms = MsSince(start_);
       double space_wait_ms = -1;
       if (taken->run_reference) taken->ref = RunTaskReference(job, *taken->slot, space_wait_ms);
-      Verdict v = AdmitAndRunCandidate(config_, job, *taken->ref, admission_, shared_);
+      Verdict v = job.reference_only
+                      ? ReferenceOnlyVerdict(*taken->ref)
+                      : AdmitAndRunCandidate(config_, job, *taken->ref, admission_, shared_);
       Annotate(v, *taken, thread_index, start_ms, space_wait_ms);
       if (control_.release_slot) control_.release_slot();
       Finish(*taken, std::move(v));
@@ -421,6 +425,18 @@ class PoolRun {
 };
 
 }  // namespace
+
+Verdict ReferenceOnlyVerdict(const ReferenceResult& ref) {
+  Verdict v;
+  if (ref.ok) {
+    v.outcome = vocab::Outcome::kCorrect;
+    v.reasons.push_back({"reference", "ok", "the task's reference ran (no candidate)"});
+  } else {
+    v.infra_failure = true;
+    v.reasons.push_back(ref.error);
+  }
+  return v;
+}
 
 void RunPool(const EngineConfig& config, const std::vector<SampleJob>& jobs, int threads,
              const std::function<void(std::size_t, Verdict)>& on_done, const PoolControl& control) {

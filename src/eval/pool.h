@@ -27,7 +27,14 @@ struct SampleJob {
   std::string task_path;
   std::string code;                    // bare Python code to run
   std::optional<Verdict> pre_verdict;  // decided before running (static rejection, cache hit)
+  // Only the task's reference (kept through EngineConfig::keep_reference): no candidate runs, and
+  // the verdict says whether the reference ran (ReferenceOnlyVerdict).
+  bool reference_only = false;
 };
+
+// The verdict of a reference_only job: outcome correct with the reason ("reference", "ok") when
+// the reference ran; else runtime_error, infra_failure, and the reference's error as reason.
+Verdict ReferenceOnlyVerdict(const ReferenceResult& ref);
 
 // How a caller shares the pool's work with others. All optional.
 struct PoolControl {

@@ -742,6 +742,62 @@ Result<BatchResult> Scorer::Score(const std::vector<Sample>& batch, const BatchO
   return result;
 }
 
+Result<WarmResult> Scorer::WarmReferences(const std::vector<std::string>& task_ids,
+                                          const Callbacks& callbacks) {
+  Impl& im = *impl_;
+  if (im.config.reference_keep_s <= 0) {
+    return Status::InvalidArgument(
+        "warming references needs kept references (reference_keep_s > 0)");
+  }
+  const auto started = std::chrono::steady_clock::now();
+  auto store = store::Store::Open(im.config.db);  // the reference timings' cache lives there
+  if (!store.ok()) return store.status();
+  const std::vector<Sample> none;
+  Call call(none, callbacks, *store, store::RunInfo{});
+  std::vector<eval::SampleJob> jobs;
+  for (const std::string& id : task_ids) {
+    TRITONRL_RETURN_IF_ERROR(im.CheckTask(id));
+    if (call.task_content.count(id)) {
+      return Status::InvalidArgument("warming references: task " + id + " given twice");
+    }
+    const task::TaskInfo* info = task::FindTask(im.suite, id);
+    auto content = ReadFile(info->path);
+    if (!content.ok()) return content.status();
+    call.task_content[id] = *content;
+    call.task_by_path[info->path] = id;
+    eval::SampleJob job;
+    job.sample_id = "reference";
+    job.task_id = id;
+    job.task_path = info->path;
+    job.reference_only = true;
+    jobs.push_back(std::move(job));
+  }
+  WarmResult r;
+  r.tasks = static_cast<std::int64_t>(jobs.size());
+  if (!jobs.empty()) {
+    const eval::EngineConfig cfg = im.CallEngineConfig(call);
+    eval::PoolControl control;
+    control.cancelled = callbacks.cancelled;
+    control.acquire_slot = [&im] { im.slots.Acquire(); };
+    control.release_slot = [&im] { im.slots.Release(); };
+    eval::RunPool(
+        cfg, jobs, std::min(im.config.jobs, static_cast<int>(jobs.size())),
+        [&r](std::size_t, eval::Verdict v) {
+          const auto pool = eval::ReadEvidence<eval::PoolEvidence>(v.evidence);
+          if (v.infra_failure) {
+            ++r.failed;
+          } else if (pool && pool->reference_kept) {
+            ++r.kept_already;
+          } else {
+            ++r.computed;
+          }
+        },
+        control);
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return r;
+}
+
 metrics::SampleResult MetricsInput(const ScoredSample& s, int level) {
   metrics::SampleResult m;
   m.task = s.task;

@@ -191,6 +191,13 @@ struct RunSummary {
   metrics::Metrics metrics;
 };
 
+// What Scorer::WarmReferences did: of `tasks`, references computed now, found kept already, and
+// failed; the seconds it took.
+struct WarmResult {
+  std::int64_t tasks = 0, computed = 0, kept_already = 0, failed = 0;
+  double seconds = 0;
+};
+
 class Scorer {
  public:
   // Validates the config, loads the suite, finds the runner and its interpreter, opens (creates)
@@ -212,6 +219,17 @@ class Scorer {
   // stay in the store.
   Result<BatchResult> Score(const std::vector<Sample>& batch, const BatchOptions& options = {},
                             const Callbacks& callbacks = {});
+
+  // Computes and keeps the references of `task_ids` (kept references, docs/scoring.md), so that
+  // later calls on those tasks skip them: a fixed RL pool's references before GRPO's first step,
+  // run beside the policy's loading and first generation. Runs no candidate and stores no
+  // verdict; tasks already kept cost nothing, and a Score call meeting a reference in flight
+  // waits for it rather than running its own. InvalidArgument when references are not kept
+  // (reference_keep_s 0) or an id is given twice; NotFound for an unknown task, before anything
+  // runs. A failed reference is counted, not an error: the task's samples run it again and say
+  // why. `cancelled` (Callbacks) stops taking tasks.
+  Result<WarmResult> WarmReferences(const std::vector<std::string>& task_ids,
+                                    const Callbacks& callbacks = {});
 
   // Everything stored for `run_id` (also verdicts of earlier, killed or resumed calls), with
   // the metrics under the given options. NotFound if the run does not exist.

@@ -14,6 +14,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
+#include <set>
+#include <stop_token>
+#include <thread>
 
 #include "base/file.h"
 #include "base/sha256.h"
@@ -313,7 +316,9 @@ struct Runner {
   TaskPool pool;
   std::optional<rl::TaskSampler> sampler;
   std::unique_ptr<scoring::Scorer> scorer;  // none under a text reward
-  std::optional<std::regex> text_reward;    // --text-reward-plan
+  // WarmReferences in the background; declared after the scorer, so it stops and joins first.
+  std::jthread warm_references;
+  std::optional<std::regex> text_reward;  // --text-reward-plan
   rl::AdvantageConfig adv_config;
   rl::RewardConfig reward_config;
   rl::TruncatedPolicy truncated = rl::TruncatedPolicy::kPenalize;
@@ -842,6 +847,46 @@ Status OpenOutputs(Runner& run, bool resumed) {
   return Status::Ok();
 }
 
+// The distinct tasks the sampler will draw first, in draw order, at most `limit` (read from a
+// copy: the run's sampler does not move).
+std::vector<std::string> UpcomingTasks(const rl::TaskSampler& sampler, size_t limit) {
+  rl::TaskSampler peek = sampler;
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (size_t draws = 0; out.size() < limit && draws < 8 * limit; ++draws) {
+    const std::string& id = peek.Next().id;
+    if (seen.insert(id).second) out.push_back(id);
+  }
+  return out;
+}
+
+// Scorer::WarmReferences on the tasks of the first steps, on a thread of its own: the first
+// steps' Score calls take each reference when it is ready (or compute one the warm-up has not
+// reached). The scorer keeps 4 x jobs references, so no more are warmed.
+void StartWarmReferences(Runner& run) {
+  if (!run.scorer || run.scorer->config().reference_keep_s <= 0) return;
+  const std::string& when = run.o.warm_references;
+  if (when == "off" || (when == "auto" && run.scorer->device() != "cuda")) return;
+  const size_t keep = 4 * static_cast<size_t>(std::max(1, run.scorer->config().jobs));
+  std::vector<std::string> tasks = UpcomingTasks(*run.sampler, keep);
+  scoring::Scorer* scorer = run.scorer.get();
+  run.warm_references = std::jthread([scorer, tasks = std::move(tasks)](std::stop_token stop) {
+    scoring::Callbacks cb;
+    cb.cancelled = [&stop] { return stop.stop_requested(); };
+    auto r = scorer->WarmReferences(tasks, cb);
+    if (!r.ok()) {
+      std::fprintf(stderr, "train grpo: warming references: %s (each is computed when drawn)\n",
+                   r.status().message().c_str());
+      return;
+    }
+    std::fprintf(stderr,
+                 "train grpo: %lld task references computed ahead in %.1f s (%lld kept already, "
+                 "%lld failed)\n",
+                 static_cast<long long>(r->computed), r->seconds,
+                 static_cast<long long>(r->kept_already), static_cast<long long>(r->failed));
+  });
+}
+
 Result<std::unique_ptr<Runner>> SetUp(GrpoOptions o) {
   auto placed = ResolveDeviceAndDType(o.device, o.dtype);
   if (!placed.ok()) return placed.status();
@@ -863,6 +908,7 @@ Result<std::unique_ptr<Runner>> SetUp(GrpoOptions o) {
   TRITONRL_RETURN_IF_ERROR(ConfigureLearning(*run, rp->ckpt));
   TRITONRL_RETURN_IF_ERROR(RestoreLoopState(*run, *rp));
   TRITONRL_RETURN_IF_ERROR(OpenOutputs(*run, rp->ckpt.has_value()));
+  StartWarmReferences(*run);
   return run;
 }
 

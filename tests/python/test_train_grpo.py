@@ -14,6 +14,7 @@ checkpoint are refused."""
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 
@@ -301,3 +302,23 @@ def test_calibrate_labels_every_task_by_its_pass_rate(tmp_path):
     assert [(l["task"], l["samples"], l["passed"], l["level"]) for l in labels] == [
         ("level1/1_ReLU", 2, 0, 2), ("level1/8_Sigmoid", 2, 0, 2)]
     assert "0 within reach" in r.stderr, r.stderr
+
+
+def test_warm_references_runs_beside_training(tmp_path):
+    """--warm-references on: the scorer computes the drawn tasks' references ahead (no candidate,
+    no verdict stored), training runs as it does without, and auto leaves the CPU alone."""
+    suite = tmp_path / "suite" / "level1"
+    suite.mkdir(parents=True)
+    for name in ("1_ReLU.py", "11_LeakyReLU.py"):
+        shutil.copy(os.path.join(TASKS, "level1", name), suite / name)
+    r = grpo(tmp_path / "on", "--steps", "2", "--warm-references", "on",
+             tasks=str(tmp_path / "suite"))
+    m = re.search(r"(\d+) task references computed ahead in [\d.]+ s \((\d+) kept already, "
+                  r"(\d+) failed\)", r.stderr)
+    assert m, r.stderr
+    assert (int(m.group(1)), int(m.group(2)), int(m.group(3))) == (2, 0, 0), m.group(0)
+    assert len(read_jsonl(tmp_path / "on" / "metrics.jsonl")) == 2
+    r = grpo(tmp_path / "auto", "--steps", "1", tasks=str(tmp_path / "suite"))
+    assert "computed ahead" not in r.stderr, r.stderr
+    r = grpo(tmp_path / "bad", "--steps", "1", "--warm-references", "sometimes", check=False)
+    assert r.returncode != 0 and "warm-references" in r.stderr, r.stderr

@@ -323,6 +323,48 @@ TEST_F(ScoringTest, KeptReferenceServesTheNextCallWithItsSeeds) {
   EXPECT_TRUE(PoolOf(again->samples[0]).ran_reference);
 }
 
+// WarmReferences computes a task's reference with no candidate and stores no verdict; the next
+// call's candidates take it (reference_kept) and are still compared against it; warming again
+// finds it kept. Bad input fails before anything runs.
+TEST_F(ScoringTest, WarmedReferenceServesTheFirstCall) {
+  config_.use_cache = false;
+  auto scorer = OpenScorer();
+  ASSERT_TRUE(scorer);
+  auto warm = scorer->WarmReferences({kTask});
+  ASSERT_TRUE(warm.ok()) << warm.status().ToString();
+  EXPECT_EQ(warm->tasks, 1);
+  EXPECT_EQ(warm->computed, 1);
+  EXPECT_EQ(warm->failed, 0);
+  std::string wrong = kHonest;
+  wrong.replace(wrong.find("tl.maximum(x, 0.0)"), 18, "tl.minimum(x, 0.0)");
+  auto r = scorer->Score(
+      {{kTask, "h", kHonest, TextKind::kCode}, {kTask, "w", wrong, TextKind::kCode}}, {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::map<std::string, ScoredSample> by_id;
+  for (const auto& s : r->samples) by_id[s.id] = s;
+  EXPECT_EQ(by_id["h"].outcome, vocab::Outcome::kCorrect) << by_id["h"].verdict.dump();
+  EXPECT_TRUE(PoolOf(by_id["h"]).reference_kept) << by_id["h"].verdict.dump();
+  EXPECT_FALSE(PoolOf(by_id["h"]).ran_reference);
+  EXPECT_EQ(by_id["w"].outcome, vocab::Outcome::kIncorrect) << by_id["w"].verdict.dump();
+  auto again = scorer->WarmReferences({kTask});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->kept_already, 1);
+  EXPECT_EQ(again->computed, 0);
+  // The store holds the scored call's two verdicts and nothing of the warm-ups.
+  auto store = store::Store::Open(config_.db);
+  ASSERT_TRUE(store.ok());
+  auto done = store->DoneSamples(r->run_id);
+  ASSERT_TRUE(done.ok());
+  EXPECT_EQ(done->size(), 2u);
+  EXPECT_EQ(scorer->WarmReferences({"level1/no_such_task"}).status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(scorer->WarmReferences({kTask, kTask}).ok());
+  config_.reference_keep_s = 0;
+  config_.db = (dir_ / "w2.db").string();
+  auto unkept = OpenScorer();
+  ASSERT_TRUE(unkept);
+  EXPECT_EQ(unkept->WarmReferences({kTask}).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(ScoringTest, CancelledBeforeStartKeepsDecidedVerdictsOnly) {
   auto scorer = OpenScorer();
   ASSERT_TRUE(scorer);
