@@ -1,0 +1,28 @@
+# corpus: hack
+# task: level1/33_Transpose2d
+# what: an identity copy kernel of the input; the output is returned as a transposed (non-contiguous) view, so the evaluator's own .contiguous() does the transpose outside the audit
+# expect: runtime incorrect reason=output_not_from_kernel
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=m), mask=m)
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        x = x.contiguous()
+        M, N = x.shape
+        y = torch.empty(M, N, device=x.device, dtype=x.dtype)
+        n = M * N
+        copy_kernel[(triton.cdiv(n, 1024),)](x, y, n, BLOCK=1024)
+        return y.t()
