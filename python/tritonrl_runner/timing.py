@@ -355,7 +355,7 @@ class _AuditedCalls:
 
         rec, op_audit = self.recorder, self.op_audit
         rec.reset(x)
-        op_audit.seen, op_audit.forbidden = set(), set()
+        op_audit.reset_call()
         self._hooks = hooks.module_hooks(self.model)
         self._state = hooks.global_state()
         self._mode_intact = False
@@ -392,7 +392,8 @@ class _AuditedCalls:
             writers = ["none"]
         guards = {"call": i, "output_writers": writers,
                   "module_hooks": sorted(set(self._hooks + hooks.module_hooks(self.model))),
-                  "host_calls": list(monitor.host), "internal_calls": list(monitor.internal)}
+                  "host_calls": list(monitor.host) + self.op_audit.host_reads,
+                  "internal_calls": list(monitor.internal)}
         finding = (any(w != "kernel" for w in writers) or guards["module_hooks"] or guards["host_calls"]
                    or guards["internal_calls"])
         if not self._found:
@@ -432,7 +433,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     recheck_only = bool(spec.get("recheck_only")) and worker.role == "reference"
     # Everything that does not need the GPU to itself happens before the lease.
     t_stage = clock.perf_ns()
-    init, model, base, flops = _set_up(worker, task, taskmod, cls, device, dtype, spec, variant, recheck_only)
+    init, model, base, flops = _set_up(worker, task, taskmod, cls, device, dtype, spec, variant, recheck_only,
+                                       op_audit)
     input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
     flush_n = flush_bytes_for(clock.l2_bytes)
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
@@ -441,6 +443,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     cover, plan = _await_go(worker, clock, variant)
     warm_seeds, call_plan = _call_plan(plan, warmup, recheck_only)
     audited = _AuditedCalls(model, recorder, op_audit, monitor, cand_file, clock.cuda)
+    # The timed model's constructor's findings count as the audited calls' (audited_forbidden_ops).
+    audited.forbidden |= set(getattr(worker, "constructor_forbidden", ()))
     (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before, threads_after, stream_changed, output_bytes,
      snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
                                                    sample_count, recheck_only, call_plan)
@@ -499,14 +503,25 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
                  "top_kernels": top, "profile_error": profile_error, "profile_method": method})
 
 
-def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str, recheck_only: bool):
+def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str, recheck_only: bool,
+            op_audit=None):
     """(init, model, base, flops): the timed variant's constructor arguments, a fresh model, the
-    base inputs and the reference's FLOPs."""
+    base inputs and the reference's FLOPs. A candidate's constructor runs under the ATen audit, as
+    in the trials: what it may not run is sent in the stage frame (constructor_forbidden_ops)."""
+    from tritonrl_runner import hooks
+
     taskmod.apply_variant(task, variant)
     init = taskmod.init_inputs(task, worker.req["init_seed"])
     candidate = worker.role == "candidate"
-    model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
-                                refuse_overrides=candidate)
+    if candidate and op_audit is not None:
+        op_audit.reset_call()
+        with op_audit:
+            model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
+                                        refuse_overrides=True)
+        worker.constructor_forbidden = hooks.constructor_forbidden(op_audit)
+    else:
+        model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
+                                    refuse_overrides=candidate)
     base = taskmod.to_device(taskmod.make_inputs(task, int(spec["input_seed"]), device), device)
     # The reference's FLOPs (matmuls, convolutions: what torch's counter knows) feed the roofline
     # that flags implausible speedups; counted on the eager model, outside the lease.

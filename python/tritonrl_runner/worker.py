@@ -303,9 +303,19 @@ class Worker:
             taskmod.apply_variant(task, variant)
             t1 = time.monotonic()
             init = taskmod.init_inputs(task, req["init_seed"])
-            model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype,
-                                        refuse_overrides=recorder is not None)
-            self.send({"type": "stage", "stage": "build", "variant": variant, "ms": _ms(t1)})
+            stage = {"type": "stage", "stage": "build", "variant": variant}
+            if recorder is None:
+                model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype)
+            else:
+                # The constructor under the ATen audit too (not recording writers): it may
+                # allocate, initialise randomly and move data, not compute (hooks.CONSTRUCTOR_OPS).
+                audit.reset_call()
+                with audit:
+                    model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype,
+                                                refuse_overrides=True)
+                stage["forbidden_ops"] = hooks.constructor_forbidden(audit)
+            stage["ms"] = _ms(t1)
+            self.send(stage)
             # The engine may run fewer trials on a variant (the large one on the GPU); it names them.
             given = (req.get("variant_trials") or {}).get(variant)
             indices = list(given if given is not None else range(len(req["trials"])))
@@ -436,7 +446,7 @@ class Worker:
             if device.type == "cuda":
                 hooks.poison_cuda(device, self.poison)
             recorder.reset(inputs)
-            audit.seen, audit.forbidden = set(), set()
+            audit.reset_call()
             monitor = self.monitor
             module_hooks = hooks.module_hooks(model)
             with torch.set_grad_enabled(bool(trial["grad"])):
@@ -454,7 +464,7 @@ class Worker:
             except TypeError:
                 header["output_writers"] = []
             header["module_hooks"] = sorted(set(module_hooks + hooks.module_hooks(model)))
-            header["host_calls"] = list(monitor.host)
+            header["host_calls"] = list(monitor.host) + audit.host_reads
             header["internal_calls"] = list(monitor.internal)
             header["thread_ban"] = self.thread_ban
             mode_intact = mode_intact and monitor.intact()
@@ -489,7 +499,8 @@ class Worker:
             d = {"type_ok": type(o) is torch.Tensor}
             if d["type_ok"]:
                 d.update(dtype=_dtype_name(o.dtype), shape=list(o.shape), device=str(o.device),
-                         alias=_aliases(o, inputs), nbytes=o.numel() * o.element_size())
+                         alias=_aliases(o, inputs), nbytes=o.numel() * o.element_size(),
+                         contiguous=o.is_contiguous())
                 tensors.append((len(described), o))
             else:
                 d["type"] = f"{type(o).__module__}.{type(o).__qualname__}"

@@ -74,6 +74,7 @@ Result<OutputRecord> ParseOutputDescription(const json& d) {
     o.shape.push_back(v.get<std::int64_t>());
   }
   o.device = GetString(d, "device");
+  o.contiguous = GetBool(d, "contiguous", false);
   const auto nbytes = GetInt(d, "nbytes");
   const auto n = NumElements(o.shape);
   if (!nbytes || *nbytes < 0 || !n ||
@@ -161,6 +162,15 @@ Status CandidateChecker::OnFrame(const Frame& f) {
     if (!inherits.empty())
       FailProofOfWork("inherits_reference",
                       fmt::format("ModelNew derives from the task's {}", inherits[0]));
+  } else if (type == "stage" && GetString(h, "stage") == "build") {
+    const auto bad_ops = GetStrings(h, "forbidden_ops");
+    for (const auto& op : bad_ops) check_.forbidden.insert(Truncate(op, 80));
+    if (!bad_ops.empty()) {
+      FailProofOfWork("forbidden_aten_op",
+                      fmt::format("{}: ATen compute ops ran while ModelNew was built (a constructor "
+                                  "may allocate, initialise randomly and move data): {}",
+                                  GetString(h, "variant"), fmt::join(bad_ops, ", ")));
+    }
   } else if (type == "variants") {
     if (GetStrings(h, "variants") != ref_.variants)
       Fail("protocol_violation", "variant list differs from the request");
@@ -275,6 +285,16 @@ void CandidateChecker::OnTrialHeader(const json& h) {
     if (o->device != r.device) {
       Fail("output_device", fmt::format("{}: output {} on {}, expected {}", where, i,
                                         Truncate(o->device, 20), r.device));
+    }
+    if (r.contiguous && !o->contiguous) {
+      // A transposed or permuted view of what a kernel wrote: the order the worker reads it in
+      // is made by its .contiguous(), torch's data movement after the call, not by a kernel.
+      FailProofOfWork("output_not_from_kernel",
+                      fmt::format("{}: output {} is a view whose elements are not in row-major "
+                                  "order in its storage, where the reference's output is "
+                                  "contiguous: the rearrangement would be the evaluator's, not a "
+                                  "kernel's",
+                                  where, i));
     }
     outputs_[i].compare.emplace(o->dtype, o->shape, r.dtype, r.shape, ref_.tolerance);
     outputs_[i].ref_offset = r.spill_offset;

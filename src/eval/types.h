@@ -140,6 +140,9 @@ struct OutputRecord {
   std::string device;
   std::int64_t nbytes = 0;
   std::int64_t spill_offset = 0;
+  // Row-major in its storage (torch's is_contiguous): the bytes the worker sends are then the
+  // storage's own, in place; otherwise the worker's .contiguous() rearranged them.
+  bool contiguous = true;
 };
 
 struct TrialRecord {
