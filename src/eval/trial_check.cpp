@@ -166,10 +166,11 @@ Status CandidateChecker::OnFrame(const Frame& f) {
     const auto bad_ops = GetStrings(h, "forbidden_ops");
     for (const auto& op : bad_ops) check_.forbidden.insert(Truncate(op, 80));
     if (!bad_ops.empty()) {
-      FailProofOfWork("forbidden_aten_op",
-                      fmt::format("{}: ATen compute ops ran while ModelNew was built (a constructor "
-                                  "may allocate, initialise randomly and move data): {}",
-                                  GetString(h, "variant"), fmt::join(bad_ops, ", ")));
+      FailProofOfWork(
+          "forbidden_aten_op",
+          fmt::format("{}: ATen compute ops ran while ModelNew was built (a constructor "
+                      "may allocate, initialise randomly and move data): {}",
+                      GetString(h, "variant"), fmt::join(bad_ops, ", ")));
     }
   } else if (type == "variants") {
     if (GetStrings(h, "variants") != ref_.variants)
