@@ -102,6 +102,16 @@ class CallMonitor:
 
         self._torch = torch
         self._tensor_base = torch._C.TensorBase
+        # Triton's tensor: under the CPU interpreter a kernel's values are these, each backed by a
+        # numpy array, so int(), float(), operator.index() and math.* of one in a plain function a
+        # kernel calls read a value to the host as .item() does (the compiled path refuses such a
+        # call). Reads of one in the candidate's code count against the same limit.
+        try:
+            import triton.language as tl
+
+            self._value_types = (torch.Tensor, tl.tensor)
+        except Exception:  # noqa: BLE001 - no Triton: torch's tensors only
+            self._value_types = (torch.Tensor,)
         self.trusted_roots = tuple(os.path.realpath(r) + os.sep for r in trusted_roots)
         self.allowed_torch = frozenset(allowlist.get("torch_functions", []))
         self.allowed_methods = frozenset(allowlist.get("tensor_methods", []))
@@ -236,7 +246,10 @@ class CallMonitor:
         if compute and name == "Size" and top == "torch" and isinstance(arg0, torch.Tensor):
             return "host", "torch.Size of a tensor's values"
         if isinstance(arg0, torch.Tensor) and ((module == "builtins" and name in _scalar_builtins) or top == "math"
-                                               or (top in ("operator", "_operator") and name == "index")):
+                                               or (top in ("operator", "_operator") and name == "index")) or (
+                isinstance(arg0, self._value_types[-1]) and not isinstance(arg0, torch.Tensor) and (
+                    (module == "builtins" and name in _scalar_builtins and name != "range") or top == "math"
+                    or (top in ("operator", "_operator") and name == "index"))):
             # float(t), int(t), math.exp(t): one element to the host, like .item()
             if not compute:
                 return None
@@ -258,13 +271,22 @@ class CallMonitor:
             return None
         full = f"torch.{name}" if module in ("torch", "torch.functional") else f"{module}.{name}"
         if name in _scalar_ctors and module in ("torch", "torch.functional"):
-            # Bookkeeping only from a Python scalar, a tensor, or a short list of scalars
-            # (torch.tensor([n])): a longer list is values computed on the host (issue 34).
+            # Bookkeeping only from a tensor, or from a few Python scalars (torch.tensor([n])):
+            # their number counts with the call's device reads against one budget of _item_limit a
+            # forward call, so neither a long list nor many short ones bring values computed on
+            # the host in (issue 34).
             exact = type(arg0)
-            if exact in (int, float, bool) or isinstance(arg0, torch.Tensor) or (
-                    exact in (list, tuple) and len(arg0) <= _item_limit
-                    and all(type(v) in (int, float, bool) for v in arg0)):
+            if isinstance(arg0, torch.Tensor):
                 return None
+            scalars = 1 if exact in (int, float, bool) else (
+                len(arg0) if exact in (list, tuple) and all(type(v) in (int, float, bool) for v in arg0)
+                else None)
+            if scalars is not None:
+                self.items += scalars
+                if self.items <= _item_limit:
+                    return None
+                return "host", (f"{full} of Python values: more than {_item_limit} values made on the "
+                                "host in one call (per-element loop)")
             return "host", f"{full} of a {exact.__name__}" + (
                 f" of {len(arg0)}" if exact in (list, tuple) else "")
         if full in self.allowed_torch or f"torch.{name}" in self.allowed_torch:
