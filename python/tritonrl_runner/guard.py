@@ -285,8 +285,9 @@ class CallMonitor:
                 self.items += scalars
                 if self.items <= _item_limit:
                     return None
-                return "host", (f"{full} of Python values: more than {_item_limit} values made on the "
-                                "host in one call (per-element loop)")
+                return "host", (f"{full} of a {exact.__name__}" + (
+                    f" of {len(arg0)}" if exact in (list, tuple) else "")
+                    + f": more than {_item_limit} values made on the host in one call")
             return "host", f"{full} of a {exact.__name__}" + (
                 f" of {len(arg0)}" if exact in (list, tuple) else "")
         if full in self.allowed_torch or f"torch.{name}" in self.allowed_torch:

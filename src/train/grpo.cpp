@@ -879,10 +879,11 @@ void StartWarmReferences(Runner& run) {
                    r.status().message().c_str());
       return;
     }
+    // Stopped early (the run ended first), the tasks not reached are in none of the counts.
     std::fprintf(stderr,
-                 "train grpo: %lld task references computed ahead in %.1f s (%lld kept already, "
-                 "%lld failed)\n",
-                 static_cast<long long>(r->computed), r->seconds,
+                 "train grpo: references of %lld of %lld tasks computed ahead in %.1f s (%lld kept "
+                 "already, %lld failed)\n",
+                 static_cast<long long>(r->computed), static_cast<long long>(r->tasks), r->seconds,
                  static_cast<long long>(r->kept_already), static_cast<long long>(r->failed));
   });
 }

@@ -313,10 +313,13 @@ def test_warm_references_runs_beside_training(tmp_path):
         shutil.copy(os.path.join(TASKS, "level1", name), suite / name)
     r = grpo(tmp_path / "on", "--steps", "2", "--warm-references", "on",
              tasks=str(tmp_path / "suite"))
-    m = re.search(r"(\d+) task references computed ahead in [\d.]+ s \((\d+) kept already, "
-                  r"(\d+) failed\)", r.stderr)
+    m = re.search(r"references of (\d+) of (\d+) tasks computed ahead in [\d.]+ s \((\d+) kept "
+                  r"already, (\d+) failed\)", r.stderr)
     assert m, r.stderr
-    assert (int(m.group(1)), int(m.group(2)), int(m.group(3))) == (2, 0, 0), m.group(0)
+    computed, tasks, kept, failed = map(int, m.groups())
+    # Both tasks were asked for; the run may end before the warm-up reaches the second (it stops
+    # with the run), and a step may have kept one first.
+    assert tasks == 2 and failed == 0 and 1 <= computed + kept <= 2, m.group(0)
     assert len(read_jsonl(tmp_path / "on" / "metrics.jsonl")) == 2
     r = grpo(tmp_path / "auto", "--steps", "1", tasks=str(tmp_path / "suite"))
     assert "computed ahead" not in r.stderr, r.stderr
