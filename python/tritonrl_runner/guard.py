@@ -109,9 +109,9 @@ class CallMonitor:
         try:
             import triton.language as tl
 
-            self._value_types = (torch.Tensor, tl.tensor)
+            self._triton_tensor = tl.tensor
         except Exception:  # noqa: BLE001 - no Triton: torch's tensors only
-            self._value_types = (torch.Tensor,)
+            self._triton_tensor = None
         self.trusted_roots = tuple(os.path.realpath(r) + os.sep for r in trusted_roots)
         self.allowed_torch = frozenset(allowlist.get("torch_functions", []))
         self.allowed_methods = frozenset(allowlist.get("tensor_methods", []))
@@ -245,11 +245,10 @@ class CallMonitor:
             return "host", f"{name} over tensor elements"
         if compute and name == "Size" and top == "torch" and isinstance(arg0, torch.Tensor):
             return "host", "torch.Size of a tensor's values"
-        if isinstance(arg0, torch.Tensor) and ((module == "builtins" and name in _scalar_builtins) or top == "math"
-                                               or (top in ("operator", "_operator") and name == "index")) or (
-                isinstance(arg0, self._value_types[-1]) and not isinstance(arg0, torch.Tensor) and (
-                    (module == "builtins" and name in _scalar_builtins and name != "range") or top == "math"
-                    or (top in ("operator", "_operator") and name == "index"))):
+        reads_one = ((module == "builtins" and name in _scalar_builtins) or top == "math"
+                     or (top in ("operator", "_operator") and name == "index"))
+        triton_value = self._triton_tensor is not None and isinstance(arg0, self._triton_tensor)
+        if reads_one and (isinstance(arg0, torch.Tensor) or (triton_value and name != "range")):
             # float(t), int(t), math.exp(t): one element to the host, like .item()
             if not compute:
                 return None
@@ -281,15 +280,13 @@ class CallMonitor:
             scalars = 1 if exact in (int, float, bool) else (
                 len(arg0) if exact in (list, tuple) and all(type(v) in (int, float, bool) for v in arg0)
                 else None)
-            if scalars is not None:
-                self.items += scalars
-                if self.items <= _item_limit:
-                    return None
-                return "host", (f"{full} of a {exact.__name__}" + (
-                    f" of {len(arg0)}" if exact in (list, tuple) else "")
-                    + f": more than {_item_limit} values made on the host in one call")
-            return "host", f"{full} of a {exact.__name__}" + (
-                f" of {len(arg0)}" if exact in (list, tuple) else "")
+            what = f"{full} of a {exact.__name__}" + (f" of {len(arg0)}" if exact in (list, tuple) else "")
+            if scalars is None:
+                return "host", what
+            self.items += scalars
+            if self.items <= _item_limit:
+                return None
+            return "host", f"{what}: more than {_item_limit} values made on the host in one call"
         if full in self.allowed_torch or f"torch.{name}" in self.allowed_torch:
             return None
         return "host", full

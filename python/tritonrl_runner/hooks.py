@@ -32,6 +32,13 @@ from types import MethodType
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+# Reads of one device value into a Python number per forward call that still count as scalar
+# bookkeeping (a size, a flag): guard.py's limit for .item() and friends, which its call monitor
+# counts. Counted here at ATen's _local_scalar_dense too, since ATen makes that read itself for an
+# op given a 0-d tensor where it wants a number (narrow's start, a size, an index), which no Python
+# call monitor sees: a loop of such ops reads every value to the host.
+from .guard import _ITEM_LIMIT as SCALAR_READ_LIMIT
+
 
 class LaunchRecorder:
     def __init__(self) -> None:
@@ -496,14 +503,6 @@ def load_allowlist(path: str) -> frozenset[str]:
     return frozenset(data.get("aten_ops", []))
 
 
-# Reads of one device value into a Python number per forward call that still count as scalar
-# bookkeeping (a size, a flag): guard.py's limit for .item() and friends, which its call monitor
-# counts. Counted here at ATen's _local_scalar_dense too, since ATen makes that read itself for an
-# op given a 0-d tensor where it wants a number (narrow's start, a size, an index), which no Python
-# call monitor sees: a loop of such ops reads every value to the host.
-from .guard import _ITEM_LIMIT as SCALAR_READ_LIMIT  # noqa: E402
-
-
 # What a candidate's constructor may run beyond forward's allowlist: random initialisation (nn
 # layers' own init, nn.init's uniform and normal forms, torch.rand*) and the affine arithmetic
 # that parameters are made with (1.0 + 0.5 * torch.randn(d), as the tasks' own Models do). Other
@@ -520,10 +519,14 @@ CONSTRUCTOR_OPS = frozenset({
 })
 
 
-def constructor_forbidden(audit) -> list[str]:
-    """The ops outside forward's allowlist and CONSTRUCTOR_OPS that ran while the audit watched a
-    constructor."""
-    return sorted(op for op in audit.forbidden if op not in CONSTRUCTOR_OPS)
+def build_audited(taskmod, audit, cls, init, seed: int, device, dtype):
+    """(model, forbidden): the candidate's model built under the ATen audit (not recording
+    writers; nn.Module overrides refused), and the ops outside forward's allowlist and
+    CONSTRUCTOR_OPS that its constructor ran. The trials' and the timing stage's one way to build."""
+    audit.reset_call()
+    with audit:
+        model = taskmod.build_model(cls, init, seed, device=device, dtype=dtype, refuse_overrides=True)
+    return model, sorted(op for op in audit.forbidden if op not in CONSTRUCTOR_OPS)
 
 
 class OpAudit(TorchDispatchMode):

@@ -433,8 +433,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     recheck_only = bool(spec.get("recheck_only")) and worker.role == "reference"
     # Everything that does not need the GPU to itself happens before the lease.
     t_stage = clock.perf_ns()
-    init, model, base, flops = _set_up(worker, task, taskmod, cls, device, dtype, spec, variant, recheck_only,
-                                       op_audit)
+    init, model, base, flops, ctor_forbidden = _set_up(worker, task, taskmod, cls, device, dtype, spec, variant,
+                                                       recheck_only, op_audit)
     input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
     flush_n = flush_bytes_for(clock.l2_bytes)
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
@@ -444,7 +444,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     warm_seeds, call_plan = _call_plan(plan, warmup, recheck_only)
     audited = _AuditedCalls(model, recorder, op_audit, monitor, cand_file, clock.cuda)
     # The timed model's constructor's findings count as the audited calls' (audited_forbidden_ops).
-    audited.forbidden |= set(getattr(worker, "constructor_forbidden", ()))
+    audited.forbidden |= set(ctor_forbidden)
     (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before, threads_after, stream_changed, output_bytes,
      snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
                                                    sample_count, recheck_only, call_plan)
@@ -505,20 +505,18 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
 
 def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str, recheck_only: bool,
             op_audit=None):
-    """(init, model, base, flops): the timed variant's constructor arguments, a fresh model, the
-    base inputs and the reference's FLOPs. A candidate's constructor runs under the ATen audit, as
-    in the trials: what it may not run is sent in the stage frame (constructor_forbidden_ops)."""
+    """(init, model, base, flops, ctor_forbidden): the timed variant's constructor arguments, a
+    fresh model, the base inputs, the reference's FLOPs, and the ops a candidate's constructor ran
+    that it may not (built under the ATen audit, as in the trials; hooks.build_audited)."""
     from tritonrl_runner import hooks
 
     taskmod.apply_variant(task, variant)
     init = taskmod.init_inputs(task, worker.req["init_seed"])
     candidate = worker.role == "candidate"
+    ctor_forbidden = []
     if candidate and op_audit is not None:
-        op_audit.reset_call()
-        with op_audit:
-            model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
-                                        refuse_overrides=True)
-        worker.constructor_forbidden = hooks.constructor_forbidden(op_audit)
+        model, ctor_forbidden = hooks.build_audited(taskmod, op_audit, cls, init, worker.req["init_seed"], device,
+                                                    dtype)
     else:
         model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
                                     refuse_overrides=candidate)
@@ -533,7 +531,7 @@ def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str,
         # Inductor compiles in-process: the sandbox refuses fork().
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         model = torch.compile(model).eval()  # the wrapper is a new module, in training mode
-    return init, model, base, flops
+    return init, model, base, flops, ctor_forbidden
 
 
 def _await_go(worker, clock: TrustedClock, variant: str) -> tuple[int, dict]:

@@ -307,13 +307,10 @@ class Worker:
             if recorder is None:
                 model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype)
             else:
-                # The constructor under the ATen audit too (not recording writers): it may
-                # allocate, initialise randomly and move data, not compute (hooks.CONSTRUCTOR_OPS).
-                audit.reset_call()
-                with audit:
-                    model = taskmod.build_model(cls, init, req["init_seed"], device=device, dtype=dtype,
-                                                refuse_overrides=True)
-                stage["forbidden_ops"] = hooks.constructor_forbidden(audit)
+                # The constructor under the ATen audit too: it may allocate, initialise randomly
+                # and move data, not compute (hooks.CONSTRUCTOR_OPS).
+                model, stage["forbidden_ops"] = hooks.build_audited(taskmod, audit, cls, init, req["init_seed"],
+                                                                   device, dtype)
             stage["ms"] = _ms(t1)
             self.send(stage)
             # The engine may run fewer trials on a variant (the large one on the GPU); it names them.
