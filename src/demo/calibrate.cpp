@@ -1,6 +1,7 @@
 #include "demo/calibrate.h"
 
 #include <map>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -32,11 +33,8 @@ std::vector<rl::TaskLabel> LabelTasks(const std::vector<EvalTask>& tasks,
     ++l.outcomes[rl::OutcomeClassName(rl::ClassifyOutcome(v.outcome, rw, v.speedup))];
     l.speedup_sum += rl::CountedSpeedup(v.outcome, rw, v.speedup);
     if (auto g = texts.find({v.task, v.id}); g != texts.end()) {
-      const std::string& text = g->second->text;
-      const verify::ModelOutput split = verify::SplitModelOutput(text);
-      ++l.plan_choices[split.plan ? rl::PlanChoice(std::string_view(text).substr(
-                                        split.plan->begin, split.plan->end - split.plan->begin))
-                                  : rl::kNoPlan];
+      const std::optional<std::string_view> plan = verify::PlanText(g->second->text);
+      ++l.plan_choices[plan ? rl::PlanChoice(*plan) : rl::kNoPlan];
     }
   }
   for (rl::TaskLabel& l : labels) {  // pass rate and level from the counts

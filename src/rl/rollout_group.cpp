@@ -10,6 +10,11 @@ Result<TruncatedPolicy> ParseTruncatedPolicy(const std::string& name) {
 
 namespace {
 
+// A measured speedup the rewards trust: timed, and no flag voided or refused it.
+bool SpeedupTrusted(const Rewards& rewards, std::optional<double> speedup) {
+  return !rewards.speedup_voided && !rewards.speedup_missing && speedup.has_value();
+}
+
 // Each rollout's rewards once from its verdict, then the truncation policy: a truncated
 // response under kPenalize earns what a rejected one earns; under kExclude it is masked.
 GroupTokenAdvantages RewardsOf(std::span<const GroupRollout> group,
@@ -126,9 +131,8 @@ OutcomeClass ClassifyOutcome(vocab::Outcome outcome, const Rewards& rewards,
     case vocab::Outcome::kInvalidFunctionality:
       return OutcomeClass::kInvalidFunctionality;
     case vocab::Outcome::kCorrect:
-      return (!rewards.speedup_voided && !rewards.speedup_missing && speedup && *speedup > 1.0)
-                 ? OutcomeClass::kFast
-                 : OutcomeClass::kCorrectSlow;
+      return (SpeedupTrusted(rewards, speedup) && *speedup > 1.0) ? OutcomeClass::kFast
+                                                                  : OutcomeClass::kCorrectSlow;
     default:
       return OutcomeClass::kIncorrect;
   }
@@ -137,8 +141,7 @@ OutcomeClass ClassifyOutcome(vocab::Outcome outcome, const Rewards& rewards,
 double CountedSpeedup(vocab::Outcome outcome, const Rewards& rewards,
                       std::optional<double> speedup) {
   const bool trusted = outcome == vocab::Outcome::kCorrect && rewards.r_correct > 0 &&
-                       !rewards.speedup_voided && !rewards.speedup_missing && speedup.has_value() &&
-                       *speedup > 0;
+                       SpeedupTrusted(rewards, speedup) && *speedup > 0;
   return trusted ? *speedup : 0.0;
 }
 

@@ -450,11 +450,8 @@ struct RoundScores {
 std::vector<bool> MatchPlans(const std::regex& pattern, const GenBatch& gen) {
   std::vector<bool> out;
   for (const Rollout& r : gen.rollouts) {
-    const verify::ModelOutput split = verify::SplitModelOutput(r.text);
-    out.push_back(
-        split.plan &&
-        std::regex_search(r.text.substr(split.plan->begin, split.plan->end - split.plan->begin),
-                          pattern));
+    const std::optional<std::string_view> plan = verify::PlanText(r.text);
+    out.push_back(plan && std::regex_search(plan->begin(), plan->end(), pattern));
   }
   return out;
 }

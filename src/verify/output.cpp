@@ -171,4 +171,10 @@ ModelOutput SplitModelOutput(std::string_view output) {
   return out;
 }
 
+std::optional<std::string_view> PlanText(std::string_view output) {
+  const ModelOutput split = SplitModelOutput(output);
+  if (!split.plan) return std::nullopt;
+  return output.substr(split.plan->begin, split.plan->end - split.plan->begin);
+}
+
 }  // namespace tritonrl::verify

@@ -38,6 +38,9 @@ struct ModelOutput {
 // Pure text analysis: never fails, never parses Python.
 ModelOutput SplitModelOutput(std::string_view output);
 
+// The text of SplitModelOutput's plan (a view into `output`); none when the output has no plan.
+std::optional<std::string_view> PlanText(std::string_view output);
+
 // The code-point count of text[0, byte_offset).
 size_t CharOffset(std::string_view text, size_t byte_offset);
 

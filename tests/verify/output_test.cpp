@@ -151,5 +151,16 @@ TEST(VerifyOutput, JsonNamesEveryField) {
   EXPECT_EQ(j["code_source"], "modelnew_fence");
 }
 
+// PlanText is the plan span's text, or none.
+TEST(SplitModelOutput, PlanTextIsThePlanSpan) {
+  const std::string out = "<think>\nblocks of 256\n</think>\n```python\nx = 1\n```\n";
+  const ModelOutput split = SplitModelOutput(out);
+  ASSERT_TRUE(split.plan.has_value());
+  ASSERT_TRUE(PlanText(out).has_value());
+  EXPECT_EQ(*PlanText(out), Slice(out, *split.plan));
+  EXPECT_NE(PlanText(out)->find("blocks of 256"), std::string_view::npos);
+  EXPECT_FALSE(PlanText("```python\nx = 1\n```\n").has_value());
+}
+
 }  // namespace
 }  // namespace tritonrl::verify
