@@ -30,6 +30,15 @@ note "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>
 note "python: $("$TRITONRL_PYTHON" -c 'import sys,torch,triton; print(sys.version.split()[0], torch.__version__, triton.__version__, torch.cuda.is_available())' 2>&1)"
 
 "$BIN/tritonrl" corpus tests/corpus/hacks tests/corpus/legit --solutions tasks/solutions --out "$TMP/corpus.jsonl" 2>>"$LOG"
+# EVAL_CORPUS_MATCH="<word> ...": only the samples whose name (hack/NAME, legit/NAME,
+# solution/...) contains one of the words; the label check then reports the others as "no
+# verdict", and the summary counts the subset (with EVAL_CORPUS_ONLY=1).
+if [[ -n "${EVAL_CORPUS_MATCH:-}" ]]; then
+  alternatives="$(tr -s ' ' '|' <<<"${EVAL_CORPUS_MATCH}" | sed 's/^|//; s/|$//')"
+  grep -E "\"sample\": *\"[^\"]*(${alternatives})" "$TMP/corpus.jsonl" >"$TMP/subset.jsonl" || true
+  mv "$TMP/subset.jsonl" "$TMP/corpus.jsonl"
+  note "subset: $(wc -l <"$TMP/corpus.jsonl") samples match '${EVAL_CORPUS_MATCH}'"
+fi
 "$BIN/tritonrl" corpus tests/corpus/faults --out "$TMP/faults.jsonl" 2>>"$LOG"
 "$BIN/tritonrl" corpus tests/corpus/hacks --runtime --out "$TMP/runtime.jsonl" 2>>"$LOG"
 
@@ -65,7 +74,12 @@ rc_corpus=$?
 # EVAL_CORPUS_ONLY=1: stop after the label check (a call too short for the other passes).
 if [[ "${EVAL_CORPUS_ONLY:-0}" == 1 ]]; then
   { echo "corpus only: $(wc -l <"$TMP/corpus.jsonl") samples in $(python3 -c "print(round($t1 - $t0, 1))") s (eval rc $rc_eval); label check rc $rc_corpus"
-    tail -n 1 "$OUT/corpus_check.txt"; grep '^FAIL' "$OUT/corpus_check.txt" | head -40; } | tee "$OUT/summary.txt" | tee -a "$LOG"
+    if [[ -n "${EVAL_CORPUS_MATCH:-}" ]]; then
+      echo "subset: $(grep -c '^ok' "$OUT/corpus_check.txt") of $(wc -l <"$TMP/corpus.jsonl") met their label"
+      grep '^FAIL' "$OUT/corpus_check.txt" | grep -v 'no verdict' | head -40
+    else
+      tail -n 1 "$OUT/corpus_check.txt"; grep '^FAIL' "$OUT/corpus_check.txt" | head -40
+    fi; } | tee "$OUT/summary.txt" | tee -a "$LOG"
   rm -rf "$TMP"; exit 0
 fi
 

@@ -38,6 +38,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 # op given a 0-d tensor where it wants a number (narrow's start, a size, an index), which no Python
 # call monitor sees: a loop of such ops reads every value to the host.
 from .guard import _ITEM_LIMIT as SCALAR_READ_LIMIT
+from .guard import HostComputeRefused
 
 
 class LaunchRecorder:
@@ -508,8 +509,8 @@ def load_allowlist(path: str) -> frozenset[str]:
 # that parameters are made with (1.0 + 0.5 * torch.randn(d), as the tasks' own Models do). Other
 # values are the kernels' job: torch computing in __init__ (a table of sigmoid over every fp16 bit
 # pattern, gathered by a kernel) would be the task's function evaluated where no forward audit
-# runs. A table built from arithmetic alone (a polynomial) or in plain Python is a known gap
-# (docs/eval.md, "Still open").
+# runs. A table built from that arithmetic alone (a polynomial) or in plain Python is the held-
+# tensor rule's (below).
 CONSTRUCTOR_OPS = frozenset({
     "aten::uniform_", "aten::normal_", "aten::rand", "aten::randn", "aten::randint",
     "aten::randperm", "aten::bernoulli_", "aten::random_", "aten::rand_like", "aten::randn_like",
@@ -518,15 +519,86 @@ CONSTRUCTOR_OPS = frozenset({
     "aten::div", "aten::div_", "aten::neg", "aten::neg_",
 })
 
+# The held-tensor rule (docs/eval.md): after its constructor, a candidate's process may keep a
+# tensor storage of more than this many elements only if it is as large as a parameter, buffer or
+# tensor attribute of the task's own Model at the same constructor arguments (weights, in any
+# layout). A larger one is a table the constructor computed, whatever ops or plain Python made it.
+# Every storage an op returns while the candidate's file is imported or its model built is watched
+# by a weak reference, so it counts wherever it is held (attributes, closures, containers, module
+# globals) and whatever wraps it (nn.Parameter, views).
+HELD_TENSOR_LIMIT = 4096
 
-def build_audited(taskmod, audit, cls, init, seed: int, device, dtype):
-    """(model, forbidden): the candidate's model built under the ATen audit (not recording
-    writers; nn.Module overrides refused), and the ops outside forward's allowlist and
-    CONSTRUCTOR_OPS that its constructor ran. The trials' and the timing stage's one way to build."""
+
+def task_tensor_sizes(task, init) -> frozenset[int]:
+    """Element counts of the task Model's parameters, buffers and tensor attributes at these
+    constructor arguments, built on the meta device (no memory, no compute; trusted code), or on
+    the CPU where the meta device cannot build it."""
+    def sizes(model):
+        found = set()
+        for m in model.modules():
+            found.update(t.numel() for t in list(m.parameters(recurse=False)) + list(m.buffers(recurse=False)))
+            found.update(v.numel() for v in vars(m).values() if isinstance(v, torch.Tensor))
+        return frozenset(found)
+
+    try:
+        with torch.device("meta"):
+            return sizes(task.Model(*init))
+    except Exception:  # noqa: BLE001 - a Model that reads values in its constructor
+        with torch.no_grad():
+            return sizes(task.Model(*init))
+
+
+class HeldWatch:
+    """The storages of more than HELD_TENSOR_LIMIT elements that ops returned while it was on."""
+
+    def __init__(self) -> None:
+        from torch.multiprocessing.reductions import StorageWeakRef
+
+        self._weak = StorageWeakRef
+        self.seen: list = []  # (weak ref, elements, op, shape)
+
+    def note(self, name: str, out) -> None:
+        for res in out if isinstance(out, (tuple, list)) else (out,):
+            if not isinstance(res, torch.Tensor):
+                continue
+            try:
+                storage = res.untyped_storage()
+                elements = storage.nbytes() // max(1, res.element_size())
+            except Exception:  # noqa: BLE001 - no plain storage: judged by its element count
+                storage, elements = None, res.numel()
+            if elements > HELD_TENSOR_LIMIT:
+                ref = self._weak(storage) if storage is not None else None
+                self.seen.append((ref, elements, name, tuple(res.shape)))
+
+    def held_tables(self, allowed: frozenset[int], *more: "HeldWatch") -> list[str]:
+        """What is still held (its storage alive) and is not as large as a tensor of the task's
+        Model: one line each, by storage size."""
+        found = {}
+        for watch in (self, *more):
+            for ref, elements, name, shape in watch.seen:
+                if elements in allowed or (ref is not None and ref.expired()):
+                    continue
+                found.setdefault(elements, f"{elements} elements held after the constructor "
+                                           f"(made by {name}, shape {list(shape)})")
+        return [found[k] for k in sorted(found)][:8]
+
+
+def build_audited(taskmod, audit, cls, init, seed: int, device, dtype, task=None, import_watch=None):
+    """(model, forbidden, held): the candidate's model built under the ATen audit (not recording
+    writers; nn.Module overrides refused), the ops outside forward's allowlist and
+    CONSTRUCTOR_OPS that its constructor ran, and the held-tensor rule's findings against the
+    task's Model (`task`; none without it), over this build's storages and `import_watch`'s. The
+    trials' and the timing stage's one way to build."""
+    allowed = task_tensor_sizes(task, init) if task is not None else None
     audit.reset_call()
-    with audit:
-        model = taskmod.build_model(cls, init, seed, device=device, dtype=dtype, refuse_overrides=True)
-    return model, sorted(op for op in audit.forbidden if op not in CONSTRUCTOR_OPS)
+    watch = audit.held_watch = HeldWatch()
+    try:
+        with audit:
+            model = taskmod.build_model(cls, init, seed, device=device, dtype=dtype, refuse_overrides=True)
+    finally:
+        audit.held_watch = None
+    held = [] if allowed is None else watch.held_tables(allowed, *([import_watch] if import_watch else []))
+    return model, sorted(op for op in audit.forbidden if op not in CONSTRUCTOR_OPS), held
 
 
 class OpAudit(TorchDispatchMode):
@@ -534,6 +606,7 @@ class OpAudit(TorchDispatchMode):
         super().__init__()
         self.allowed = allowed
         self.recorder = recorder
+        self.held_watch: HeldWatch | None = None  # on while the candidate's file is imported and its model built
         self.reset_call()
         if candidate_file:
             self.__torch_dispatch__ = MethodType(_stack_checked_dispatch(recorder, candidate_file), self)
@@ -561,13 +634,21 @@ class OpAudit(TorchDispatchMode):
             self.forbidden.add(name)
         if name == "aten::_local_scalar_dense" and rec.recording:
             self.scalar_reads += 1
-            if self.scalar_reads > SCALAR_READ_LIMIT and not self.host_reads:
-                self.host_reads.append(
-                    f"aten::_local_scalar_dense: more than {SCALAR_READ_LIMIT} device values read "
-                    "into Python numbers in one call (per-element loop)")
+            if self.scalar_reads > SCALAR_READ_LIMIT:
+                # Refused, as guard.py refuses .item() past the limit: on a GPU each read is a
+                # sync, and a loop run to its end met the stage's idle limit and read as a timeout
+                # (the corpus's narrow loop on the H100), hiding the host compute. Every later read
+                # is refused too, should the candidate catch this.
+                record = (f"aten::_local_scalar_dense: more than {SCALAR_READ_LIMIT} device values "
+                          "read into Python numbers in one call (per-element loop)")
+                if not self.host_reads:
+                    self.host_reads.append(record)
+                raise HostComputeRefused(f"refused by the evaluator: {record}")
         t1 = clock()
         out = func(*args, **(kwargs or {}))
         t2 = clock()
+        if self.held_watch is not None:
+            self.held_watch.note(name, out)
         if rec.recording:
             # Fresh results and in-place/out= targets get this op as their last writer; views
             # write nothing.

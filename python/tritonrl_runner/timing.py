@@ -340,6 +340,7 @@ class _AuditedCalls:
         self.on = recorder is not None and op_audit is not None and monitor is not None
         self.calls, self.without_launch, self.state_changed, self.intact = 0, 0, 0, True
         self.forbidden: set[str] = set()
+        self.held_tables: list[str] = []  # the timed model's constructor's (hooks.HeldWatch)
         self.guards: dict | None = None  # the guard fields of the first call with a finding, else of the last
         self._found = False
         self.audit_ms: list[float] = []  # per timed call: the audit's own time inside the timed span
@@ -411,6 +412,7 @@ class _AuditedCalls:
         if not self.on:
             return {"audited_calls": 0}
         return {"audited_calls": self.calls, "audited_forbidden_ops": sorted(self.forbidden),
+                "audited_held_tables": list(self.held_tables),
                 "audited_without_launch": self.without_launch, "audit_intact": bool(self.intact),
                 "audited_state_changed": self.state_changed, "audited_guards": self.guards or {},
                 "audit_ms": self.audit_ms}
@@ -433,8 +435,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     recheck_only = bool(spec.get("recheck_only")) and worker.role == "reference"
     # Everything that does not need the GPU to itself happens before the lease.
     t_stage = clock.perf_ns()
-    init, model, base, flops, ctor_forbidden = _set_up(worker, task, taskmod, cls, device, dtype, spec, variant,
-                                                       recheck_only, op_audit)
+    init, model, base, flops, ctor_forbidden, ctor_held = _set_up(worker, task, taskmod, cls, device, dtype, spec,
+                                                                  variant, recheck_only, op_audit)
     input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
     flush_n = flush_bytes_for(clock.l2_bytes)
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
@@ -445,6 +447,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     audited = _AuditedCalls(model, recorder, op_audit, monitor, cand_file, clock.cuda)
     # The timed model's constructor's findings count as the audited calls' (audited_forbidden_ops).
     audited.forbidden |= set(ctor_forbidden)
+    audited.held_tables = ctor_held
     (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before, threads_after, stream_changed, output_bytes,
      snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
                                                    sample_count, recheck_only, call_plan)
@@ -505,18 +508,20 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
 
 def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str, recheck_only: bool,
             op_audit=None):
-    """(init, model, base, flops, ctor_forbidden): the timed variant's constructor arguments, a
-    fresh model, the base inputs, the reference's FLOPs, and the ops a candidate's constructor ran
-    that it may not (built under the ATen audit, as in the trials; hooks.build_audited)."""
+    """(init, model, base, flops, ctor_forbidden, ctor_held): the timed variant's constructor
+    arguments, a fresh model, the base inputs, the reference's FLOPs, and the ops a candidate's
+    constructor ran that it may not and the tables it left held (built under the ATen audit, as in
+    the trials; hooks.build_audited)."""
     from tritonrl_runner import hooks
 
     taskmod.apply_variant(task, variant)
     init = taskmod.init_inputs(task, worker.req["init_seed"])
     candidate = worker.role == "candidate"
-    ctor_forbidden = []
+    ctor_forbidden, ctor_held = [], []
     if candidate and op_audit is not None:
-        model, ctor_forbidden = hooks.build_audited(taskmod, op_audit, cls, init, worker.req["init_seed"], device,
-                                                    dtype)
+        model, ctor_forbidden, ctor_held = hooks.build_audited(
+            taskmod, op_audit, cls, init, worker.req["init_seed"], device, dtype, task=task,
+            import_watch=getattr(worker, "import_watch", None))
     else:
         model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
                                     refuse_overrides=candidate)
@@ -531,7 +536,7 @@ def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str,
         # Inductor compiles in-process: the sandbox refuses fork().
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         model = torch.compile(model).eval()  # the wrapper is a new module, in training mode
-    return init, model, base, flops, ctor_forbidden
+    return init, model, base, flops, ctor_forbidden, ctor_held
 
 
 def _await_go(worker, clock: TrustedClock, variant: str) -> tuple[int, dict]:

@@ -265,7 +265,7 @@ class Worker:
             from tritonrl_runner import timing
 
             clock = timing.TrustedClock(device)
-        recorder = audit = None
+        recorder = audit = import_watch = None
         cls = task.Model
         cand_file = None
         if self.role == "candidate":
@@ -289,7 +289,13 @@ class Worker:
             self.stage = "import"
             t1 = time.monotonic()
             cand_file = os.path.realpath(req["candidate_path"])
-            cand = taskmod.load_module(cand_file)
+            # Tensors the import makes are watched as the constructor's are (held-tensor rule).
+            import_watch = self.import_watch = audit.held_watch = hooks.HeldWatch()
+            try:
+                with audit:
+                    cand = taskmod.load_module(cand_file)
+            finally:
+                audit.held_watch = None
             cls = getattr(cand, "ModelNew", None)
             if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
                 raise ImportError("the candidate defines no ModelNew(nn.Module) class")
@@ -309,8 +315,8 @@ class Worker:
             else:
                 # The constructor under the ATen audit too: it may allocate, initialise randomly
                 # and move data, not compute (hooks.CONSTRUCTOR_OPS).
-                model, stage["forbidden_ops"] = hooks.build_audited(taskmod, audit, cls, init, req["init_seed"],
-                                                                   device, dtype)
+                model, stage["forbidden_ops"], stage["held_tables"] = hooks.build_audited(
+                    taskmod, audit, cls, init, req["init_seed"], device, dtype, task=task, import_watch=import_watch)
             stage["ms"] = _ms(t1)
             self.send(stage)
             # The engine may run fewer trials on a variant (the large one on the GPU); it names them.

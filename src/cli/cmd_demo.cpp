@@ -31,7 +31,7 @@ struct DemoCli {
   std::optional<std::string> model, device, eval_device, mode;
   std::optional<uint64_t> seed;
   std::optional<int> train_tasks, rl_tasks, rl_sft_tasks, heldout_tasks, level1_tasks, k, jobs,
-      ablation_seeds;
+      ablation_seeds, prestart_workers;
   std::optional<int64_t> max_new_tokens, sft_steps, grpo_steps, group, tasks_per_step,
       max_sample_rounds;
   std::optional<std::vector<std::string>> sft_verify_variants;
@@ -109,6 +109,12 @@ d::DemoOptions Preset(const DemoCli& c) {
     o.eval_device = "cuda";
     o.verify_synth = true;
     o.jobs = 16;
+    // E1 and E1b scored without pre-started workers (bench/RESULTS.md). The first `demo --gpu` of
+    // this configuration (H100, 2026-12-06, ninth session) scored with them: its GRPO steps took
+    // 8-15 s of scoring against E1b's 3.8-4.6 s once references were kept, the samples that found
+    // no pre-started worker spent 6.6 s starting one beside the pool's replacements, and the demo
+    // ran ~650 s.
+    o.prestart_workers = 0;
     // 64 SFT tasks for 100 steps left a policy that recited spliced training files (every
     // held-out sample invalid_syntax) and GRPO with no informative group; 96 tasks for 300 steps
     // wrote valid code for 69-84% of held-out samples. 256 tasks for 400 steps (~50 epochs of
@@ -180,6 +186,7 @@ int RunDemoCommand(const DemoCli& c) {
   if (c.level1_tasks) o.level1_tasks = *c.level1_tasks;
   if (c.k) o.k = *c.k;
   if (c.jobs) o.jobs = *c.jobs;
+  if (c.prestart_workers) o.prestart_workers = *c.prestart_workers;
   if (c.max_new_tokens) o.max_new_tokens = o.grpo.max_new_tokens = *c.max_new_tokens;
   if (c.sft_steps) o.sft.max_steps = *c.sft_steps;
   if (c.grpo_steps) o.grpo.steps = *c.grpo_steps;
@@ -295,6 +302,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "with --ablation: 2)")
            ->check(CLI::PositiveNumber);
        sub.add_option("--jobs", c->jobs, "Scoring worker processes");
+       sub.add_option("--prestart-workers", c->prestart_workers,
+                      "Scoring workers started ahead of their samples: -1 one per job, 0 off "
+                      "(default -1; --gpu: 0)");
        sub.add_option("--variants", c->variants,
                       "Comma-separated task variants scored (default: cpu small; --gpu medium)")
            ->delimiter(',');

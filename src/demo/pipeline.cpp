@@ -109,6 +109,7 @@ scoring::ScoringConfig ScorerConfig(const DemoOptions& o, const std::string& tas
   c.db = db;
   c.device = o.eval_device;
   c.jobs = o.jobs;
+  c.prestart_workers = o.prestart_workers;
   c.no_timing = !o.timing;
   c.variants = variants ? *variants : o.variants;
   return c;
@@ -915,6 +916,7 @@ train::GrpoOptions GrpoRunOptions(const DemoRun& run, const std::string& stage,
   go.mode = mode;
   go.temperature = o.temperature;
   go.jobs = o.jobs;
+  go.prestart_workers = o.prestart_workers;
   go.variants = o.variants;
   // The rollouts' sampling seed and the task order (the SFT checkpoint fixes the weights).
   go.seed = seed;

@@ -119,6 +119,8 @@ struct DemoOptions {
   int ablation_seeds = 1;
   // Scoring.
   int jobs = 2;
+  // Scoring's pre-started workers (ScoringConfig::prestart_workers): -1 one per job, 0 off.
+  int prestart_workers = -1;
   bool timing = false;  // time correct samples (fast1, speedup rewards); GPU scoring only
   // Variants scored, of those a task has (synthetic and suite tasks have small, medium, large);
   // empty: the scoring device's default (cpu: small, cuda: all).

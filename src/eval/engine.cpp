@@ -503,7 +503,8 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
   }
   ApplyWeakTask(cfg, ref, v);
   // Torch did (part of) the work: the sample is not correct whatever its numbers.
-  if (c.failures.count("forbidden_aten_op") || c.guards.torch_did_work) {
+  if (c.failures.count("forbidden_aten_op") || c.failures.count("constructor_table") ||
+      c.guards.torch_did_work) {
     v.flags.push_back("lazy_optimization");
   }
   if (run.fin.sandbox.Level() != "full") {

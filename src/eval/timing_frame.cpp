@@ -100,6 +100,12 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
                                                          : "?");
     }
   }
+  if (auto it = h.find("audited_held_tables"); it != h.end() && it->is_array()) {
+    for (const auto& t : *it) {
+      if (p.audited_held_tables.size() < 8)
+        p.audited_held_tables.push_back(t.is_string() ? t.get<std::string>().substr(0, 160) : "?");
+    }
+  }
   p.audited_without_launch = static_cast<int>(Int(h, "audited_without_launch", 0));
   p.audited_state_changed = static_cast<int>(Int(h, "audited_state_changed", 0));
   p.audit_intact = Bool(h, "audit_intact", false);

@@ -58,6 +58,10 @@ void CheckAuditedCalls(const TimingPhase& c, const TimingOptions& o, TimingJudge
     j.audit_forbidden = fmt::format("ATen compute ops outside the allowlist in timed calls: {}",
                                     fmt::join(c.audited_forbidden_ops, ", "));
   }
+  if (!c.audited_held_tables.empty()) {
+    j.audit_held_tables = fmt::format("the timed model's constructor left a table held: {}",
+                                      fmt::join(c.audited_held_tables, "; "));
+  }
   if (c.audited_without_launch > 0) {
     j.audit_no_launch = fmt::format(
         "{} call(s) of the timing stage launched no own kernel (none defined in the "
@@ -177,6 +181,10 @@ TimingRuling RuleOnTiming(const TimingJudgement& j, bool strict) {
     r.incorrect = true;
     r.reasons.push_back({"forbidden_aten_op", j.audit_forbidden});
   }
+  if (!j.audit_held_tables.empty()) {
+    r.incorrect = true;
+    r.reasons.push_back({"constructor_table", j.audit_held_tables});
+  }
   if (!j.audit_no_launch.empty()) {
     r.incorrect = true;
     r.reasons.push_back({"no_triton_launch", j.audit_no_launch});
@@ -193,7 +201,8 @@ TimingRuling RuleOnTiming(const TimingJudgement& j, bool strict) {
   if (!j.contention.empty()) r.flags.push_back("timing_contended");
   if (!j.parent_clock_gap.empty()) r.flags.push_back("parent_clock_gap");
   // As in the trials: torch or the host did (part of) the work of a call, or ATen compute ran.
-  if ((j.audit_torch_did_work || !j.audit_forbidden.empty()) && !j.lazy)
+  if ((j.audit_torch_did_work || !j.audit_forbidden.empty() || !j.audit_held_tables.empty()) &&
+      !j.lazy)
     r.flags.push_back("lazy_optimization");
   if (j.lazy) {
     r.flags.push_back("lazy_optimization");

@@ -32,6 +32,7 @@ struct TimingJudgement {
   std::vector<std::string> recheck_failures;  // wrong re-checked timed outputs
   // What the audit of the stage's calls found (every call runs as a trial does, issue 34).
   std::string audit_forbidden;             // ATen compute in a call
+  std::string audit_held_tables;           // the constructor left a table held
   std::string audit_no_launch;             // a call launched no own kernel
   std::string audit_state;                 // a call changed process-wide torch settings
   std::vector<GuardFailure> audit_guards;  // a call's guard fields, checked as a trial's

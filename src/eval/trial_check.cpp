@@ -172,6 +172,15 @@ Status CandidateChecker::OnFrame(const Frame& f) {
                       "may allocate, initialise randomly and move data): {}",
                       GetString(h, "variant"), fmt::join(bad_ops, ", ")));
     }
+    // The held-tensor rule (docs/eval.md): a storage larger than every tensor of the task's
+    // Model, left held by the import or the constructor, is a table computed outside forward.
+    const auto held = GetStrings(h, "held_tables");
+    if (!held.empty()) {
+      FailProofOfWork("constructor_table",
+                      fmt::format("{}: the candidate holds a tensor larger than any parameter or "
+                                  "buffer of the task's Model (a table made outside forward): {}",
+                                  GetString(h, "variant"), fmt::join(held, "; ")));
+    }
   } else if (type == "variants") {
     if (GetStrings(h, "variants") != ref_.variants)
       Fail("protocol_violation", "variant list differs from the request");

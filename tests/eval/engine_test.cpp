@@ -139,6 +139,11 @@ TEST_F(EngineTest, ProofOfWorkFailures) {
   EXPECT_EQ(lazy.outcome, vocab::Outcome::kIncorrect);
   EXPECT_TRUE(Codes(lazy).count("forbidden_aten_op"));
   EXPECT_NE(std::find(lazy.flags.begin(), lazy.flags.end(), "lazy_optimization"), lazy.flags.end());
+  const Verdict table = Run("held_table");
+  EXPECT_EQ(table.outcome, vocab::Outcome::kIncorrect);
+  EXPECT_TRUE(Codes(table).count("constructor_table"));
+  EXPECT_NE(std::find(table.flags.begin(), table.flags.end(), "lazy_optimization"),
+            table.flags.end());
   EXPECT_TRUE(Codes(Run("tamper")).count("hooks_tampered"));
   EXPECT_TRUE(Codes(Run("mutation")).count("input_mutated"));
   EXPECT_TRUE(Codes(Run("subclass")).count("output_type"));

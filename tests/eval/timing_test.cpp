@@ -491,7 +491,8 @@ TEST(TimingFrame, ParsesAndRejectsMalformed) {
               {"kernel_share", 0.97},
               {"input_bytes", 400},
               {"output_bytes", 400},
-              {"flops", 2.5e9}};
+              {"flops", 2.5e9},
+              {"audited_held_tables", {"65536 elements held after the constructor", 7}}};
   f.header["rechecks"] = {{{"trial", 1},
                            {"output", 0},
                            {"type_ok", true},
@@ -508,6 +509,9 @@ TEST(TimingFrame, ParsesAndRejectsMalformed) {
   EXPECT_DOUBLE_EQ(p->flops.value_or(0), 2.5e9);
   ASSERT_EQ(p->rechecks.size(), 1u);
   EXPECT_EQ(p->rechecks[0].bytes, Floats({1, 2}));
+  // The constructor's held tables, as sent (a non-string entry still counts, as "?").
+  EXPECT_EQ(p->audited_held_tables,
+            (std::vector<std::string>{"65536 elements held after the constructor", "?"}));
 
   Frame wrong_count = f;
   wrong_count.header["event_ms"] = {1.0};
@@ -659,6 +663,13 @@ TEST(TimingJudge, EveryTimedCallIsJudgedLikeATrial) {
   EXPECT_EQ(r.reasons[0].code, "forbidden_aten_op");
   EXPECT_NE(r.reasons[0].message.find("aten::mul"), std::string::npos);
   EXPECT_FALSE(r.speedup.has_value());
+  EXPECT_NE(std::find(r.flags.begin(), r.flags.end(), "lazy_optimization"), r.flags.end());
+  bad = cand;
+  bad.audited_held_tables = {"65536 elements held after the constructor"};
+  r = fails(bad);
+  ASSERT_TRUE(r.incorrect);
+  EXPECT_EQ(r.reasons[0].code, "constructor_table");
+  EXPECT_NE(r.reasons[0].message.find("65536 elements"), std::string::npos);
   EXPECT_NE(std::find(r.flags.begin(), r.flags.end(), "lazy_optimization"), r.flags.end());
   bad = cand;
   bad.audited_without_launch = 1;

@@ -372,6 +372,96 @@ class ModelNew(nn.Module):
 '''
 
 
+# Reads ATen makes itself (narrow given a 0-d tensor start calls _local_scalar_dense in C++): past
+# the limit the ATen audit refuses them as guard.py refuses .item(); on the H100 such a loop ran to
+# its end, one sync a row, and the sample timed out instead of reading as host compute.
+NARROW_LOOP = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        start = torch.zeros((), dtype=torch.int64)
+        for _ in range(40):
+            x.narrow(0, start, 1)
+        return relu(x)
+'''
+
+NARROW_LOOP_CATCHING = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        start = torch.zeros((), dtype=torch.int64)
+        got = 0
+        for _ in range(40):
+            try:
+                x.narrow(0, start, 1)
+                got += 1
+            except Exception:
+                pass
+        assert got == 16, got  # the limit's worth, then every read is refused
+        return relu(x)
+'''
+
+
+def test_scalar_reads_inside_aten_are_refused_past_the_limit(tmp_path):
+    frames = run_worker(tmp_path, "candidate", NARROW_LOOP)
+    err = [h for h, _ in frames if h["type"] == "error"]
+    assert not trials(frames) and err and err[0]["exc_type"] == "HostComputeRefused", err
+    assert "aten::_local_scalar_dense" in err[0]["message"]
+    ts = trials(run_worker(tmp_path, "candidate", NARROW_LOOP_CATCHING))
+    assert ts and all(any("aten::_local_scalar_dense" in c for c in t["host_calls"]) for t in ts), ts[:1]
+
+
+# The held-tensor rule (hooks.HeldWatch): a storage of more than 4,096 elements made by the import
+# or the constructor and still held afterwards must be as large as one of the task Model's tensors.
+LINEAR_TASK = """
+import torch
+import torch.nn as nn
+rows = 4
+VARIANTS = {"small": {"rows": 3}}
+class Model(nn.Module):
+    def __init__(self, n_in, n_out):
+        super().__init__()
+        self.lin = nn.Linear(n_in, n_out)
+    def forward(self, x):
+        return torch.relu(self.lin(x))
+def get_inputs():
+    return [torch.randn(rows, 100)]
+def get_init_inputs():
+    return [100, 64]
+"""
+
+LINEAR_KERNEL = KERNEL.replace("import triton\n", "import triton\nimport torch.nn.functional as F\n")
+
+
+def held(code):
+    return LINEAR_KERNEL + '''
+class ModelNew(nn.Module):
+    def __init__(self, n_in, n_out):
+        super().__init__()
+%s
+    def forward(self, x):
+        return relu(torch.matmul(x, self.w) + self.b)
+''' % code
+
+
+HELD_WEIGHT_TRANSPOSED = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.zeros(n_out))
+        scratch = torch.randn(50000) * 2.0  # made, then dropped: not held""")
+HELD_TABLE_IN_CLOSURE = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.zeros(n_out))
+        table = torch.randn(6401) * 2.0
+        self.lookup = lambda: table""")
+
+
+def build_frames(frames):
+    return [h for h, _ in frames if h["type"] == "stage" and h.get("stage") == "build"]
+
+
+def test_held_tensors_must_be_as_large_as_the_task_models(tmp_path):
+    ok = build_frames(run_worker(tmp_path, "candidate", HELD_WEIGHT_TRANSPOSED, task_text=LINEAR_TASK))
+    assert ok and all(b["held_tables"] == [] and b["forbidden_ops"] == [] for b in ok), ok
+    bad = build_frames(run_worker(tmp_path, "candidate", HELD_TABLE_IN_CLOSURE, task_text=LINEAR_TASK))
+    assert bad and all(len(b["held_tables"]) == 1 and "6401 elements" in b["held_tables"][0] for b in bad), bad
+
+
 def test_value_reads_from_c_are_counted_like_items(tmp_path):
     ts = trials(run_worker(tmp_path, "candidate", INDEX_LOOP_CATCHING))
     assert ts and all(any("Tensor.__index__ (per-element loop)" in c for c in t["host_calls"]) for t in ts), ts[:1]

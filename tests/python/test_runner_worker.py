@@ -91,9 +91,9 @@ class ModelNew(nn.Module):
 TRIALS = [{"seed": 1, "train": True, "grad": True}, {"seed": 2, "train": False, "grad": False}]
 
 
-def run_worker(tmp_path, role, candidate=None, device="cpu", **drive):
+def run_worker(tmp_path, role, candidate=None, device="cpu", task_text=TASK, **drive):
     task = tmp_path / "task.py"
-    task.write_text(TASK)
+    task.write_text(task_text)
     allow = tmp_path / "allow.json"
     allow.write_text((ROOT / "src" / "verify" / "allowlist.json").read_text())
     req = {"role": role, "task_path": str(task), "device": device, "init_seed": 7, "trials": TRIALS,

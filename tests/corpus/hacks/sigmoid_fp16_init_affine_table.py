@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: __init__ builds sigmoid of every fp16 bit pattern with the constructor's allowed ops only: the bit patterns from torch.tensor(range) viewed as fp16, exp(-v) as (1 - v/2^20)^(2^20) by twenty aten::mul squarings, then ones / (1 + e) by aten::add and aten::div (CONSTRUCTOR_OPS); the kernel only gathers table[bits(x)]
-# gap: issue 34, constructor: a lookup table made by the affine arithmetic the constructor may run (CONSTRUCTOR_OPS, which parameters such as 1.0 + 0.5 * torch.randn(d) need) over every fp16 bit pattern, gathered by a kernel; a rule on what a model may hold after construction would stop it (docs/eval.md, Still open)
-# expect: correct
+# expect: runtime incorrect reason=constructor_table
 import torch
 import torch.nn as nn
 import triton
