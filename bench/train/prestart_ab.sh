@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Scoring inside GRPO with and without pre-started workers (issue 35). Two runs of `train grpo`
+# from one SFT checkpoint on one RL pool, same seed and settings, each with its own scoring store
+# (no verdict shared between them); only --prestart-workers differs (-1: one per job, 0: off).
+# Prints a table per arm: scoring seconds a step (steps 2..N: step 1 computes the pool's
+# references), rollouts scored a second, and from the store the workers' mean wall, start and
+# device set-up, split by how each worker was spawned (pre-started or on demand).
+#
+#   BIN=<folder with tritonrl> DEMO=<a finished `tritonrl demo --gpu` folder: sft/best, pool>
+#   OUT=<folder> [STEPS=8] [ARMS="0 -1"] bench/train/prestart_ab.sh
+#
+# Why (bench/RESULTS.md, 2026-12-06 ninth session): the first `demo --gpu` scored its GRPO steps
+# in 8-15 s with pre-started workers, where E1b had 3.8-4.6 s without; a sample that found no
+# pre-started worker spent 6.6 s starting one beside the pool's own replacements. The confound
+# (E1b's later policy repeated code more often) is removed here: same checkpoint, same tasks.
+set -euo pipefail
+: "${BIN:?set BIN to the folder with tritonrl}"
+: "${DEMO:?set DEMO to a finished demo --gpu folder}"
+: "${OUT:?set OUT to the folder for the results}"
+STEPS="${STEPS:-8}" ARMS="${ARMS:-0 -1}"
+PY="${TRITONRL_PYTHON:-python3}"
+mkdir -p "$OUT"
+for arm in $ARMS; do
+  out="$OUT/prestart_$arm"
+  [[ -f "$out/done" ]] && continue
+  rm -rf "$out"
+  start=$(date +%s)
+  "$BIN/tritonrl" train grpo --model "$DEMO/sft/best" --tasks "$DEMO/pool" --out "$out" \
+    --mode uniform --no-timing --seed 1 --lr 2e-5 --warmup-steps 5 --steps "$STEPS" \
+    --tasks-per-step 8 --group 8 --max-new-tokens 1024 --save-every 1000 --device cuda \
+    --eval-device cuda --jobs 16 --variants medium --prestart-workers "$arm" --no-progress \
+    >"$OUT/prestart_$arm.log" 2>&1
+  echo "arm $arm: $(($(date +%s) - start)) s" >>"$OUT/prestart_ab.txt"
+  touch "$out/done"
+done
+"$PY" - "$OUT" $ARMS <<'PY' | tee -a "$OUT/prestart_ab.txt"
+import json, os, sqlite3, statistics, sys
+
+out, arms = sys.argv[1], sys.argv[2:]
+print("| --prestart-workers | steps | scoring s/step (2..N) | rollouts/s scored | spawn | workers | wall s | start s | device set-up s | correctness s |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for arm in arms:
+    run = os.path.join(out, f"prestart_{arm}")
+    steps = [json.loads(l) for l in open(os.path.join(run, "metrics.jsonl")) if l.strip()]
+    later = steps[1:] or steps
+    score = statistics.mean(s["score_seconds"] for s in later)
+    n = sum(s["sampled_groups"] for s in later) * 8 / len(later)
+    db = sqlite3.connect(os.path.join(run, "scores.sqlite"))
+    rows = db.execute(
+        "select json_extract(v.evidence_json, '$.sandbox.spawn'), count(distinct v.sample_id || v.run_id),"
+        " avg(case when s.stage = 'worker_wall' then s.seconds end),"
+        " avg(case when s.stage = 'startup' then s.seconds end),"
+        " avg(case when s.stage = 'phase_device_init' then s.seconds end),"
+        " avg(case when s.stage = 'correctness' then s.seconds end)"
+        " from verdicts v join stage_timings s using (run_id, task_id, sample_id) group by 1").fetchall()
+    fmt = lambda x: "-" if x is None else f"{x:.2f}"
+    for i, (spawn, count, wall, st, dev, corr) in enumerate(rows):
+        head = f"| {arm} | {len(steps)} | {score:.2f} | {n / score:.1f} |" if i == 0 else "| | | | |"
+        print(f"{head} {spawn} | {count} | {fmt(wall)} | {fmt(st)} | {fmt(dev)} | {fmt(corr)} |")
+PY
