@@ -159,6 +159,23 @@ def _aliases(out, inputs) -> bool:
     return False
 
 
+def _refused_by_triton_front_end(exc: BaseException) -> bool:
+    """Whether Triton refused a kernel before running it: the innermost frame is in its compiler
+    package or in the JIT's dependency scan (jit.py's DependenciesFinder, which on the GPU refuses a
+    kernel that references a plain Python function, "Unsupported function referenced", where the
+    interpreter raises InterpreterError). The engine counts it as a compile error, as it does
+    CompilationError; a candidate raising the same itself only picks another failing outcome."""
+    tb, code = exc.__traceback__, None
+    while tb is not None:
+        code, tb = tb.tb_frame.f_code, tb.tb_next
+    if code is None:
+        return False
+    path = code.co_filename.replace(os.sep, "/")
+    if "/triton/compiler/" in path:
+        return True
+    return path.endswith("/triton/runtime/jit.py") and code.co_qualname.startswith("DependenciesFinder.")
+
+
 def _dtype_name(dt) -> str:
     return str(dt).removeprefix("torch.")
 
@@ -211,8 +228,10 @@ class Worker:
         if refused and exc_type != "HostComputeRefused":
             exc_type = "HostComputeRefused"
             tb.append(f"refused by the evaluator: {refused[-1]}\n")
-        self.send({"type": "error", "stage": self.stage, "exc_type": exc_type,
-                   "message": "".join(tb)[-2000:]})
+        frame = {"type": "error", "stage": self.stage, "exc_type": exc_type, "message": "".join(tb)[-2000:]}
+        if _refused_by_triton_front_end(exc):
+            frame["triton_refused"] = True
+        self.send(frame)
 
     def run(self) -> None:
         req = self.req

@@ -197,10 +197,12 @@ std::pair<Outcome, Reason> ClassifyEnd(const WorkerRun& run) {
                 {stage, code, at == std::string::npos ? msg : Truncate(full.substr(at), 400)}};
       }
       // Triton reports kernel compile failures as CompilationError; under
-      // TRITON_INTERPRET=1 the same failures surface as InterpreterError.
+      // TRITON_INTERPRET=1 the same failures surface as InterpreterError. The JIT's dependency
+      // scan refuses a kernel that calls a plain Python function with a RuntimeError, which the
+      // worker marks (`triton_refused`: the innermost frame is Triton's front end).
       const bool compile = where == "import" || where == "build" ||
                            exc.find("CompilationError") != std::string::npos ||
-                           exc == "InterpreterError";
+                           exc == "InterpreterError" || GetBool(h, "triton_refused", false);
       if (IsOutOfDeviceMemory(exc, msg))
         return {Outcome::kRuntimeError, {stage, "out_of_memory", fmt::format("{}: {}", exc, msg)}};
       return {

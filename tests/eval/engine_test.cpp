@@ -235,6 +235,9 @@ TEST_F(EngineTest, ForgedOrMalformedFramesFail) {
 TEST_F(EngineTest, ExceptionsByStage) {
   EXPECT_EQ(Run("error_import").outcome, vocab::Outcome::kCompileError);
   EXPECT_EQ(Run("error_trial").outcome, vocab::Outcome::kRuntimeError);
+  const Verdict refused = Run("triton_refused");
+  EXPECT_EQ(refused.outcome, vocab::Outcome::kCompileError);
+  EXPECT_TRUE(Codes(refused).count("compile_exception"));
 }
 
 TEST_F(EngineTest, HostComputeRefusedIsHostCompute) {

@@ -159,6 +159,14 @@ int main() {
           {{"type", "error"}, {"stage", "trial"}, {"exc_type", "ValueError"}, {"message", "boom"}});
       return 1;
     }
+    if (sc == "triton_refused") {  // the JIT's dependency scan refused the kernel (worker.py)
+      Send({{"type", "error"},
+            {"stage", "trial"},
+            {"exc_type", "RuntimeError"},
+            {"message", "RuntimeError: Unsupported function referenced: <function helper>"},
+            {"triton_refused", true}});
+      return 1;
+    }
     if (sc == "host_refused") {  // the call monitor stopped a per-element loop (guard.py)
       Send({{"type", "error"},
             {"stage", "trial"},

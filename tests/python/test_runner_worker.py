@@ -418,3 +418,29 @@ def test_a_failed_prestart_is_reported_after_the_request_as_without_it(tmp_path)
 def test_bad_worker_arguments_fail_before_any_frame(tmp_path, args):
     frames = run_worker(tmp_path, "reference", args=args)
     assert frames == []
+
+
+def test_a_kernel_triton_refuses_before_compiling_is_marked_a_compile_error():
+    # On the GPU, Triton's JIT refuses a kernel that calls a plain Python function while it hashes
+    # the kernel's dependencies (a RuntimeError, not CompilationError; the interpreter raises
+    # InterpreterError instead); the worker marks it so the engine reports compile_error there too.
+    from triton.runtime.jit import JITFunction
+    from tritonrl_runner.worker import _refused_by_triton_front_end
+
+    def helper(v):
+        return v
+
+    def kernel(x):
+        helper(x)
+
+    globals()["helper"] = helper  # the scan looks the name up in the kernel's globals
+    try:
+        with pytest.raises(RuntimeError, match="Unsupported function referenced") as caught:
+            JITFunction(kernel).cache_key
+    finally:
+        del globals()["helper"]
+    assert _refused_by_triton_front_end(caught.value)
+    try:
+        raise RuntimeError("Unsupported function referenced: raised by the candidate itself")
+    except RuntimeError as e:
+        assert not _refused_by_triton_front_end(e)
