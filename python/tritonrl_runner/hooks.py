@@ -519,26 +519,33 @@ CONSTRUCTOR_OPS = frozenset({
     "aten::div", "aten::div_", "aten::neg", "aten::neg_",
 })
 
-# The held-tensor rule (docs/eval.md): after its constructor, a candidate's process may keep a
-# tensor storage of more than this many elements only if it is as large as a parameter, buffer or
-# tensor attribute of the task's own Model at the same constructor arguments (weights, in any
-# layout). A larger one is a table the constructor computed, whatever ops or plain Python made it.
+# The held-tensor rule (docs/eval.md): what a candidate's process may keep after its constructor.
 # Every storage an op returns while the candidate's file is imported or its model built is watched
 # by a weak reference, so it counts wherever it is held (attributes, closures, containers, module
-# globals) and whatever wraps it (nn.Parameter, views).
+# globals) and whatever wraps it (nn.Parameter, views). Two bounds, on what is still alive:
+# - each storage of more than HELD_TENSOR_LIMIT elements must be exactly as large as a parameter,
+#   buffer or tensor attribute of the task's own Model at the same constructor arguments (weights,
+#   in any layout);
+# - all of them together may hold at most twice the task Model's tensors in fp32 plus
+#   HELD_BYTES_SLACK: a table split into small storages, or packed into a wider dtype, is counted
+#   in bytes, whatever its pieces (third white-box review, 2026-12-06).
+# A lookup table is the task's function evaluated outside forward, however it was computed.
 HELD_TENSOR_LIMIT = 4096
+HELD_BYTES_SLACK = 4 * HELD_TENSOR_LIMIT
 
 
-def task_tensor_sizes(task, init) -> frozenset[int]:
-    """Element counts of the task Model's parameters, buffers and tensor attributes at these
-    constructor arguments, built on the meta device (no memory, no compute; trusted code), or on
-    the CPU where the meta device cannot build it."""
+def task_tensor_sizes(task, init) -> tuple[frozenset[int], int]:
+    """(element counts, total elements) of the task Model's parameters, buffers and tensor
+    attributes at these constructor arguments, built on the meta device (no memory, no compute;
+    trusted code), or on the CPU where the meta device cannot build it."""
     def sizes(model):
-        found = set()
+        found = {}
         for m in model.modules():
-            found.update(t.numel() for t in list(m.parameters(recurse=False)) + list(m.buffers(recurse=False)))
-            found.update(v.numel() for v in vars(m).values() if isinstance(v, torch.Tensor))
-        return frozenset(found)
+            held = list(m.parameters(recurse=False)) + list(m.buffers(recurse=False))
+            held += [v for v in vars(m).values() if isinstance(v, torch.Tensor)]
+            for t in held:
+                found.setdefault(id(t), t.numel())
+        return frozenset(found.values()), sum(found.values())
 
     try:
         with torch.device("meta"):
@@ -549,13 +556,13 @@ def task_tensor_sizes(task, init) -> frozenset[int]:
 
 
 class HeldWatch:
-    """The storages of more than HELD_TENSOR_LIMIT elements that ops returned while it was on."""
+    """The storages that ops returned while it was on (weak references)."""
 
     def __init__(self) -> None:
         from torch.multiprocessing.reductions import StorageWeakRef
 
         self._weak = StorageWeakRef
-        self.seen: list = []  # (weak ref, elements, op, shape)
+        self.seen: list = []  # (weak ref or None, key, bytes, elements, op, shape)
 
     def note(self, name: str, out) -> None:
         for res in out if isinstance(out, (tuple, list)) else (out,):
@@ -563,24 +570,36 @@ class HeldWatch:
                 continue
             try:
                 storage = res.untyped_storage()
-                elements = storage.nbytes() // max(1, res.element_size())
-            except Exception:  # noqa: BLE001 - no plain storage: judged by its element count
-                storage, elements = None, res.numel()
-            if elements > HELD_TENSOR_LIMIT:
-                ref = self._weak(storage) if storage is not None else None
-                self.seen.append((ref, elements, name, tuple(res.shape)))
+                nbytes = storage.nbytes()
+                ref, key = self._weak(storage), (str(res.device), storage.data_ptr(), nbytes)
+            except Exception:  # noqa: BLE001 - no plain storage: judged by its own size, as held
+                nbytes = res.numel() * res.element_size()
+                ref, key = None, ("tensor", id(res), nbytes)
+            if nbytes:
+                self.seen.append((ref, key, nbytes, nbytes // max(1, res.element_size()), name,
+                                  tuple(res.shape)))
 
-    def held_tables(self, allowed: frozenset[int], *more: "HeldWatch") -> list[str]:
-        """What is still held (its storage alive) and is not as large as a tensor of the task's
-        Model: one line each, by storage size."""
-        found = {}
+    def held_tables(self, sizes: tuple[frozenset[int], int], *more: "HeldWatch") -> list[str]:
+        """What the held-tensor rule finds in the storages still alive (one line each)."""
+        allowed, total_elements = sizes
+        alive = {}
         for watch in (self, *more):
-            for ref, elements, name, shape in watch.seen:
-                if elements in allowed or (ref is not None and ref.expired()):
-                    continue
+            for ref, key, nbytes, elements, name, shape in watch.seen:
+                if ref is None or not ref.expired():
+                    alive.setdefault(key, (nbytes, elements, name, shape))
+        found = {}
+        for nbytes, elements, name, shape in alive.values():
+            if elements > HELD_TENSOR_LIMIT and elements not in allowed:
                 found.setdefault(elements, f"{elements} elements held after the constructor "
                                            f"(made by {name}, shape {list(shape)})")
-        return [found[k] for k in sorted(found)][:8]
+        lines = [found[k] for k in sorted(found)][:7]
+        budget = 2 * 4 * total_elements + HELD_BYTES_SLACK
+        held = sum(v[0] for v in alive.values())
+        if held > budget:
+            lines.append(f"{held} bytes held after the constructor in {len(alive)} storages, more "
+                         f"than the task Model's tensors allow ({budget} bytes: twice their size "
+                         f"in fp32 plus {HELD_BYTES_SLACK})")
+        return lines
 
 
 def build_audited(taskmod, audit, cls, init, seed: int, device, dtype, task=None, import_watch=None):
@@ -589,7 +608,7 @@ def build_audited(taskmod, audit, cls, init, seed: int, device, dtype, task=None
     CONSTRUCTOR_OPS that its constructor ran, and the held-tensor rule's findings against the
     task's Model (`task`; none without it), over this build's storages and `import_watch`'s. The
     trials' and the timing stage's one way to build."""
-    allowed = task_tensor_sizes(task, init) if task is not None else None
+    sizes = task_tensor_sizes(task, init) if task is not None else None
     audit.reset_call()
     watch = audit.held_watch = HeldWatch()
     try:
@@ -597,7 +616,7 @@ def build_audited(taskmod, audit, cls, init, seed: int, device, dtype, task=None
             model = taskmod.build_model(cls, init, seed, device=device, dtype=dtype, refuse_overrides=True)
     finally:
         audit.held_watch = None
-    held = [] if allowed is None else watch.held_tables(allowed, *([import_watch] if import_watch else []))
+    held = [] if sizes is None else watch.held_tables(sizes, *([import_watch] if import_watch else []))
     return model, sorted(op for op in audit.forbidden if op not in CONSTRUCTOR_OPS), held
 
 

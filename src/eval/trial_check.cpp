@@ -177,8 +177,8 @@ Status CandidateChecker::OnFrame(const Frame& f) {
     const auto held = GetStrings(h, "held_tables");
     if (!held.empty()) {
       FailProofOfWork("constructor_table",
-                      fmt::format("{}: the candidate holds a tensor larger than any parameter or "
-                                  "buffer of the task's Model (a table made outside forward): {}",
+                      fmt::format("{}: the candidate's import or constructor left more held "
+                                  "than the task's Model holds (a table made outside forward): {}",
                                   GetString(h, "variant"), fmt::join(held, "; ")));
     }
   } else if (type == "variants") {

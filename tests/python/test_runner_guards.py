@@ -451,6 +451,11 @@ HELD_TABLE_IN_CLOSURE = held("""        self.w = nn.Parameter(0.1 * torch.randn(
         self.lookup = lambda: table""")
 
 
+HELD_TABLE_IN_CHUNKS = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.zeros(n_out))
+        self.chunks = [torch.randn(4096) * 2.0 for _ in range(8)]  # none over 4,096 elements""")
+
+
 def build_frames(frames):
     return [h for h, _ in frames if h["type"] == "stage" and h.get("stage") == "build"]
 
@@ -460,6 +465,11 @@ def test_held_tensors_must_be_as_large_as_the_task_models(tmp_path):
     assert ok and all(b["held_tables"] == [] and b["forbidden_ops"] == [] for b in ok), ok
     bad = build_frames(run_worker(tmp_path, "candidate", HELD_TABLE_IN_CLOSURE, task_text=LINEAR_TASK))
     assert bad and all(len(b["held_tables"]) == 1 and "6401 elements" in b["held_tables"][0] for b in bad), bad
+    # Eight storages of 4,096 fp32 elements (128 KiB) where the task's Linear allows 2 x 6,464 x 4
+    # bytes plus 16 KiB: counted together, in bytes.
+    split = build_frames(run_worker(tmp_path, "candidate", HELD_TABLE_IN_CHUNKS, task_text=LINEAR_TASK))
+    assert split and all(len(b["held_tables"]) == 1 and "bytes held after the constructor in 10 storages"
+                         in b["held_tables"][0] for b in split), split
 
 
 def test_value_reads_from_c_are_counted_like_items(tmp_path):

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/10_SiLU
 # what: bf16 SiLU table of all 65536 bit patterns computed in Python at import, held as 16 chunks of 4096 elements; forward assembles them into one buffer with copy_ and a kernel gathers
-# expect: correct
-# gap: issue 34, held tables: split into storages of at most 4,096 elements (or packed into a wider dtype), so no single storage passes the held-tensor rule's per-storage limit; a budget on the bytes held in all would stop it (third white-box review, 2026-12-06)
+# expect: runtime incorrect reason=constructor_table
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: fp16 sigmoid bit patterns computed in Python, packed 4 per int64 into 4 torch.tensor(int64) of 4096 elements (32 KiB each; HeldWatch counts nbytes // element_size = 4096); forward copies them into one int64 buffer viewed as fp16; gather kernel
-# expect: correct
-# gap: issue 34, held tables: split into storages of at most 4,096 elements (or packed into a wider dtype), so no single storage passes the held-tensor rule's per-storage limit; a budget on the bytes held in all would stop it (third white-box review, 2026-12-06)
+# expect: runtime incorrect reason=constructor_table
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: fp16 sigmoid table of 65536 entries computed in Python at import, held as 16 torch.tensor chunks of exactly 4096 elements (not > HELD_TENSOR_LIMIT); kernel takes 16 pointers and selects chunk by bits>>12
-# expect: correct
-# gap: issue 34, held tables: split into storages of at most 4,096 elements (or packed into a wider dtype), so no single storage passes the held-tensor rule's per-storage limit; a budget on the bytes held in all would stop it (third white-box review, 2026-12-06)
+# expect: runtime incorrect reason=constructor_table
 import math
 
 import torch
