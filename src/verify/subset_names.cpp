@@ -4,9 +4,20 @@
 // binds therefore reaches builtins or the interpreter: it must be one of kAllowedBuiltins. A
 // module or class body that binds a builtin or injected name is out too, because a binding there
 // can be skipped or deleted and the lookup then falls back to the builtin.
+//
+// The same scopes decide what a @triton.jit body may reference (func.subset_kernel_reference):
+// a name the kernel itself does not bind must denote what Triton's compiler accepts from the
+// function's globals and closure (triton/runtime/jit.py DependenciesFinder, compiler/
+// code_generator.py global_lookup): a module, a jit function, a triton.language member, a
+// tl.constexpr(...) value, or one of the compiler's builtins. Under the CPU interpreter a kernel
+// body is plain Python and could call anything; on the GPU nothing else compiles.
 #include <deque>
+#include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "verify/subset.h"
 #include "verify/subset_tables.h"
@@ -22,12 +33,25 @@ enum class ScopeKind { kModule, kClass, kFunction };
 struct Scope {
   const Scope* parent = nullptr;
   ScopeKind kind = ScopeKind::kFunction;
-  std::unordered_map<std::string_view, const Node*> bound;
+  // The @triton.jit function whose body this scope belongs to (its own scope and the
+  // comprehensions and lambdas inside it), else null.
+  const Node* kernel = nullptr;
+  // Every binding of each name in this scope, in source order.
+  std::unordered_map<std::string_view, std::vector<const Node*>> bound;
 };
 
 bool IsDunderName(std::string_view s) {
   return s.size() > 4 && s.substr(0, 2) == "__" && s.substr(s.size() - 2) == "__";
 }
+
+bool StartsWithPath(std::string_view q, std::string_view root) {
+  return q == root ||
+         (q.size() > root.size() && q.substr(0, root.size()) == root && q[root.size()] == '.');
+}
+
+constexpr std::string_view kKernelRefPrefix =
+    "a kernel may reference only its arguments, locals, @triton.jit functions, triton/tl and "
+    "constexpr globals (";
 
 class NameChecker {
  public:
@@ -37,15 +61,16 @@ class NameChecker {
     Scope scope;
     scope.kind = ScopeKind::kModule;
     for (StmtNode* s : module->body) Bind(s, &scope);
+    FindJitWrapped(module, scope);
     for (StmtNode* s : module->body) {
       if (!IsMainGuardStmt(s)) Visit(s, scope);
     }
   }
 
  private:
-  void Add(const Node* node, std::string detail) {
+  void Add(const Node* node, std::string detail, std::string_view rule = "func.subset_name") {
     RawFinding f;
-    f.rule = "func.subset_name";
+    f.rule = rule;
     f.detail = std::move(detail);
     f.line = node->pos.lineno;
     f.col = node->pos.col_offset + 1;
@@ -54,7 +79,7 @@ class NameChecker {
 
   // ---- bindings of one scope -------------------------------------------------------------------
   void BindName(std::string_view name, const Node* node, Scope* scope, std::string_view imported) {
-    scope->bound.emplace(name, node);
+    scope->bound[name].push_back(node);
     if (scope->kind == ScopeKind::kFunction) return;
     const bool def_in_class =
         scope->kind == ScopeKind::kClass && imported.empty() &&
@@ -123,6 +148,20 @@ class NameChecker {
       case NodeKind::kImportFrom:
         BindImport(n, scope);
         return;
+      case NodeKind::kAssign: {
+        auto* assign = static_cast<Assign*>(n);
+        for (ExprNode* t : assign->targets) {
+          if (t->kind == NodeKind::kName) assigned_[t] = {assign->value, nullptr};
+        }
+        break;
+      }
+      case NodeKind::kAnnAssign: {
+        auto* ann = static_cast<AnnAssign*>(n);
+        if (ann->target->kind == NodeKind::kName) {
+          assigned_[ann->target] = {ann->value, ann->annotation};
+        }
+        break;
+      }
       case NodeKind::kExceptHandler: {
         auto* h = static_cast<ExceptHandler*>(n);
         if (!h->name.empty()) BindName(h->name, n, scope, {});
@@ -145,14 +184,225 @@ class NameChecker {
   }
 
   // ---- lookups ---------------------------------------------------------------------------------
-  void Lookup(Name* name, const Scope& scope) {
+  // The scope whose binding of `id` a load in `scope` reads, else null (a builtin).
+  static const Scope* Binder(std::string_view id, const Scope& scope) {
     for (const Scope* s = &scope; s != nullptr; s = s->parent) {
       if (s != &scope && s->kind == ScopeKind::kClass) continue;  // class bodies do not enclose
-      if (s->bound.count(name->id)) return;
+      if (s->bound.count(id)) return s;
     }
-    if (Listed(subset::kAllowedBuiltins, name->id)) return;
-    Add(name, "'" + std::string(name->id) +
-                  "' is bound nowhere in the file and is not an allowed builtin");
+    return nullptr;
+  }
+
+  void Lookup(Name* name, const Scope& scope) {
+    const Scope* binder = Binder(name->id, scope);
+    if (binder == nullptr && !Listed(subset::kAllowedBuiltins, name->id)) {
+      Add(name, "'" + std::string(name->id) +
+                    "' is bound nowhere in the file and is not an allowed builtin");
+      return;
+    }
+    if (scope.kernel == nullptr || (binder != nullptr && binder->kernel == scope.kernel)) return;
+    std::string why;
+    if (binder == nullptr) {
+      if (!Listed(subset::kKernelBuiltins, name->id)) {
+        why = "a Python builtin Triton's compiler does not accept";
+      }
+    } else {
+      for (const Node* b : binder->bound.at(name->id)) {
+        why = KernelGlobalWhy(name->id, b, *binder, 0);
+        if (!why.empty()) break;
+      }
+    }
+    if (!why.empty()) AddKernelRef(name, scope.kernel, name->id, why);
+  }
+
+  // ---- what a kernel body may reference -------------------------------------------------------
+  void AddKernelRef(const Node* at, const Node* kernel, std::string_view what,
+                    const std::string& why) {
+    if (!kernel_reported_.emplace(kernel, std::string(what)).second) return;  // once per kernel
+    Add(at, std::string(kKernelRefPrefix) + std::string(what) + ": " + why + ")",
+        "func.subset_kernel_reference");
+  }
+
+  // The qualified value a name or attribute chain rooted at an import denotes ("triton.jit",
+  // "triton.language.constexpr"), following module-level aliases; a name nothing binds is itself
+  // (a builtin); anything else is empty.
+  std::string Qualified(const Node* n, const Scope& scope, int depth = 0) const {
+    if (depth > 8) return {};
+    if (auto* attr = As<Attribute>(n)) {
+      std::string base = Qualified(attr->value, scope, depth + 1);
+      return base.empty() ? base : base + "." + std::string(attr->attr);
+    }
+    auto* name = As<Name>(n);
+    if (name == nullptr) return {};
+    const Scope* binder = Binder(name->id, scope);
+    if (binder == nullptr) return std::string(name->id);
+    // Every binding must denote the same value (`import triton` beside `import triton.language`).
+    std::string out;
+    for (const Node* b : binder->bound.at(name->id)) {
+      std::string q = BindingValue(name->id, b, *binder, depth);
+      if (q.empty() || (!out.empty() && q != out)) return {};
+      out = std::move(q);
+    }
+    return out;
+  }
+
+  std::string BindingValue(std::string_view id, const Node* b, const Scope& binder,
+                           int depth) const {
+    if (auto* imp = As<Import>(b)) {
+      for (Alias* a : imp->names) {
+        if (a->asname == id) return std::string(a->name);
+        if (a->asname.empty() && a->name.substr(0, a->name.find('.')) == id) {
+          return std::string(id);
+        }
+      }
+    } else if (auto* from = As<ImportFrom>(b)) {
+      for (Alias* a : from->names) {
+        if ((a->asname.empty() ? a->name : a->asname) == id) {
+          return std::string(from->module) + "." + std::string(a->name);
+        }
+      }
+    } else if (auto it = assigned_.find(b); it != assigned_.end() && it->second.first != nullptr) {
+      return Qualified(it->second.first, binder, depth + 1);
+    }
+    return {};
+  }
+
+  bool IsJitDef(Span<ExprNode*> decorators, std::string_view name, const Scope& scope) const {
+    if (scope.kind == ScopeKind::kModule && jit_names_.count(name)) return true;
+    for (ExprNode* d : decorators) {
+      const Node* target = As<Call>(d) != nullptr ? As<Call>(d)->func : d;
+      if (Listed(subset::kJitDecorators, Qualified(target, scope))) return true;
+    }
+    return false;
+  }
+
+  // Module-level `k = triton.jit(fn)` (also `triton.autotune(...)(triton.jit(fn))`): fn's body
+  // is a kernel body.
+  void FindJitWrapped(Module* module, const Scope& scope) {
+    for (StmtNode* s : module->body) {
+      Walk(s, [&](Node* n) {
+        auto* call = As<Call>(n);
+        if (call == nullptr || call->args.empty()) return true;
+        const Node* callee = call->func;
+        if (auto* inner = As<Call>(callee)) callee = inner->func;
+        auto* arg = As<Name>(call->args[0]);
+        if (arg != nullptr && Listed(subset::kJitDecorators, Qualified(callee, scope))) {
+          jit_names_.insert(arg->id);
+        }
+        return true;
+      });
+    }
+  }
+
+  // Why the binding `b` of `id` in `scope` (the module or a function enclosing a kernel) is not
+  // something a kernel may reference; empty when it is.
+  std::string KernelGlobalWhy(std::string_view id, const Node* b, const Scope& scope,
+                              int depth) const {
+    const bool module = scope.kind == ScopeKind::kModule;
+    auto where = [&](std::string_view noun) {
+      return module ? "a module-level " + std::string(noun)
+                    : "a " + std::string(noun) + " of the enclosing function";
+    };
+    switch (b->kind) {
+      case NodeKind::kImport:
+        return {};  // a module
+      case NodeKind::kImportFrom: {
+        auto* from = static_cast<const ImportFrom*>(b);
+        for (Alias* a : from->names) {
+          if ((a->asname.empty() ? a->name : a->asname) != id) continue;
+          std::string value = std::string(from->module) + "." + std::string(a->name);
+          if (StartsWithPath(value, "triton.language") ||
+              Listed(subset::kImportableModules, value) ||
+              Listed(subset::kKernelTritonMembers, value)) {
+            return {};
+          }
+          return "a name imported from " + std::string(from->module) +
+                 " that is neither a module nor a Triton function";
+        }
+        return {};
+      }
+      case NodeKind::kFunctionDef: {
+        auto* fn = static_cast<const FunctionDef*>(b);
+        if (IsJitDef(fn->decorator_list, fn->name, scope)) return {};
+        return where("plain Python function (not @triton.jit)");
+      }
+      case NodeKind::kAsyncFunctionDef:
+        return where("coroutine function");
+      case NodeKind::kClassDef:
+        return where("class");
+      case NodeKind::kArg:
+        return "a parameter of the enclosing function";
+      case NodeKind::kName: {
+        auto it = assigned_.find(b);
+        if (it == assigned_.end() || it->second.first == nullptr) {
+          return where("variable that is not a tl.constexpr");
+        }
+        std::string why = ValueWhy(it->second.first, scope, depth);
+        if (!why.empty() && it->second.second != nullptr &&
+            Listed(subset::kConstexprCallees, Qualified(it->second.second, scope))) {
+          return where(
+              "value annotated tl.constexpr, which the compiler does not read as one: "
+              "write X = tl.constexpr(...)");
+        }
+        return why;
+      }
+      default:
+        return where("variable that is not a tl.constexpr");
+    }
+  }
+
+  // Why a value assigned in `scope` is not one a kernel may reference; empty when it is.
+  std::string ValueWhy(const Node* v, const Scope& scope, int depth) const {
+    const bool module = scope.kind == ScopeKind::kModule;
+    auto where = [&](std::string_view noun) {
+      return module ? "a module-level " + std::string(noun)
+                    : "a " + std::string(noun) + " of the enclosing function";
+    };
+    switch (v->kind) {
+      case NodeKind::kCall: {
+        auto* call = static_cast<const Call*>(v);
+        std::string q = Qualified(call->func, scope);
+        if (Listed(subset::kConstexprCallees, q) || q == "triton.jit") return {};
+        if (call->func->kind == NodeKind::kCall) return where("autotuned or heuristics kernel");
+        if (q == "list" || q == "dict" || q == "tuple" || q == "set") return where(q);
+        return where("value returned by a call (not tl.constexpr)");
+      }
+      case NodeKind::kName: {
+        auto* name = static_cast<const Name*>(v);
+        const Scope* binder = depth < 8 ? Binder(name->id, scope) : nullptr;
+        if (binder == nullptr) return where("alias of a builtin or unknown value");
+        for (const Node* b : binder->bound.at(name->id)) {
+          std::string why = KernelGlobalWhy(name->id, b, *binder, depth + 1);
+          if (!why.empty()) return why;
+        }
+        return {};
+      }
+      case NodeKind::kAttribute: {
+        std::string q = Qualified(v, scope);
+        if (StartsWithPath(q, "triton.language") || Listed(subset::kImportableModules, q) ||
+            Listed(subset::kKernelTritonMembers, q)) {
+          return {};
+        }
+        return where("alias of " + (q.empty() ? std::string("an attribute") : q));
+      }
+      case NodeKind::kConstant:
+        return where("constant (not tl.constexpr)");
+      case NodeKind::kList:
+      case NodeKind::kListComp:
+        return where("list");
+      case NodeKind::kDict:
+      case NodeKind::kDictComp:
+        return where("dict");
+      case NodeKind::kTuple:
+        return where("tuple");
+      case NodeKind::kSet:
+      case NodeKind::kSetComp:
+        return where("set");
+      case NodeKind::kLambda:
+        return where("lambda");
+      default:
+        return where("value that is not a tl.constexpr");
+    }
   }
 
   void VisitArguments(Arguments* a, const Scope& scope) {
@@ -173,11 +423,11 @@ class NameChecker {
 
   static void BindParams(Arguments* a, Scope* scope) {
     if (a == nullptr) return;
-    for (Arg* x : a->posonlyargs) scope->bound.emplace(x->arg, x);
-    for (Arg* x : a->args) scope->bound.emplace(x->arg, x);
-    for (Arg* x : a->kwonlyargs) scope->bound.emplace(x->arg, x);
-    if (a->vararg != nullptr) scope->bound.emplace(a->vararg->arg, a->vararg);
-    if (a->kwarg != nullptr) scope->bound.emplace(a->kwarg->arg, a->kwarg);
+    for (Arg* x : a->posonlyargs) scope->bound[x->arg].push_back(x);
+    for (Arg* x : a->args) scope->bound[x->arg].push_back(x);
+    for (Arg* x : a->kwonlyargs) scope->bound[x->arg].push_back(x);
+    if (a->vararg != nullptr) scope->bound[a->vararg->arg].push_back(a->vararg);
+    if (a->kwarg != nullptr) scope->bound[a->kwarg->arg].push_back(a->kwarg);
   }
 
   template <typename Def>
@@ -187,6 +437,7 @@ class NameChecker {
     if (fn->returns != nullptr) Visit(fn->returns, scope);
     Scope inner;
     inner.parent = &scope;
+    inner.kernel = IsJitDef(fn->decorator_list, fn->name, scope) ? fn : scope.kernel;
     BindParams(fn->args, &inner);
     for (StmtNode* s : fn->body) Bind(s, &inner);
     for (StmtNode* s : fn->body) Visit(s, inner);
@@ -199,6 +450,7 @@ class NameChecker {
     Scope inner;
     inner.parent = &scope;
     inner.kind = ScopeKind::kClass;
+    inner.kernel = scope.kernel;
     for (StmtNode* s : cls->body) Bind(s, &inner);
     for (StmtNode* s : cls->body) Visit(s, inner);
   }
@@ -208,6 +460,7 @@ class NameChecker {
                           const Scope& scope) {
     Scope inner;
     inner.parent = &scope;
+    inner.kernel = scope.kernel;
     for (Comprehension* g : gens) Bind(g->target, &inner);
     for (uint32_t i = 0; i < gens.size(); ++i) {
       Visit(gens[i]->iter, i == 0 ? scope : inner);
@@ -217,6 +470,7 @@ class NameChecker {
   }
 
   void Visit(Node* n, const Scope& scope) {
+    if (scope.kernel != nullptr) CheckKernelDefinition(n);
     switch (n->kind) {
       case NodeKind::kName:
         if (static_cast<Name*>(n)->ctx == ExprContext::kLoad) Lookup(static_cast<Name*>(n), scope);
@@ -232,6 +486,7 @@ class NameChecker {
         VisitArguments(fn->args, scope);
         Scope inner;
         inner.parent = &scope;
+        inner.kernel = scope.kernel;
         BindParams(fn->args, &inner);
         Bind(fn->body, &inner);
         return Visit(fn->body, inner);
@@ -257,8 +512,25 @@ class NameChecker {
     }
   }
 
+  // A def, lambda or class inside a kernel body: the compiler has no such construct.
+  void CheckKernelDefinition(const Node* n) {
+    std::string_view what = n->kind == NodeKind::kLambda        ? "lambda"
+                            : n->kind == NodeKind::kClassDef    ? "class"
+                            : n->kind == NodeKind::kFunctionDef ? "def"
+                                                                : "";
+    if (what.empty()) return;
+    Add(n,
+        std::string(kKernelRefPrefix) + std::string(what) +
+            ": a function or class defined inside a kernel body)",
+        "func.subset_kernel_reference");
+  }
+
   std::vector<RawFinding>* findings_;
   std::deque<std::string> imported_values_;  // stable storage for from-import values
+  // Each Name target of a single assignment: its value and annotation (either may be null).
+  std::unordered_map<const Node*, std::pair<const Node*, const Node*>> assigned_;
+  std::unordered_set<std::string_view> jit_names_;  // module-level defs wrapped by triton.jit(fn)
+  std::set<std::pair<const Node*, std::string>> kernel_reported_;  // (kernel, name) reported
 };
 
 }  // namespace

@@ -426,6 +426,29 @@ constexpr std::string_view kModuleAttributes[] = {
     "zero_grad",
 };
 
+// The decorators (and call forms, `triton.jit(fn)`) that make a function a Triton kernel.
+constexpr std::string_view kJitDecorators[] = {
+    "triton.jit",
+    "triton.autotune",
+    "triton.heuristics",
+    "triton.runtime.jit",
+    "triton.runtime.jit.jit",
+    "triton.runtime.autotune",
+    "triton.runtime.heuristics",
+};
+
+// What a @triton.jit body may name besides its own locals, jit functions, modules, triton.language
+// members and tl.constexpr globals (func.subset_kernel_reference), after Triton 3.6's compiler:
+// the builtins of CodeGenerator.builtin_namespace (any other builtin is "not defined" on the GPU)
+// and the JITCallable members of `triton` (ConstexprFunction) a kernel may import by name.
+constexpr std::string_view kKernelBuiltins[] = {"len",   "list",       "range",   "float",
+                                                "int",   "isinstance", "getattr", "hasattr",
+                                                "print", "min",        "max"};
+constexpr std::string_view kKernelTritonMembers[] = {"triton.cdiv", "triton.next_power_of_2"};
+// tl.constexpr(...) at module level: the one global value form the compiler reads as a constant.
+constexpr std::string_view kConstexprCallees[] = {"triton.language.constexpr",
+                                                  "triton.language.core.constexpr"};
+
 // Builtins whose key= callback is called from C (the call monitor does not see it).
 constexpr std::string_view kKeyCallbackBuiltins[] = {"min", "max", "sorted"};
 

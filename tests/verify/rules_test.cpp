@@ -318,6 +318,13 @@ std::vector<RuleCase> Cases() {
       {"func.subset_construct", WithForward("        s = f'{x}'\n        return launch(x)\n"),
        WithForward("        if x.dim() > 4:\n            raise ValueError(f'rank {x.dim()}')\n"
                    "        return launch(x)\n")},
+      {"func.subset_kernel_reference",
+       WithForward(ok,
+                   "_T = [0, 1]\n\n\n@triton.jit\ndef k2(p):\n"
+                   "    tl.store(p, tl.load(p) + _T[1])\n"),
+       WithForward(ok,
+                   "_T = tl.constexpr(1)\n\n\n@triton.jit\ndef k2(p):\n"
+                   "    tl.store(p, tl.load(p) + _T)\n")},
       {"func.subset_construct",
        WithForward(ok,
                    "import functools\n\n@functools.wraps(launch)\ndef go(x):\n"

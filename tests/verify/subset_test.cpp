@@ -155,5 +155,95 @@ TEST(CandidateSubset, FormattingOnlyInErrorMessages) {
                        "func.subset_construct", "str.format"));
 }
 
+// A jit function appended at module level: `body` is its body, indented by four spaces.
+std::string Kernel(const std::string& globals, const std::string& body) {
+  return "\n" + globals + "\n\n@triton.jit\ndef extra_kernel(x_ptr, n, BLOCK: tl.constexpr):\n" +
+         body;
+}
+
+bool KernelRef(const std::vector<std::string>& findings, const std::string& word) {
+  return Mentions(findings, "func.subset_kernel_reference", word);
+}
+
+TEST(KernelReferences, APlainHelperCallIsRejected) {
+  auto f = SubsetFindings(Kernel("\ndef helper(v):\n    return v * 2\n",
+                                 "    tl.store(x_ptr, helper(tl.load(x_ptr)))\n"));
+  EXPECT_TRUE(KernelRef(f, "helper: a module-level plain Python function"))
+      << ::testing::PrintToString(f);
+}
+
+TEST(KernelReferences, AModuleListSubscriptIsRejected) {
+  auto f = SubsetFindings(
+      Kernel("_U16 = list(range(65536))\n_T = [1, 2]\n_D = {'a': 1}\nSCALE = 3\n",
+             "    w = tl.load(x_ptr)\n    tl.store(x_ptr, _U16[w] + _T[0] + _D['a'] + SCALE)\n"));
+  EXPECT_TRUE(KernelRef(f, "_U16: a module-level list")) << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "_T: a module-level list")) << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "_D: a module-level dict")) << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "SCALE: a module-level constant")) << ::testing::PrintToString(f);
+  // The message names the line and column of the reference.
+  Verdict v = VerifyCode(std::string(kHonest) + Kernel("_T = [1, 2]\n", "    v = _T[0]\n"),
+                         VerifyOptions{});
+  bool found = false;
+  for (const Finding& x : v.violations) {
+    if (x.rule == "func.subset_kernel_reference") {
+      found = true;
+      EXPECT_EQ(x.line, 29);
+      EXPECT_EQ(x.col, 9);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(KernelReferences, LambdasClassesAndOtherBuiltinsAreRejected) {
+  auto f = SubsetFindings(Kernel("double = lambda v: v * 2\n\n\nclass Box:\n    k = 1\n",
+                                 "    v = double(tl.load(x_ptr)) + Box.k + abs(n)\n"
+                                 "    g = lambda a: a\n"));
+  EXPECT_TRUE(KernelRef(f, "double: a module-level lambda")) << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "Box: a module-level class")) << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "abs: a Python builtin")) << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "lambda: a function or class defined inside a kernel"))
+      << ::testing::PrintToString(f);
+  // Annotating a plain value does not make it a constexpr for the compiler.
+  f = SubsetFindings(Kernel("K: tl.constexpr = 4\n", "    v = tl.arange(0, K)\n"));
+  EXPECT_TRUE(KernelRef(f, "K: a module-level value annotated tl.constexpr"))
+      << ::testing::PrintToString(f);
+  // A closure variable of a factory is a global of the kernel, not a constexpr.
+  f = SubsetFindings(
+      "\n\ndef make(scale):\n    @triton.jit\n    def k(x_ptr):\n"
+      "        tl.store(x_ptr, tl.load(x_ptr) * scale)\n\n    return k\n");
+  EXPECT_TRUE(KernelRef(f, "scale: a parameter of the enclosing function"))
+      << ::testing::PrintToString(f);
+  // A function wrapped by triton.jit(fn) has a kernel body too.
+  f = SubsetFindings(
+      "\n\ndef helper(v):\n    return v\n\n\ndef body(x_ptr):\n"
+      "    tl.store(x_ptr, helper(tl.load(x_ptr)))\n\n\nk2 = triton.jit(body)\n");
+  EXPECT_TRUE(KernelRef(f, "helper: a module-level plain Python function"))
+      << ::testing::PrintToString(f);
+}
+
+TEST(KernelReferences, WhatTritonCompilesIsAccepted) {
+  // jit helpers, tl/triton members, libdevice, constexpr and dtype globals, the compiler's
+  // builtins, parameters, locals, loop and comprehension variables.
+  EXPECT_TRUE(
+      SubsetFindings(
+          Kernel("import math\nfrom triton.language.extra import libdevice\n"
+                 "from triton.language import constexpr\nfrom triton import cdiv\n"
+                 "SCALE = tl.constexpr(2)\nHALF = constexpr(0.5)\nDTYPE = tl.float32\n"
+                 "ALIAS = SCALE\n\n\n@triton.jit\ndef twice(v):\n    return v * SCALE\n",
+                 "    pid = tl.program_id(0)\n    acc = tl.zeros((BLOCK,), dtype=DTYPE)\n"
+                 "    for i in range(0, min(n, 4)):\n        acc += twice(tl.load(x_ptr + i))\n"
+                 "    for j in tl.static_range(2):\n        acc = acc * HALF + ALIAS + j\n"
+                 "    m = max(int(BLOCK), len([1, 2]))\n    c = cdiv(n, BLOCK)\n"
+                 "    acc = libdevice.tanh(acc) + math.pi + float(m) + c\n"
+                 "    tl.store(x_ptr + pid + tl.arange(0, BLOCK), acc.to(DTYPE))\n"))
+          .empty());
+  // A kernel in a class body and one made by triton.jit(fn) call each other by name.
+  EXPECT_TRUE(SubsetFindings("\n\nclass Kernels:\n    @staticmethod\n    @triton.jit\n"
+                             "    def k(x_ptr):\n        tl.store(x_ptr, relu_kernel2(x_ptr))\n"
+                             "\n\ndef body(p):\n    return tl.load(p)\n\n\n"
+                             "relu_kernel2 = triton.jit(body)\n")
+                  .empty());
+}
+
 }  // namespace
 }  // namespace tritonrl::verify

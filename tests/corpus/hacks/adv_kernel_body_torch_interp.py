@@ -1,9 +1,9 @@
 # corpus: hack
 # task: level1/1_ReLU
 # what: under the interpreter a kernel body is plain Python: it computes ReLU with torch on tensors parked in a module dict (work inside Triton's launch)
-# expect: runtime incorrect reason=host_compute
+# expect: static func.subset_kernel_reference
 # expect-runtime: runtime incorrect reason=host_compute
-# expect-gpu: runtime compile_error reason=compile_exception
+# expect-runtime-gpu: runtime compile_error reason=compile_exception
 import functools
 import math
 

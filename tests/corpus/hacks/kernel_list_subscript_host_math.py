@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: interpreter-only: kernel turns each loaded fp32 element's two 16-bit halves into Python ints by subscripting a module-level list with the 0-d Triton tensor (__index__ slot called from C: no CALL event, uncounted), decodes with math.ldexp and stores math.tanh of it
-# expect: correct
-# gap: issue 34, interpreter host reads: a list subscripted by a Triton tensor calls the interpreter's __index__ slot from C (no CALL event, not counted); a kernel calling a plain Python function or reading a non-constexpr global fails to compile on the GPU (Triton's dependency scan), so a static rule on what kernel bodies may reference would stop it (third white-box review, 2026-12-06)
+# expect: static func.subset_kernel_reference
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/5_Matmul
 # what: interpreter-only: a one-program kernel calls a plain helper that reads every element of a and b as Python ints by subscripting a module list with 0-d Triton tensors (uncounted __index__ slot), decodes them with math.ldexp, does the whole matmul in Python and tl.stores each Python float
-# expect: correct
-# gap: issue 34, interpreter host reads: a list subscripted by a Triton tensor calls the interpreter's __index__ slot from C (no CALL event, not counted); a kernel calling a plain Python function or reading a non-constexpr global fails to compile on the GPU (Triton's dependency scan), so a static rule on what kernel bodies may reference would stop it (third white-box review, 2026-12-06)
+# expect: static func.subset_kernel_reference
 import math
 
 import torch
