@@ -579,11 +579,12 @@ class HeldWatch:
                 self.seen.append((ref, key, nbytes, nbytes // max(1, res.element_size()), name,
                                   tuple(res.shape)))
 
-    def held_tables(self, sizes: tuple[frozenset[int], int], *more: "HeldWatch") -> list[str]:
-        """What the held-tensor rule finds in the storages still alive (one line each)."""
+    def held_tables(self, sizes: tuple[frozenset[int], int], also: "HeldWatch | None" = None) -> list[str]:
+        """What the held-tensor rule finds in the storages still alive, this watch's and `also`'s
+        (one line each)."""
         allowed, total_elements = sizes
         alive = {}
-        for watch in (self, *more):
+        for watch in (self, also) if also is not None else (self,):
             for ref, key, nbytes, elements, name, shape in watch.seen:
                 if ref is None or not ref.expired():
                     alive.setdefault(key, (nbytes, elements, name, shape))
@@ -602,13 +603,13 @@ class HeldWatch:
         return lines
 
 
-def build_audited(taskmod, audit, cls, init, seed: int, device, dtype, task=None, import_watch=None):
+def build_audited(taskmod, audit, task, cls, init, seed: int, device, dtype, import_watch=None):
     """(model, forbidden, held): the candidate's model built under the ATen audit (not recording
     writers; nn.Module overrides refused), the ops outside forward's allowlist and
     CONSTRUCTOR_OPS that its constructor ran, and the held-tensor rule's findings against the
-    task's Model (`task`; none without it), over this build's storages and `import_watch`'s. The
-    trials' and the timing stage's one way to build."""
-    sizes = task_tensor_sizes(task, init) if task is not None else None
+    task's Model over this build's storages and `import_watch`'s. The trials' and the timing
+    stage's one way to build."""
+    sizes = task_tensor_sizes(task, init)
     audit.reset_call()
     watch = audit.held_watch = HeldWatch()
     try:
@@ -616,7 +617,7 @@ def build_audited(taskmod, audit, cls, init, seed: int, device, dtype, task=None
             model = taskmod.build_model(cls, init, seed, device=device, dtype=dtype, refuse_overrides=True)
     finally:
         audit.held_watch = None
-    held = [] if sizes is None else watch.held_tables(sizes, *([import_watch] if import_watch else []))
+    held = watch.held_tables(sizes, import_watch)
     return model, sorted(op for op in audit.forbidden if op not in CONSTRUCTOR_OPS), held
 
 

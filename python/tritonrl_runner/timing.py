@@ -520,8 +520,8 @@ def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str,
     ctor_forbidden, ctor_held = [], []
     if candidate and op_audit is not None:
         model, ctor_forbidden, ctor_held = hooks.build_audited(
-            taskmod, op_audit, cls, init, worker.req["init_seed"], device, dtype, task=task,
-            import_watch=getattr(worker, "import_watch", None))
+            taskmod, op_audit, task, cls, init, worker.req["init_seed"], device, dtype,
+            getattr(worker, "import_watch", None))
     else:
         model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
                                     refuse_overrides=candidate)

@@ -335,7 +335,7 @@ class Worker:
                 # The constructor under the ATen audit too: it may allocate, initialise randomly
                 # and move data, not compute (hooks.CONSTRUCTOR_OPS).
                 model, stage["forbidden_ops"], stage["held_tables"] = hooks.build_audited(
-                    taskmod, audit, cls, init, req["init_seed"], device, dtype, task=task, import_watch=import_watch)
+                    taskmod, audit, task, cls, init, req["init_seed"], device, dtype, import_watch)
             stage["ms"] = _ms(t1)
             self.send(stage)
             # The engine may run fewer trials on a variant (the large one on the GPU); it names them.

@@ -505,8 +505,9 @@ Verdict RunCandidate(const EngineConfig& config, const std::string& task_path,
   }
   ApplyWeakTask(cfg, ref, v);
   // Torch did (part of) the work: the sample is not correct whatever its numbers.
-  if (c.failures.count("forbidden_aten_op") || c.failures.count("constructor_table") ||
-      c.guards.torch_did_work) {
+  if (c.guards.torch_did_work ||
+      std::any_of(c.failures.begin(), c.failures.end(),
+                  [](const auto& f) { return ReasonMeansTorchDidWork(f.first); })) {
     v.flags.push_back("lazy_optimization");
   }
   if (run.fin.sandbox.Level() != "full") {

@@ -10,6 +10,7 @@
 
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,15 @@ struct GuardEvidence {
   // a torch op (not merely allocated and never written). Flags the verdict lazy_optimization.
   bool torch_did_work = false;
 };
+
+// Whether a failure with this reason code means torch or precomputed data did (part of) the
+// work, which flags the verdict lazy_optimization beside the reason: ATen compute in a call or
+// in the constructor (forbidden_aten_op), a table the import or constructor left held
+// (constructor_table). One list for the trials (engine.cpp) and the timing stage
+// (timing_verdict.cpp).
+inline bool ReasonMeansTorchDidWork(std::string_view code) {
+  return code == "forbidden_aten_op" || code == "constructor_table";
+}
 
 // Checks one trial frame's guard fields; `where` names the trial in messages. Adds what the
 // frame reported to `evidence`.

@@ -63,8 +63,8 @@ struct TimingPhase {
   // audit's own time inside the timed span (diagnostic).
   int audited_calls = -1;
   std::vector<std::string> audited_forbidden_ops;
-  // The timed model's constructor's findings of the held-tensor rule (docs/eval.md): storages
-  // larger than any tensor of the task's Model that it left held.
+  // The timed model's constructor's findings of the held-tensor rule (docs/eval.md): what it
+  // left held beyond the task Model's own tensors.
   std::vector<std::string> audited_held_tables;
   int audited_without_launch = 0;
   int audited_state_changed = 0;

@@ -201,9 +201,10 @@ TimingRuling RuleOnTiming(const TimingJudgement& j, bool strict) {
   if (!j.contention.empty()) r.flags.push_back("timing_contended");
   if (!j.parent_clock_gap.empty()) r.flags.push_back("parent_clock_gap");
   // As in the trials: torch or the host did (part of) the work of a call, or ATen compute ran.
-  if ((j.audit_torch_did_work || !j.audit_forbidden.empty() || !j.audit_held_tables.empty()) &&
-      !j.lazy)
-    r.flags.push_back("lazy_optimization");
+  const bool torch_reason = std::any_of(r.reasons.begin(), r.reasons.end(), [](const auto& x) {
+    return ReasonMeansTorchDidWork(x.code);
+  });
+  if ((j.audit_torch_did_work || torch_reason) && !j.lazy) r.flags.push_back("lazy_optimization");
   if (j.lazy) {
     r.flags.push_back("lazy_optimization");
     if (strict) {

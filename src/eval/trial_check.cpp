@@ -172,8 +172,9 @@ Status CandidateChecker::OnFrame(const Frame& f) {
                       "may allocate, initialise randomly and move data): {}",
                       GetString(h, "variant"), fmt::join(bad_ops, ", ")));
     }
-    // The held-tensor rule (docs/eval.md): a storage larger than every tensor of the task's
-    // Model, left held by the import or the constructor, is a table computed outside forward.
+    // The held-tensor rule (docs/eval.md): what the import or the constructor left held beyond
+    // the task Model's own tensors (one storage of another size, or more bytes in all) is a
+    // table computed outside forward.
     const auto held = GetStrings(h, "held_tables");
     if (!held.empty()) {
       FailProofOfWork("constructor_table",
