@@ -30,6 +30,8 @@ note "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>
 note "python: $("$TRITONRL_PYTHON" -c 'import sys,torch,triton; print(sys.version.split()[0], torch.__version__, triton.__version__, torch.cuda.is_available())' 2>&1)"
 
 "$BIN/tritonrl" corpus tests/corpus/hacks tests/corpus/legit --solutions tasks/solutions --out "$TMP/corpus.jsonl" 2>>"$LOG"
+# The smoke sample is taken before any subset, which may leave it out.
+grep '"legit/relu_basic"' "$TMP/corpus.jsonl" >"$TMP/smoke.jsonl"
 # EVAL_CORPUS_MATCH="<word> ...": only the samples whose name (hack/NAME, legit/NAME,
 # solution/...) contains one of the words; the label check then reports the others as "no
 # verdict", and the summary counts the subset (with EVAL_CORPUS_ONLY=1).
@@ -43,7 +45,6 @@ fi
 "$BIN/tritonrl" corpus tests/corpus/hacks --runtime --out "$TMP/runtime.jsonl" 2>>"$LOG"
 
 # 1. Smoke: one honest kernel, sandboxed; if the sandbox breaks CUDA here, say so loudly.
-grep '"legit/relu_basic"' "$TMP/corpus.jsonl" >"$TMP/smoke.jsonl"
 "$BIN/tritonrl" eval --device cuda --tasks "$TASKS" --samples "$TMP/smoke.jsonl" --json --no-cache \
   >"$TMP/smoke.json" 2>>"$LOG"
 smoke="$("$TRITONRL_PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["samples"][0]; print(s["outcome"], s["sandbox"].get("level"), json.dumps(s["reasons"])[:400])' "$TMP/smoke.json" 2>&1)"
