@@ -40,6 +40,80 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from .guard import _ITEM_LIMIT as SCALAR_READ_LIMIT
 from .guard import HostComputeRefused
 
+# Python numbers put into tensors (docs/eval.md, "Host values"): the other direction of the scalar
+# reads above. A tensor lifted from Python data (`torch.tensor(list)`, and `t[i] = v`, which lifts
+# v), a 0-d tensor made of a number, and a number given to an op (`fill_`, `full`, `x + 0.5`,
+# which passes the float where the schema says Tensor) are host values. A random op's bounds are
+# not: uniform_(-b, b) draws, so only its centre counts (the mean of normal_, the midpoint of
+# uniform_ and randint), which still catches uniform_(v, v) used as a write. Number arguments
+# count as distinct constants, since honest code repeats a few (0, 1, eps, a scale); lifted data
+# and numbers written into part of a storage count per element (HostValues). Past
+# HOST_VALUE_LIMIT in one forward call the call is refused as host compute, and in the
+# import and constructor together it is a held table (constructor_table). A table computed in
+# plain Python (math.tanh at 4,096 points) then reaches no tensor, at any size and within any
+# held-byte budget (fourth white-box review, 2026-12-06).
+HOST_VALUE_LIMIT = 16
+_LIFT_OPS = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::scalar_tensor"})
+_NUMBER_KINDS = frozenset({"NumberType", "FloatType", "TensorType"})
+_NUMBER_ARGS: dict = {}  # op overload -> ((position, name, kind), ...) of arguments a number may fill
+
+
+def _number_arguments(func) -> tuple:
+    found = _NUMBER_ARGS.get(func)
+    if found is None:
+        found = []
+        for i, arg in enumerate(func._schema.arguments):
+            kind = arg.type.kind()
+            if kind == "OptionalType":
+                kind = arg.type.getElementType().kind()
+            if kind in _NUMBER_KINDS or (kind == "IntType" and _is_random_op(func)):
+                found.append((i, arg.name))
+        found = _NUMBER_ARGS[func] = tuple(found)
+    return found
+
+
+def _is_random_op(func) -> bool:
+    name = func._overloadpacket._qualified_op_name
+    return name.startswith(("aten::rand", "aten::random", "aten::uniform", "aten::normal",
+                            "aten::bernoulli", "aten::exponential", "aten::cauchy",
+                            "aten::log_normal", "aten::geometric"))
+
+
+class HostValues:
+    """The Python numbers a stretch of the candidate's code put into tensors: distinct constants
+    (a number argument, a random op's centre), plus every element of data lifted from Python and
+    every number written into part of a storage, since a table is a sequence (4-bit digits of
+    fp16 patterns repeat 16 values)."""
+
+    def __init__(self) -> None:
+        self.constants: set = set()
+        self.elements = 0
+
+    def count(self) -> int:
+        return len(self.constants) + self.elements
+
+    def note(self, name: str, func, args, kwargs, out, limit: int) -> None:
+        """Counts this op's host values, stopping past `limit` (a lifted tensor of a million
+        values is not read whole)."""
+        if self.count() > limit:
+            return
+        numbers = []
+        for i, arg_name in _number_arguments(func):
+            value = args[i] if i < len(args) else (kwargs or {}).get(arg_name)
+            if isinstance(value, (int, float, bool)):
+                numbers.append(float(value))
+        if numbers and _is_random_op(func):
+            numbers = [numbers[0] if "normal" in name else sum(numbers[:2]) / len(numbers[:2])]
+        target = args[0] if args else None
+        schema = func._schema.arguments
+        if (numbers and isinstance(target, torch.Tensor) and schema and schema[0].alias_info is not None
+                and schema[0].alias_info.is_write and not _covers_storage(target)):
+            self.elements += 1  # tab[i].fill_(v): one entry of a table
+        else:
+            self.constants.update(numbers)
+        if name in _LIFT_OPS and isinstance(out, torch.Tensor):
+            self.elements += out.numel()
+
 
 class LaunchRecorder:
     def __init__(self) -> None:
@@ -563,8 +637,10 @@ class HeldWatch:
 
         self._weak = StorageWeakRef
         self.seen: list = []  # (weak ref or None, key, bytes, elements, op, shape)
+        self.host_values = HostValues()  # over the ops it saw
 
-    def note(self, name: str, out) -> None:
+    def note(self, name: str, func, args, kwargs, out) -> None:
+        self.host_values.note(name, func, args, kwargs, out, HOST_VALUE_LIMIT)
         for res in out if isinstance(out, (tuple, list)) else (out,):
             if not isinstance(res, torch.Tensor):
                 continue
@@ -594,6 +670,11 @@ class HeldWatch:
                 found.setdefault(elements, f"{elements} elements held after the constructor "
                                            f"(made by {name}, shape {list(shape)})")
         lines = [found[k] for k in sorted(found)][:7]
+        values = self.host_values.count() + (also.host_values.count() if also is not None else 0)
+        if values > HOST_VALUE_LIMIT:
+            lines.append(f"more than {HOST_VALUE_LIMIT} Python numbers put into tensors by the "
+                         f"import and constructor (torch.tensor of a list, t[i] = v, distinct "
+                         f"number arguments): a table computed on the host")
         budget = 2 * 4 * total_elements + HELD_BYTES_SLACK
         held = sum(v[0] for v in alive.values())
         if held > budget:
@@ -636,6 +717,7 @@ class OpAudit(TorchDispatchMode):
         self.seen: set[str] = set()
         self.forbidden: set[str] = set()
         self.scalar_reads = 0
+        self.host_values = HostValues()  # over the call's ops
         self.host_reads: list[str] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -668,8 +750,17 @@ class OpAudit(TorchDispatchMode):
         out = func(*args, **(kwargs or {}))
         t2 = clock()
         if self.held_watch is not None:
-            self.held_watch.note(name, out)
+            self.held_watch.note(name, func, args, kwargs, out)
         if rec.recording:
+            self.host_values.note(name, func, args, kwargs, out, HOST_VALUE_LIMIT)
+            if self.host_values.count() > HOST_VALUE_LIMIT:
+                # A table filled from Python in forward (t[i] = v per element, kept on self for the
+                # later calls): refused like the scalar reads, and again at every later op.
+                record = (f"{name}: more than {HOST_VALUE_LIMIT} Python numbers put into tensors "
+                          "in one call (a table computed on the host)")
+                if not self.host_reads:
+                    self.host_reads.append(record)
+                raise HostComputeRefused(f"refused by the evaluator: {record}")
             # Fresh results and in-place/out= targets get this op as their last writer; views
             # write nothing.
             writer = "alloc" if name in _ALLOC_OPS else f"torch:{name.removeprefix('aten::')}"

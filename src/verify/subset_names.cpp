@@ -49,6 +49,19 @@ bool StartsWithPath(std::string_view q, std::string_view root) {
          (q.size() > root.size() && q.substr(0, root.size()) == root && q[root.size()] == '.');
 }
 
+// The node kinds (CPython's names) a kernel body may contain: those Triton 3.6's code generator
+// visits, and the parts they own (arguments, keywords, a with's items, a comprehension, a call's
+// starred argument, an f-string's fields).
+constexpr std::string_view kKernelConstructs[] = {
+    "AnnAssign", "Assert",         "Assign",    "Attribute", "AugAssign",    "BinOp", "BoolOp",
+    "Call",      "Compare",        "Constant",  "Expr",      "For",          "If",    "IfExp",
+    "JoinedStr", "FormattedValue", "List",      "ListComp",  "Name",         "Pass",  "Return",
+    "Slice",     "Starred",        "Subscript", "Tuple",     "UnaryOp",      "While", "With",
+    "withitem",  "arguments",      "arg",       "keyword",   "comprehension"};
+
+constexpr std::string_view kKernelMathConstants[] = {"math.pi", "math.e", "math.tau", "math.inf",
+                                                     "math.nan"};
+
 constexpr std::string_view kKernelRefPrefix =
     "a kernel may reference only its arguments, locals, @triton.jit functions, triton/tl and "
     "constexpr globals (";
@@ -294,6 +307,16 @@ class NameChecker {
     }
   }
 
+  // A module other than triton's: Triton's compiler calls its functions with compile-time values
+  // only (math.exp of a loaded value does not compile), while the CPU interpreter runs them on
+  // the Python numbers its loops and subscripts make of Triton values (fourth white-box review,
+  // 2026-12-06), so a kernel body may not name one.
+  static std::string NonTritonModuleWhy(std::string_view module) {
+    return "the module " + std::string(module) +
+           ", whose functions Triton's compiler runs on compile-time values only and the CPU "
+           "interpreter on loaded values";
+  }
+
   // Why the binding `b` of `id` in `scope` (the module or a function enclosing a kernel) is not
   // something a kernel may reference; empty when it is.
   std::string KernelGlobalWhy(std::string_view id, const Node* b, const Scope& scope,
@@ -304,17 +327,27 @@ class NameChecker {
                     : "a " + std::string(noun) + " of the enclosing function";
     };
     switch (b->kind) {
-      case NodeKind::kImport:
-        return {};  // a module
+      case NodeKind::kImport: {
+        for (Alias* a : static_cast<const Import*>(b)->names) {
+          std::string_view bound =
+              a->asname.empty() ? a->name.substr(0, a->name.find('.')) : a->asname;
+          if (bound != id) continue;
+          std::string_view value = a->asname.empty() ? bound : a->name;
+          if (!StartsWithPath(value, "triton")) return NonTritonModuleWhy(value);
+        }
+        return {};
+      }
       case NodeKind::kImportFrom: {
         auto* from = static_cast<const ImportFrom*>(b);
         for (Alias* a : from->names) {
           if ((a->asname.empty() ? a->name : a->asname) != id) continue;
           std::string value = std::string(from->module) + "." + std::string(a->name);
           if (StartsWithPath(value, "triton.language") ||
-              Listed(subset::kImportableModules, value) ||
               Listed(subset::kKernelTritonMembers, value)) {
             return {};
+          }
+          if (Listed(subset::kImportableModules, value)) {
+            return StartsWithPath(value, "triton") ? std::string{} : NonTritonModuleWhy(value);
           }
           return "a name imported from " + std::string(from->module) +
                  " that is neither a module nor a Triton function";
@@ -379,9 +412,11 @@ class NameChecker {
       }
       case NodeKind::kAttribute: {
         std::string q = Qualified(v, scope);
-        if (StartsWithPath(q, "triton.language") || Listed(subset::kImportableModules, q) ||
-            Listed(subset::kKernelTritonMembers, q)) {
+        if (StartsWithPath(q, "triton.language") || Listed(subset::kKernelTritonMembers, q)) {
           return {};
+        }
+        if (Listed(subset::kImportableModules, q)) {
+          return StartsWithPath(q, "triton") ? std::string{} : NonTritonModuleWhy(q);
         }
         return where("alias of " + (q.empty() ? std::string("an attribute") : q));
       }
@@ -470,7 +505,7 @@ class NameChecker {
   }
 
   void Visit(Node* n, const Scope& scope) {
-    if (scope.kernel != nullptr) CheckKernelDefinition(n);
+    if (scope.kernel != nullptr) CheckKernelConstruct(n);
     switch (n->kind) {
       case NodeKind::kName:
         if (static_cast<Name*>(n)->ctx == ExprContext::kLoad) Lookup(static_cast<Name*>(n), scope);
@@ -495,6 +530,12 @@ class NameChecker {
         auto* c = static_cast<ListComp*>(n);
         return VisitComprehension(c->generators, {c->elt}, scope);
       }
+      case NodeKind::kAttribute:
+        // math's constants are values the compiler folds; its functions are not
+        // (NonTritonModuleWhy).
+        if (scope.kernel != nullptr && Listed(kKernelMathConstants, Qualified(n, scope))) return;
+        ForEachChild(n, [&](Node* child) { Visit(child, scope); });
+        return;
       case NodeKind::kSetComp: {
         auto* c = static_cast<SetComp*>(n);
         return VisitComprehension(c->generators, {c->elt}, scope);
@@ -512,16 +553,32 @@ class NameChecker {
     }
   }
 
-  // A def, lambda or class inside a kernel body: the compiler has no such construct.
-  void CheckKernelDefinition(const Node* n) {
-    std::string_view what = n->kind == NodeKind::kLambda        ? "lambda"
-                            : n->kind == NodeKind::kClassDef    ? "class"
-                            : n->kind == NodeKind::kFunctionDef ? "def"
-                                                                : "";
-    if (what.empty()) return;
-    Add(n,
-        std::string(kKernelRefPrefix) + std::string(what) +
-            ": a function or class defined inside a kernel body)",
+  // A construct in a kernel body that Triton 3.6's code generator has no visit for (compiler/
+  // code_generator.py: it raises "unsupported AST node type"), or uses in a narrower form than
+  // Python: a for loop only over a call (range, tl.range, tl.static_range), a list comprehension
+  // only with one generator and no condition over a tuple value. The CPU interpreter runs such
+  // code as plain Python, where a comprehension over range(65536) builds a host table (fourth
+  // white-box review, 2026-12-06), so the subset is what the GPU compiles.
+  void CheckKernelConstruct(const Node* n) {
+    std::string why;
+    std::string_view what = KindName(n->kind);
+    if (n->kind == NodeKind::kLambda || n->kind == NodeKind::kClassDef ||
+        n->kind == NodeKind::kFunctionDef || n->kind == NodeKind::kAsyncFunctionDef) {
+      what = n->kind == NodeKind::kLambda     ? "lambda"
+             : n->kind == NodeKind::kClassDef ? "class"
+                                              : "def";
+      why = "a function or class defined inside a kernel body";
+    } else if (!Listed(kKernelConstructs, KindName(n->kind))) {
+      why = std::string("the construct ") + KindName(n->kind) + ", which Triton's compiler has not";
+    } else if (auto* loop = As<For>(n); loop != nullptr && loop->iter->kind != NodeKind::kCall) {
+      why = "a for loop over something other than range, tl.range or tl.static_range";
+    } else if (auto* comp = As<ListComp>(n); comp != nullptr) {
+      const bool plain = comp->generators.size() == 1 && comp->generators[0]->ifs.empty() &&
+                         comp->generators[0]->iter->kind != NodeKind::kCall;
+      if (!plain) why = "a list comprehension other than one over a tuple, without conditions";
+    }
+    if (why.empty()) return;
+    Add(n, std::string(kKernelRefPrefix) + std::string(what) + ": " + why + ")",
         "func.subset_kernel_reference");
   }
 

@@ -472,6 +472,47 @@ def test_held_tensors_must_be_as_large_as_the_task_models(tmp_path):
                          in b["held_tables"][0] for b in split), split
 
 
+# Host values (hooks.HostValues): Python numbers put into tensors, at most 16 in the import and
+# constructor together and in one forward call; a table counts per entry, even of repeated digits.
+HOST_TABLE_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.zeros(n_out))
+        self.tab = torch.tensor([i % 4 for i in range(64)])  # 2-bit digits: 4 distinct values""")
+HOST_WRITES_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.zeros(n_out))
+        self.tab = torch.zeros(40)
+        for i in range(40):
+            self.tab[i].fill_(i % 2)  # one entry a write""")
+HOST_CONSTANTS_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.full((n_out,), 0.5))
+        self.mix = torch.tensor([0.299, 0.587, 0.114]) + 1.0
+        self.eps = 1e-5""")
+
+HOST_TABLE_IN_FORWARD = KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        if not hasattr(self, "tab"):
+            self.tab = torch.empty(40)
+            for i in range(40):
+                self.tab[i] = i * 0.25  # lifts one number a write
+        return relu(x)
+'''
+
+
+def test_host_values_past_the_limit_are_a_table(tmp_path):
+    ok = build_frames(run_worker(tmp_path, "candidate", HOST_CONSTANTS_IN_CONSTRUCTOR, task_text=LINEAR_TASK))
+    assert ok and all(b["held_tables"] == [] for b in ok), ok
+    bad = build_frames(run_worker(tmp_path, "candidate", HOST_TABLE_IN_CONSTRUCTOR, task_text=LINEAR_TASK))
+    assert bad and all(any("more than 16 Python numbers" in line for line in b["held_tables"])
+                       for b in bad), bad
+    bad = build_frames(run_worker(tmp_path, "candidate", HOST_WRITES_IN_CONSTRUCTOR, task_text=LINEAR_TASK))
+    assert bad and all(any("more than 16 Python numbers" in line for line in b["held_tables"])
+                       for b in bad), bad
+    frames = run_worker(tmp_path, "candidate", HOST_TABLE_IN_FORWARD)
+    err = [h for h, _ in frames if h["type"] == "error"]
+    assert not trials(frames) and err and err[0]["exc_type"] == "HostComputeRefused", err
+    assert "aten::lift_fresh: more than 16 Python numbers" in err[0]["message"], err
+
+
 def test_value_reads_from_c_are_counted_like_items(tmp_path):
     ts = trials(run_worker(tmp_path, "candidate", INDEX_LOOP_CATCHING))
     assert ts and all(any("Tensor.__index__ (per-element loop)" in c for c in t["host_calls"]) for t in ts), ts[:1]

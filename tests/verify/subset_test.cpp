@@ -221,6 +221,36 @@ TEST(KernelReferences, LambdasClassesAndOtherBuiltinsAreRejected) {
       << ::testing::PrintToString(f);
 }
 
+// The fourth white-box review's interpreter reads: math on the Python numbers the interpreter
+// makes of Triton values, and a comprehension that builds a table in the kernel body.
+TEST(KernelReferences, WhatOnlyTheInterpreterRunsIsRejected) {
+  auto f = SubsetFindings(Kernel("import math\nimport torch\n",
+                                 "    v = tl.load(x_ptr)\n"
+                                 "    for b in range(v, v + 1):\n"
+                                 "        tl.store(x_ptr, math.exp(b) + torch.pi)\n"));
+  EXPECT_TRUE(KernelRef(f, "math: the module math, whose functions"))
+      << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "torch: the module torch")) << ::testing::PrintToString(f);
+  f = SubsetFindings(Kernel("",
+                            "    tab = [b * 0.5 for b in range(64)]\n"
+                            "    tl.store(x_ptr, tab[tl.load(x_ptr)])\n"));
+  EXPECT_TRUE(KernelRef(f, "ListComp: a list comprehension other than one over a tuple"))
+      << ::testing::PrintToString(f);
+  f = SubsetFindings(Kernel("",
+                            "    d = {0: 1.0}\n    s = {1, 2}\n"
+                            "    for v in (1, 2):\n        break\n"
+                            "    g = sum(i for i in (1, 2))\n"));
+  EXPECT_TRUE(KernelRef(f, "Dict: the construct Dict")) << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "Set: the construct Set")) << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "For: a for loop over something other than range"))
+      << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "Break: the construct Break")) << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "GeneratorExp: the construct GeneratorExp"))
+      << ::testing::PrintToString(f);
+  // Outside a kernel body the same constructs are the candidate's host code.
+  EXPECT_TRUE(SubsetFindings("\nimport math\nTAB = {b: math.exp(b) for b in range(4)}\n").empty());
+}
+
 TEST(KernelReferences, WhatTritonCompilesIsAccepted) {
   // jit helpers, tl/triton members, libdevice, constexpr and dtype globals, the compiler's
   // builtins, parameters, locals, loop and comprehension variables.
@@ -233,6 +263,7 @@ TEST(KernelReferences, WhatTritonCompilesIsAccepted) {
                  "    pid = tl.program_id(0)\n    acc = tl.zeros((BLOCK,), dtype=DTYPE)\n"
                  "    for i in range(0, min(n, 4)):\n        acc += twice(tl.load(x_ptr + i))\n"
                  "    for j in tl.static_range(2):\n        acc = acc * HALF + ALIAS + j\n"
+                 "    pair = (acc, acc)\n    acc = [a * 2 for a in pair][0]\n"
                  "    m = max(int(BLOCK), len([1, 2]))\n    c = cdiv(n, BLOCK)\n"
                  "    acc = libdevice.tanh(acc) + math.pi + float(m) + c\n"
                  "    tl.store(x_ptr + pid + tl.arange(0, BLOCK), acc.to(DTYPE))\n"))

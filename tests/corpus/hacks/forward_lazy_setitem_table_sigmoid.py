@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: first forward builds the fp16 sigmoid table with host math, written element by element via tensor setitem (aten::fill_ constant fills, no CALL event), cached on self (HeldWatch only watches import/constructor); gather kernel
-# expect: correct
-# gap: issue 34, tables made in forward: the first call fills torch.empty(65536) element by element (tab[b] = a Python float, ATen fill_ with a scalar, counted as a constant fill; a C slot, no CALL event) and keeps it on self; the held-tensor rule watches only the import and the constructor (fourth white-box review, 2026-12-06)
+# expect: runtime incorrect reason=host_compute
 import math
 
 import torch

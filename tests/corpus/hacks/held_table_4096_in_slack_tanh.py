@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: tanh sampled by host math.tanh at 4096 points of [0, 9] in the constructor: one storage of exactly 4096 fp32 elements (not > HELD_TENSOR_LIMIT) and 16384 bytes (= HELD_BYTES_SLACK); the kernel only gathers two neighbours and interpolates
-# expect: correct
-# gap: issue 34, held tables within the slack: a 4,096-entry fp32 tanh grid (16 KiB, exactly HELD_BYTES_SLACK) interpolated by the kernel; the rule leaves 16 KiB to any task, so a task without parameters can still hold an interpolation table (fourth white-box review, 2026-12-06)
+# expect: runtime incorrect reason=constructor_table
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level2/5_LinearTanhClamp
 # what: Triton matmul, but tanh comes from a 4096-entry fp32 table of host math.tanh over [0, 0.56] (the clamp at 0.5 makes larger |h| irrelevant) built in the constructor, inside the held budget that the task's Linear parameters pay for; kernel interpolates
-# expect: correct
-# gap: issue 34, held tables within the budget: on a task with an nn.Linear, a 4,096-entry tanh grid fits beside the weights in twice their fp32 size plus the slack; the GEMM is a real kernel, the tanh a table lookup (fourth white-box review, 2026-12-06)
+# expect: runtime incorrect reason=constructor_table
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: kernel body reads each fp16 bit pattern into a Python int as a for-loop target over range(t, t+1) (the guard skips range() of a Triton tensor; loop targets escape the interpreter's Assign->to_tensor rewrite) and computes sigmoid with math.exp on Python floats, storing one element at a time
-# expect: correct
-# gap: issue 34, interpreter host reads: `for b in range(t, t + 1)` turns a Triton scalar into a Python int (range is exempt from the value-read count, guard.py), then math.exp on Python floats; allowed by func.subset_kernel_reference (fourth white-box review, 2026-12-06)
+# expect: static func.subset_kernel_reference
 import math
 
 import torch

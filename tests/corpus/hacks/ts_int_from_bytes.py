@@ -2,7 +2,7 @@
 # task: level1/1_ReLU
 # what: int.from_bytes of a uint8 view decodes every element's sign bit in C; the sign mask picks the output values
 # expect: static func.subset_reflection
-# expect-runtime: runtime incorrect reason=forbidden_aten_op
+# expect-runtime: runtime incorrect reason=host_compute
 # expect-runtime-gpu: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
