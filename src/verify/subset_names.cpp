@@ -62,6 +62,10 @@ constexpr std::string_view kKernelConstructs[] = {
 constexpr std::string_view kKernelMathConstants[] = {"math.pi", "math.e", "math.tau", "math.inf",
                                                      "math.nan"};
 
+// Builtins whose result over scalars is a scalar, allowed inside a tl.constexpr(...) argument.
+constexpr std::string_view kConstexprScalarCallees[] = {"int",   "float", "bool", "abs",
+                                                        "round", "min",   "max",  "pow"};
+
 constexpr std::string_view kKernelRefPrefix =
     "a kernel may reference only its arguments, locals, @triton.jit functions, triton/tl and "
     "constexpr globals (";
@@ -384,6 +388,81 @@ class NameChecker {
     }
   }
 
+  // Why the argument of a tl.constexpr(...) a kernel references is not a scalar; empty when it is
+  // a number, string, bool or None, Triton's or math's constants, or arithmetic and the math and
+  // number builtins over them. A tuple constexpr is a table: under the interpreter a kernel
+  // subscripts it with the Python int that range() makes of a Triton value, on the host (found
+  // while fixing the fourth review, 2026-12-06); on the GPU a tensor cannot index it.
+  std::string ConstexprArgWhy(const Node* v, const Scope& scope, int depth) const {
+    auto why = [&] {
+      return std::string(scope.kind == ScopeKind::kModule ? "a module-level" : "an enclosing") +
+             " tl.constexpr of something other than a scalar (a tuple or computed value: a "
+             "table the interpreter indexes on the host)";
+    };
+    if (depth > 8) return why();
+    switch (v->kind) {
+      case NodeKind::kConstant:
+        return {};
+      case NodeKind::kAttribute: {
+        std::string q = Qualified(v, scope);
+        if (StartsWithPath(q, "triton.language") || Listed(kKernelMathConstants, q)) return {};
+        return why();
+      }
+      case NodeKind::kName: {
+        auto* name = static_cast<const Name*>(v);
+        const Scope* binder = Binder(name->id, scope);
+        if (binder == nullptr) return why();
+        for (const Node* b : binder->bound.at(name->id)) {
+          if (auto* from = As<ImportFrom>(b)) {
+            for (Alias* a : from->names) {
+              if ((a->asname.empty() ? a->name : a->asname) != name->id) continue;
+              std::string value = std::string(from->module) + "." + std::string(a->name);
+              if (!StartsWithPath(value, "triton.language") &&
+                  !Listed(kKernelMathConstants, value)) {
+                return why();
+              }
+            }
+            continue;
+          }
+          auto it = assigned_.find(b);
+          if (b->kind != NodeKind::kName || it == assigned_.end() || it->second.first == nullptr) {
+            return why();
+          }
+          const Node* value = it->second.first;
+          if (auto* call = As<Call>(value);
+              call != nullptr &&
+              Listed(subset::kConstexprCallees, Qualified(call->func, *binder))) {
+            if (call->args.size() != 1) return why();
+            value = call->args[0];
+          }
+          std::string w = ConstexprArgWhy(value, *binder, depth + 1);
+          if (!w.empty()) return w;
+        }
+        return {};
+      }
+      case NodeKind::kUnaryOp:
+        return ConstexprArgWhy(static_cast<const UnaryOp*>(v)->operand, scope, depth + 1);
+      case NodeKind::kBinOp: {
+        auto* op = static_cast<const BinOp*>(v);
+        std::string w = ConstexprArgWhy(op->left, scope, depth + 1);
+        return w.empty() ? ConstexprArgWhy(op->right, scope, depth + 1) : w;
+      }
+      case NodeKind::kCall: {
+        auto* call = static_cast<const Call*>(v);
+        std::string q = Qualified(call->func, scope);
+        if (!StartsWithPath(q, "math") && !Listed(kConstexprScalarCallees, q)) return why();
+        if (!call->keywords.empty()) return why();
+        for (const Node* a : call->args) {
+          std::string w = ConstexprArgWhy(a, scope, depth + 1);
+          if (!w.empty()) return w;
+        }
+        return {};
+      }
+      default:
+        return why();
+    }
+  }
+
   // Why a value assigned in `scope` is not one a kernel may reference; empty when it is.
   std::string ValueWhy(const Node* v, const Scope& scope, int depth) const {
     const bool module = scope.kind == ScopeKind::kModule;
@@ -395,7 +474,11 @@ class NameChecker {
       case NodeKind::kCall: {
         auto* call = static_cast<const Call*>(v);
         std::string q = Qualified(call->func, scope);
-        if (Listed(subset::kConstexprCallees, q) || q == "triton.jit") return {};
+        if (q == "triton.jit") return {};
+        if (Listed(subset::kConstexprCallees, q)) {
+          const Node* arg = call->args.size() == 1 ? call->args[0] : nullptr;
+          return arg == nullptr ? std::string{} : ConstexprArgWhy(arg, scope, depth);
+        }
         if (call->func->kind == NodeKind::kCall) return where("autotuned or heuristics kernel");
         if (q == "list" || q == "dict" || q == "tuple" || q == "set") return where(q);
         return where("value returned by a call (not tl.constexpr)");

@@ -247,6 +247,15 @@ TEST(KernelReferences, WhatOnlyTheInterpreterRunsIsRejected) {
   EXPECT_TRUE(KernelRef(f, "Break: the construct Break")) << ::testing::PrintToString(f);
   EXPECT_TRUE(KernelRef(f, "GeneratorExp: the construct GeneratorExp"))
       << ::testing::PrintToString(f);
+  // A tl.constexpr holding a tuple is a table the interpreter indexes on the host.
+  f = SubsetFindings(
+      Kernel("import math\nTAB = tl.constexpr(tuple(math.tanh(i) for i in range(64)))\n"
+             "_T = (1.0, 2.0)\nTAB2 = tl.constexpr(_T)\n",
+             "    v = TAB[0] + TAB2[1]\n"));
+  EXPECT_TRUE(KernelRef(f, "TAB: a module-level tl.constexpr of something other than a scalar"))
+      << ::testing::PrintToString(f);
+  EXPECT_TRUE(KernelRef(f, "TAB2: a module-level tl.constexpr of something other than a scalar"))
+      << ::testing::PrintToString(f);
   // Outside a kernel body the same constructs are the candidate's host code.
   EXPECT_TRUE(SubsetFindings("\nimport math\nTAB = {b: math.exp(b) for b in range(4)}\n").empty());
 }
@@ -259,13 +268,15 @@ TEST(KernelReferences, WhatTritonCompilesIsAccepted) {
           Kernel("import math\nfrom triton.language.extra import libdevice\n"
                  "from triton.language import constexpr\nfrom triton import cdiv\n"
                  "SCALE = tl.constexpr(2)\nHALF = constexpr(0.5)\nDTYPE = tl.float32\n"
+                 "N3 = 3\nLOG2E = tl.constexpr(math.log2(math.e) * N3 / max(N3, 1))\n"
+                 "NEG = tl.constexpr(-float('inf'))\n"
                  "ALIAS = SCALE\n\n\n@triton.jit\ndef twice(v):\n    return v * SCALE\n",
                  "    pid = tl.program_id(0)\n    acc = tl.zeros((BLOCK,), dtype=DTYPE)\n"
                  "    for i in range(0, min(n, 4)):\n        acc += twice(tl.load(x_ptr + i))\n"
                  "    for j in tl.static_range(2):\n        acc = acc * HALF + ALIAS + j\n"
                  "    pair = (acc, acc)\n    acc = [a * 2 for a in pair][0]\n"
                  "    m = max(int(BLOCK), len([1, 2]))\n    c = cdiv(n, BLOCK)\n"
-                 "    acc = libdevice.tanh(acc) + math.pi + float(m) + c\n"
+                 "    acc = libdevice.tanh(acc) + math.pi + float(m) + c + LOG2E + NEG\n"
                  "    tl.store(x_ptr + pid + tl.arange(0, BLOCK), acc.to(DTYPE))\n"))
           .empty());
   // A kernel in a class body and one made by triton.jit(fn) call each other by name.

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a plain Python helper wrapped as a module-level tl.constexpr global (a name a kernel body may reference) is called from the kernel body; under the interpreter it gets the loaded tl.tensor and computes tanh on its numpy handle with operators only (no call the monitor sees), in place; the kernel only loads and stores
-# expect: correct
-# gap: issue 34, fifth white-box review (2026-12-06): a tl.constexpr global holding a plain function or a list, which the kernel-reference rule accepts as a constexpr; the interpreter runs or subscripts it on the host
+# expect: static func.subset_kernel_reference
 import math
 
 import torch

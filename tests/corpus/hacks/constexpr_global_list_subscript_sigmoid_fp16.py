@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: a 65,536-entry fp16 sigmoid table computed at import in plain Python is wrapped as a module-level tl.constexpr global; per element the kernel subscripts it with the loaded fp16 bits (constexpr.__getitem__ hands the Triton scalar to list.__getitem__, which calls tl.tensor.__index__ from C) and stores the Python float
-# expect: correct
-# gap: issue 34, fifth white-box review (2026-12-06): a tl.constexpr global holding a plain function or a list, which the kernel-reference rule accepts as a constexpr; the interpreter runs or subscripts it on the host
+# expect: static func.subset_kernel_reference
 import math
 
 import torch

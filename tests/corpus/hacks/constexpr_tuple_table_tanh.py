@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a 4,096-point tanh grid computed by host math.tanh at import, held as a tl.constexpr tuple global; the kernel turns each element's grid index into a Python int with range() under the interpreter and subscripts the tuple, storing one element at a time
-# expect: correct
-# gap: issue 34, a table as a tl.constexpr tuple global: the kernel-reference rule accepts any X = tl.constexpr(...), and under the interpreter range() of a Triton value gives a Python int that subscripts the tuple on the host (found while fixing the fourth review, 2026-12-06)
+# expect: static func.subset_kernel_reference
 import math
 
 import torch
