@@ -115,6 +115,52 @@ class HostValues:
             self.elements += out.numel()
 
 
+class KernelArgumentRefused(TypeError):
+    """Raised at a launch whose arguments hold what Triton's compiled path cannot take (the worker
+    reports it as Triton's refusal: a compile error)."""
+
+
+def check_launch_arguments(args, kwargs, jit_types: tuple) -> None:
+    """Refuses a launch argument, at any depth of tuples, lists and tl.constexpr, that is not a
+    tensor, number, bool, None, string, dtype or @triton.jit function, and more than
+    HOST_VALUE_LIMIT numbers inside such containers. Under the interpreter a constexpr argument
+    reaches the kernel body as it is, so a plain Python function passed that way (or in a tuple)
+    ran on the host on the kernel's loaded values (numpy on .handle, __bool__ and __index__ from
+    C), and a tuple of numbers is a table the kernel subscripts with the Python int range() makes
+    of a Triton value (fifth white-box review, 2026-12-06). The compiled path calls a function
+    argument only if it is a jit function, and cannot index a tuple with a tensor."""
+    from triton.language import constexpr, dtype as tl_dtype
+
+    numbers = 0
+
+    def refuse(what: str):
+        raise KernelArgumentRefused(
+            f"refused by the evaluator: a kernel launch argument {what} (Triton's compiled path "
+            "takes tensors, numbers, strings, dtypes and @triton.jit functions)")
+
+    def check(value, depth: int, inside: bool) -> None:
+        nonlocal numbers
+        if isinstance(value, constexpr):
+            return check(value.value, depth + 1, inside)
+        if value is None or isinstance(value, (torch.Tensor, str, torch.dtype, tl_dtype) + jit_types):
+            return
+        if isinstance(value, (bool, int, float)):
+            if inside:
+                numbers += 1
+                if numbers > HOST_VALUE_LIMIT:
+                    refuse(f"holding more than {HOST_VALUE_LIMIT} numbers in tuples or lists "
+                           "(a table the interpreter subscripts on the host)")
+            return
+        if isinstance(value, (tuple, list)) and depth < 4:
+            for item in value:
+                check(item, depth + 1, True)
+            return
+        refuse(f"of type {type(value).__name__}")
+
+    for value in list(args) + list(kwargs.values()):
+        check(value, 0, False)
+
+
 class LaunchRecorder:
     def __init__(self) -> None:
         import triton.knobs as knobs
@@ -131,7 +177,11 @@ class LaunchRecorder:
         orig_interp_run = self._interp_cls.run
         orig_bench = self._autotuner_cls._bench
 
+        jit_types = (jit.JITCallable,) if hasattr(jit, "JITCallable") else (jit.JITFunction,)
+        jit_types += (autotuner.Autotuner, self._interp_cls)  # @triton.jit under the interpreter
+
         def jit_run(self, *args, grid, warmup, **kwargs):
+            check_launch_arguments(args, kwargs, jit_types)
             outer = rec._span_fn  # a launch from inside another's grid callable or hook
             if not warmup:
                 rec._before_launch(args, kwargs)
@@ -146,6 +196,7 @@ class LaunchRecorder:
             return kernel
 
         def interp_run(self, *args, grid, warmup, **kwargs):
+            check_launch_arguments(args, kwargs, jit_types)
             rec._before_launch(args, kwargs)
             result = orig_interp_run(self, *args, grid=grid, warmup=warmup, **kwargs)
             if not warmup:

@@ -229,7 +229,9 @@ class Worker:
             exc_type = "HostComputeRefused"
             tb.append(f"refused by the evaluator: {refused[-1]}\n")
         frame = {"type": "error", "stage": self.stage, "exc_type": exc_type, "message": "".join(tb)[-2000:]}
-        if _refused_by_triton_front_end(exc):
+        hooks = sys.modules.get("tritonrl_runner.hooks")
+        if _refused_by_triton_front_end(exc) or (
+                hooks is not None and type(exc) is hooks.KernelArgumentRefused):
             frame["triton_refused"] = True
         self.send(frame)
 

@@ -513,6 +513,51 @@ def test_host_values_past_the_limit_are_a_table(tmp_path):
     assert "aten::lift_fresh: more than 16 Python numbers" in err[0]["message"], err
 
 
+# Launch arguments (hooks.check_launch_arguments): what Triton's compiled path takes, and a few
+# numbers in tuples. The activation is a parameter the kernel calls.
+ACT_KERNEL = '''
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+@triton.jit
+def jit_relu(v):
+    return tl.maximum(v, 0.0)
+
+@triton.jit
+def act_kernel(x_ptr, y_ptr, n, ACT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, ACT(tl.load(x_ptr + offs, mask=m)), mask=m)
+
+def host_relu(v):
+    return v  # would run on the host under the interpreter
+'''
+
+
+def act_model(act):
+    return ACT_KERNEL + '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        act_kernel[(triton.cdiv(x.numel(), 64),)](x, y, x.numel(), %s, BLOCK=64)
+        return y
+''' % act
+
+
+def test_launch_arguments_are_what_the_compiled_path_takes(tmp_path):
+    for t in trials(run_worker(tmp_path, "candidate", act_model("jit_relu"))):
+        assert t["host_calls"] == [], t
+    assert trials(run_worker(tmp_path, "candidate", act_model("jit_relu"))), "the jit function runs"
+    for act, why in (("host_relu", "of type function"), ("tl.constexpr(host_relu)", "of type function"),
+                     ("(jit_relu, tuple(float(i) for i in range(17)))", "more than 16 numbers")):
+        frames = run_worker(tmp_path, "candidate", act_model(act))
+        err = [h for h, _ in frames if h["type"] == "error"]
+        assert not trials(frames) and err and err[0]["exc_type"] == "KernelArgumentRefused", (act, err)
+        assert err[0].get("triton_refused") is True and why in err[0]["message"], (act, err)
+
+
 def test_value_reads_from_c_are_counted_like_items(tmp_path):
     ts = trials(run_worker(tmp_path, "candidate", INDEX_LOOP_CATCHING))
     assert ts and all(any("Tensor.__index__ (per-element loop)" in c for c in t["host_calls"]) for t in ts), ts[:1]

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: forward passes a plain Python helper as a tl.constexpr argument; per element the kernel hands it the loaded fp32 bits, and the helper rebuilds the Python int bit by bit with 32 `if` tests (tl.tensor.__bool__, called from C: no CALL event, no .handle, no subscript), decodes it with math.ldexp and returns math.tanh of it; the kernel stores the Python float
-# expect: correct
-# gap: issue 34, fifth white-box review (2026-12-06): a kernel may call a parameter; tl.tensor.__bool__ is not a counted read (only torch.Tensor's value dunders are wrapped); math.* of a Python number is not a read
+# expect: runtime compile_error reason=compile_exception
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level2/1_LinearBiasReLU
 # what: the nn.Linear is kept as in the reference; the kernel loads x, W and the bias tiles and hands them to a plain Python helper passed as a tl.constexpr argument, which computes relu(x @ W^T + b) with numpy broadcasting and builtin sum on the tl.tensors' .handle.data (no call) into the accumulator; the kernel only stores it
-# expect: correct
-# gap: issue 34, fifth white-box review (2026-12-06): a kernel may call a parameter; .handle is banned only in a kernel body; numpy's operators raise no CALL event
+# expect: runtime compile_error reason=compile_exception
 import torch
 import torch.nn as nn
 import triton

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/5_Matmul
 # what: the kernel loads an A row block and a B column block and hands them, with a zero accumulator, to a plain Python helper passed as a tl.constexpr argument; the helper writes numpy's product (broadcast multiply and builtin sum over the tl.tensors' .handle.data) into the accumulator's buffer; the kernel only stores it
-# expect: correct
-# gap: issue 34, fifth white-box review (2026-12-06): a kernel may call a parameter; .handle is banned only in a kernel body; numpy operators raise no CALL event and builtin sum over a numpy array is not a counted read, so the whole matmul runs on the host under the interpreter
+# expect: runtime compile_error reason=compile_exception
 import torch
 import torch.nn as nn
 import triton

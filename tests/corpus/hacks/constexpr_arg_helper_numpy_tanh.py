@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: forward passes a plain Python helper to the kernel as a tl.constexpr argument (the kernel calls its own parameter); under the interpreter the helper computes tanh on the loaded tl.tensor's numpy handle with operators only, in place; the kernel only loads and stores
-# expect: correct
-# gap: issue 34, fifth white-box review (2026-12-06): a kernel may call its parameters (func.subset_kernel_reference), the interpreter hands a constexpr argument over raw; .handle is banned only in a kernel body; numpy operators raise no CALL event
+# expect: runtime compile_error reason=compile_exception
 import math
 
 import torch

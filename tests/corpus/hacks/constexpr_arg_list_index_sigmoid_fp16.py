@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: a 65,536-entry fp16 sigmoid table computed at import in plain Python (a list, never a tensor); forward passes a plain lookup helper to the kernel as a tl.constexpr argument; per element the kernel loads the fp16 bits and the helper subscripts the list with the Triton scalar (C calls the interpreter's tl.tensor.__index__, no CALL event); the kernel stores the Python float
-# expect: correct
-# gap: issue 34, fifth white-box review (2026-12-06): the kernel-reference rule allows calling a parameter; a list subscripted by a Triton tensor outside the kernel body is not counted; the held-tensor and host-value rules see no tensor
+# expect: runtime compile_error reason=compile_exception
 import math
 
 import torch

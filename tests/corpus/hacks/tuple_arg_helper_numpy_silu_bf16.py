@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/10_SiLU
 # what: forward passes a one-element tuple holding a plain Python helper as an ordinary (not constexpr) kernel argument; the interpreter converts a tuple element by element and hands a function over raw; the kernel calls FNS[0] on the loaded block, and the helper computes silu on its numpy handle with operators only, in place; the kernel only converts, loads and stores
-# expect: correct
-# gap: issue 34, fifth white-box review (2026-12-06): a kernel may call (a subscript of) its parameters; the interpreter passes non-tensor, non-int launch arguments through unchanged; .handle is banned only in a kernel body; numpy operators raise no CALL event
+# expect: runtime compile_error reason=compile_exception
 import math
 
 import torch
