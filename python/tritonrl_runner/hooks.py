@@ -182,6 +182,7 @@ class LaunchRecorder:
 
         def jit_run(self, *args, grid, warmup, **kwargs):
             check_launch_arguments(args, kwargs, jit_types)
+            rec.note_launch_numbers(args, kwargs)
             outer = rec._span_fn  # a launch from inside another's grid callable or hook
             if not warmup:
                 rec._before_launch(args, kwargs)
@@ -197,6 +198,7 @@ class LaunchRecorder:
 
         def interp_run(self, *args, grid, warmup, **kwargs):
             check_launch_arguments(args, kwargs, jit_types)
+            rec.note_launch_numbers(args, kwargs)
             rec._before_launch(args, kwargs)
             result = orig_interp_run(self, *args, grid=grid, warmup=warmup, **kwargs)
             if not warmup:
@@ -300,6 +302,9 @@ class LaunchRecorder:
         # result it was handed copied that result (_after_launch).
         self.tol = (0.0, 0.0)
         self._pending: list = []
+        # The Python numbers this call put into tensors: through ATen (OpAudit) and as float
+        # arguments of launches (note_launch_numbers), against one HOST_VALUE_LIMIT.
+        self.host_values = HostValues()
         # The audit's own time inside a call (its dispatch callbacks and the steps below, not the
         # ops or launches they wrap), by a clock taken before the candidate is imported: the
         # timing stage reports it per timed call (timing.py, _AuditedCalls).
@@ -313,8 +318,29 @@ class LaunchRecorder:
         self.launches, self.c_launches = [], 0
         self.writers, self.first_bytes, self.data_written, self.copied_runs = {}, {}, {}, {}
         self.moved_sources = {}
+        self.host_values = HostValues()
         self._inputs = list(_tensors(list(inputs)))
         self.readonly = frozenset(k for k in (_storage_key(x) for x in self._inputs) if k is not None)
+
+    def note_launch_numbers(self, args, kwargs) -> None:
+        """Counts a launch's float arguments as host values of the call (distinct constants: an
+        eps or a scale repeats), refusing past HOST_VALUE_LIMIT: a grid computed on the host in
+        plain Python and stored by a kernel that writes its arguments (hacks/kernel_args_table_tanh)
+        reaches no ATen op. Ints are not counted: honest launches pass sizes, strides and offsets
+        by the dozen."""
+        if not self.recording:
+            return
+        from triton.language import constexpr
+
+        for value in list(args) + list(kwargs.values()):
+            value = value.value if isinstance(value, constexpr) else value
+            if type(value) is float:
+                self.host_values.constants.add(value)
+        if self.host_values.count() > HOST_VALUE_LIMIT:
+            raise HostComputeRefused(
+                f"refused by the evaluator: more than {HOST_VALUE_LIMIT} Python numbers put into "
+                "tensors in one call, with kernel launches' float arguments (a table computed on "
+                "the host)")
 
     def _before_launch(self, args, kwargs) -> None:
         """Snapshot the tensor arguments a torch op wrote last (or a launch copied torch's data
@@ -768,7 +794,6 @@ class OpAudit(TorchDispatchMode):
         self.seen: set[str] = set()
         self.forbidden: set[str] = set()
         self.scalar_reads = 0
-        self.host_values = HostValues()  # over the call's ops
         self.host_reads: list[str] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
@@ -803,8 +828,8 @@ class OpAudit(TorchDispatchMode):
         if self.held_watch is not None:
             self.held_watch.note(name, func, args, kwargs, out)
         if rec.recording:
-            self.host_values.note(name, func, args, kwargs, out, HOST_VALUE_LIMIT)
-            if self.host_values.count() > HOST_VALUE_LIMIT:
+            rec.host_values.note(name, func, args, kwargs, out, HOST_VALUE_LIMIT)
+            if rec.host_values.count() > HOST_VALUE_LIMIT:
                 # A table filled from Python in forward (t[i] = v per element, kept on self for the
                 # later calls): refused like the scalar reads, and again at every later op.
                 record = (f"{name}: more than {HOST_VALUE_LIMIT} Python numbers put into tensors "

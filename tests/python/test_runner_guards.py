@@ -546,6 +546,30 @@ class ModelNew(nn.Module):
 ''' % act
 
 
+FLOAT_ARGS_TABLE = KERNEL + '''
+@triton.jit
+def put_kernel(tab_ptr, i, v):
+    tl.store(tab_ptr + i, v)
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        tab = torch.empty(20)
+        for i in range(20):
+            put_kernel[(1,)](tab, i, i * 0.25 + 0.125)  # a float argument a launch
+        return relu(x)
+'''
+FLOAT_ARGS_REPEATED = FLOAT_ARGS_TABLE.replace("i * 0.25 + 0.125", "0.5")
+
+
+def test_float_launch_arguments_are_host_values(tmp_path):
+    frames = run_worker(tmp_path, "candidate", FLOAT_ARGS_TABLE)
+    err = [h for h, _ in frames if h["type"] == "error"]
+    assert not trials(frames) and err and err[0]["exc_type"] == "HostComputeRefused", err
+    assert "kernel launches' float arguments" in err[0]["message"], err
+    # One constant in twenty launches is one host value; ints (i) are not counted.
+    assert trials(run_worker(tmp_path, "candidate", FLOAT_ARGS_REPEATED))
+
+
 def test_launch_arguments_are_what_the_compiled_path_takes(tmp_path):
     for t in trials(run_worker(tmp_path, "candidate", act_model("jit_relu"))):
         assert t["host_calls"] == [], t

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: every forward call writes a 4,096-point tanh grid computed by host math.tanh into a fresh buffer through 512 launches of a kernel that stores its 8 float arguments; the main kernel only interpolates the grid
-# expect: correct
-# gap: issue 34, host values through kernel launches: a 4,096-point tanh grid computed by host math.tanh reaches a tensor as the float arguments of 512 launches of a kernel that stores them (no ATen op carries a value, so the host-value count sees none); the main kernel only interpolates (found while fixing the fourth review, 2026-12-06)
+# expect: runtime incorrect reason=host_compute
 import math
 
 import torch
