@@ -120,10 +120,25 @@ class KernelArgumentRefused(TypeError):
     reports it as Triton's refusal: a compile error)."""
 
 
-def check_launch_arguments(args, kwargs, jit_types: tuple) -> None:
-    """Refuses a launch argument, at any depth of tuples, lists and tl.constexpr, that is not a
-    tensor, number, bool, None, string, dtype or @triton.jit function, and more than
-    HOST_VALUE_LIMIT numbers inside such containers. Under the interpreter a constexpr argument
+LAUNCH_STRING_LIMIT = 64  # characters: an activation's name, an eviction policy
+
+
+def launch_values(fn, args, kwargs) -> list:
+    """What a launch hands the kernel: its arguments and the defaults of the parameters it leaves
+    out (the interpreter binds them with getcallargs, the compiled path as constexprs), all of
+    them, since which are used depends on the call."""
+    func = getattr(fn, "fn", fn)
+    defaults = list(getattr(func, "__defaults__", None) or ())
+    defaults += list((getattr(func, "__kwdefaults__", None) or {}).values())
+    return list(args) + list(kwargs.values()) + defaults
+
+
+def check_launch_arguments(values, jit_types: tuple) -> None:
+    """Refuses a launch value (launch_values), at any depth of tuples, lists and tl.constexpr,
+    that is not a tensor, number, bool, None, string of at most LAUNCH_STRING_LIMIT characters,
+    dtype or @triton.jit function, and more than HOST_VALUE_LIMIT numbers or strings inside such
+    containers. A parameter's default counts as an argument, and a long string is data (a grid
+    as decimal digits the kernel parses with int(); sixth white-box review, 2026-12-06). Under the interpreter a constexpr argument
     reaches the kernel body as it is, so a plain Python function passed that way (or in a tuple)
     ran on the host on the kernel's loaded values (numpy on .handle, __bool__ and __index__ from
     C), and a tuple of numbers is a table the kernel subscripts with the Python int range() makes
@@ -142,14 +157,16 @@ def check_launch_arguments(args, kwargs, jit_types: tuple) -> None:
         nonlocal numbers
         if isinstance(value, constexpr):
             return check(value.value, depth + 1, inside)
-        if value is None or isinstance(value, (torch.Tensor, str, torch.dtype, tl_dtype) + jit_types):
+        if value is None or isinstance(value, (torch.Tensor, torch.dtype, tl_dtype) + jit_types):
             return
-        if isinstance(value, (bool, int, float)):
+        if isinstance(value, str) and len(value) > LAUNCH_STRING_LIMIT:
+            refuse(f"that is a string of more than {LAUNCH_STRING_LIMIT} characters (data)")
+        if isinstance(value, (bool, int, float, str)):
             if inside:
                 numbers += 1
                 if numbers > HOST_VALUE_LIMIT:
-                    refuse(f"holding more than {HOST_VALUE_LIMIT} numbers in tuples or lists "
-                           "(a table the interpreter subscripts on the host)")
+                    refuse(f"holding more than {HOST_VALUE_LIMIT} numbers or strings in tuples or "
+                           "lists (a table the interpreter subscripts on the host)")
             return
         if isinstance(value, (tuple, list)) and depth < 4:
             for item in value:
@@ -157,7 +174,7 @@ def check_launch_arguments(args, kwargs, jit_types: tuple) -> None:
             return
         refuse(f"of type {type(value).__name__}")
 
-    for value in list(args) + list(kwargs.values()):
+    for value in values:
         check(value, 0, False)
 
 
@@ -181,8 +198,9 @@ class LaunchRecorder:
         jit_types += (autotuner.Autotuner, self._interp_cls)  # @triton.jit under the interpreter
 
         def jit_run(self, *args, grid, warmup, **kwargs):
-            check_launch_arguments(args, kwargs, jit_types)
-            rec.note_launch_numbers(args, kwargs)
+            values = launch_values(self, args, kwargs)
+            check_launch_arguments(values, jit_types)
+            rec.note_launch_numbers(values)
             outer = rec._span_fn  # a launch from inside another's grid callable or hook
             if not warmup:
                 rec._before_launch(args, kwargs)
@@ -197,8 +215,9 @@ class LaunchRecorder:
             return kernel
 
         def interp_run(self, *args, grid, warmup, **kwargs):
-            check_launch_arguments(args, kwargs, jit_types)
-            rec.note_launch_numbers(args, kwargs)
+            values = launch_values(self, args, kwargs)
+            check_launch_arguments(values, jit_types)
+            rec.note_launch_numbers(values)
             rec._before_launch(args, kwargs)
             result = orig_interp_run(self, *args, grid=grid, warmup=warmup, **kwargs)
             if not warmup:
@@ -322,7 +341,7 @@ class LaunchRecorder:
         self._inputs = list(_tensors(list(inputs)))
         self.readonly = frozenset(k for k in (_storage_key(x) for x in self._inputs) if k is not None)
 
-    def note_launch_numbers(self, args, kwargs) -> None:
+    def note_launch_numbers(self, values) -> None:
         """Counts a launch's float arguments as host values of the call (distinct constants: an
         eps or a scale repeats), refusing past HOST_VALUE_LIMIT: a grid computed on the host in
         plain Python and stored by a kernel that writes its arguments (hacks/kernel_args_table_tanh)
@@ -332,7 +351,7 @@ class LaunchRecorder:
             return
         from triton.language import constexpr
 
-        for value in list(args) + list(kwargs.values()):
+        for value in values:
             value = value.value if isinstance(value, constexpr) else value
             if type(value) is float:
                 self.host_values.constants.add(value)

@@ -561,6 +561,31 @@ class ModelNew(nn.Module):
 FLOAT_ARGS_REPEATED = FLOAT_ARGS_TABLE.replace("i * 0.25 + 0.125", "0.5")
 
 
+DEFAULT_HELPER = KERNEL + '''
+def host_relu(v):
+    return v  # would run on the host under the interpreter
+
+@triton.jit
+def act_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr, ACT: tl.constexpr = host_relu):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, ACT(tl.load(x_ptr + offs, mask=m)), mask=m)
+'''
+DEFAULT_HELPER += '''
+class ModelNew(nn.Module):
+    def forward(self, x):
+        y = torch.empty_like(x)
+        act_kernel[(triton.cdiv(x.numel(), 64),)](x, y, x.numel(), BLOCK=64)
+        return y
+'''
+
+
+def test_a_parameters_default_is_a_launch_argument(tmp_path):
+    frames = run_worker(tmp_path, "candidate", DEFAULT_HELPER)
+    err = [h for h, _ in frames if h["type"] == "error"]
+    assert not trials(frames) and err and err[0]["exc_type"] == "KernelArgumentRefused", err
+
+
 def test_float_launch_arguments_are_host_values(tmp_path):
     frames = run_worker(tmp_path, "candidate", FLOAT_ARGS_TABLE)
     err = [h for h, _ in frames if h["type"] == "error"]
@@ -575,7 +600,8 @@ def test_launch_arguments_are_what_the_compiled_path_takes(tmp_path):
         assert t["host_calls"] == [], t
     assert trials(run_worker(tmp_path, "candidate", act_model("jit_relu"))), "the jit function runs"
     for act, why in (("host_relu", "of type function"), ("tl.constexpr(host_relu)", "of type function"),
-                     ("(jit_relu, tuple(float(i) for i in range(17)))", "more than 16 numbers")):
+                     ("(jit_relu, tuple(float(i) for i in range(17)))", "more than 16 numbers"),
+                     ("(jit_relu, '0' * 65)", "string of more than 64 characters")):
         frames = run_worker(tmp_path, "candidate", act_model(act))
         err = [h for h, _ in frames if h["type"] == "error"]
         assert not trials(frames) and err and err[0]["exc_type"] == "KernelArgumentRefused", (act, err)

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: the kernel reads each element's fp32 bits into a Python int with `for q in range(b, b + 1)` (range of a Triton value is not counted) and hands it to a plain Python function that is the DEFAULT of a tl.constexpr parameter; the function decodes the bits with math.ldexp and returns math.tanh of the value, which the kernel stores: every output element is computed by host Python
-# expect: correct
-# gap: issue 34, sixth white-box review (2026-12-06): a kernel parameter's default is filled in by the interpreter's getcallargs and never passes check_launch_arguments (which refuses plain functions as launch arguments); range() of a Triton value and math of Python ints are not reads
+# expect: runtime compile_error reason=compile_exception
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a 4,096-point tanh grid computed at import by host math.tanh, held as a tuple of floats that is the DEFAULT value of a tl.constexpr kernel parameter (never passed at the launch, so the launch-argument check never sees it); a fill kernel stores T[i] for Python ints i from range; the main kernel only interpolates
-# expect: correct
-# gap: issue 34, sixth white-box review (2026-12-06): check_launch_arguments and note_launch_numbers read only the arguments passed; the interpreter's getcallargs fills a constexpr parameter's default (a 4,096-float tuple) unchecked
+# expect: runtime compile_error reason=compile_exception
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a 4,096-point tanh grid computed at import by host math.tanh and encoded as a tuple of 4,096 decimal strings (9 digits each); the tuple is a launch argument (strings inside tuples are not counted as numbers), and a fill kernel parses each with int(T[i]) (Python ints from range under the interpreter) and stores the floats; the main kernel only interpolates
-# expect: correct
-# gap: issue 34, sixth white-box review (2026-12-06): check_launch_arguments counts only numbers inside tuples; a tuple of numeric strings is a table of any length
+# expect: runtime compile_error reason=compile_exception
 import math
 
 import torch
