@@ -55,20 +55,23 @@ from .guard import HostComputeRefused
 HOST_VALUE_LIMIT = 16
 _LIFT_OPS = frozenset({"aten::lift_fresh", "aten::lift_fresh_copy", "aten::scalar_tensor"})
 _NUMBER_KINDS = frozenset({"NumberType", "FloatType", "TensorType"})
-_NUMBER_ARGS: dict = {}  # op overload -> ((position, name, kind), ...) of arguments a number may fill
+_NUMBER_ARGS: dict = {}  # op overload -> (((position, name), ...) a number may fill, random op)
 
 
 def _number_arguments(func) -> tuple:
+    """(positions and names of the arguments a number may fill, whether it is a random op), once
+    per op overload: HostValues.note runs on every audited op."""
     found = _NUMBER_ARGS.get(func)
     if found is None:
-        found = []
+        random = _is_random_op(func)
+        positions = []
         for i, arg in enumerate(func._schema.arguments):
             kind = arg.type.kind()
             if kind == "OptionalType":
                 kind = arg.type.getElementType().kind()
-            if kind in _NUMBER_KINDS or (kind == "IntType" and _is_random_op(func)):
-                found.append((i, arg.name))
-        found = _NUMBER_ARGS[func] = tuple(found)
+            if kind in _NUMBER_KINDS or (kind == "IntType" and random):
+                positions.append((i, arg.name))
+        found = _NUMBER_ARGS[func] = (tuple(positions), random)
     return found
 
 
@@ -97,12 +100,13 @@ class HostValues:
         values is not read whole)."""
         if self.count() > limit:
             return
+        positions, random = _number_arguments(func)
         numbers = []
-        for i, arg_name in _number_arguments(func):
+        for i, arg_name in positions:
             value = args[i] if i < len(args) else (kwargs or {}).get(arg_name)
             if isinstance(value, (int, float, bool)):
                 numbers.append(float(value))
-        if numbers and _is_random_op(func):
+        if numbers and random:
             numbers = [numbers[0] if "normal" in name else sum(numbers[:2]) / len(numbers[:2])]
         target = args[0] if args else None
         schema = func._schema.arguments
