@@ -14,7 +14,8 @@
 # sft        `train sft --keep-best`: $SFT_EPOCHS epochs, held-out loss every $EVAL_EVERY steps,
 #            the best step kept (sft/best)
 # calibrate  k=$K_CAL samples per candidate; labels by pass rate (tritonrl calibrate)
-# pool       the candidates solved sometimes (0 < p < 1): the fixed RL pool (at least $POOL_MIN)
+# pool       the candidates solved sometimes (0 < p < 1): the fixed RL pool (at least $POOL_MIN;
+#            POOL_MAX=N keeps the first N of them in candidate order, the rest never enter)
 # before     k=$K_EVAL samples per task of the SFT policy on the pool, the held-out shapes and the
 #            built-in suite's level 1 (sampling seed 101)
 # grpo       for each mode in $MODES and seed in $SEEDS: $STEPS steps of $TASKS_PER_STEP tasks x
@@ -31,7 +32,11 @@
 #            (bench/train/modes_paired.sh; folders of other leases: MODES_FROM="W2 W3"), Holm over
 #            the pairs for each endpoint; appended to $W/summary.txt
 # CONTROLS=first: one control per seed (the first mode's), not one per mode and seed: at lr 0 every
-#            mode's control is the SFT policy (E2 runs three modes)
+#            mode's control is the SFT policy (E2 runs three modes); CONTROLS=none: no control
+# TRAIN_ORDER: the order the grpo stage trains the modes in (default MODES; E2 rotates it by block
+#            so that a lease cut before its last mode does not always lose the same one)
+# EVAL_EACH=1: each run's evaluations (EVAL_SETS, seed 202) right after its training, so a lease
+#            cut part-way keeps every finished run evaluated
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BIN="${BIN:-$ROOT/build/tritonrl}"
@@ -45,6 +50,8 @@ SEEDS="${SEEDS:-1}" DEVICE="${DEVICE:-cuda}" EVAL_DEVICE="${EVAL_DEVICE:-cuda}" 
 MAX_NEW="${MAX_NEW:-1024}" VARIANTS="${VARIANTS:-medium}" TIMING="${TIMING:-0}"
 SFT_EXTRA="${SFT_EXTRA:-}" GRPO_EXTRA="${GRPO_EXTRA:-}" SCORE_EXTRA="${SCORE_EXTRA:-}" CONTROL_STEPS="${CONTROL_STEPS:-${STEPS}}"
 EVAL_SETS="${EVAL_SETS:-pool heldout level1}" CONTROLS="${CONTROLS:-all}" MODES_FROM="${MODES_FROM:-}"
+POOL_MAX="${POOL_MAX:-0}" TRAIN_ORDER="${TRAIN_ORDER:-$MODES}" EVAL_EACH="${EVAL_EACH:-0}"
+case "$CONTROLS" in all | first | none) ;; *) echo "learning.sh: CONTROLS must be all, first or none, not '$CONTROLS'" >&2; exit 2 ;; esac
 # CONTROL_ONLY=1: the grpo stage runs the controls alone (the SFT policy's rollouts: entropy).
 CONTROL_ONLY="${CONTROL_ONLY:-0}"
 # POOL_ALL=1 (a CPU smoke run of this script, where the policy solves nothing): every candidate
@@ -115,16 +122,21 @@ stage_calibrate() { calibrate_into "$W/calibration.jsonl" "$W/sft/best" "$W/cand
 
 stage_pool() {
   [[ -f "$W/pool/labels.jsonl" ]] && return
-  python3 - "$W" "$POOL_MIN" "$POOL_ALL" <<'PY'
+  python3 - "$W" "$POOL_MIN" "$POOL_ALL" "$POOL_MAX" <<'PY'
 import json, os, shutil, sys
-w, need, take_all = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1"
+w, need, take_all, most = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", int(sys.argv[4])
 labels = [json.loads(l) for l in open(f"{w}/calibration.jsonl") if l.strip()]
+order = {t: i for i, t in enumerate(json.load(open(f"{w}/candidates.json")))}
+labels.sort(key=lambda l: order[l["task"]])
 pool = [l for l in labels if take_all or 0 < l["passed"] < l["samples"]]
 if take_all:
     for l in pool:
         l["level"] = 1
 print(f"pool: {len(pool)} of {len(labels)} candidates solved sometimes "
       f"({sum(l['passed'] == 0 for l in labels)} never, {sum(l['passed'] == l['samples'] for l in labels)} always)")
+if most > 0 and len(pool) > most:
+    print(f"pool: the first {most} of them in candidate order kept (POOL_MAX)")
+    pool = pool[:most]
 if len(pool) < need:
     sys.exit(f"pool: {len(pool)} tasks, fewer than POOL_MIN={need}: more candidates or another SFT")
 os.makedirs(f"{w}/pool", exist_ok=True)
@@ -177,20 +189,28 @@ control_is_sft() {
   fi
 }
 
+# train_and_evaluate NAME MODE SEED LR [STEPS]: one run, then (EVAL_EACH=1) its evaluations.
+train_and_evaluate() {
+  grpo_run "$@"
+  [[ "$EVAL_EACH" == 1 ]] || return 0
+  mkdir -p "$W/eval"
+  for set in $EVAL_SETS; do evaluate "$set" "$1" "$W/grpo/$1/checkpoint" 202; done
+}
+
 stage_grpo() {
-  for mode in $MODES; do
+  for mode in $TRAIN_ORDER; do
     for seed in $SEEDS; do
       say "grpo $mode seed $seed"
       # The control first: short, and its rollouts are the SFT policy's (entropy, valid share).
-      if [[ "$CONTROLS" != first || "$mode" == "${MODES%% *}" ]]; then
-        grpo_run "${mode}_s${seed}_control" "$mode" "$seed" 0 "$CONTROL_STEPS"
+      if [[ "$CONTROLS" == all || ("$CONTROLS" == first && "$mode" == "${TRAIN_ORDER%% *}") ]]; then
+        train_and_evaluate "${mode}_s${seed}_control" "$mode" "$seed" 0 "$CONTROL_STEPS"
         control_is_sft "${mode}_s${seed}_control"
       fi
       [[ "$CONTROL_ONLY" == 1 ]] && continue
       if [[ -z "$LRS" ]]; then
-        grpo_run "${mode}_s${seed}" "$mode" "$seed" "$LR"
+        train_and_evaluate "${mode}_s${seed}" "$mode" "$seed" "$LR"
       else
-        for lr in $LRS; do grpo_run "${mode}_s${seed}_lr${lr}" "$mode" "$seed" "$lr"; done
+        for lr in $LRS; do train_and_evaluate "${mode}_s${seed}_lr${lr}" "$mode" "$seed" "$lr"; done
       fi
     done
   done
@@ -216,7 +236,7 @@ stage_paired() {
       local control="$W/eval/${run%_lr*}_control_$set.jsonl"  # one control per mode and seed
       if [[ ! -f "$control" ]]; then  # CONTROLS=first: the seed's one control
         local seed_part="${run%_lr*}" && seed_part="_s${seed_part##*_s}"
-        control="$(ls "$W"/eval/*"${seed_part}_control_$set.jsonl" 2>/dev/null | head -n 1)"
+        control="$( (ls "$W"/eval/*"${seed_part}_control_$set.jsonl" 2>/dev/null || true) | head -n 1)"
       fi
       [[ -n "$control" && -f "$control" && -f "$W/eval/${run}_$set.jsonl" ]] || continue
       {
