@@ -62,9 +62,9 @@ int RunAdvantages(const AdvantagesOptions& o) {
   std::fprintf(stderr,
                "tritonrl advantages: mode %s, %zu groups, %zu rollouts, %zu filtered groups "
                "(%zu with all rewards equal), %zu speedups voided by flags, %zu correct without "
-               "a usable speedup\n",
+               "a usable speedup, %zu unknown speedups given their group's trusted mean\n",
                rl::AdvantageModeName(*mode), r.groups, r.rollouts, r.filtered_groups,
-               r.constant_groups, r.speedup_voided, r.speedup_missing);
+               r.constant_groups, r.speedup_voided, r.speedup_missing, r.speedup_imputed);
   return 0;
 }
 

@@ -31,15 +31,22 @@ Rewards ComputeRewards(const RolloutVerdict& verdict, const RewardConfig& config
   r.r_binary = (is_triton && test_passed && certified) ? 1.0 : 0.0;
   if (!passed) return r;
 
+  const auto listed = [](const std::vector<std::string>& set, const std::string& flag) {
+    return std::find(set.begin(), set.end(), flag) != set.end();
+  };
+  bool voided_by_evidence = false;  // a void flag that load does not explain
   for (const auto& flag : verdict.flags) {
-    if (std::find(config.speedup_void_flags.begin(), config.speedup_void_flags.end(), flag) !=
-        config.speedup_void_flags.end()) {
-      r.speedup_voided = true;
-    }
+    if (!listed(config.speedup_void_flags, flag)) continue;
+    r.speedup_voided = true;
+    voided_by_evidence = voided_by_evidence || !listed(config.speedup_load_flags, flag);
   }
-  if (r.speedup_voided) return r;
+  if (r.speedup_voided) {
+    r.speedup_unknown = !voided_by_evidence;
+    return r;
+  }
   if (!std::isfinite(verdict.speedup) || verdict.speedup <= 0) {
     r.speedup_missing = true;
+    r.speedup_unknown = true;
     return r;
   }
   r.r_speedup = std::min(verdict.speedup, config.speedup_clip);
@@ -95,6 +102,32 @@ void ApplySpeedupNoiseFloor(std::span<Rewards> rewards, std::span<const RolloutV
     run_high = std::max(run_high, bands[k].high);
   }
   if (!bands.empty()) close_run(bands.size());
+}
+
+void ImputeUnknownSpeedups(std::span<Rewards> rewards, const RewardConfig& config) {
+  if (!config.impute_unknown_speedup) return;
+  double sum = 0;
+  size_t trusted = 0;
+  for (const Rewards& r : rewards) {
+    if (r.r_correct > 0 && r.r_speedup > 0 && !r.speedup_voided && !r.speedup_missing) {
+      sum += r.r_speedup;
+      ++trusted;
+    }
+  }
+  if (trusted == 0) return;
+  const double mean = sum / static_cast<double>(trusted);
+  for (Rewards& r : rewards) {
+    if (r.r_correct > 0 && r.speedup_unknown) {
+      r.r_speedup = mean;
+      r.speedup_imputed = true;
+    }
+  }
+}
+
+void ApplyGroupSpeedupRules(std::span<Rewards> rewards, std::span<const RolloutVerdict> verdicts,
+                            const RewardConfig& config) {
+  ApplySpeedupNoiseFloor(rewards, verdicts, config);
+  ImputeUnknownSpeedups(rewards, config);
 }
 
 }  // namespace tritonrl::rl

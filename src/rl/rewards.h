@@ -43,6 +43,12 @@ struct RewardConfig {
   // Any of these flags means the speedup measurement cannot be trusted: the
   // speedup term becomes 0 (correctness still counts).
   std::vector<std::string> speedup_void_flags = vocab::SpeedupVoidFlags();
+  // A correct rollout whose speedup is unknown (not measured, or voided only by these flags:
+  // disagreements that load explains) is not slow: within its group it earns the mean R_speedup
+  // of the correct rollouts with a trusted speedup (ImputeUnknownSpeedups). Empty, or
+  // impute_unknown_speedup false: such a rollout keeps R_speedup 0.
+  std::vector<std::string> speedup_load_flags = vocab::SpeedupLoadFlags();
+  bool impute_unknown_speedup = true;
   // Any of these flags means correctness itself is not established: no reward at all (the
   // verdict's "correct" came from a task that a null model passes).
   std::vector<std::string> reward_void_flags = vocab::RewardVoidFlags();
@@ -55,6 +61,9 @@ struct Rewards {
   double r_binary = 0;           // AutoTriton: is_triton * outputs_match (else correct)
   bool speedup_voided = false;   // a void flag zeroed the speedup term
   bool speedup_missing = false;  // valid and correct, but speedup is NaN, infinite or <= 0
+  // Correct, and the speedup missing or voided by load flags alone: unknown rather than low.
+  bool speedup_unknown = false;
+  bool speedup_imputed = false;  // ImputeUnknownSpeedups gave it the group's trusted mean
 };
 
 // Checks clip is finite and > 0.
@@ -69,6 +78,19 @@ Rewards ComputeRewards(const RolloutVerdict& verdict, const RewardConfig& config
 // linkage); each run's members get the run's mean R_speedup. Rollouts without a speedup reward
 // are untouched. `rewards` and `verdicts` are parallel.
 void ApplySpeedupNoiseFloor(std::span<Rewards> rewards, std::span<const RolloutVerdict> verdicts,
+                            const RewardConfig& config);
+
+// Within one group (config.impute_unknown_speedup): each correct rollout whose speedup is unknown
+// (Rewards::speedup_unknown) gets the mean R_speedup of the group's correct rollouts with a
+// trusted speedup, so load that voids a timing gives no speed advantage either way. With no
+// trusted speedup in the group, nothing changes (every correct rollout keeps 0: no speed
+// signal). What a candidate gains by getting its own timing voided is bounded by that mean,
+// never above the best trusted speedup of its group (docs/rl.md).
+void ImputeUnknownSpeedups(std::span<Rewards> rewards, const RewardConfig& config);
+
+// The group rules on speedup rewards, in order: the noise floor, then the imputation. The one
+// home of both for the trainer, the reward service and `tritonrl advantages`.
+void ApplyGroupSpeedupRules(std::span<Rewards> rewards, std::span<const RolloutVerdict> verdicts,
                             const RewardConfig& config);
 
 }  // namespace tritonrl::rl

@@ -52,7 +52,7 @@ Result<GroupTokenAdvantages> ComputeGroupTokenAdvantages(std::span<const GroupRo
     kept_verdicts.push_back(group[i].verdict);
     kept_index.push_back(i);
   }
-  ApplySpeedupNoiseFloor(kept, kept_verdicts, reward_config);
+  ApplyGroupSpeedupRules(kept, kept_verdicts, reward_config);
   for (size_t k = 0; k < kept.size(); ++k) out.rollouts[kept_index[k]].rewards = kept[k];
   if (kept.empty()) {
     out.constant = true;

@@ -64,8 +64,9 @@ struct GroupTokenAdvantages {
   bool filtered = false;  // constant and DAPO filtering on: every rollout masked
 };
 
-// Rewards once per rollout, the truncation policy, the speedup noise floor over the rollouts in
-// the group statistics (ApplySpeedupNoiseFloor), group advantages and token rows. Fails on an
+// Rewards once per rollout, the truncation policy, the speedup rules over the rollouts in the
+// group statistics (ApplyGroupSpeedupRules: noise floor, unknown speedups imputed), group
+// advantages and token rows. Fails on an
 // empty group or an invalid config.
 Result<GroupTokenAdvantages> ComputeGroupTokenAdvantages(std::span<const GroupRollout> group,
                                                          const RewardConfig& reward_config,

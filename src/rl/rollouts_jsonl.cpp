@@ -180,7 +180,16 @@ Result<AdvantagesResult> ComputeAdvantages(const std::vector<RolloutRecord>& rec
   std::vector<bool> filtered(records.size(), false);
   for (const auto& [key, members] : groups) {
     std::vector<Rewards> g;
-    for (size_t i : members) g.push_back(rewards[i]);
+    std::vector<RolloutVerdict> verdicts;
+    for (size_t i : members) {
+      g.push_back(rewards[i]);
+      verdicts.push_back(records[i].verdict);
+    }
+    ApplyGroupSpeedupRules(g, verdicts, reward_config);
+    for (size_t k = 0; k < members.size(); ++k) {
+      rewards[members[k]] = g[k];
+      out.report.speedup_imputed += g[k].speedup_imputed;
+    }
     auto ga = ComputeGroupAdvantages(g, advantage_config);
     if (!ga.ok()) return Status::InvalidArgument("group " + key + ": " + ga.status().message());
     out.report.constant_groups += ga->constant;
@@ -197,6 +206,7 @@ Result<AdvantagesResult> ComputeAdvantages(const std::vector<RolloutRecord>& rec
     line["r_correct"] = rewards[i].r_correct;
     line["r_speedup"] = rewards[i].r_speedup;
     line["r_binary"] = rewards[i].r_binary;
+    if (rewards[i].speedup_imputed) line["speedup_imputed"] = true;
     line["adv_plan"] = adv[i].plan;
     line["adv_code"] = adv[i].code;
     line["filtered"] = static_cast<bool>(filtered[i]);

@@ -42,6 +42,7 @@ struct AdvantagesReport {
   size_t filtered_groups = 0;  // constant groups marked filtered
   size_t speedup_voided = 0;   // rollouts whose speedup term a flag zeroed
   size_t speedup_missing = 0;  // correct rollouts without a usable speedup
+  size_t speedup_imputed = 0;  // unknown speedups given their group's trusted mean
 };
 
 struct AdvantagesResult {

@@ -230,6 +230,7 @@ json RolloutJson(const scoring::ScoredSample& s, const rl::Rewards& rw,
           {"r_binary", rw.r_binary},
           {"speedup_voided", rw.speedup_voided},
           {"speedup_missing", rw.speedup_missing},
+          {"speedup_imputed", rw.speedup_imputed},
           {"reward", rl::ScalarReward(rw, scalar_config)}};
 }
 
@@ -283,11 +284,18 @@ Reply HandleReward(const ServeContext& ctx, std::string_view body) {
 
   // Without "advantages", the scalar is the default mode's (TritonRL's uniform mix).
   const rl::AdvantageConfig scalar_config = adv_config.value_or(rl::AdvantageConfig{});
+  // The rollouts are one group: the group's speedup rules (rl::ApplyGroupSpeedupRules) hold
+  // for the scalar reward as for the advantages.
   std::vector<rl::Rewards> rewards;
-  json out = json::array();
+  std::vector<rl::RolloutVerdict> verdicts;
   for (const auto& r : job.snap->results) {
-    rewards.push_back(rl::ComputeRewards(scoring::RolloutVerdictOf(*r), reward_config));
-    out.push_back(RolloutJson(*r, rewards.back(), scalar_config));
+    verdicts.push_back(scoring::RolloutVerdictOf(*r));
+    rewards.push_back(rl::ComputeRewards(verdicts.back(), reward_config));
+  }
+  rl::ApplyGroupSpeedupRules(rewards, verdicts, reward_config);
+  json out = json::array();
+  for (size_t i = 0; i < rewards.size(); ++i) {
+    out.push_back(RolloutJson(*job.snap->results[i], rewards[i], scalar_config));
   }
   json reply = {{"task", *task}, {"job", job.id}, {"rollouts", nullptr}};
   if (adv_config) {

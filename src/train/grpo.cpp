@@ -436,6 +436,7 @@ struct StepRollouts {
   std::array<int64_t, rl::kOutcomeClasses> classes{};
   double speedup_sum = 0;
   int64_t speedup_n = 0, constant_groups = 0, text_matched = 0, new_tokens = 0;
+  int64_t correct_n = 0, speedup_unknown_n = 0;  // correct rollouts; of them, speed unknown
   std::vector<json> rollout_lines;  // rollouts.jsonl
 };
 
@@ -548,6 +549,7 @@ void TallyRollout(const Runner& run, int64_t step, int64_t round, int64_t group_
       {"r_correct", ra.rewards.r_correct},
       {"r_speedup", ra.rewards.r_speedup},
       {"r_binary", ra.rewards.r_binary},
+      {"speedup_imputed", ra.rewards.speedup_imputed},
       {"adv_plan", ra.advantage.plan},
       {"adv_code", ra.advantage.code},
       {"plan_tokens",
@@ -563,6 +565,10 @@ void TallyRollout(const Runner& run, int64_t step, int64_t round, int64_t group_
     const rl::OutcomeClass c = rl::ClassifyOutcome(v->outcome, ra.verdict_rewards, v->speedup);
     ++acc.classes[static_cast<size_t>(c)];
     if (c == rl::OutcomeClass::kFast) s.fast1_rate += 1;
+    if (ra.verdict_rewards.r_correct > 0) {
+      ++acc.correct_n;
+      acc.speedup_unknown_n += ra.verdict_rewards.speedup_unknown;
+    }
     if (v->correct && v->speedup && !ra.verdict_rewards.speedup_voided &&
         !ra.verdict_rewards.speedup_missing) {
       acc.speedup_sum += *v->speedup;
@@ -659,6 +665,9 @@ Result<StepRollouts> SampleStep(Runner& run, int64_t step, GrpoStepMetrics& s) {
   }
   s.text_reward_rate = static_cast<double>(acc.text_matched) / n;
   s.mean_speedup = acc.speedup_n ? acc.speedup_sum / static_cast<double>(acc.speedup_n) : 0.0;
+  s.speedup_unknown_rate =
+      acc.correct_n ? static_cast<double>(acc.speedup_unknown_n) / static_cast<double>(acc.correct_n)
+                    : 0.0;
   s.gen_tokens_per_second = static_cast<double>(acc.new_tokens) / std::max(s.gen_seconds, 1e-9);
   return acc;
 }
@@ -672,6 +681,7 @@ json MetricsJson(const GrpoStepMetrics& s) {
           {"correct_rate", s.correct_rate},
           {"fast1_rate", s.fast1_rate},
           {"mean_speedup", s.mean_speedup},
+          {"speedup_unknown_rate", s.speedup_unknown_rate},
           {"response_tokens", s.response_tokens},
           {"entropy", s.entropy},
           {"clip_fraction", s.clip_fraction},

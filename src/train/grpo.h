@@ -124,6 +124,9 @@ struct GrpoStepMetrics {
   double reward_correct = 0, reward_speedup = 0;  // means over the step's rollouts
   double valid_rate = 0, compiled_rate = 0, correct_rate = 0, fast1_rate = 0;
   double mean_speedup = 0;  // over correct rollouts with a trusted speedup; 0 when none
+  // Of the correct rollouts, the share whose speedup was unknown (not timed, or voided by load:
+  // rl::Rewards::speedup_unknown); 0 when none is correct.
+  double speedup_unknown_rate = 0;
   double response_tokens = 0, entropy = 0, clip_fraction = 0, kl = 0;
   double lr = 0;                // the step's learning rate (after warm-up and schedule)
   double text_reward_rate = 0;  // --text-reward-plan: share of rollouts whose plan matched

@@ -60,6 +60,9 @@ std::vector<std::string> SpeedupVoidFlags() {
 std::vector<std::string> StrictFailFlags() {
   return Owned(kStrictFailFlags);
 }
+std::vector<std::string> SpeedupLoadFlags() {
+  return Owned(kSpeedupLoadFlags);
+}
 
 std::vector<std::string> RewardVoidFlags() {
   return Owned(kRewardVoidFlags);

@@ -72,6 +72,11 @@ inline constexpr std::string_view kReferenceFailed = "reference_failed";
 inline constexpr std::string_view kSpeedupVoidFlags[] = {
     flag::kLazyOptimization, flag::kTimingInconsistent, flag::kImplausibleSpeedup,
     flag::kParentClockGap,   flag::kTimingContended,    flag::kWeakTask};
+// The void flags that load explains (docs/eval.md, "The load rule"): the speedup is unknown, not
+// low, so a group's reward may stand in the group's trusted speedups for it (rl/rewards.h,
+// ImputeUnknownSpeedups). Every other void flag is evidence against the timing and keeps 0.
+inline constexpr std::string_view kSpeedupLoadFlags[] = {flag::kParentClockGap,
+                                                         flag::kTimingContended};
 // Any of these makes a correct sample not correct under the strict policy. docs/metrics.md.
 inline constexpr std::string_view kStrictFailFlags[] = {
     flag::kLazyOptimization, flag::kTimingInconsistent, flag::kImplausibleSpeedup,
@@ -84,6 +89,7 @@ bool FailsStrict(std::string_view flag_name);
 // The sets as owned strings, for configuration structs that let a caller change them.
 std::vector<std::string> SpeedupVoidFlags();
 std::vector<std::string> StrictFailFlags();
+std::vector<std::string> SpeedupLoadFlags();
 std::vector<std::string> RewardVoidFlags();
 
 }  // namespace tritonrl::vocab

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 #include <vector>
 
 namespace tritonrl::rl {
@@ -104,6 +105,28 @@ TEST(Rewards, EvaluatorFlagsZeroTheSpeedupTermOnly) {
   EXPECT_EQ(ComputeRewards(v, RewardConfig{}).r_speedup, 1.9);
 }
 
+// Which correct rollouts have an unknown speedup: not measured, or voided by the flags that load
+// explains (parent_clock_gap, timing_contended) and by nothing else. A flag that is evidence
+// against the timing (lazy_optimization, timing_inconsistent, implausible_speedup) keeps it
+// known-bad, alone or beside a load flag.
+TEST(Rewards, UnknownSpeedupIsMissingOrVoidedByLoadAlone) {
+  const auto unknown = [](std::vector<std::string> flags, double speedup) {
+    RolloutVerdict v = Passing(speedup);
+    v.flags = std::move(flags);
+    return ComputeRewards(v, RewardConfig{}).speedup_unknown;
+  };
+  EXPECT_TRUE(unknown({"parent_clock_gap"}, 0.8));
+  EXPECT_TRUE(unknown({"timing_contended", "near_tolerance"}, 0.8));
+  EXPECT_TRUE(unknown({}, std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_FALSE(unknown({}, 0.8));
+  EXPECT_FALSE(unknown({"lazy_optimization"}, 0.8));
+  EXPECT_FALSE(unknown({"parent_clock_gap", "timing_inconsistent"}, 0.8));
+  EXPECT_FALSE(unknown({"implausible_speedup", "parent_clock_gap"}, 0.8));
+  RolloutVerdict wrong = Passing(std::numeric_limits<double>::quiet_NaN());
+  wrong.correct = false;
+  EXPECT_FALSE(ComputeRewards(wrong, RewardConfig{}).speedup_unknown);
+}
+
 // A correct verdict on a task that a null model passes (weak_task) certifies nothing: no reward at
 // all, binary included.
 TEST(Rewards, WeakTaskEarnsNothing) {
@@ -198,6 +221,62 @@ TEST(SpeedupNoiseFloor, MeasuredSpreadWidensTheBandAndZeroFloorIsOff) {
   RewardConfig bad;
   bad.speedup_noise_floor = 1.0;
   EXPECT_FALSE(ValidateRewardConfig(bad).ok());
+}
+
+// The imputation, by hand: a group of five: speedups 0.5 and 1.1 trusted, one voided by
+// parent_clock_gap, one lazy_optimization (evidence: stays 0), one incorrect. The voided one gets
+// (0.5 + 1.1) / 2 = 0.8; nothing else moves. Off, or with no trusted speedup in the group, the
+// unknown one keeps 0.
+TEST(ImputeUnknownSpeedups, UnknownGetsTheGroupsTrustedMean) {
+  std::vector<RolloutVerdict> v = {Passing(0.5), Passing(0.6), Passing(1.1), Passing(1.9),
+                                   RolloutVerdict{}};
+  v[1].flags = {"parent_clock_gap"};
+  v[3].flags = {"lazy_optimization"};
+  RewardConfig c;
+  std::vector<Rewards> r;
+  for (const auto& x : v) r.push_back(ComputeRewards(x, c));
+  ImputeUnknownSpeedups(r, c);
+  EXPECT_DOUBLE_EQ(r[1].r_speedup, 0.8);
+  EXPECT_TRUE(r[1].speedup_imputed);
+  EXPECT_EQ(r[0].r_speedup, 0.5);
+  EXPECT_EQ(r[2].r_speedup, 1.1);
+  EXPECT_EQ(r[3].r_speedup, 0.0);
+  EXPECT_FALSE(r[3].speedup_imputed);
+  EXPECT_EQ(r[4].r_speedup, 0.0);
+  EXPECT_EQ(r[1].r_correct, 1.0);
+
+  c.impute_unknown_speedup = false;
+  r.clear();
+  for (const auto& x : v) r.push_back(ComputeRewards(x, c));
+  ImputeUnknownSpeedups(r, c);
+  EXPECT_EQ(r[1].r_speedup, 0.0);
+
+  RewardConfig on;
+  std::vector<RolloutVerdict> none = {Passing(0.5), Passing(0.7)};
+  none[0].flags = {"parent_clock_gap"};
+  none[1].flags = {"timing_contended"};
+  r = {ComputeRewards(none[0], on), ComputeRewards(none[1], on)};
+  ImputeUnknownSpeedups(r, on);
+  EXPECT_EQ(r[0].r_speedup, 0.0);
+  EXPECT_EQ(r[1].r_speedup, 0.0);
+  EXPECT_FALSE(r[0].speedup_imputed);
+}
+
+// The group rules run the noise floor first, on trusted speedups, then impute from the result:
+// 1.00 and 1.04 share 1.02 under the 5 % floor, 1.60 stands alone; the unknown one gets the mean
+// of 1.02, 1.02 and 1.60.
+TEST(ImputeUnknownSpeedups, AfterTheNoiseFloor) {
+  RewardConfig c;
+  c.speedup_noise_floor = 0.05;
+  std::vector<RolloutVerdict> v = {Passing(1.00), Passing(1.04), Passing(1.60),
+                                   Passing(std::numeric_limits<double>::quiet_NaN())};
+  std::vector<Rewards> r;
+  for (const auto& x : v) r.push_back(ComputeRewards(x, c));
+  ApplyGroupSpeedupRules(r, v, c);
+  EXPECT_DOUBLE_EQ(r[0].r_speedup, 1.02);
+  EXPECT_DOUBLE_EQ(r[2].r_speedup, 1.60);
+  EXPECT_DOUBLE_EQ(r[3].r_speedup, (1.02 + 1.02 + 1.60) / 3);
+  EXPECT_TRUE(r[3].speedup_imputed);
 }
 
 }  // namespace

@@ -85,6 +85,41 @@ TEST(RolloutGroup, CountedSpeedupKeepsOnlyTrustedSpeedupsOfCorrectSamples) {
   EXPECT_DOUBLE_EQ(CountedSpeedup(vocab::Outcome::kIncorrect, correct, 3.0), 0.0);
 }
 
+// Under HRD a correct rollout whose timing load voided (parent_clock_gap) gets the plan advantage
+// of a rollout at its group's trusted mean speedup, not that of a slow one: speedups 0.5 and 1.5
+// trusted, one voided, one incorrect. Imputed R_speedup (0.5 + 1.5) / 2 = 1.0; the group's
+// R_speedup [0.5, 1.5, 1.0, 0], mean 0.75, so the voided one's plan advantage is
+// alpha * 0.25 / sd > 0, where without the imputation (R_speedup 0) it was negative.
+TEST(RolloutGroup, VoidedByLoadGetsTheTrustedMeanUnderHrd) {
+  std::vector<GroupRollout> group(4);
+  for (auto& g : group) {
+    g.num_tokens = 4;
+    g.plan_tokens = IndexRange{0, 2};
+  }
+  group[0].verdict = Verdict(true, true, 0.5);
+  group[1].verdict = Verdict(true, true, 1.5);
+  group[2].verdict = Verdict(true, true, 0.2);
+  group[2].verdict.flags = {"parent_clock_gap"};
+  group[3].verdict = Verdict(true, false, std::nan(""));
+  AdvantageConfig config;  // HRD, alpha 0.1
+  auto adv = ComputeGroupTokenAdvantages(group, {}, config, TruncatedPolicy::kPenalize);
+  ASSERT_TRUE(adv.ok());
+  EXPECT_DOUBLE_EQ(adv->rollouts[2].rewards.r_speedup, 1.0);
+  EXPECT_TRUE(adv->rollouts[2].rewards.speedup_imputed);
+  EXPECT_EQ(adv->rollouts[2].verdict_rewards.r_speedup, 0.0);  // the verdict's own, for the classes
+  const double sd = std::sqrt((0.25 * 0.25 + 0.75 * 0.75 + 0.25 * 0.25 + 0.75 * 0.75) / 3);
+  EXPECT_NEAR(adv->rollouts[2].advantage.plan, 0.1 * 0.25 / (sd + 1e-6), 1e-9);
+  EXPECT_NEAR(adv->rollouts[2].per_token[0], 0.1 * 0.25 / (sd + 1e-6), 1e-6);
+  // Its code tokens get A(correct) as every correct rollout's do.
+  EXPECT_DOUBLE_EQ(adv->rollouts[2].advantage.code, adv->rollouts[0].advantage.code);
+
+  RewardConfig zero;
+  zero.impute_unknown_speedup = false;
+  auto old = ComputeGroupTokenAdvantages(group, zero, config, TruncatedPolicy::kPenalize);
+  ASSERT_TRUE(old.ok());
+  EXPECT_LT(old->rollouts[2].advantage.plan, 0.0);
+}
+
 // DAPO dynamic sampling as the step loop drives it: each round's groups go through
 // ComputeGroupTokenAdvantages, the non-constant ones count as informative, and the next round
 // draws the shortfall until tasks_per_step are informative or the rounds are spent.
