@@ -631,6 +631,11 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                 l2_reset = clock.reset_persisting_l2() and l2_reset
             audited.begin(x)
             clock.sync()
+            # The engine clocks the span between these two frames (src/eval/parent_clock.h): the
+            # timed call and nothing of the audit's own work before and after it, which the
+            # trusted reference does not do; sent outside the worker's own clock.
+            if per_call and i >= 0:
+                worker.send({"type": "span", "index": i, "edge": "begin"})
             if clock.cuda:
                 # As Triton's do_bench: the flush (after a short device busy-wait, the
                 # cover) runs on the device while the host launches the call, so host
@@ -650,6 +655,8 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                 t_ev = clock.perf_ns()
                 clock.sync()
                 t1 = clock.perf_ns()
+                if per_call and i >= 0:
+                    worker.send({"type": "span", "index": i, "edge": "end"})
                 ev = float(clock.elapsed(start, end))
                 flush_ms = float(clock.elapsed(pre, start))
                 stream_changed = stream_changed or clock.current_stream() != stream_before
@@ -659,6 +666,8 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                 t0 = clock.perf_ns()
                 out = audited.forward(x)
                 t1 = t_ev = clock.perf_ns()
+                if per_call and i >= 0:
+                    worker.send({"type": "span", "index": i, "edge": "end"})
                 ev = (t1 - t0) / 1e6
                 flush_ms = 0.0
                 audited.end(out, i)

@@ -290,6 +290,7 @@ void ApplyTimingStage(const EngineConfig& cfg, const WorkerRun& run, const Refer
   }
   phase->parent_ms = run.timing_parent_ms;
   phase->call_frame_ms = run.call_frame_ms;
+  phase->call_span_ms = run.call_span_ms;
   phase->lease_wait_ms = run.lease_wait_ms;
   for (const Frame& f : run.frames) {
     if (GetString(f.header, "type") == "profile") MergeProfileFrame(f, *phase);
@@ -395,6 +396,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
     } else {
       phase->parent_ms = run.timing_parent_ms;
       phase->call_frame_ms = run.call_frame_ms;
+      phase->call_span_ms = run.call_span_ms;
       phase->lease_wait_ms = run.lease_wait_ms;
       if (cfg.store_reference_timing) cfg.store_reference_timing(task_path, *phase);
       ref.timing = std::move(*phase);

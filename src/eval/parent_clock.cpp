@@ -7,7 +7,7 @@
 
 namespace tritonrl::eval {
 
-std::optional<std::vector<double>> CallCycles(const std::vector<double>& call_frame_ms,
+std::optional<std::vector<double>> CallCycles(std::span<const double> call_frame_ms,
                                               std::size_t calls) {
   if (calls == 0 || call_frame_ms.size() != calls + 1) return std::nullopt;
   std::vector<double> cycles;
@@ -15,20 +15,29 @@ std::optional<std::vector<double>> CallCycles(const std::vector<double>& call_fr
   return cycles;
 }
 
-std::optional<ParentCallClock> MeasureParentCallClock(
-    const std::vector<double>& call_frame_ms, const std::vector<double>& wall_ms,
-    const std::vector<double>& reference_call_frame_ms,
-    const std::vector<double>& reference_wall_ms) {
-  auto cycles = CallCycles(call_frame_ms, wall_ms.size());
+std::optional<ParentCallClock> MeasureParentCallClock(const EngineCallClock& candidate,
+                                                      const EngineCallClock& reference) {
+  const std::span<const double> wall_ms = candidate.wall_ms;
+  const std::span<const double> reference_wall_ms = reference.wall_ms;
+  const bool spans = !wall_ms.empty() && candidate.call_span_ms.size() == wall_ms.size() &&
+                     !reference_wall_ms.empty() &&
+                     reference.call_span_ms.size() == reference_wall_ms.size();
+  const auto as_vector = [](std::span<const double> s) {
+    return std::optional(std::vector<double>(s.begin(), s.end()));
+  };
+  auto cycles = spans ? as_vector(candidate.call_span_ms)
+                      : CallCycles(candidate.call_frame_ms, wall_ms.size());
   if (!cycles) return std::nullopt;
   ParentCallClock out;
+  out.spans = spans;
   out.cycles_ms = std::move(*cycles);
   std::vector<double> unexplained;
   for (std::size_t i = 0; i < wall_ms.size(); ++i)
     unexplained.push_back(out.cycles_ms[i] - wall_ms[i]);
   out.cycle_ms = Summarize(out.cycles_ms);
   out.unexplained_ms = Summarize(std::move(unexplained));
-  auto ref_cycles = CallCycles(reference_call_frame_ms, reference_wall_ms.size());
+  auto ref_cycles = spans ? as_vector(reference.call_span_ms)
+                         : CallCycles(reference.call_frame_ms, reference_wall_ms.size());
   if (!ref_cycles) return out;
   out.reference_cycles_ms = std::move(*ref_cycles);
   std::vector<double> overhead;

@@ -1,11 +1,17 @@
 // The parent clock (docs/measurement.md, "The parent clock"): the engine's own clock of each
 // timed call of a worker, which bounds the times the worker reports from below.
-// The engine clocks each cycle between a worker's "call" frames i and i+1 (new inputs, L2 reset,
-// cover and flush, the call, synchronisation, the exchange). Every cycle of a candidate is a
-// model call, and nothing it is sent marks one apart, so it has no cycle it could slow to move a
-// baseline. The baseline, a cycle's overhead outside the call, comes from the trusted reference
-// worker, which runs the very same cycle: its cycle minus its reported wall (trusted: no
-// candidate code runs there). The call's own time by the engine's clock is the lower quartile
+// Since tritonrl-eval/27 the engine clocks each timed call's span, from the worker's "span" begin
+// frame (sent just before the worker's clock starts) to its end frame (just after the device is
+// synchronised and the worker's clock stopped): the call, the cover and flush, and two frames.
+// Before, it clocked the whole cycle between "call" frames i and i+1, which also holds the
+// audit's own work before and after each call (scanning hooks and settings, the output-writer
+// proof): work a candidate's worker does and the reference's does not, which load stretched past
+// the tolerance on most honest short kernels (E2's first block, bench/RESULTS.md, 2026-12-06).
+// The cycles remain the basis where either side has no spans (a reference cached before v27).
+// Every span of a candidate is a model call, and nothing it is sent marks one apart, so it has
+// no span it could slow to move a baseline. The baseline, a span's overhead outside the call,
+// comes from the trusted reference worker, which runs the very same span: its span minus its
+// reported wall (trusted: no candidate code runs there). The call's own time by the engine's clock is the lower quartile
 // of the candidate's cycles minus the lower quartile of the reference's overhead (stalls only add
 // time, so lower quartiles track undisturbed cycles), with the standard errors of both in
 // quadrature.
@@ -15,6 +21,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,7 +30,8 @@
 namespace tritonrl::eval {
 
 struct ParentCallClock {
-  Stats cycle_ms;                 // the candidate's cycles
+  bool spans = false;             // the basis: spans (true) or cycles between "call" frames
+  Stats cycle_ms;                 // the candidate's spans (or cycles)
   Stats unexplained_ms;           // each candidate cycle minus the call's reported wall
   Stats reference_overhead_ms;    // each reference cycle minus its (trusted) reported wall
   std::optional<double> call_ms;  // p25(candidate cycles) - p25(reference overhead)
@@ -35,15 +43,20 @@ struct ParentCallClock {
 
 // The cycles between consecutive call frames (ms since "go"); nullopt unless there is exactly
 // one more frame than calls.
-std::optional<std::vector<double>> CallCycles(const std::vector<double>& call_frame_ms,
+std::optional<std::vector<double>> CallCycles(std::span<const double> call_frame_ms,
                                               std::size_t calls);
 
-// nullopt when the candidate's cycles are not measurable; call_ms empty when the reference's are
-// not (a cached entry without them).
-std::optional<ParentCallClock> MeasureParentCallClock(
-    const std::vector<double>& call_frame_ms, const std::vector<double>& wall_ms,
-    const std::vector<double>& reference_call_frame_ms,
-    const std::vector<double>& reference_wall_ms);
+// One worker's engine clock of its timed calls (views: build it in the call that reads it).
+struct EngineCallClock {
+  std::span<const double> call_frame_ms;  // "call" frame arrivals, one more than the calls
+  std::span<const double> call_span_ms;   // spans, one per call; empty if not clocked
+  std::span<const double> wall_ms;        // the worker's reported walls
+};
+
+// Spans where both workers have one per call, else cycles. nullopt when the candidate's calls
+// are not measurable; call_ms empty when the reference's are not (a cached entry without them).
+std::optional<ParentCallClock> MeasureParentCallClock(const EngineCallClock& candidate,
+                                                      const EngineCallClock& reference);
 
 struct ParentClockTolerance {
   double abs_ms = 0.02;

@@ -164,6 +164,7 @@ json ReferenceTimingToJson(const TimingPhase& p) {
   return {{"variant", p.variant},         {"event_ms", p.event_ms},
           {"wall_ms", p.wall_ms},         {"tail_ms", p.tail_ms},
           {"parent_ms", p.parent_ms},     {"call_frame_ms", p.call_frame_ms},
+          {"call_span_ms", p.call_span_ms},
           {"input_bytes", p.input_bytes}, {"output_bytes", p.output_bytes},
           {"l2_bytes", p.l2_bytes},       {"flush_bytes", p.flush_bytes},
           {"warmup_ms", p.warmup_ms},     {"flops", p.flops ? json(*p.flops) : json(nullptr)}};
@@ -189,6 +190,11 @@ Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
       !std::all_of(p.call_frame_ms.begin(), p.call_frame_ms.end(),
                    [](double x) { return std::isfinite(x) && x >= 0; }))
     p.call_frame_ms.clear();
+  p.call_span_ms = Numbers(j, "call_span_ms");
+  if (p.call_span_ms.size() != p.event_ms.size() ||
+      !std::all_of(p.call_span_ms.begin(), p.call_span_ms.end(),
+                   [](double x) { return std::isfinite(x) && x >= 0; }))
+    p.call_span_ms.clear();
   ReadSizes(j, p);
   p.from_cache = true;
   return p;

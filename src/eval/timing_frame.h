@@ -40,6 +40,9 @@ struct TimingPhase {
   // Engine clock: arrival of each "call" frame, ms since "go" (one more than the timed calls:
   // the last asks for the decision on the last call). Set by the engine, never by the frame.
   std::vector<double> call_frame_ms;
+  // Engine clock of each timed call's span (its "span" frames), one per timed call; empty when
+  // not clocked (a reference cached before tritonrl-eval/27). Set by the engine.
+  std::vector<double> call_span_ms;
   double lease_wait_ms = 0;  // how long the engine waited for the lease
   double stage_ms = 0, warmup_ms = 0;
   std::int64_t l2_bytes = 0, flush_bytes = 0, input_bytes = 0, output_bytes = 0;

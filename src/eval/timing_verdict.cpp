@@ -20,13 +20,15 @@ namespace {
 
 // The engine's clock of each call, into the evidence (and the parent clock's finding).
 void AddParentClock(const TimingPhase& c, const TimingPhase& r, TimingJudgement& j) {
-  const auto clock = MeasureParentCallClock(c.call_frame_ms, c.wall_ms, r.call_frame_ms, r.wall_ms);
+  const auto clock = MeasureParentCallClock({c.call_frame_ms, c.call_span_ms, c.wall_ms},
+                                           {r.call_frame_ms, r.call_span_ms, r.wall_ms});
   if (!clock) return;
   const auto micro = [](std::vector<double> ms) {  // to 0.1 us: the frames' own resolution
     for (double& x : ms) x = std::round(x * 1e4) / 1e4;
     return ms;
   };
   json& e = j.evidence;
+  e["parent_clock_basis"] = clock->spans ? "spans" : "cycles";
   e["parent_call_cycle_ms"] = json(clock->cycle_ms);
   e["parent_call_unexplained_ms"] = json(clock->unexplained_ms);
   e["parent_cycles_ms"] = {{"candidate", micro(clock->cycles_ms)},

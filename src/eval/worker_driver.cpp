@@ -392,15 +392,43 @@ class Driver {
       ++next_call_;
       return std::nullopt;
     }
+    if (per_call_ && type == "span") return OnSpan(f, positions);
     if (per_call_ && type == "timing" && next_call_ != positions + 1)
       return Stop{WorkerEnd::kProtocol,
                   fmt::format("timing: the timing frame came after {} of {} calls", next_call_,
                               positions + 1)};
+    if (per_call_ && type == "timing" &&
+        (span_open_ || run_.call_span_ms.size() != static_cast<size_t>(positions)))
+      return Stop{WorkerEnd::kProtocol,
+                  fmt::format("timing: {} of {} timed calls sent both span frames",
+                              run_.call_span_ms.size(), positions)};
     if (Step s = Expect(f, "timing"); s || (s = Accept(f))) return s;
     run_.timing_parent_ms = MsSince(go_t0_);
     lease_.Release();
     state_ = WorkerState::kProfile;
     return std::nullopt;
+  }
+
+  // A timed call's span frames: the call just answered (next_call_ - 1), begin then end, once
+  // each, in call order; the span is the engine's clock between them.
+  Step OnSpan(const Frame& f, int positions) {
+    const auto index = GetInt(f.header, "index");
+    const std::string edge = GetString(f.header, "edge");
+    const bool in_order = index && *index == next_call_ - 1 && *index < positions &&
+                          run_.call_span_ms.size() == static_cast<size_t>(*index);
+    if (in_order && edge == "begin" && !span_open_) {
+      span_begin_ms_ = MsSince(go_t0_);
+      span_open_ = true;
+      return std::nullopt;
+    }
+    if (in_order && edge == "end" && span_open_) {
+      run_.call_span_ms.push_back(MsSince(go_t0_) - span_begin_ms_);
+      span_open_ = false;
+      return std::nullopt;
+    }
+    return Stop{WorkerEnd::kProtocol,
+                fmt::format("timing: a span frame out of order (call {}, {} spans so far)",
+                            next_call_ - 1, run_.call_span_ms.size())};
   }
 
   Step OnProfile(const Frame& f) {
@@ -461,6 +489,8 @@ class Driver {
   Clock::time_point go_t0_ = Clock::now();
   TimingLease lease_;  // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
   int next_call_ = 0;  // the worker's next timed call (its "call" frames, src/eval/timing_plan.h)
+  bool span_open_ = false;     // a timed call's span begun and not ended
+  double span_begin_ms_ = 0;   // when it began, ms since "go"
   static constexpr std::chrono::seconds kAfterFailedSend{2};
   std::optional<Clock::time_point> send_failed_until_;  // set by the first failed write
   std::string send_error_;

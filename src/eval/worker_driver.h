@@ -70,6 +70,9 @@ struct WorkerRun {
   bool timing_skipped = false;  // a candidate stopped before timing: its trials had failed
   bool stopped_after_failed_trial = false;  // ... and before its remaining trials (all_trials off)
   std::vector<double> call_frame_ms;        // arrival of each "call" frame, ms since "go"
+  // Per timed call: the engine's clock from its "span" begin frame to its end frame (the call
+  // alone, without the audit's work around it; src/eval/parent_clock.h).
+  std::vector<double> call_span_ms;
   // A correct candidate stopped at its timing budget (CandidateTimingBudget) after this many
   // finished timed calls.
   bool timing_over_budget = false;

@@ -144,10 +144,66 @@ std::vector<double> FramesOf(const std::vector<double>& cycles) {
   return frames;
 }
 
+// The parent clock on the cycle basis (no spans, as for a reference cached before v27).
+std::optional<ParentCallClock> MeasureCycles(const std::vector<double>& frames,
+                                             const std::vector<double>& walls,
+                                             const std::vector<double>& reference_frames,
+                                             const std::vector<double>& reference_walls) {
+  return MeasureParentCallClock({frames, {}, walls}, {reference_frames, {}, reference_walls});
+}
+
+// An honest 0.2 ms call whose worker spends 1.5 ms a cycle on the audit's own work outside the
+// call (hooks, settings, the writer proof), which the trusted reference does not do; both spend
+// 0.3 ms on cover and flush inside the span. On cycles the audit's work reads as 1.5 ms the
+// worker did not report: flagged. On spans it is not in either side's clock: consistent. A worker
+// that halves a 1 ms call is caught on spans as it was on cycles; without the reference's spans
+// the cycles are the basis.
+TEST(ParentCallClock, SpansLeaveTheAuditsOwnWorkOutOfTheClock) {
+  const double call = 0.2, audit = 1.5, flush = 0.3, exchange = 0.4;
+  std::vector<double> cand_cycles, cand_spans, ref_cycles, ref_spans, ref_walls;
+  for (int i = 0; i < 100; ++i) {
+    const double jitter = 0.01 * ((i * 7) % 5);
+    cand_spans.push_back(flush + call + jitter);
+    cand_cycles.push_back(exchange + audit + flush + call + jitter);
+    ref_walls.push_back(0.5);
+    ref_spans.push_back(flush + 0.5 + 0.01 * ((i * 3) % 5));
+    ref_cycles.push_back(exchange + flush + 0.5 + 0.01 * ((i * 3) % 5));
+  }
+  const std::vector<double> reported(100, call);
+  const auto cycles = MeasureCycles(FramesOf(cand_cycles), reported, FramesOf(ref_cycles), ref_walls);
+  ASSERT_TRUE(cycles.has_value() && cycles->call_ms.has_value());
+  EXPECT_FALSE(cycles->spans);
+  EXPECT_NEAR(*cycles->call_ms, call + audit, 0.02);
+  EXPECT_NE(CheckParentClock(*cycles, reported), "");
+
+  const std::vector<double> cand_frames = FramesOf(cand_cycles), ref_frames = FramesOf(ref_cycles);
+  const auto spans = MeasureParentCallClock({cand_frames, cand_spans, reported},
+                                            {ref_frames, ref_spans, ref_walls});
+  ASSERT_TRUE(spans.has_value() && spans->call_ms.has_value());
+  EXPECT_TRUE(spans->spans);
+  EXPECT_NEAR(*spans->call_ms, call, 0.02);
+  EXPECT_EQ(CheckParentClock(*spans, reported), "");
+
+  std::vector<double> long_spans;
+  for (int i = 0; i < 100; ++i) long_spans.push_back(flush + 1.0 + 0.01 * ((i * 7) % 5));
+  const auto halved = MeasureParentCallClock({cand_frames, long_spans, std::vector<double>(100, 0.5)},
+                                             {ref_frames, ref_spans, ref_walls});
+  ASSERT_TRUE(halved.has_value() && halved->call_ms.has_value());
+  EXPECT_NEAR(*halved->call_ms, 1.0, 0.02);
+  EXPECT_NE(CheckParentClock(*halved, std::vector<double>(100, 0.5)), "");
+  EXPECT_EQ(CheckParentClock(*halved, std::vector<double>(100, 1.0)), "");
+
+  const auto one_sided = MeasureParentCallClock({cand_frames, cand_spans, reported},
+                                                {ref_frames, {}, ref_walls});
+  ASSERT_TRUE(one_sided.has_value());
+  EXPECT_FALSE(one_sided->spans);
+  EXPECT_NEAR(*one_sided->call_ms, call + audit, 0.02);
+}
+
 TEST(ParentCallClock, CandidateCyclesMinusTheReferencesOverheadGiveTheCallsTime) {
   // Candidate cycles 1.0, 1.1, 1.0; the reference's cycles 0.8, 0.8, 0.9 around trusted walls of
   // 0.4, 0.4, 0.5: its overhead outside the call is 0.4 ms on every cycle.
-  const auto c = MeasureParentCallClock(FramesOf({1.0, 1.1, 1.0}), {0.6, 0.7, 0.5},
+  const auto c = MeasureCycles(FramesOf({1.0, 1.1, 1.0}), {0.6, 0.7, 0.5},
                                         FramesOf({0.8, 0.8, 0.9}), {0.4, 0.4, 0.5});
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->cycle_ms.n, 3);
@@ -165,13 +221,13 @@ TEST(ParentCallClock, CandidateCyclesMinusTheReferencesOverheadGiveTheCallsTime)
   const std::string gap = CheckParentClock(*c, {0.3, 0.35, 0.25});
   EXPECT_NE(gap.find("parent_clock"), std::string::npos) << gap;
   // A cached reference without clocked calls: cycles measured, no estimate, nothing checked.
-  const auto p = MeasureParentCallClock(FramesOf({1.0, 1.1, 1.0}), {0.6, 0.7, 0.5}, {}, {});
+  const auto p = MeasureCycles(FramesOf({1.0, 1.1, 1.0}), {0.6, 0.7, 0.5}, {}, {});
   ASSERT_TRUE(p.has_value());
   EXPECT_FALSE(p->call_ms.has_value());
   EXPECT_EQ(CheckParentClock(*p, {0.01, 0.01, 0.01}), "");
   // Not one frame more than calls: nothing measured.
-  EXPECT_FALSE(MeasureParentCallClock({0.0, 1.0}, {0.5, 0.5}, {}, {}).has_value());
-  EXPECT_FALSE(MeasureParentCallClock({}, {}, {}, {}).has_value());
+  EXPECT_FALSE(MeasureCycles({0.0, 1.0}, {0.5, 0.5}, {}, {}).has_value());
+  EXPECT_FALSE(MeasureCycles({}, {}, {}, {}).has_value());
 }
 
 TEST(QuantileStandardError, HalfTheSpreadOfOneBinomialDeviationAroundTheQuantile) {
@@ -205,7 +261,7 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
   {
     const std::vector<double> reported(30, 0.057);
     const auto c =
-        MeasureParentCallClock(FramesOf(cand), reported, FramesOf(ref_cycles), ref_walls);
+        MeasureCycles(FramesOf(cand), reported, FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_GT(c->cycle_ms.median - c->reference_overhead_ms.median, 0.3);  // what medians say
     EXPECT_NEAR(*c->call_ms, 0.04, 0.015);
@@ -224,7 +280,7 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
       ref_walls.push_back(0.3);
       ref_cycles.push_back(0.3 + 0.6 + 0.01 * ((i * 3) % 5));
     }
-    const auto c = MeasureParentCallClock(FramesOf(cand), std::vector<double>(100, call / 2),
+    const auto c = MeasureCycles(FramesOf(cand), std::vector<double>(100, call / 2),
                                           FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_NEAR(*c->call_ms, call, 0.01);
@@ -242,7 +298,7 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
     ref_cycles.push_back(0.1 + 0.46 + 0.01 * ((i * 3) % 5));
   }
   {
-    const auto c = MeasureParentCallClock(FramesOf(cand), std::vector<double>(100, 0.096),
+    const auto c = MeasureCycles(FramesOf(cand), std::vector<double>(100, 0.096),
                                           FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_NEAR(*c->call_ms, 0.25, 0.01);
@@ -262,7 +318,7 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
     ref_cycles.push_back(1.0 + (i == 19 ? 5.5 : 0.86 + 0.02 * i));
   }
   {
-    const auto c = MeasureParentCallClock(FramesOf(cand), std::vector<double>(20, 1.2),
+    const auto c = MeasureCycles(FramesOf(cand), std::vector<double>(20, 1.2),
                                           FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_GT(*c->call_ms, 2.0);

@@ -148,8 +148,8 @@ def test_trusted_clock_sees_monkeypatching():
 
 def timing_frame(frames):
     kinds = [h.get("type") if h.get("type") != "stage" else "stage:" + h["stage"] for h, _ in frames]
-    frames = [f for f, k in zip(frames, kinds) if k != "call"]  # the per-call frames
-    kinds = [k for k in kinds if k != "call"]
+    frames = [f for f, k in zip(frames, kinds) if k not in ("call", "span")]  # the per-call frames
+    kinds = [k for k in kinds if k not in ("call", "span")]
     assert kinds[-4:] == ["stage:timing_ready", "timing", "profile", "done"], kinds
     assert frames[-2][0]["kernel_share"] is None  # no profiler on the CPU
     return frames[-3]
@@ -174,6 +174,26 @@ def test_reference_and_candidate_timing_frames_agree(tmp_path):
         rv = struct.unpack(f"{r['numel']}f", payload[r["offset"]:r["offset"] + r["nbytes"]])
         cv = struct.unpack(f"{c['numel']}f", cpayload[c["offset"]:c["offset"] + c["nbytes"]])
         assert rv == cv and any(v > 0 for v in rv)
+
+
+def per_call_frames(frames):
+    """The worker's per-call frames in order, as (type, index, edge)."""
+    return [(h["type"], h["index"], h.get("edge")) for h, _ in frames if h.get("type") in ("call", "span")]
+
+
+def test_each_timed_call_is_bracketed_by_span_frames_after_its_call_frame(tmp_path):
+    # The engine clocks each timed call between its two span frames (src/eval/parent_clock.h):
+    # call i is asked for, then its span begins and ends, then call i + 1 is asked for; the last
+    # call frame asks for the decision on the last call and has no span. Both roles alike.
+    expect = []
+    for i in range(len(SEEDS)):
+        expect += [("call", i, None), ("span", i, "begin"), ("span", i, "end")]
+    expect.append(("call", len(SEEDS), None))
+    for role, cand in (("reference", None), ("candidate", HONEST)):
+        frames, err = run(tmp_path, role, cand)
+        assert per_call_frames(frames) == expect, (role, err)
+    only, err = run(tmp_path, "reference", recheck_only=True)  # nothing timed: no span
+    assert [f for f in per_call_frames(only) if f[0] == "span"] == [], err
 
 
 def test_recheck_only_reference_times_nothing_but_rechecks_the_same_outputs(tmp_path):
