@@ -30,6 +30,10 @@ mkdir -p "$W" "$OUT"
 
 pack() {
   [[ -f "$W/summary.txt" ]] && cp "$W/summary.txt" "$OUT/learning_${CALL}_summary.txt"
+  # The engine's clock of every timed rollout against what its worker reported (the stores
+  # themselves are too large to bring back).
+  local stores=("$W"/grpo/*/scores.sqlite)
+  [[ -f "${stores[0]}" ]] && python3 "$ROOT/bench/gpu/parent_clock.py" "${stores[@]}" >"$W/parent_clock.txt" 2>&1
   [[ -f "$W/detached_stdout.txt" ]] && tail -c 2000000 "$W/detached_stdout.txt" >"$OUT/learning_${CALL}_stdout.txt"
   (cd "$W" && find . -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.txt' -o -name '*.log' \) \
      -not -path './synth/*' -not -path './candidates/*' -not -path './heldout_shape/*' \
