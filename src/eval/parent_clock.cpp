@@ -37,7 +37,7 @@ std::optional<ParentCallClock> MeasureParentCallClock(const EngineCallClock& can
   out.cycle_ms = Summarize(out.cycles_ms);
   out.unexplained_ms = Summarize(std::move(unexplained));
   auto ref_cycles = spans ? as_vector(reference.call_span_ms)
-                         : CallCycles(reference.call_frame_ms, reference_wall_ms.size());
+                          : CallCycles(reference.call_frame_ms, reference_wall_ms.size());
   if (!ref_cycles) return out;
   out.reference_cycles_ms = std::move(*ref_cycles);
   std::vector<double> overhead;

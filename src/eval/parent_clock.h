@@ -11,10 +11,10 @@
 // Every span of a candidate is a model call, and nothing it is sent marks one apart, so it has
 // no span it could slow to move a baseline. The baseline, a span's overhead outside the call,
 // comes from the trusted reference worker, which runs the very same span: its span minus its
-// reported wall (trusted: no candidate code runs there). The call's own time by the engine's clock is the lower quartile
-// of the candidate's cycles minus the lower quartile of the reference's overhead (stalls only add
-// time, so lower quartiles track undisturbed cycles), with the standard errors of both in
-// quadrature.
+// reported wall (trusted: no candidate code runs there). The call's own time by the engine's
+// clock is the lower quartile of the candidate's spans minus the lower quartile of the
+// reference's overhead (stalls only add time, so lower quartiles track undisturbed calls), with
+// the standard errors of both in quadrature.
 // The rule: a reported median wall below that time by more than max(0.02 ms, 25 %, 2 standard
 // errors) is flagged parent_clock_gap, which voids the speedup (never fails the sample: the
 // bound is statistical and load moves it). Pure functions; any thread.

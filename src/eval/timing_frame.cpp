@@ -161,13 +161,19 @@ void MergeProfileFrame(const Frame& f, TimingPhase& p) {
 }
 
 json ReferenceTimingToJson(const TimingPhase& p) {
-  return {{"variant", p.variant},         {"event_ms", p.event_ms},
-          {"wall_ms", p.wall_ms},         {"tail_ms", p.tail_ms},
-          {"parent_ms", p.parent_ms},     {"call_frame_ms", p.call_frame_ms},
+  return {{"variant", p.variant},
+          {"event_ms", p.event_ms},
+          {"wall_ms", p.wall_ms},
+          {"tail_ms", p.tail_ms},
+          {"parent_ms", p.parent_ms},
+          {"call_frame_ms", p.call_frame_ms},
           {"call_span_ms", p.call_span_ms},
-          {"input_bytes", p.input_bytes}, {"output_bytes", p.output_bytes},
-          {"l2_bytes", p.l2_bytes},       {"flush_bytes", p.flush_bytes},
-          {"warmup_ms", p.warmup_ms},     {"flops", p.flops ? json(*p.flops) : json(nullptr)}};
+          {"input_bytes", p.input_bytes},
+          {"output_bytes", p.output_bytes},
+          {"l2_bytes", p.l2_bytes},
+          {"flush_bytes", p.flush_bytes},
+          {"warmup_ms", p.warmup_ms},
+          {"flops", p.flops ? json(*p.flops) : json(nullptr)}};
 }
 
 Result<TimingPhase> ReferenceTimingFromJson(const json& j) {

@@ -21,7 +21,7 @@ namespace {
 // The engine's clock of each call, into the evidence (and the parent clock's finding).
 void AddParentClock(const TimingPhase& c, const TimingPhase& r, TimingJudgement& j) {
   const auto clock = MeasureParentCallClock({c.call_frame_ms, c.call_span_ms, c.wall_ms},
-                                           {r.call_frame_ms, r.call_span_ms, r.wall_ms});
+                                            {r.call_frame_ms, r.call_span_ms, r.wall_ms});
   if (!clock) return;
   const auto micro = [](std::vector<double> ms) {  // to 0.1 us: the frames' own resolution
     for (double& x : ms) x = std::round(x * 1e4) / 1e4;

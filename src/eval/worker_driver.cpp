@@ -489,8 +489,8 @@ class Driver {
   Clock::time_point go_t0_ = Clock::now();
   TimingLease lease_;  // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
   int next_call_ = 0;  // the worker's next timed call (its "call" frames, src/eval/timing_plan.h)
-  bool span_open_ = false;     // a timed call's span begun and not ended
-  double span_begin_ms_ = 0;   // when it began, ms since "go"
+  bool span_open_ = false;    // a timed call's span begun and not ended
+  double span_begin_ms_ = 0;  // when it began, ms since "go"
   static constexpr std::chrono::seconds kAfterFailedSend{2};
   std::optional<Clock::time_point> send_failed_until_;  // set by the first failed write
   std::string send_error_;

@@ -437,7 +437,7 @@ struct StepRollouts {
   double speedup_sum = 0;
   int64_t speedup_n = 0, constant_groups = 0, text_matched = 0, new_tokens = 0;
   int64_t correct_n = 0, speedup_unknown_n = 0;  // correct rollouts; of them, speed unknown
-  std::vector<json> rollout_lines;  // rollouts.jsonl
+  std::vector<json> rollout_lines;               // rollouts.jsonl
 };
 
 // What decided a round's rewards: the scorer's verdicts (one per rollout, in order), or, under
@@ -665,9 +665,9 @@ Result<StepRollouts> SampleStep(Runner& run, int64_t step, GrpoStepMetrics& s) {
   }
   s.text_reward_rate = static_cast<double>(acc.text_matched) / n;
   s.mean_speedup = acc.speedup_n ? acc.speedup_sum / static_cast<double>(acc.speedup_n) : 0.0;
-  s.speedup_unknown_rate =
-      acc.correct_n ? static_cast<double>(acc.speedup_unknown_n) / static_cast<double>(acc.correct_n)
-                    : 0.0;
+  s.speedup_unknown_rate = acc.correct_n ? static_cast<double>(acc.speedup_unknown_n) /
+                                               static_cast<double>(acc.correct_n)
+                                         : 0.0;
   s.gen_tokens_per_second = static_cast<double>(acc.new_tokens) / std::max(s.gen_seconds, 1e-9);
   return acc;
 }

@@ -170,7 +170,8 @@ TEST(ParentCallClock, SpansLeaveTheAuditsOwnWorkOutOfTheClock) {
     ref_cycles.push_back(exchange + flush + 0.5 + 0.01 * ((i * 3) % 5));
   }
   const std::vector<double> reported(100, call);
-  const auto cycles = MeasureCycles(FramesOf(cand_cycles), reported, FramesOf(ref_cycles), ref_walls);
+  const auto cycles =
+      MeasureCycles(FramesOf(cand_cycles), reported, FramesOf(ref_cycles), ref_walls);
   ASSERT_TRUE(cycles.has_value() && cycles->call_ms.has_value());
   EXPECT_FALSE(cycles->spans);
   EXPECT_NEAR(*cycles->call_ms, call + audit, 0.02);
@@ -186,15 +187,15 @@ TEST(ParentCallClock, SpansLeaveTheAuditsOwnWorkOutOfTheClock) {
 
   std::vector<double> long_spans;
   for (int i = 0; i < 100; ++i) long_spans.push_back(flush + 1.0 + 0.01 * ((i * 7) % 5));
-  const auto halved = MeasureParentCallClock({cand_frames, long_spans, std::vector<double>(100, 0.5)},
-                                             {ref_frames, ref_spans, ref_walls});
+  const auto halved = MeasureParentCallClock(
+      {cand_frames, long_spans, std::vector<double>(100, 0.5)}, {ref_frames, ref_spans, ref_walls});
   ASSERT_TRUE(halved.has_value() && halved->call_ms.has_value());
   EXPECT_NEAR(*halved->call_ms, 1.0, 0.02);
   EXPECT_NE(CheckParentClock(*halved, std::vector<double>(100, 0.5)), "");
   EXPECT_EQ(CheckParentClock(*halved, std::vector<double>(100, 1.0)), "");
 
-  const auto one_sided = MeasureParentCallClock({cand_frames, cand_spans, reported},
-                                                {ref_frames, {}, ref_walls});
+  const auto one_sided =
+      MeasureParentCallClock({cand_frames, cand_spans, reported}, {ref_frames, {}, ref_walls});
   ASSERT_TRUE(one_sided.has_value());
   EXPECT_FALSE(one_sided->spans);
   EXPECT_NEAR(*one_sided->call_ms, call + audit, 0.02);
@@ -204,7 +205,7 @@ TEST(ParentCallClock, CandidateCyclesMinusTheReferencesOverheadGiveTheCallsTime)
   // Candidate cycles 1.0, 1.1, 1.0; the reference's cycles 0.8, 0.8, 0.9 around trusted walls of
   // 0.4, 0.4, 0.5: its overhead outside the call is 0.4 ms on every cycle.
   const auto c = MeasureCycles(FramesOf({1.0, 1.1, 1.0}), {0.6, 0.7, 0.5},
-                                        FramesOf({0.8, 0.8, 0.9}), {0.4, 0.4, 0.5});
+                               FramesOf({0.8, 0.8, 0.9}), {0.4, 0.4, 0.5});
   ASSERT_TRUE(c.has_value());
   EXPECT_EQ(c->cycle_ms.n, 3);
   EXPECT_NEAR(c->cycle_ms.median, 1.0, 1e-12);
@@ -260,8 +261,7 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
   }
   {
     const std::vector<double> reported(30, 0.057);
-    const auto c =
-        MeasureCycles(FramesOf(cand), reported, FramesOf(ref_cycles), ref_walls);
+    const auto c = MeasureCycles(FramesOf(cand), reported, FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_GT(c->cycle_ms.median - c->reference_overhead_ms.median, 0.3);  // what medians say
     EXPECT_NEAR(*c->call_ms, 0.04, 0.015);
@@ -281,7 +281,7 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
       ref_cycles.push_back(0.3 + 0.6 + 0.01 * ((i * 3) % 5));
     }
     const auto c = MeasureCycles(FramesOf(cand), std::vector<double>(100, call / 2),
-                                          FramesOf(ref_cycles), ref_walls);
+                                 FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_NEAR(*c->call_ms, call, 0.01);
     EXPECT_EQ(CheckParentClock(*c, std::vector<double>(100, call / 2)).empty(), call < 0.5) << call;
@@ -299,7 +299,7 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
   }
   {
     const auto c = MeasureCycles(FramesOf(cand), std::vector<double>(100, 0.096),
-                                          FramesOf(ref_cycles), ref_walls);
+                                 FramesOf(ref_cycles), ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_NEAR(*c->call_ms, 0.25, 0.01);
     EXPECT_EQ(CheckParentClock(*c, std::vector<double>(100, 0.096)), "");
@@ -318,8 +318,8 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
     ref_cycles.push_back(1.0 + (i == 19 ? 5.5 : 0.86 + 0.02 * i));
   }
   {
-    const auto c = MeasureCycles(FramesOf(cand), std::vector<double>(20, 1.2),
-                                          FramesOf(ref_cycles), ref_walls);
+    const auto c = MeasureCycles(FramesOf(cand), std::vector<double>(20, 1.2), FramesOf(ref_cycles),
+                                 ref_walls);
     ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
     EXPECT_GT(*c->call_ms, 2.0);
     EXPECT_NE(CheckParentClock(*c, std::vector<double>(20, 1.2)), "");
