@@ -63,11 +63,12 @@ TEST(GrpoUpdate, SurrogateLossAndGradientMatchAHandComputation) {
   ASSERT_TRUE(got.ok()) << got.status().message();
   ASSERT_FALSE(got->constant);
 
-  // By hand: R_correct = [1, 1, 0, 0], R_speedup = [1.5, 0, 0, 0] (min(1.5, clip 2)).
+  // By hand: R_correct = [1, 1, 0, 0], R_speedup = [1.5, 1.5, 0, 0] (min(1.5, clip 2); the
+  // correct rollout that was not timed gets the group's trusted mean, 1.5: docs/rl.md).
   const std::vector<double> a_correct = HandNormalize({1, 1, 0, 0});
-  const std::vector<double> a_speed = HandNormalize({1.5, 0, 0, 0});
+  const std::vector<double> a_speed = HandNormalize({1.5, 1.5, 0, 0});
   EXPECT_NEAR(a_correct[0], 0.5 / std::sqrt(1.0 / 3.0), 1e-5);
-  EXPECT_NEAR(a_speed[0], 1.5, 1e-5);  // deviations 1.125, sd 0.75
+  EXPECT_NEAR(a_speed[0], 0.75 / std::sqrt(0.75), 1e-5);  // deviations 0.75, sd sqrt(0.75)
   std::vector<double> adv;             // all tokens of the step, rollout by rollout
   for (int i = 0; i < 4; ++i) {
     for (int64_t k = 0; k < lengths[i]; ++k) {
