@@ -260,6 +260,17 @@ stage_paired() {
 }
 
 stage_modes() {
+  # How much of each run's speed signal was there: of the correct rollouts, the share whose
+  # speedup was unknown (not timed, or voided by load), over the run's steps.
+  python3 - "$W" <<'PY' | tee -a "$W/summary.txt"
+import glob, json, os, sys
+for path in sorted(glob.glob(f"{sys.argv[1]}/grpo/*/metrics.jsonl")):
+    rows = [json.loads(l) for l in open(path) if l.strip()]
+    rates = [r["speedup_unknown_rate"] for r in rows if "speedup_unknown_rate" in r]
+    if rates:
+        print(f"{os.path.basename(os.path.dirname(path))}: speedup_unknown_rate mean "
+              f"{sum(rates) / len(rates):.3f} over {len(rates)} steps (min {min(rates):.3f}, max {max(rates):.3f})")
+PY
   # shellcheck disable=SC2086
   BIN="$BIN" MODES="$MODES" SETS=pool bash "$ROOT/bench/train/modes_paired.sh" "$W" $MODES_FROM |
     tee -a "$W/summary.txt"
