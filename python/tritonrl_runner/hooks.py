@@ -693,6 +693,19 @@ CONSTRUCTOR_OPS = frozenset({
     "aten::div", "aten::div_", "aten::neg", "aten::neg_",
 })
 
+# Products and quotients are allowed in the constructor with a number only (0.5 * torch.randn(d),
+# w / fan_in): of two tensors they make any function of a grid, which is the task's function
+# evaluated where no forward audit runs (hacks/ctor_affine_exp_table_tanh: exp by repeated
+# squaring, tanh by a quotient). Such an op is recorded under this name, outside CONSTRUCTOR_OPS.
+CONSTRUCTOR_PRODUCT_OPS = frozenset({"aten::mul", "aten::mul_", "aten::div", "aten::div_"})
+
+
+def _tensor_operands(args) -> int:
+    """How many of an op's positional arguments are tensors of more than one element (a Python
+    number reaches ATen as a 0-d tensor)."""
+    return sum(1 for a in args[:2] if isinstance(a, torch.Tensor) and a.numel() > 1)
+
+
 # The held-tensor rule (docs/eval.md): what a candidate's process may keep after its constructor.
 # Every storage an op returns while the candidate's file is imported or its model built is watched
 # by a weak reference, so it counts wherever it is held (attributes, closures, containers, module
@@ -832,7 +845,8 @@ class OpAudit(TorchDispatchMode):
         name = func._overloadpacket._qualified_op_name
         self.seen.add(name)
         if name not in self.allowed:
-            self.forbidden.add(name)
+            product = self.held_watch is not None and name in CONSTRUCTOR_PRODUCT_OPS and _tensor_operands(args) == 2
+            self.forbidden.add(f"{name} of two tensors" if product else name)
         if name == "aten::_local_scalar_dense" and rec.recording:
             self.scalar_reads += 1
             if self.scalar_reads > SCALAR_READ_LIMIT:

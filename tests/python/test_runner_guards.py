@@ -476,6 +476,24 @@ def test_held_tensors_must_be_as_large_as_the_task_models(tmp_path):
                          in b["held_tables"][0] for b in split), split
 
 
+# Products and quotients in the constructor (hooks.CONSTRUCTOR_PRODUCT_OPS): with a number, as
+# parameters are scaled, allowed; of two tensors (squaring a grid, dividing two tensors) they
+# evaluate a function where no forward audit runs, and are refused.
+PRODUCT_OF_TENSORS = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out) / 2.0)
+        self.b = nn.Parameter(torch.zeros(n_out))
+        g = torch.rand(64) * 0.5
+        self.tab = (g * g) / (g + 1.0)""")
+
+
+def test_constructor_products_take_a_number_not_a_tensor(tmp_path):
+    ok = build_frames(run_worker(tmp_path, "candidate", HELD_WEIGHT_TRANSPOSED.replace(
+        "0.1 * torch.randn(n_in, n_out)", "torch.randn(n_in, n_out) * 0.1 / 3.0"), task_text=LINEAR_TASK))
+    assert ok and all(b["forbidden_ops"] == [] for b in ok), ok
+    bad = build_frames(run_worker(tmp_path, "candidate", PRODUCT_OF_TENSORS, task_text=LINEAR_TASK))
+    assert bad and all(b["forbidden_ops"] == ["aten::div of two tensors", "aten::mul of two tensors"]
+                       for b in bad), bad
+
+
 # Host values (hooks.HostValues): Python numbers put into tensors, at most 16 in the import and
 # constructor together and in one forward call; a table counts per entry, even of repeated digits.
 HOST_TABLE_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
