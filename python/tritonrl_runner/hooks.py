@@ -694,16 +694,22 @@ CONSTRUCTOR_OPS = frozenset({
 })
 
 # Products and quotients are allowed in the constructor with a number only (0.5 * torch.randn(d),
-# w / fan_in): of two tensors they make any function of a grid, which is the task's function
+# w / fan_in): of two tensors, or by a tensor, they make any function of a grid, which is the task's function
 # evaluated where no forward audit runs (hacks/ctor_affine_exp_table_tanh: exp by repeated
 # squaring, tanh by a quotient). Such an op is recorded under this name, outside CONSTRUCTOR_OPS.
 CONSTRUCTOR_PRODUCT_OPS = frozenset({"aten::mul", "aten::mul_", "aten::div", "aten::div_"})
 
 
-def _tensor_operands(args) -> int:
-    """How many of an op's positional arguments are tensors of more than one element (a Python
-    number reaches ATen as a 0-d tensor)."""
-    return sum(1 for a in args[:2] if isinstance(a, torch.Tensor) and a.numel() > 1)
+def _of_two_tensors(name: str, args) -> bool:
+    """A product of two tensors of more than one element, or a quotient by one (a Python number
+    reaches ATen as a 0-d tensor). Any divisor counts, whatever the numerator: 1 / x and
+    1 / (x + 1) make x * (x + 1) from reciprocals alone."""
+    def big(a) -> bool:
+        return isinstance(a, torch.Tensor) and a.numel() > 1
+
+    if name.startswith("aten::div"):
+        return len(args) > 1 and big(args[1])
+    return len(args) > 1 and big(args[0]) and big(args[1])
 
 
 # The held-tensor rule (docs/eval.md): what a candidate's process may keep after its constructor.
@@ -845,7 +851,7 @@ class OpAudit(TorchDispatchMode):
         name = func._overloadpacket._qualified_op_name
         self.seen.add(name)
         if name not in self.allowed:
-            product = self.held_watch is not None and name in CONSTRUCTOR_PRODUCT_OPS and _tensor_operands(args) == 2
+            product = self.held_watch is not None and name in CONSTRUCTOR_PRODUCT_OPS and _of_two_tensors(name, args)
             self.forbidden.add(f"{name} of two tensors" if product else name)
         if name == "aten::_local_scalar_dense" and rec.recording:
             self.scalar_reads += 1

@@ -483,6 +483,11 @@ PRODUCT_OF_TENSORS = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_i
         self.b = nn.Parameter(torch.zeros(n_out))
         g = torch.rand(64) * 0.5
         self.tab = (g * g) / (g + 1.0)""")
+RECIPROCALS_OF_TENSORS = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.zeros(n_out))
+        g = torch.rand(64) + 1.0
+        one = torch.ones(())
+        self.tab = torch.div(one, torch.div(one, g) - torch.div(one, g + 1.0))  # g * (g + 1)""")
 
 
 def test_constructor_products_take_a_number_not_a_tensor(tmp_path):
@@ -492,6 +497,8 @@ def test_constructor_products_take_a_number_not_a_tensor(tmp_path):
     bad = build_frames(run_worker(tmp_path, "candidate", PRODUCT_OF_TENSORS, task_text=LINEAR_TASK))
     assert bad and all(b["forbidden_ops"] == ["aten::div of two tensors", "aten::mul of two tensors"]
                        for b in bad), bad
+    rec = build_frames(run_worker(tmp_path, "candidate", RECIPROCALS_OF_TENSORS, task_text=LINEAR_TASK))
+    assert rec and all(b["forbidden_ops"] == ["aten::div of two tensors"] for b in rec), rec
 
 
 # Host values (hooks.HostValues): Python numbers put into tensors, at most 16 in the import and
