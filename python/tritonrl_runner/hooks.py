@@ -694,9 +694,10 @@ CONSTRUCTOR_OPS = frozenset({
 })
 
 # Products and quotients are allowed in the constructor with a number only (0.5 * torch.randn(d),
-# w / fan_in): of two tensors, or by a tensor, they make any function of a grid, which is the task's function
-# evaluated where no forward audit runs (hacks/ctor_affine_exp_table_tanh: exp by repeated
-# squaring, tanh by a quotient). Such an op is recorded under this name, outside CONSTRUCTOR_OPS.
+# w / fan_in): of two tensors, or by a tensor, they make any function of a grid, which is the
+# task's function evaluated where no forward audit runs (hacks/ctor_affine_exp_table_tanh: exp by
+# repeated squaring, tanh by a quotient). Such an op is recorded as "<op> of two tensors", a name
+# outside CONSTRUCTOR_OPS.
 CONSTRUCTOR_PRODUCT_OPS = frozenset({"aten::mul", "aten::mul_", "aten::div", "aten::div_"})
 
 
@@ -851,7 +852,8 @@ class OpAudit(TorchDispatchMode):
         name = func._overloadpacket._qualified_op_name
         self.seen.add(name)
         if name not in self.allowed:
-            product = self.held_watch is not None and name in CONSTRUCTOR_PRODUCT_OPS and _of_two_tensors(name, args)
+            product = (self.held_watch is not None and name in CONSTRUCTOR_PRODUCT_OPS
+                       and _of_two_tensors(name, args))
             self.forbidden.add(f"{name} of two tensors" if product else name)
         if name == "aten::_local_scalar_dense" and rec.recording:
             self.scalar_reads += 1

@@ -15,6 +15,16 @@ std::optional<std::vector<double>> CallCycles(std::span<const double> call_frame
   return cycles;
 }
 
+namespace {
+
+// One worker's per-call times on the chosen basis.
+std::optional<std::vector<double>> CallTimes(const EngineCallClock& c, bool spans) {
+  if (spans) return std::vector<double>(c.call_span_ms.begin(), c.call_span_ms.end());
+  return CallCycles(c.call_frame_ms, c.wall_ms.size());
+}
+
+}  // namespace
+
 std::optional<ParentCallClock> MeasureParentCallClock(const EngineCallClock& candidate,
                                                       const EngineCallClock& reference) {
   const std::span<const double> wall_ms = candidate.wall_ms;
@@ -22,11 +32,7 @@ std::optional<ParentCallClock> MeasureParentCallClock(const EngineCallClock& can
   const bool spans = !wall_ms.empty() && candidate.call_span_ms.size() == wall_ms.size() &&
                      !reference_wall_ms.empty() &&
                      reference.call_span_ms.size() == reference_wall_ms.size();
-  const auto as_vector = [](std::span<const double> s) {
-    return std::optional(std::vector<double>(s.begin(), s.end()));
-  };
-  auto cycles = spans ? as_vector(candidate.call_span_ms)
-                      : CallCycles(candidate.call_frame_ms, wall_ms.size());
+  auto cycles = CallTimes(candidate, spans);
   if (!cycles) return std::nullopt;
   ParentCallClock out;
   out.spans = spans;
@@ -36,8 +42,7 @@ std::optional<ParentCallClock> MeasureParentCallClock(const EngineCallClock& can
     unexplained.push_back(out.cycles_ms[i] - wall_ms[i]);
   out.cycle_ms = Summarize(out.cycles_ms);
   out.unexplained_ms = Summarize(std::move(unexplained));
-  auto ref_cycles = spans ? as_vector(reference.call_span_ms)
-                          : CallCycles(reference.call_frame_ms, reference_wall_ms.size());
+  auto ref_cycles = CallTimes(reference, spans);
   if (!ref_cycles) return out;
   out.reference_cycles_ms = std::move(*ref_cycles);
   std::vector<double> overhead;

@@ -18,6 +18,16 @@ std::vector<double> Numbers(const json& h, const char* key) {
   return out;
 }
 
+// An engine clock kept with a cached reference: `size` finite times >= 0, else empty (the
+// parent clock then goes without it, nothing else).
+std::vector<double> EngineTimes(const json& j, const char* key, std::size_t size) {
+  std::vector<double> t = Numbers(j, key);
+  if (t.size() != size ||
+      !std::all_of(t.begin(), t.end(), [](double x) { return std::isfinite(x) && x >= 0; }))
+    t.clear();
+  return t;
+}
+
 double Num(const json& h, const char* key, double fallback = 0) {
   auto it = h.find(key);
   return it != h.end() && it->is_number() ? it->get<double>() : fallback;
@@ -191,16 +201,8 @@ Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
   p.parent_ms = Num(j, "parent_ms");
   // The engine's clock of the reference's calls (the parent clock's baseline); an entry without
   // a usable one leaves the parent clock unmeasured, nothing else.
-  p.call_frame_ms = Numbers(j, "call_frame_ms");
-  if (p.call_frame_ms.size() != p.event_ms.size() + 1 ||
-      !std::all_of(p.call_frame_ms.begin(), p.call_frame_ms.end(),
-                   [](double x) { return std::isfinite(x) && x >= 0; }))
-    p.call_frame_ms.clear();
-  p.call_span_ms = Numbers(j, "call_span_ms");
-  if (p.call_span_ms.size() != p.event_ms.size() ||
-      !std::all_of(p.call_span_ms.begin(), p.call_span_ms.end(),
-                   [](double x) { return std::isfinite(x) && x >= 0; }))
-    p.call_span_ms.clear();
+  p.call_frame_ms = EngineTimes(j, "call_frame_ms", p.event_ms.size() + 1);
+  p.call_span_ms = EngineTimes(j, "call_span_ms", p.event_ms.size());
   ReadSizes(j, p);
   p.from_cache = true;
   return p;
