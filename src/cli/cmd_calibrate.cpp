@@ -32,7 +32,7 @@ struct CalibrateCli {
   int level = 0;
   int jobs = 2;
   int prestart_workers = -1;
-  bool timing = false;
+  bool timing = false, quiet_timing = false;
 };
 
 // The tasks to calibrate: a `data synth` folder's split (suite DIR/tasks), or a suite's tasks.
@@ -78,6 +78,7 @@ int RunCalibrate(const CalibrateCli& c) {
   sc.prestart_workers = c.prestart_workers;
   sc.variants = c.variants;
   sc.no_timing = !c.timing;
+  sc.quiet_timing = c.quiet_timing;
   auto scorer = tritonrl::scoring::Scorer::Open(sc);
   if (!scorer.ok()) return fail(scorer.status());
   auto r = d::Calibrate(c.policy, *tasks, **scorer);
@@ -126,6 +127,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "scoring workers started ahead of their samples (sandboxed, CUDA context "
                       "made; each runs one sample): -1 one per job, 0 off")
            ->capture_default_str();
+       sub.add_flag("--quiet-timing", c->quiet_timing,
+                    "hold other candidates' trials back while a sample is timed "
+                    "(docs/measurement.md, \"Quiet timing\")");
        sub.add_option("--variants", c->variants, "Scored variants (comma-separated)")
            ->delimiter(',');
        sub.add_flag("--timing", c->timing,

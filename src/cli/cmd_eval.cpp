@@ -381,6 +381,10 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "L2), kernelbench (KernelBench's harness: 1e-4 fp32, 1e-2 fp16/bf16, "
                       "allclose alone) or kernelbench-v0 (1e-2, allclose alone); docs/tasks.md")
            ->check(CLI::IsMember({"ours", "kernelbench", "kernelbench-v0"}));
+       sub.add_flag("--quiet-timing", o->scoring.quiet_timing,
+                    "hold other candidates' trials back while a sample is timed, so that no "
+                    "correctness work of this run shares the GPU with a timed phase (slower; "
+                    "docs/measurement.md, \"Quiet timing\")");
        sub.add_flag("--cold-workers", o->scoring.cold_workers,
                     "start every worker as a fresh interpreter (exec) instead of forking it from "
                     "the warm zygote (same sandbox; slower start)");

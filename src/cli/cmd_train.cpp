@@ -127,6 +127,9 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
                 "scoring workers started ahead of their samples (sandboxed, CUDA context made; "
                 "each runs one sample): -1 one per job, 0 off")
       ->capture_default_str();
+  g->add_flag("--quiet-timing", o->quiet_timing,
+              "hold other candidates' trials back while a sample is timed (docs/measurement.md, "
+              "\"Quiet timing\")");
   g->add_option("--warm-references", o->warm_references,
                 "compute the first steps' task references ahead, beside the first generation: "
                 "auto (where scoring runs on a GPU), on, off")

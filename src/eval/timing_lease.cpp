@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -39,6 +40,33 @@ std::timed_mutex* KeyMutex(const std::string& key) {
   return m.get();
 }
 
+// What a key's leases know of its trials (timing_lease.h). Plain std::mutex: the condition
+// variable needs it.
+struct TrialGate {
+  std::mutex mu;
+  std::condition_variable changed;
+  int candidates = 0, references = 0;  // tickets held
+  int quiet_claims = 0;                // quiet leases held or waited for
+  bool lease_held = false;
+  int started_while_held = 0, references_while_held = 0;
+};
+
+TrialGate* GateFor(const std::string& key) {
+  struct Gates {
+    base::Mutex mu;
+    std::map<std::string, std::unique_ptr<TrialGate>> gates GUARDED_BY(mu);
+  };
+  static Gates registry;
+  base::MutexLock lock(&registry.mu);
+  auto& g = registry.gates[key];
+  if (!g) g = std::make_unique<TrialGate>();
+  return g.get();
+}
+
+double MsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
 std::string SafeKey(const std::string& key) {
   std::string out;
   for (char c : key)
@@ -51,14 +79,26 @@ std::string SafeKey(const std::string& key) {
 TimingLease::TimingLease(TimingLease&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       mutex_(std::exchange(other.mutex_, nullptr)),
-      wait_ms_(other.wait_ms_) {}
+      gate_(std::exchange(other.gate_, nullptr)),
+      quiet_(other.quiet_),
+      wait_ms_(other.wait_ms_),
+      quiet_wait_ms_(other.quiet_wait_ms_),
+      in_flight_at_start_(other.in_flight_at_start_),
+      started_while_held_(other.started_while_held_),
+      references_while_held_(other.references_while_held_) {}
 
 TimingLease& TimingLease::operator=(TimingLease&& other) noexcept {
   if (this != &other) {
     Release();
     fd_ = std::exchange(other.fd_, -1);
     mutex_ = std::exchange(other.mutex_, nullptr);
+    gate_ = std::exchange(other.gate_, nullptr);
+    quiet_ = other.quiet_;
     wait_ms_ = other.wait_ms_;
+    quiet_wait_ms_ = other.quiet_wait_ms_;
+    in_flight_at_start_ = other.in_flight_at_start_;
+    started_while_held_ = other.started_while_held_;
+    references_while_held_ = other.references_while_held_;
   }
   return *this;
 }
@@ -68,6 +108,17 @@ TimingLease::~TimingLease() {
 }
 
 void TimingLease::Release() {
+  if (gate_ != nullptr) {
+    auto* g = static_cast<TrialGate*>(std::exchange(gate_, nullptr));
+    {
+      std::lock_guard<std::mutex> lock(g->mu);
+      g->lease_held = false;
+      started_while_held_ = g->started_while_held;
+      references_while_held_ = g->references_while_held;
+      if (quiet_) --g->quiet_claims;
+    }
+    g->changed.notify_all();
+  }
   if (fd_ >= 0) {
     flock(fd_, LOCK_UN);
     close(fd_);
@@ -79,7 +130,8 @@ void TimingLease::Release() {
   }
 }
 
-Result<TimingLease> AcquireTimingLease(const std::string& lock_dir, const std::string& key) {
+Result<TimingLease> AcquireTimingLease(const std::string& lock_dir, const std::string& key,
+                                       bool quiet) {
   const auto t0 = std::chrono::steady_clock::now();
   std::string dir = lock_dir;
   if (dir.empty()) {
@@ -107,9 +159,67 @@ Result<TimingLease> AcquireTimingLease(const std::string& lock_dir, const std::s
   TimingLease lease;
   lease.fd_ = fd;
   lease.mutex_ = mu;
-  lease.wait_ms_ =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  lease.quiet_ = quiet;
+  TrialGate* g = GateFor(key);
+  {
+    std::unique_lock<std::mutex> lock(g->mu);
+    if (quiet) {
+      // Claimed first, so that no candidate trial starts while those in flight drain.
+      ++g->quiet_claims;
+      const auto q0 = std::chrono::steady_clock::now();
+      g->changed.wait(lock, [g] { return g->candidates == 0; });
+      lease.quiet_wait_ms_ = MsSince(q0);
+    }
+    g->lease_held = true;
+    g->started_while_held = 0;
+    g->references_while_held = 0;
+    lease.in_flight_at_start_ = g->candidates + g->references;
+  }
+  lease.gate_ = g;
+  lease.wait_ms_ = MsSince(t0);
   return lease;
+}
+
+TrialTicket::TrialTicket(TrialTicket&& other) noexcept
+    : gate_(std::exchange(other.gate_, nullptr)), reference_(other.reference_) {}
+
+TrialTicket& TrialTicket::operator=(TrialTicket&& other) noexcept {
+  if (this != &other) {
+    Release();
+    gate_ = std::exchange(other.gate_, nullptr);
+    reference_ = other.reference_;
+  }
+  return *this;
+}
+
+TrialTicket::~TrialTicket() {
+  Release();
+}
+
+void TrialTicket::Release() {
+  if (gate_ == nullptr) return;
+  auto* g = static_cast<TrialGate*>(std::exchange(gate_, nullptr));
+  {
+    std::lock_guard<std::mutex> lock(g->mu);
+    --(reference_ ? g->references : g->candidates);
+  }
+  g->changed.notify_all();
+}
+
+TrialTicket EnterTrial(const std::string& key, bool candidate) {
+  TrialGate* g = GateFor(key);
+  std::unique_lock<std::mutex> lock(g->mu);
+  if (candidate) {
+    g->changed.wait(lock, [g] { return g->quiet_claims == 0; });
+    ++g->candidates;
+  } else {
+    ++g->references;
+  }
+  if (g->lease_held) ++(candidate ? g->started_while_held : g->references_while_held);
+  TrialTicket t;
+  t.gate_ = g;
+  t.reference_ = !candidate;
+  return t;
 }
 
 }  // namespace tritonrl::eval

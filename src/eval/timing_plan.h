@@ -29,7 +29,10 @@ struct TimingOptions {
   double speedup_cap = 10.0;       // plausibility bound where no roofline is known
   bool strict = false;             // strict policy: lazy_optimization is not correct
   std::string lock_dir;  // where the per-GPU lock files live ("" = $TRITONRL_LOCK_DIR or /tmp)
-  std::string device_key = "gpu0";            // one lease per key (the GPU the workers use)
+  std::string device_key = "gpu0";  // one lease per key (the GPU the workers use)
+  // No candidate trial of this process on the GPU while a sample is timed (timing_lease.h;
+  // docs/measurement.md "Quiet timing").
+  bool quiet = false;
   std::chrono::milliseconds timeout{600000};  // the whole timed phase
   // A candidate may hold the lease for slow_factor x the reference's timed phase (engine clock),
   // and at least slow_floor: a correct kernel slower than that is stopped, and its speedup is

@@ -245,6 +245,11 @@ class Driver {
   // no future input is in its memory while its constructor or an earlier call runs.
   void SendSeed() {
     if (!candidate()) return;
+    // The trial may use the GPU from here to its last slice (the worker copies each slice from
+    // the device as it sends it). A quiet timed phase holds it back first; the previous ticket
+    // goes before, or a quiet lease waiting for it would wait for this thread.
+    trial_ticket_.Release();
+    trial_ticket_ = EnterTrial(cfg_.timing.device_key, /*candidate=*/true);
     const int index = variant_trials_[trial_at_];
     Send({{"type", "seed"},
           {"variant", variant_names_[variant_at_]},
@@ -279,6 +284,9 @@ class Driver {
       return Stop{WorkerEnd::kProtocol, "a build stage beyond the variant list"};
     variant_trials_ = candidate() ? RecordedTrials(*reference_, variant_names_[variant_at_])
                                   : TrialIndicesFor(cfg_, variant_names_[variant_at_]);
+    // A reference runs its trials on its own: counted from its first build to its timing stage.
+    if (!candidate() && !trial_ticket_.held())
+      trial_ticket_ = EnterTrial(cfg_.timing.device_key, /*candidate=*/false);
     trial_at_ = 0;
     if (variant_trials_.empty()) return NextVariant();
     state_ = WorkerState::kTrial;
@@ -328,6 +336,7 @@ class Driver {
   }
 
   Step EndTrial() {
+    if (candidate()) trial_ticket_.Release();  // its outputs are all off the device
     if (Step s = FromSink(sink_.OnTrialEnd())) return s;
     if (Step s = StopIfFailed()) return s;
     if (++trial_at_ == variant_trials_.size()) return NextVariant();
@@ -360,14 +369,17 @@ class Driver {
       run_.timing_skipped = true;
       return Stop{WorkerEnd::kDone, ""};
     }
-    // Exclusive use of the GPU for timing; correctness of other samples may go on.
-    auto got = AcquireTimingLease(cfg_.timing.lock_dir, cfg_.timing.device_key);
+    // Exclusive use of the GPU for timing; correctness of other samples goes on unless quiet.
+    trial_ticket_.Release();
+    auto got = AcquireTimingLease(cfg_.timing.lock_dir, cfg_.timing.device_key, cfg_.timing.quiet);
     if (!got.ok()) {
       run_.lease_error = got.status().message();
       return Stop{WorkerEnd::kInfra, run_.lease_error};
     }
     lease_ = std::move(*got);
     run_.lease_wait_ms = lease_.wait_ms();
+    run_.quiet_wait_ms = lease_.quiet_wait_ms();
+    run_.trials_in_flight_at_go = lease_.trials_in_flight_at_start();
     go_t0_ = Clock::now();
     stage_t0_ = go_t0_;
     state_ = WorkerState::kTiming;
@@ -405,6 +417,8 @@ class Driver {
     if (Step s = Expect(f, "timing"); s || (s = Accept(f))) return s;
     run_.timing_parent_ms = MsSince(go_t0_);
     lease_.Release();
+    run_.trials_started_while_timed = lease_.trials_started_while_held();
+    run_.references_started_while_timed = lease_.references_started_while_held();
     state_ = WorkerState::kProfile;
     return std::nullopt;
   }
@@ -487,7 +501,8 @@ class Driver {
   Clock::time_point stage_t0_ = Clock::now();
   Clock::time_point slices_deadline_;
   Clock::time_point go_t0_ = Clock::now();
-  TimingLease lease_;  // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
+  TimingLease lease_;         // held from "timing_ready" to the "timing" frame (src/eval/timing.h)
+  TrialTicket trial_ticket_;  // while a trial of this worker may run on the GPU (timing_lease.h)
   int next_call_ = 0;  // the worker's next timed call (its "call" frames, src/eval/timing_plan.h)
   bool span_open_ = false;    // a timed call's span begun and not ended
   double span_begin_ms_ = 0;  // when it began, ms since "go"

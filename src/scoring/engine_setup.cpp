@@ -102,6 +102,7 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
   cfg.timing.slow_floor =
       std::chrono::milliseconds(static_cast<std::int64_t>(o.slow_floor_s * 1000));
   cfg.timing.strict = o.policy == "strict";
+  cfg.timing.quiet = o.quiet_timing;
   if (const char* vis = std::getenv("CUDA_VISIBLE_DEVICES"); vis && *vis) {
     cfg.timing.device_key = "gpu-" + std::string(vis).substr(0, std::string(vis).find(','));
   }
@@ -184,6 +185,7 @@ nlohmann::json RunConfigJson(const ScoringConfig& o, const std::string& device) 
                       {"no_timing", o.no_timing}};
   // Only when on: runs recorded before the option keep their ids and cache keys.
   if (o.autotriton_check) j["autotriton_check"] = true;
+  if (o.quiet_timing) j["quiet_timing"] = true;
   return j;
 }
 

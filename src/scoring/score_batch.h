@@ -99,6 +99,9 @@ struct ScoringConfig {
   // Workers started ahead of their samples (eval::EngineConfig::prestart_workers): -1 one per job,
   // 0 off. Still one fresh process per sample; verdicts say so in sandbox.spawn.
   int prestart_workers = -1;
+  // No other candidate's trial on the GPU while a sample is timed (eval::TimingOptions::quiet;
+  // docs/measurement.md "Quiet timing"). Part of the run configuration only when on.
+  bool quiet_timing = false;
   // Admission control (eval/admission.h): memory the workers may hold at once; 0 = 90% of what
   // is free at the pool's start.
   std::uint64_t memory_budget_mb = 0, device_memory_budget_mb = 0;

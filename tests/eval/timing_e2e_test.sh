@@ -23,22 +23,24 @@ eval_hack() {
   "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/$2.jsonl" --device cpu --cpu-timing --timing-trials "${3:-20}" \
     --no-static --json --no-cache --work-dir "$T/w-$2" >"$T/$2.json"
 }
-timed_run() {
+timed_run() {  # timed_run JOBS
   "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --cpu-timing --timing-trials 6 --no-static \
-    --json --no-cache --jobs 3 --work-dir "$T/w1" >"$T/timed.json"
+    --json --no-cache --jobs "$1" --work-dir "$T/w1" >"$T/timed.json"
 }
-timed_run
+timed_run 3
 # A loaded host (other tests, builds) makes the engine's clock disagree with the honest sample's,
 # and the load rule then voids its speedup (parent_clock_gap, timing_contended), as it must. That
-# says nothing about the code under test: once more, and the second run must be clean.
+# says nothing about the code under test: once more, one sample at a time (on two cores the
+# other samples' workers, not only their trials, are that load: it was voided under
+# --quiet-timing too), and the second run must be clean.
 if "$ROOT/.venv/bin/python" - "$T/timed.json" <<'PY'
 import json, sys
 s = {x["sample"]: x for x in json.load(open(sys.argv[1]))["samples"]}["legit/relu_basic"]
 sys.exit(0 if {"parent_clock_gap", "timing_contended"} & set(s["flags"]) else 1)
 PY
 then
-  echo "timing e2e: the honest sample's speedup was voided by load flags; running again"
-  timed_run
+  echo "timing e2e: the honest sample's speedup was voided by load flags; running again, one job"
+  timed_run 1
 fi
 "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --no-static --json --no-cache --jobs 2 \
   --work-dir "$T/w2" >"$T/plain.json"
@@ -233,4 +235,29 @@ for s in json.load(open(sys.argv[1]))["samples"]:
     assert s["outcome"] == "incorrect" and s["speedup"] is None, s
     assert (label.group(1), "timing") in codes, (s["sample"], codes)
     print(f"timing e2e: {s['sample']} caught in the timing stage: {label.group(1)}")
+PY
+
+# Quiet timing (docs/measurement.md): with --quiet-timing no candidate trial starts while a sample
+# is timed, and every timed verdict says so; without it the same counts are evidence only.
+grep -m 6 '"legit/' "$T/all.jsonl" >"$T/q.jsonl"
+for quiet in "" --quiet-timing; do
+  "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/q.jsonl" --device cpu --cpu-timing --timing-trials 6 \
+    --json --no-cache --jobs 3 $quiet --work-dir "$T/w-q$quiet" >"$T/q$quiet.json"
+done
+"$ROOT/.venv/bin/python" - "$T/q.json" "$T/q--quiet-timing.json" <<'PY'
+import json, sys
+for path, quiet in ((sys.argv[1], False), (sys.argv[2], True)):
+    timed = [s for s in json.load(open(path))["samples"] if "candidate_event_ms" in s["evidence"].get("timing", {})]
+    assert len(timed) >= 3, (path, len(timed))
+    for s in timed:
+        t = s["evidence"]["timing"]
+        assert t["quiet"] is quiet, (s["sample"], t["quiet"])
+        assert isinstance(t["trials_in_flight_at_go"], int) and t["trials_in_flight_at_go"] >= 0, t
+        assert isinstance(t["trials_started_while_timed"], int) and t["quiet_wait_ms"] >= 0, t
+        if quiet:
+            assert t["trials_started_while_timed"] == 0, (s["sample"], t["trials_started_while_timed"])
+        else:
+            assert t["quiet_wait_ms"] == 0, t
+    print(f"timing e2e: quiet={quiet}: {len(timed)} timed samples, trials started while timed:",
+          [s["evidence"]["timing"]["trials_started_while_timed"] for s in timed])
 PY

@@ -379,6 +379,79 @@ TEST(TimingLease, AnotherProcessWaitsForTheLock) {
   fs::remove_all(dir);
 }
 
+// Without quiet the lease only counts the trials around it; a ticket never waits.
+TEST(TimingLease, CountsTrialsAroundTheTimedPhase) {
+  const std::string dir = TempDir();
+  TrialTicket running = EnterTrial("gate-count", /*candidate=*/true);
+  TrialTicket reference = EnterTrial("gate-count", /*candidate=*/false);
+  TrialTicket other_gpu = EnterTrial("gate-count-other", /*candidate=*/true);
+  auto lease = AcquireTimingLease(dir, "gate-count");
+  ASSERT_TRUE(lease.ok());
+  EXPECT_EQ(lease->trials_in_flight_at_start(), 2);
+  EXPECT_EQ(lease->quiet_wait_ms(), 0);
+  running.Release();
+  TrialTicket started = EnterTrial("gate-count", /*candidate=*/true);  // does not wait
+  TrialTicket started_too = EnterTrial("gate-count", /*candidate=*/true);
+  started_too.Release();
+  TrialTicket late_reference = EnterTrial("gate-count", /*candidate=*/false);
+  late_reference.Release();
+  lease->Release();
+  EXPECT_EQ(lease->trials_started_while_held(), 2);
+  EXPECT_EQ(lease->references_started_while_held(), 1);
+  TrialTicket after = EnterTrial("gate-count", /*candidate=*/true);
+  auto next = AcquireTimingLease(dir, "gate-count");
+  ASSERT_TRUE(next.ok());
+  EXPECT_EQ(next->trials_in_flight_at_start(), 3);  // reference, started, after
+  next->Release();
+  EXPECT_EQ(next->trials_started_while_held(), 0);
+  fs::remove_all(dir);
+}
+
+// With quiet, a lease waits for the candidates' trials in flight, and a candidate's next trial
+// waits for the lease; a reference's ticket neither waits nor is waited for.
+TEST(TimingLease, QuietLeaseAndCandidateTrialsExcludeEachOther) {
+  const std::string dir = TempDir();
+  std::atomic<int> trials_running{0};
+  std::atomic<bool> overlap{false}, timing{false};
+  TrialTicket reference = EnterTrial("gate-quiet", /*candidate=*/false);
+  auto first = EnterTrial("gate-quiet", /*candidate=*/true);
+  ++trials_running;
+  std::thread timer([&] {
+    auto lease = AcquireTimingLease(dir, "gate-quiet", /*quiet=*/true);
+    ASSERT_TRUE(lease.ok());
+    timing = true;
+    if (trials_running.load() != 0) overlap = true;
+    EXPECT_GE(lease->quiet_wait_ms(), 20.0);           // it waited for `first`
+    EXPECT_EQ(lease->trials_in_flight_at_start(), 1);  // the reference alone
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    if (trials_running.load() != 0) overlap = true;
+    timing = false;
+    lease->Release();
+    EXPECT_EQ(lease->trials_started_while_held(), 0);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  EXPECT_FALSE(timing.load());  // still waiting for `first`
+  --trials_running;
+  first.Release();
+  // Candidates that start now wait until the quiet phase is over.
+  std::vector<std::thread> workers;
+  for (int i = 0; i < 4; ++i) {
+    workers.emplace_back([&] {
+      for (int k = 0; k < 5; ++k) {
+        TrialTicket t = EnterTrial("gate-quiet", /*candidate=*/true);
+        ++trials_running;
+        if (timing.load()) overlap = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        --trials_running;
+      }
+    });
+  }
+  timer.join();
+  for (auto& w : workers) w.join();
+  EXPECT_FALSE(overlap.load());
+  fs::remove_all(dir);
+}
+
 TEST(TimingLease, UnwritableDirectoryIsAnError) {
   auto lease = AcquireTimingLease("/proc/definitely/not/here", "gpu0");
   EXPECT_FALSE(lease.ok());
