@@ -159,21 +159,12 @@ std::uint64_t DeviceBytesAtOom(std::string_view message) {
 
 namespace {
 
-// The lease's wait and the GPU's other trials around the phase (TimingLease).
-void SetLeaseFacts(const WorkerRun& run, TimingPhase& phase) {
-  phase.lease_wait_ms = run.lease_wait_ms;
-  phase.quiet_wait_ms = run.quiet_wait_ms;
-  phase.trials_in_flight_at_go = run.trials_in_flight_at_go;
-  phase.trials_started_while_timed = run.trials_started_while_timed;
-  phase.references_started_while_timed = run.references_started_while_timed;
-}
-
 // What the engine measured around a timed phase; never taken from the worker's frame.
 void SetEngineClocks(const WorkerRun& run, TimingPhase& phase) {
   phase.parent_ms = run.timing_parent_ms;
   phase.call_frame_ms = run.call_frame_ms;
   phase.call_span_ms = run.call_span_ms;
-  SetLeaseFacts(run, phase);
+  phase.lease = run.lease;
 }
 
 // Outcome and reason for a worker that did not finish its sequence.
@@ -404,7 +395,7 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
         TimingPhase merged = *cached;
         merged.rechecks = std::move(phase->rechecks);
         merged.recheck_trials = phase->recheck_trials;
-        SetLeaseFacts(run, merged);
+        merged.lease = run.lease;
         ref.timing = std::move(merged);
       }
     } else {

@@ -16,6 +16,7 @@
 #include "base/status.h"
 #include "eval/compare.h"
 #include "eval/protocol.h"
+#include "eval/timing_lease.h"
 #include "eval/timing_plan.h"
 
 namespace tritonrl::eval {
@@ -43,11 +44,7 @@ struct TimingPhase {
   // Engine clock of each timed call's span (its "span" frames), one per timed call; empty when
   // not clocked (a reference cached before tritonrl-eval/27). Set by the engine.
   std::vector<double> call_span_ms;
-  double lease_wait_ms = 0;  // how long the engine waited for the lease
-  // Set by the engine (WorkerRun): the GPU's other trials around the timed phase.
-  int trials_in_flight_at_go = 0, trials_started_while_timed = 0,
-      references_started_while_timed = 0;
-  double quiet_wait_ms = 0;
+  LeaseFacts lease;  // set by the engine (WorkerRun): the lease's wait, the GPU's other work
   double stage_ms = 0, warmup_ms = 0;
   std::int64_t l2_bytes = 0, flush_bytes = 0, input_bytes = 0, output_bytes = 0;
   std::optional<double> flops;  // one forward's FLOPs where countable (reference only; trusted)

@@ -81,11 +81,7 @@ TimingLease::TimingLease(TimingLease&& other) noexcept
       mutex_(std::exchange(other.mutex_, nullptr)),
       gate_(std::exchange(other.gate_, nullptr)),
       quiet_(other.quiet_),
-      wait_ms_(other.wait_ms_),
-      quiet_wait_ms_(other.quiet_wait_ms_),
-      in_flight_at_start_(other.in_flight_at_start_),
-      started_while_held_(other.started_while_held_),
-      references_while_held_(other.references_while_held_) {}
+      facts_(other.facts_) {}
 
 TimingLease& TimingLease::operator=(TimingLease&& other) noexcept {
   if (this != &other) {
@@ -94,11 +90,7 @@ TimingLease& TimingLease::operator=(TimingLease&& other) noexcept {
     mutex_ = std::exchange(other.mutex_, nullptr);
     gate_ = std::exchange(other.gate_, nullptr);
     quiet_ = other.quiet_;
-    wait_ms_ = other.wait_ms_;
-    quiet_wait_ms_ = other.quiet_wait_ms_;
-    in_flight_at_start_ = other.in_flight_at_start_;
-    started_while_held_ = other.started_while_held_;
-    references_while_held_ = other.references_while_held_;
+    facts_ = other.facts_;
   }
   return *this;
 }
@@ -113,8 +105,8 @@ void TimingLease::Release() {
     {
       std::lock_guard<std::mutex> lock(g->mu);
       g->lease_held = false;
-      started_while_held_ = g->started_while_held;
-      references_while_held_ = g->references_while_held;
+      facts_.trials_started_while_timed = g->started_while_held;
+      facts_.references_started_while_timed = g->references_while_held;
       if (quiet_) --g->quiet_claims;
     }
     g->changed.notify_all();
@@ -168,15 +160,15 @@ Result<TimingLease> AcquireTimingLease(const std::string& lock_dir, const std::s
       ++g->quiet_claims;
       const auto q0 = std::chrono::steady_clock::now();
       g->changed.wait(lock, [g] { return g->candidates == 0; });
-      lease.quiet_wait_ms_ = MsSince(q0);
+      lease.facts_.quiet_wait_ms = MsSince(q0);
     }
     g->lease_held = true;
     g->started_while_held = 0;
     g->references_while_held = 0;
-    lease.in_flight_at_start_ = g->candidates + g->references;
+    lease.facts_.trials_in_flight_at_go = g->candidates + g->references;
   }
   lease.gate_ = g;
-  lease.wait_ms_ = MsSince(t0);
+  lease.facts_.wait_ms = MsSince(t0);
   return lease;
 }
 

@@ -21,6 +21,17 @@
 
 namespace tritonrl::eval {
 
+// What one lease saw of its GPU's other work (evidence.timing of the timed sample).
+struct LeaseFacts {
+  double wait_ms = 0;        // acquiring the lease, the quiet wait included
+  double quiet_wait_ms = 0;  // of it, letting the candidates' trials in flight end (quiet only)
+  // Tickets held when the lease was granted (after a quiet wait, references' only).
+  int trials_in_flight_at_go = 0;
+  // Tickets taken while it was held: candidates' (0 with quiet) and references' (a reference's
+  // correctness stage begun). Set by Release.
+  int trials_started_while_timed = 0, references_started_while_timed = 0;
+};
+
 class TimingLease {
  public:
   TimingLease() = default;
@@ -30,16 +41,7 @@ class TimingLease {
   TimingLease& operator=(const TimingLease&) = delete;
   ~TimingLease();
   bool held() const { return fd_ >= 0; }
-  double wait_ms() const { return wait_ms_; }
-  // Of the wait, the part spent letting the trials in flight end (quiet only).
-  double quiet_wait_ms() const { return quiet_wait_ms_; }
-  // Tickets held when the lease was granted (after the quiet wait: 0 with quiet but for
-  // references).
-  int trials_in_flight_at_start() const { return in_flight_at_start_; }
-  // Candidates' tickets taken while it was held (0 with quiet), and references' (a reference's
-  // correctness stage begun); set by Release.
-  int trials_started_while_held() const { return started_while_held_; }
-  int references_started_while_held() const { return references_while_held_; }
+  const LeaseFacts& facts() const { return facts_; }
   void Release();
 
  private:
@@ -49,8 +51,7 @@ class TimingLease {
   void* mutex_ = nullptr;  // the in-process mutex (std::timed_mutex) held with the lock
   void* gate_ = nullptr;   // the key's trial gate, marked busy while held
   bool quiet_ = false;
-  double wait_ms_ = 0, quiet_wait_ms_ = 0;
-  int in_flight_at_start_ = 0, started_while_held_ = 0, references_while_held_ = 0;
+  LeaseFacts facts_;
 };
 
 // Blocks until the lease on `key` is held ("" lock_dir: $TRITONRL_LOCK_DIR, else /tmp); with

@@ -377,9 +377,7 @@ class Driver {
       return Stop{WorkerEnd::kInfra, run_.lease_error};
     }
     lease_ = std::move(*got);
-    run_.lease_wait_ms = lease_.wait_ms();
-    run_.quiet_wait_ms = lease_.quiet_wait_ms();
-    run_.trials_in_flight_at_go = lease_.trials_in_flight_at_start();
+    run_.lease = lease_.facts();
     go_t0_ = Clock::now();
     stage_t0_ = go_t0_;
     state_ = WorkerState::kTiming;
@@ -417,8 +415,7 @@ class Driver {
     if (Step s = Expect(f, "timing"); s || (s = Accept(f))) return s;
     run_.timing_parent_ms = MsSince(go_t0_);
     lease_.Release();
-    run_.trials_started_while_timed = lease_.trials_started_while_held();
-    run_.references_started_while_timed = lease_.references_started_while_held();
+    run_.lease = lease_.facts();  // with what started while it was held
     state_ = WorkerState::kProfile;
     return std::nullopt;
   }

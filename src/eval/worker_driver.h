@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "eval/process.h"
+#include "eval/timing_lease.h"
 #include "eval/trial_check.h"
 #include "eval/types.h"
 
@@ -65,12 +66,7 @@ struct WorkerRun {
   // process could forge them).
   std::map<std::string, double> phase_ms;
   double timing_parent_ms = 0;  // engine clock of the timed phase ("go" -> "timing" frame)
-  double lease_wait_ms = 0;
-  // The GPU's other work around the timed phase (TimingLease): trials in flight when it began,
-  // trials started during it, and the part of lease_wait_ms spent letting trials end (quiet).
-  int trials_in_flight_at_go = 0, trials_started_while_timed = 0,
-      references_started_while_timed = 0;
-  double quiet_wait_ms = 0;
+  LeaseFacts lease;             // the timing lease's wait and the GPU's other work around the phase
   std::string lease_error;
   bool timing_skipped = false;  // a candidate stopped before timing: its trials had failed
   bool stopped_after_failed_trial = false;  // ... and before its remaining trials (all_trials off)

@@ -387,8 +387,8 @@ TEST(TimingLease, CountsTrialsAroundTheTimedPhase) {
   TrialTicket other_gpu = EnterTrial("gate-count-other", /*candidate=*/true);
   auto lease = AcquireTimingLease(dir, "gate-count");
   ASSERT_TRUE(lease.ok());
-  EXPECT_EQ(lease->trials_in_flight_at_start(), 2);
-  EXPECT_EQ(lease->quiet_wait_ms(), 0);
+  EXPECT_EQ(lease->facts().trials_in_flight_at_go, 2);
+  EXPECT_EQ(lease->facts().quiet_wait_ms, 0);
   running.Release();
   TrialTicket started = EnterTrial("gate-count", /*candidate=*/true);  // does not wait
   TrialTicket started_too = EnterTrial("gate-count", /*candidate=*/true);
@@ -396,14 +396,14 @@ TEST(TimingLease, CountsTrialsAroundTheTimedPhase) {
   TrialTicket late_reference = EnterTrial("gate-count", /*candidate=*/false);
   late_reference.Release();
   lease->Release();
-  EXPECT_EQ(lease->trials_started_while_held(), 2);
-  EXPECT_EQ(lease->references_started_while_held(), 1);
+  EXPECT_EQ(lease->facts().trials_started_while_timed, 2);
+  EXPECT_EQ(lease->facts().references_started_while_timed, 1);
   TrialTicket after = EnterTrial("gate-count", /*candidate=*/true);
   auto next = AcquireTimingLease(dir, "gate-count");
   ASSERT_TRUE(next.ok());
-  EXPECT_EQ(next->trials_in_flight_at_start(), 3);  // reference, started, after
+  EXPECT_EQ(next->facts().trials_in_flight_at_go, 3);  // reference, started, after
   next->Release();
-  EXPECT_EQ(next->trials_started_while_held(), 0);
+  EXPECT_EQ(next->facts().trials_started_while_timed, 0);
   fs::remove_all(dir);
 }
 
@@ -421,13 +421,13 @@ TEST(TimingLease, QuietLeaseAndCandidateTrialsExcludeEachOther) {
     ASSERT_TRUE(lease.ok());
     timing = true;
     if (trials_running.load() != 0) overlap = true;
-    EXPECT_GE(lease->quiet_wait_ms(), 20.0);           // it waited for `first`
-    EXPECT_EQ(lease->trials_in_flight_at_start(), 1);  // the reference alone
+    EXPECT_GE(lease->facts().quiet_wait_ms, 20.0);        // it waited for `first`
+    EXPECT_EQ(lease->facts().trials_in_flight_at_go, 1);  // the reference alone
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     if (trials_running.load() != 0) overlap = true;
     timing = false;
     lease->Release();
-    EXPECT_EQ(lease->trials_started_while_held(), 0);
+    EXPECT_EQ(lease->facts().trials_started_while_timed, 0);
   });
   std::this_thread::sleep_for(std::chrono::milliseconds(30));
   EXPECT_FALSE(timing.load());  // still waiting for `first`
