@@ -13,9 +13,13 @@ wall time and samples a second.
 """
 import argparse
 import json
-import math
 import statistics as st
 import sys
+from pathlib import Path
+
+# One home for "how far did a measurement move between two runs".
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "train"))
+from same_code_speedups import compare  # noqa: E402
 
 
 def load(path):
@@ -26,7 +30,7 @@ def load(path):
     out = {}
     for s in samples:
         t = s.get("evidence", {}).get("timing", {})
-        out[s["sample"]] = {
+        out[(s["task"], s["sample"])] = {
             "speedup": s.get("speedup"),
             "cand_ms": (t.get("candidate_event_ms") or {}).get("median"),
             "ref_ms": (t.get("reference_event_ms") or {}).get("median"),
@@ -37,9 +41,9 @@ def load(path):
     return out
 
 
-def median_abs_log(pairs):
-    logs = [abs(math.log(b / a)) for a, b in pairs if a and b and a > 0 and b > 0]
-    return (st.median(logs), len(logs)) if logs else (float("nan"), 0)
+def measure(run, field):
+    """(task, sample) -> the field's value, for the samples with a trusted speedup."""
+    return {k: v[field] for k, v in run.items() if v["speedup"] and v[field]}
 
 
 def main(argv):
@@ -58,17 +62,16 @@ def main(argv):
           f"{'off >20%':>8} {'|log| cand ms':>13} {'|log| ref ms':>12}")
     for i, a in enumerate(names):
         for b in names[i + 1:]:
-            both = [k for k in runs[a] if k in runs[b] and runs[a][k]["speedup"] and runs[b][k]["speedup"]]
-            if not both:
+            sp = compare(measure(runs[a], "speedup"), measure(runs[b], "speedup"))
+            if sp is None:
                 print(f"{b + ' / ' + a:20} {0:6d}")
                 continue
-            ratios = [runs[b][k]["speedup"] / runs[a][k]["speedup"] for k in both]
-            sp, _ = median_abs_log([(runs[a][k]["speedup"], runs[b][k]["speedup"]) for k in both])
-            cm, _ = median_abs_log([(runs[a][k]["cand_ms"], runs[b][k]["cand_ms"]) for k in both])
-            rm, _ = median_abs_log([(runs[a][k]["ref_ms"], runs[b][k]["ref_ms"]) for k in both])
-            off = sum(abs(x - 1) > 0.2 for x in ratios) / len(ratios)
-            print(f"{b + ' / ' + a:20} {len(both):6d} {st.median(ratios):11.3f} {sp:13.3f} {off:8.2f} "
-                  f"{cm:13.3f} {rm:12.3f}")
+            cm = compare(measure(runs[a], "cand_ms"), measure(runs[b], "cand_ms"))
+            rm = compare(measure(runs[a], "ref_ms"), measure(runs[b], "ref_ms"))
+            nan = float("nan")
+            print(f"{b + ' / ' + a:20} {sp['n']:6d} {sp['median_ratio']:11.3f} {sp['median_abs_log']:13.3f} "
+                  f"{sp['off_20']:8.2f} {cm['median_abs_log'] if cm else nan:13.3f} "
+                  f"{rm['median_abs_log'] if rm else nan:12.3f}")
     walls = {}
     if args.walls:
         for line in open(args.walls):

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "base/file.h"
+#include "eval/clock.h"
 #include "eval/json_get.h"
 #include "eval/proof_of_work.h"
 #include "eval/schedule.h"
@@ -28,10 +29,6 @@ using nlohmann::json;
 using vocab::Outcome;
 
 namespace {
-
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 // A private folder per worker: TMPDIR, HOME, Triton's cache, the candidate file, the log.
 struct WorkDir {

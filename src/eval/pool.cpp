@@ -11,6 +11,7 @@
 
 #include "base/mutex.h"
 #include "eval/admission.h"
+#include "eval/clock.h"
 #include "eval/engine.h"
 #include "eval/evidence.h"
 #include "eval/worker_pool.h"
@@ -25,10 +26,6 @@ struct ReferenceSlot {
   std::shared_ptr<const ReferenceResult> result;
   std::size_t remaining = 0;  // runnable jobs of this task not yet finished
 };
-
-double MsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-}
 
 // A run alone (after running out of GPU memory beside others) has no idle pre-started worker
 // beside it either: each holds a CUDA context. Its own worker is spawned as without the pool.

@@ -29,12 +29,11 @@
 #include <nlohmann/json.hpp>
 
 #include "base/status.h"
+#include "eval/clock.h"
 #include "eval/protocol.h"
 #include "eval/sandbox_child.h"
 
 namespace tritonrl::eval {
-
-using Clock = std::chrono::steady_clock;
 
 struct SandboxOptions {
   bool enabled = true;

@@ -112,7 +112,7 @@ SandboxProbe RunSandboxProbe(const EngineConfig& cfg, const SandboxOptions& opti
     probe.detail = fmt::format("{}{}{}", fin.killed ? "timed out; " : "", fin.exit.ToString(),
                                log.empty() ? "" : ": " + log);
   }
-  probe.ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+  probe.ms = MsSince(t0);
   fs::remove_all(tmpl, ec);
   return probe;
 }

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "base/mutex.h"
+#include "eval/clock.h"
 
 namespace tritonrl::eval {
 namespace fs = std::filesystem;
@@ -61,10 +62,6 @@ TrialGate* GateFor(const std::string& key) {
   auto& g = registry.gates[key];
   if (!g) g = std::make_unique<TrialGate>();
   return g.get();
-}
-
-double MsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 std::string SafeKey(const std::string& key) {

@@ -40,10 +40,6 @@ const char* StateName(WorkerState state) {
 
 namespace {
 
-double MsSince(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
 std::string LogTail(const std::string& path) {
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) return "";
