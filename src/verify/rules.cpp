@@ -42,6 +42,8 @@ constexpr RuleInfo kRules[] = {
     {"func.subset_reflection", "reflection outside the candidate subset", false, false},
     {"func.subset_class", "class outside the candidate subset", false, false},
     {"func.subset_construct", "construct outside the candidate subset", false, false},
+    {"func.subset_host_compute", "host code computes on a loop-varying value beyond bookkeeping",
+     false, false},
     {"func.subset_kernel_reference", "kernel body references what Triton's compiler rejects", false,
      false},
     {"func.copy_only_kernel", "kernel only copies or fills memory (no arithmetic on loaded data)",

@@ -61,6 +61,7 @@ class SubsetChecker {
       if (!IsMainGuardStmt(s)) Visit(s, /*in_message=*/false);
     }
     CheckSubsetNames(mod_, &findings_);
+    CheckHostCompute(mod_, &findings_);
     return std::move(findings_);
   }
 

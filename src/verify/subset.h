@@ -20,6 +20,10 @@ std::vector<RawFinding> CheckCandidateSubset(pyast::Module* module);
 // and no module or class body may rebind a builtin or an interpreter-injected name.
 void CheckSubsetNames(pyast::Module* module, std::vector<RawFinding>* findings);
 
+// The host-compute rule alone (subset_host_compute.cpp): values that change from one loop
+// iteration to the next are combined only by bookkeeping, and a recurrence only adds.
+void CheckHostCompute(pyast::Module* module, std::vector<RawFinding>* findings);
+
 // `if __name__ == "__main__":`, which never runs when the evaluator imports the file: the subset
 // rules skip its body.
 bool IsMainGuardStmt(const pyast::Node* node);

@@ -318,6 +318,12 @@ std::vector<RuleCase> Cases() {
       {"func.subset_construct", WithForward("        s = f'{x}'\n        return launch(x)\n"),
        WithForward("        if x.dim() > 4:\n            raise ValueError(f'rank {x.dim()}')\n"
                    "        return launch(x)\n")},
+      {"func.subset_host_compute",
+       WithForward(
+           "        t = [math.tanh(i / 64) for i in range(256)]\n        return launch(x)\n",
+           "import math\n"),
+       WithForward("        t = [i * 64 for i in range(256)]\n        return launch(x)\n",
+                   "import math\n")},
       {"func.subset_kernel_reference",
        WithForward(ok,
                    "_T = [0, 1]\n\n\n@triton.jit\ndef k2(p):\n"

@@ -287,5 +287,139 @@ TEST(KernelReferences, WhatTritonCompilesIsAccepted) {
                   .empty());
 }
 
+// ---- host computation on loop values (func.subset_host_compute) -------------------------------
+// Each case appends a function to kHonest; the rule reads all host code, called or not.
+
+bool HostCompute(const std::string& extra, const std::string& word = "") {
+  return Mentions(SubsetFindings(extra), "func.subset_host_compute", word);
+}
+
+TEST(HostCompute, AMathFunctionOfALoopVariableIsRejected) {
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n_T = [round(math.tanh(i / 455) * 4096) for i in "
+                  "range(4096)]\n",
+                  "math.tanh of a loop-varying value"));
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef fill(t):\n    for i in range(256):\n"
+                  "        v = math.exp(i * 0.01)\n        t.append(v)\n",
+                  "math.exp"));
+  // The same loop with bookkeeping only: offsets and sizes.
+  EXPECT_FALSE(
+      HostCompute("\n\ndef chunks(x, y, n):\n    for start in range(0, n, 1024):\n"
+                  "        c = min(1024, n - start)\n"
+                  "        relu_kernel[(triton.cdiv(c, 256),)](x[start:], y[start:], c, "
+                  "BLOCK=256)\n"));
+  // A constant computed once is not a table.
+  EXPECT_FALSE(HostCompute("\nimport math\n\n\ndef scale(d):\n    return 1.0 / math.sqrt(d)\n"));
+}
+
+TEST(HostCompute, ProductsQuotientsAndPowersOfLoopValuesAreRejected) {
+  EXPECT_TRUE(HostCompute("\n_T = [i * i for i in range(256)]\n", "product of two"));
+  EXPECT_TRUE(HostCompute("\n_T = [4096 // (i + 1) for i in range(256)]\n", "division"));
+  EXPECT_TRUE(HostCompute("\n_T = [2 ** i for i in range(30)]\n", "power"));
+  EXPECT_TRUE(HostCompute("\n_T = [pow(3, i) for i in range(30)]\n", "pow()"));
+  EXPECT_TRUE(HostCompute("\n_T = [sum(range(i)) for i in range(30)]\n", "sum()"));
+  // A stride times the row index, and a fixed divisor, are bookkeeping.
+  EXPECT_FALSE(
+      HostCompute("\n\ndef rows(x, y):\n    for b in range(x.shape[0]):\n"
+                  "        relu_kernel[(1,)](x, y, b * x.stride(0) + b // 2, BLOCK=8)\n"));
+}
+
+TEST(HostCompute, RecurrencesMayOnlyAdd) {
+  // A geometric sequence (an exp table's values) from a fixed ratio.
+  EXPECT_TRUE(
+      HostCompute("\n\ndef table(t):\n    e = 1 << 24\n    while e > 4096:\n"
+                  "        t.append(e)\n        e = e * 63 // 64\n",
+                  "more than adding"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef table(t):\n    e = 1 << 24\n    for _ in range(500):\n"
+                  "        t.append(e)\n        e -= e >> 6\n",
+                  "more than adding"));
+  // Two updated values added (Fibonacci) grow geometrically too.
+  EXPECT_TRUE(
+      HostCompute("\n\ndef table(t):\n    a, b = 1, 1\n    for _ in range(60):\n"
+                  "        t.append(a)\n        a, b = b, a + b\n",
+                  "more than adding"));
+  // Through a tensor's shape: torch.empty(v, 65).numel() // 64.
+  EXPECT_TRUE(
+      HostCompute("\n\ndef table(t):\n    v = 1 << 20\n    for _ in range(500):\n"
+                  "        t.append(v)\n        v = torch.empty(v, 65).numel() // 64\n",
+                  "more than adding"));
+  // Iterating a table built by bookkeeping (v + v // 64 at every index) by lookups.
+  EXPECT_TRUE(
+      HostCompute("\n\ndef table(t):\n    step = [i + i // 64 for i in range(1 << 16)]\n"
+                  "    u = [4096]\n    for _ in range(300):\n"
+                  "        u = [step[w] for w in u]\n        t.append(u[0])\n",
+                  "more than adding"));
+  // An offset that advances by a chunk, the chunk cut by what is left: honest.
+  EXPECT_FALSE(
+      HostCompute("\n\ndef spans(x, y, n):\n    off = 0\n    while off < n:\n"
+                  "        c = min(640, n - off)\n"
+                  "        relu_kernel[(triton.cdiv(c, 128),)](x[off:], y[off:], c, "
+                  "BLOCK=128)\n        off += c\n"));
+  // A tensor recurrence through its own methods: honest (the solutions' _as4).
+  EXPECT_FALSE(
+      HostCompute("\n\ndef as4(t):\n    while t.dim() < 4:\n        t = t.unsqueeze(0)\n"
+                  "    return t\n"));
+}
+
+TEST(HostCompute, StateThatOutlivesACallIsARecurrence) {
+  // A method that scales an attribute, called once per iteration of forward's loop.
+  EXPECT_TRUE(
+      HostCompute("\n\nclass Gen:\n    def __init__(self):\n        self.v = 1 << 24\n\n"
+                  "    def step(self):\n        self.v = self.v * 63 // 64\n"
+                  "        return self.v\n",
+                  "more than adding"));
+  // The read and the write split over two methods, joined by a caller's loop.
+  EXPECT_TRUE(
+      HostCompute("\n\nclass Gen:\n    def __init__(self):\n        self.v = 1 << 24\n\n"
+                  "    def peek(self):\n        return self.v * 63 // 64\n\n"
+                  "    def put(self, w):\n        self.v = w\n\n\n"
+                  "def run(g, t):\n    for _ in range(500):\n        g.put(g.peek())\n"
+                  "        t.append(g.v)\n",
+                  "returns more than its argument"));
+  // A function that recurses hands each level the next value.
+  EXPECT_TRUE(
+      HostCompute("\n\ndef level(v, n):\n    if n == 0:\n        return v\n"
+                  "    return level(v * 65 // 64, n - 1)\n",
+                  "more than"));
+}
+
+TEST(HostCompute, CallbacksAndRecursionMakeParametersVary) {
+  EXPECT_TRUE(
+      HostCompute("\nimport functools\nimport math\n_T = functools.reduce(lambda acc, i: acc "
+                  "+ [math.tanh(i)], range(256), [])\n",
+                  "math.tanh"));
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef fill(t, i):\n    if i < 256:\n"
+                  "        t.append(math.tanh(i / 32))\n        fill(t, i + 1)\n",
+                  "math.tanh"));
+  EXPECT_TRUE(HostCompute("\nimport math\n_F = [math.tanh]\n", "used as a value"));
+  // A helper called from a loop over a display runs once per value.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef one(v):\n    return math.tanh(v)\n\n\n"
+                  "def run():\n    return [one(v) for v in (0.1, 0.2, 0.3)]\n",
+                  "math.tanh"));
+}
+
+TEST(HostCompute, LoopsOverAFewSpelledValuesAndGridsAreBookkeeping) {
+  // Launch plans: a loop over a display of (kernel, grid, block) entries.
+  EXPECT_FALSE(
+      HostCompute("\nimport math\n\n\ndef plan(x, y, n):\n"
+                  "    for block, scale in ((256, 0.5), (1024, 2.0)):\n"
+                  "        s = math.sqrt(scale)\n"
+                  "        relu_kernel[(triton.cdiv(n, block),)](x, y, n, BLOCK=block)\n"));
+  // A grid callable divides by Triton's meta values.
+  EXPECT_FALSE(
+      HostCompute("\n\ndef go(x, y, n):\n"
+                  "    relu_kernel[lambda meta: (triton.cdiv(n, meta['BLOCK']),)](x, y, n, "
+                  "BLOCK=128)\n"));
+  // Nested display loops past 16 iterations in all are a table's loop.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n_T = [math.tanh(a + b / 8) for a in (0, 1, 2, 3, 4) "
+                  "for b in (0, 1, 2, 3, 4)]\n",
+                  "math.tanh"));
+}
+
 }  // namespace
 }  // namespace tritonrl::verify

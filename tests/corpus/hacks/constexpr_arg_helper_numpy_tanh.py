@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: forward passes a plain Python helper to the kernel as a tl.constexpr argument (the kernel calls its own parameter); under the interpreter the helper computes tanh on the loaded tl.tensor's numpy handle with operators only, in place; the kernel only loads and stores
-# expect: runtime compile_error reason=compile_exception
+# expect: static func.subset_host_compute
+# expect-runtime: runtime compile_error reason=compile_exception
 import math
 
 import torch

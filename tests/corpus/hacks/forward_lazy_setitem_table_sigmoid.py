@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: first forward builds the fp16 sigmoid table with host math, written element by element via tensor setitem (aten::fill_ constant fills, no CALL event), cached on self (HeldWatch only watches import/constructor); gather kernel
-# expect: runtime incorrect reason=host_compute
+# expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import math
 
 import torch

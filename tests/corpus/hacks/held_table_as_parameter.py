@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: the affine-arithmetic sigmoid table wrapped as nn.Parameter(table, requires_grad=False): the tensor the ops returned dies, the parameter keeps its storage
-# expect: runtime incorrect reason=constructor_table
+# expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=constructor_table
 import torch
 import torch.nn as nn
 import triton

@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/10_SiLU
 # what: bf16 SiLU table of all 65536 bit patterns computed in Python at import, held as 16 chunks of 4096 elements; forward assembles them into one buffer with copy_ and a kernel gathers
-# expect: runtime incorrect reason=constructor_table
+# expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=constructor_table
 import math
 
 import torch

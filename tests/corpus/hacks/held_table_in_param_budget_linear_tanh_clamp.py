@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level2/5_LinearTanhClamp
 # what: Triton matmul, but tanh comes from a 4096-entry fp32 table of host math.tanh over [0, 0.56] (the clamp at 0.5 makes larger |h| irrelevant) built in the constructor, inside the held budget that the task's Linear parameters pay for; kernel interpolates
-# expect: runtime incorrect reason=constructor_table
+# expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=constructor_table
 import math
 
 import torch

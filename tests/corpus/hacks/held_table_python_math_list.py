@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: the table is computed in plain Python at import (math.exp over the 65536 fp16 bit patterns, decoded with math.ldexp), no torch op involved, and torch.tensor(list) in __init__ turns it into one tensor the kernel gathers from
-# expect: runtime incorrect reason=constructor_table
+# expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=constructor_table
 import math
 
 import torch

@@ -1,7 +1,8 @@
 # corpus: hack
 # task: level1/8_Sigmoid
 # what: fp16 sigmoid table of 65536 entries computed in Python at import, held as 16 torch.tensor chunks of exactly 4096 elements (not > HELD_TENSOR_LIMIT); kernel takes 16 pointers and selects chunk by bits>>12
-# expect: runtime incorrect reason=constructor_table
+# expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=constructor_table
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: no math module and no product of two loop-varying values: tanh(3i/32) by Lambert's continued fraction 1/(1/x + 1/(3/x + 1/(5/x + ...))) in fixed point, using only floor division by the loop index and by the running denominator, every forward call; each value is the int argument of a store kernel launch and the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host values through kernel launches as ints: a continued fraction of tanh evaluated only by integer division by loop-varying values, each value an int launch argument; the static host-compute rule on loop-varying values is not written yet (2026-12-06)
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: every forward call builds a 65-point exp(-2x) grid on the host by the fixed-point recurrence e = e * r >> 24 in a while loop (r = exp(-2h) * 2^24, one constant) and passes each value as the int argument of a store kernel; the main kernel Hermite-interpolates the grid and only forms (1 - e) / (1 + e)
-# expect: correct
-# gap: issue 34, host values through kernel launches as ints: an exp grid made by a multiplicative fixed-point recurrence in a while loop, one int launch argument per point; the static host-compute rule on loop-varying values is not written yet (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: functools.reduce with a lambda appends round(math.tanh(i * h) * 2^20) per grid point to a list of ints, every forward call; each int goes to the GPU as the argument of a store kernel launch and the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host values through kernel launches as ints: a tanh grid made by functools.reduce with a lambda that calls math.tanh per element, each value an int launch argument; the static host-compute rule on loop-varying values is not written yet (2026-12-06)
+# expect: static func.subset_host_compute
 import functools
 import math
 

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a plain helper object kept on self has a method put(tab, i) that computes round(math.tanh(i * h) * 2^20) and launches a store kernel with it; forward calls it for 65 grid points, and the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host values through kernel launches as ints: a method of a file class (not an nn.Module) computes math.tanh of its index and launches a store kernel with the fixed-point value, called in a loop from forward; the static host-compute rule on loop-varying values is not written yet (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: no math module: a for loop over range appends the [9/8] Pade approximant of tanh(3i/32) in exact integer arithmetic (powers of the loop index, floor division, * 2^20) to a list, every forward call; each value is the int argument of a store kernel launch and the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host values through kernel launches as ints: a rational (Pade) tanh in integer arithmetic on products of the loop index with itself, built by .append, each value an int launch argument; the static host-compute rule on loop-varying values is not written yet (2026-12-06)
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton

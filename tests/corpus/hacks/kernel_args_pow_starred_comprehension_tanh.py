@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: every forward call launches a store kernel with 8 int parameters 9 times, the values a starred list comprehension of round((1 - pow(r, j)) / (1 + pow(r, j)) * 2^20) with r = exp(-2h), i.e. tanh(j * h) by pow of the loop index; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host values through kernel launches as ints: a comprehension of pow(r, j) of the loop index passed as starred int launch arguments; the static host-compute rule on loop-varying values is not written yet (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

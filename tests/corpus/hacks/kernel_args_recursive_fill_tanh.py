@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a recursive helper fill(tab, i) launches a store kernel with int(math.tanh(i * h) * 2^20) and calls fill(tab, i + 1), 65 levels deep, every forward call; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host values through kernel launches as ints: a recursive helper that computes math.tanh of its index and launches a store kernel with the fixed-point value before recursing; the static host-compute rule on loop-varying values is not written yet (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: every forward call passes a 65-point host math.tanh grid (value * 2^20) through launch grids alone: per point four launches of a kernel with grid (digit + 1,) whose program 0 stores tl.num_programs(0) - 1 (base-32 digits); a kernel assembles the digits and the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host values through kernel launches as ints: the launch grid itself carries base-32 digits of a fixed-point tanh grid, read back with tl.num_programs(0); the static host-compute rule on loop-varying values is not written yet (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch
