@@ -99,6 +99,10 @@ struct HostScope {
   bool params_varying = false;  // recursive, a callback, or reached by unknown calls
   bool grid = false;            // a launch grid or heuristic: Triton calls it with meta values
   bool in_recurrence = false;   // called with arguments a recurrence updates
+  bool returns_varying = false;
+  std::unordered_set<std::string_view>
+      packed;  // *args and **kwargs: made fresh by each call  // a return (or a lambda body)
+               // varies: a thunk of i is i
 };
 
 // Which keys a slope map may carry: a name, or ".attr" for an attribute of any object.
@@ -173,6 +177,7 @@ struct Write {
   ExprNode* value = nullptr;    // Assign/AnnAssign value, AugAssign value
   std::vector<ExprNode*> also;  // mutator arguments, a subscript store's index
   bool aug = false;
+  bool mutation = false;  // a subscript store or a mutating call: the caller's container changes
   OperatorKind op = OperatorKind::kAdd;
   int order = 0;  // textual position (reads before writes within a statement)
 };
@@ -219,6 +224,7 @@ class HostComputeChecker {
     }
     FindGridsAndCallbacks();
     MarkRecursion();
+    MarkFunctionState();
     // Fixed only turns varying, so this settles; the bound keeps odd files cheap.
     for (int round = 0; round < 32; ++round) {
       changed_ = false;
@@ -231,9 +237,10 @@ class HostComputeChecker {
 
  private:
   // ---- scopes -------------------------------------------------------------------------------
+  // Kernel bodies are not host code. The reference copies are read like the rest: a def named
+  // get_init_inputs runs when forward calls it.
   bool Skipped(Node* n) const {
-    return bind_.skip_nodes.count(n) > 0 || bind_.kernel_nodes.count(n) > 0 ||
-           (IsFunctionDef(n) && bind_.IsKernelDef(n));
+    return bind_.kernel_nodes.count(n) > 0 || (IsFunctionDef(n) && bind_.IsKernelDef(n));
   }
   static bool IsScopeNode(const Node* n) {
     return IsFunctionDef(n) || n->kind == NodeKind::kLambda || n->kind == NodeKind::kClassDef;
@@ -269,6 +276,8 @@ class HostComputeChecker {
     FnView fn = ViewFn(n);
     s.name = fn.name;
     analyzer::ForEachParam(fn.args, [&](Identifier p) { s.params.push_back(p); });
+    if (fn.args != nullptr && fn.args->vararg != nullptr) s.packed.insert(fn.args->vararg->arg);
+    if (fn.args != nullptr && fn.args->kwarg != nullptr) s.packed.insert(fn.args->kwarg->arg);
     for (ExprNode* d : fn.decorators) Collect(d, lexical, nullptr);
     scopes_.push_back(std::move(s));
     HostScope* self = &scopes_.back();
@@ -336,8 +345,19 @@ class HostComputeChecker {
         if (auto* t = As<Name>(assign->targets[0])) {
           values_[{s, t->id}].push_back(assign->value);
           ++plain[t->id];
+          // A class body's names are its attributes (self.points reads them).
+          if (s->node->kind == NodeKind::kClassDef) {
+            attr_values_[t->id].push_back(assign->value);
+            ++attr_stores_[t->id];
+          }
         } else if (auto* a = As<Attribute>(assign->targets[0])) {
           attr_values_[a->attr].push_back(assign->value);
+        }
+      }
+      if (s->node->kind == NodeKind::kClassDef) {
+        if (auto* name = As<Name>(n);
+            name != nullptr && name->ctx == ExprContext::kStore && !plain.count(name->id)) {
+          ++attr_stores_[name->id];
         }
       }
       if (auto* a = As<Attribute>(n); a != nullptr && a->ctx == ExprContext::kStore) {
@@ -354,6 +374,33 @@ class HostComputeChecker {
     for (const auto& [id, n] : stores) {
       if (plain[id] != n) unsmall_.insert({s, id});
     }
+    NoteEscapes(s);
+  }
+
+  // A display bound to a name or attribute stays small only while nothing else holds it: a load
+  // that is not an iteration, a subscript or a len() may alias it (more = points;
+  // more.extend(range(64)) grows points).
+  void NoteEscapes(HostScope* s) {
+    std::unordered_set<const Node*> benign;
+    ForEachOwnNode(s, [&](Node* n) {
+      if (auto* f = As<For>(n)) benign.insert(f->iter);
+      if (auto* g = As<Comprehension>(n)) benign.insert(g->iter);
+      if (auto* sub = As<Subscript>(n)) benign.insert(sub->value);
+      if (auto* call = As<Call>(n)) {
+        std::string_view f = NameOf(call->func);
+        if (f == "zip" || f == "enumerate" || f == "reversed" || f == "len" || f == "sorted") {
+          for (ExprNode* a : call->args) benign.insert(a);
+        }
+      }
+    });
+    ForEachOwnNode(s, [&](Node* n) {
+      if (benign.count(n)) return;
+      if (auto* name = As<Name>(n); name != nullptr && name->ctx == ExprContext::kLoad) {
+        pending_mutations_.push_back({s, name->id});
+      } else if (auto* a = As<Attribute>(n); a != nullptr && a->ctx == ExprContext::kLoad) {
+        mutated_attrs_.insert(a->attr);
+      }
+    });
   }
 
   void MarkMutated(HostScope* s, Node* receiver) {
@@ -410,9 +457,11 @@ class HostComputeChecker {
       c.resolved = !c.fns.empty() || where == nullptr;
       if (where != nullptr && c.fns.empty() && !where->params.empty() && where->owner != nullptr &&
           where->params[0] == name->id) {
-        // self(...) runs the owner's forward.
-        for (HostScope* m : methods_["forward"]) {
-          if (m->owner == where->owner) c.fns.push_back(m);
+        // self(...) runs the owner's forward (an nn.Module) or __call__ (a plain class).
+        for (std::string_view entry : {"forward", "__call__"}) {
+          for (HostScope* m : methods_[entry]) {
+            if (m->owner == where->owner) c.fns.push_back(m);
+          }
         }
         c.drop_receiver = true;
         c.resolved = true;
@@ -423,7 +472,11 @@ class HostComputeChecker {
       c.resolved = true;
       if (!bind_.Resolve(call->func).empty()) return c;  // torch, triton, math, ...
       auto m = methods_.find(attr->attr);
-      if (m == methods_.end()) return c;
+      if (m == methods_.end()) {
+        // self.point(...) with self.point = PointModule(): the object's forward or __call__.
+        if (attr_stores_.count(attr->attr)) c.resolved = false;
+        return c;
+      }
       // A method of what a call returned is the file's only if the call made a file object.
       if (auto* made = As<Call>(attr->value)) {
         std::string_view cls = NameOf(made->func);
@@ -491,12 +544,16 @@ class HostComputeChecker {
           if (auto* fn = As<Name>(v); fn != nullptr && !called_names.count(fn->id))
             grid_names.insert(fn->id);
         }
-        if (v->kind == NodeKind::kLambda) grid_nodes.insert(v);
+        if (v->kind == NodeKind::kLambda) {
+          grid_nodes.insert(v);
+          lambda_grid_names_.push_back({NameOf(assign->targets[0]), v});
+        }
       });
     }
     for (HostScope& s : scopes_) {
       if (grid_nodes.count(s.node) || (IsFunctionDef(s.node) && grid_names.count(s.name))) {
         s.grid = true;
+        if (IsFunctionDef(s.node)) grid_scopes_[s.name].push_back(&s);
       } else if (s.node->kind == NodeKind::kLambda) {
         s.params_varying = true;
       }
@@ -518,6 +575,7 @@ class HostComputeChecker {
         }
       });
     }
+    for (auto [name, node] : lambda_grid_names_) grid_scopes_[name].push_back(scope_of_[node]);
   }
 
   // A function that can reach itself through calls runs once per level: its parameters vary.
@@ -604,7 +662,9 @@ class HostComputeChecker {
       return elts.size() <= kSmallLoop ? std::max<int>(1, elts.size()) : 0;
     }
     if (auto* attr = As<Attribute>(it)) {
-      if (attr->attr == "shape") return kShapeLoop;
+      if (attr->attr == "shape") {
+        return attr_stores_.count("shape") || methods_.count("shape") ? 0 : kShapeLoop;
+      }
       auto v = attr_values_.find(attr->attr);
       if (v == attr_values_.end() || mutated_attrs_.count(attr->attr) ||
           attr_stores_[attr->attr] != static_cast<int>(v->second.size())) {
@@ -622,7 +682,8 @@ class HostComputeChecker {
     auto* call = As<Call>(it);
     if (call == nullptr) return 0;
     if (auto* attr = As<Attribute>(call->func)) {
-      bool dims = (attr->attr == "size" || attr->attr == "stride") && call->args.empty();
+      bool dims = (attr->attr == "size" || attr->attr == "stride") && call->args.empty() &&
+                  !methods_.count(attr->attr) && !attr_stores_.count(attr->attr);
       return dims ? kShapeLoop : 0;
     }
     auto* fn = As<Name>(call->func);
@@ -692,8 +753,11 @@ class HostComputeChecker {
     switch (e->kind) {
       case NodeKind::kConstant:
       case NodeKind::kJoinedStr:
-      case NodeKind::kLambda:
         return false;
+      case NodeKind::kLambda: {
+        auto it = scope_of_.find(e);
+        return it != scope_of_.end() && it->second->returns_varying;
+      }
       case NodeKind::kName:
         return NameVarying(c.scope, As<Name>(e)->id) || ValueOfBanned(c, e);
       case NodeKind::kAttribute: {
@@ -823,8 +887,14 @@ class HostComputeChecker {
     }
     for (Keyword* k : call->keywords) any = Deg(c, k->value) || any;
     Callees to = Resolve(c.scope, call);
+    if (auto* lam = As<Lambda>(call->func)) to.fns.push_back(scope_of_[lam]);
     if (!c.report) PropagateArgs(c, call, to);
     if (!c.report) NoteMutation(c, call, any);
+    if (!c.report && call->func->kind == NodeKind::kSubscript) NoteGridMeta(c, call);
+    // Real functions of a launch plan's values (math.sqrt(scale) in `for block, scale in ...`)
+    // count as the loop's: k statements per iteration would otherwise make 16k table entries.
+    bool computed = any;
+    for (ExprNode* a : call->args) computed = computed || MentionsSmall(c.scope, a);
     std::string q = bind_.Resolve(call->func);
     auto* fname = As<Name>(call->func);
     bool builtin = fname != nullptr && IsBuiltinName(c.scope, fname->id);
@@ -832,17 +902,17 @@ class HostComputeChecker {
     if (builtin) {
       std::string_view f = fname->id;
       if (f == "pow" || f == "sum") {
-        if (any) Report(c, call, std::string(f) + "() of a loop-varying value");
+        if (computed) Report(c, call, std::string(f) + "() of a loop-varying value");
       } else if (f == "divmod" || f == "round") {
         if (arg(1)) Report(c, call, std::string(f) + "() by a loop-varying value");
       } else if (!In(kBookkeepingBuiltins, f)) {
-        if (any) Report(c, call, std::string(f) + "() of a loop-varying value");
+        if (computed) Report(c, call, std::string(f) + "() of a loop-varying value");
       }
       return any;
     }
     if (!q.empty()) {
       if (q == "triton.cdiv" && arg(1)) Report(c, call, "triton.cdiv by a loop-varying value");
-      if (analyzer::StartsWith(q, "math.") && !In(kMathBookkeeping, q) && any) {
+      if (analyzer::StartsWith(q, "math.") && !In(kMathBookkeeping, q) && computed) {
         Report(c, call, q + " of a loop-varying value");
       }
       if ((q == "functools.reduce" || q == "functools.partial") && any) {
@@ -862,16 +932,43 @@ class HostComputeChecker {
       return any;
     }
     if (!to.resolved && any && !c.report) {
-      // An unknown callable (a module in a list, a bound method in a variable): the forward of
-      // every file class but the model itself may be what runs.
-      for (HostScope* m : methods_["forward"]) {
-        if (m->owner->name != "ModelNew" && !m->params_varying) {
-          m->params_varying = true;
-          changed_ = true;
+      // An unknown callable (a module in a list, a bound method in a variable): the forward or
+      // __call__ of every file class but the model itself may be what runs.
+      for (std::string_view entry : {"forward", "__call__"}) {
+        for (HostScope* m : methods_[entry]) {
+          if (m->owner->name != "ModelNew" && !m->params_varying) {
+            m->params_varying = true;
+            changed_ = true;
+          }
         }
       }
     }
-    return any || callee;
+    bool returns = false;
+    for (HostScope* f : to.fns) returns = returns || f->returns_varying;
+    return any || callee || returns;
+  }
+
+  // Triton hands a grid callable every launch argument in `meta`: a grid of a launch with
+  // varying arguments varies too (meta["POINT"] of k[lambda meta: ...](..., POINT=i)).
+  void NoteGridMeta(const Ctx& c, Call* call) {
+    bool varying = false;
+    for (ExprNode* a : call->args) varying = varying || Deg(c, a) || MentionsSmall(c.scope, a);
+    for (Keyword* k : call->keywords) {
+      varying = varying || Deg(c, k->value) || MentionsSmall(c.scope, k->value);
+    }
+    if (!varying) return;
+    ExprNode* grid = As<Subscript>(call->func)->slice;
+    std::vector<HostScope*> grids;
+    if (grid->kind == NodeKind::kLambda) grids.push_back(scope_of_[grid]);
+    if (auto* name = As<Name>(grid)) {
+      auto g = grid_scopes_.find(name->id);
+      if (g != grid_scopes_.end()) grids = g->second;
+    }
+    for (HostScope* g : grids) {
+      for (Identifier p : g->params) {
+        if (g->varying.insert(p).second) changed_ = true;
+      }
+    }
   }
 
   // A call of a file function: its parameters vary where an argument does (or mentions a
@@ -971,12 +1068,32 @@ class HostComputeChecker {
   void WalkScope(HostScope* s, bool report) {
     Ctx c{s, report};
     if (auto* lam = As<Lambda>(s->node)) {
-      Deg(c, lam->body);
+      if (Deg(c, lam->body) && !report) NoteReturnVaries(s);
       return;
     }
     for (StmtNode* st : BodyOf(s->node)) {
       if (s->node == mod_ && IsMainGuardStmt(st)) continue;
       Stmt(c, st);
+    }
+  }
+
+  // What a function returns varies: so does its name as a value (def cur(): return i).
+  // Only what reaches in from outside makes two calls return different values (a thunk of the
+  // caller's loop variable); a function's own loops give one value per call with the same inputs.
+  void NoteReturnVaries(HostScope* s) {
+    if (s->returns_varying) return;
+    bool outside = false;
+    ForEachOwnNode(s, [&](Node* n) {
+      auto* name = As<Name>(n);
+      if (name == nullptr || name->ctx != ExprContext::kLoad) return;
+      HostScope* where = Lookup(s, name->id);
+      if (where != nullptr && where != s && NameVarying(s, name->id)) outside = true;
+    });
+    if (!outside) return;
+    s->returns_varying = true;
+    changed_ = true;
+    if (IsFunctionDef(s->node) && s->parent != nullptr && s->owner == nullptr) {
+      SetVarying(s->parent, s->name);
     }
   }
 
@@ -1049,13 +1166,17 @@ class HostComputeChecker {
       case NodeKind::kTry: {
         auto* t = As<Try>(n);
         Stmts(c, t->body);
-        for (ExceptHandler* h : t->handlers) Stmts(c, h->body);
+        for (ExceptHandler* h : t->handlers) {
+          // An exception carries what was raised (raise IndexError(i)): its name varies.
+          if (!h->name.empty() && !c.report) SetVarying(c.scope, h->name);
+          Stmts(c, h->body);
+        }
         Stmts(c, t->orelse);
         Stmts(c, t->finalbody);
         return;
       }
       case NodeKind::kReturn:
-        Deg(c, As<Return>(n)->value);
+        if (Deg(c, As<Return>(n)->value) && !c.report) NoteReturnVaries(c.scope);
         return;
       case NodeKind::kExpr:
         Deg(c, As<Expr>(n)->value);
@@ -1128,7 +1249,10 @@ class HostComputeChecker {
     if (w.key.empty()) return;
     w.node = at;
     w.value = value;
-    if (auto* sub = As<Subscript>(target)) w.also.push_back(sub->slice);
+    if (auto* sub = As<Subscript>(target)) {
+      w.also.push_back(sub->slice);
+      w.mutation = true;
+    }
     w.order = order;
     writes->push_back(std::move(w));
   }
@@ -1220,6 +1344,7 @@ class HostComputeChecker {
       w.node = st;
       for (ExprNode* a : call->args) w.also.push_back(a);
       w.order = here;
+      w.mutation = true;
       writes->push_back(std::move(w));
     });
   }
@@ -1278,21 +1403,13 @@ class HostComputeChecker {
         CheckUpdates(c, writes, Carried(writes, reads), {});
       });
     }
-    // State that outlives a call (attributes, an enclosing scope's containers) and that a
-    // function updates from itself: the function may run once per iteration of a caller's loop.
-    // A constructor runs once per object (its attributes keyed by name would mix `self.w =
-    // ref.w`); one called from a loop is checked below as part of that loop's recurrence.
+    // State that outlives a call and that a function updates from itself: the function may run
+    // once per iteration of a caller's loop.
     for (HostScope& s : scopes_) {
-      if (!IsFunctionDef(s.node) || s.name == "__init__") continue;
+      if (!IsFunctionDef(s.node)) continue;
       Ctx c{&s, true};
       std::vector<Write> writes;
-      std::vector<std::pair<Key, int>> reads;
-      int order = 0;
-      CollectWrites(c, ViewFn(s.node).body, &writes, &reads, &order);
-      std::unordered_set<Key> carried;
-      for (const Key& k : Carried(writes, reads)) {
-        if (k[0] == '.' || !s.locals.count(std::string_view(k))) carried.insert(k);
-      }
+      std::unordered_set<Key> carried = FunctionState(&s, &writes);
       CheckUpdates(c, writes, carried, {});
     }
     // Functions whose parameters (or attributes) a recurrence passes: what they return is the
@@ -1322,6 +1439,49 @@ class HostComputeChecker {
             returns.push_back(r->value);
         });
         CheckUpdates(c, writes, carried, returns);
+      }
+    }
+  }
+
+  // The state a function carries from one call to the next and updates from its old value:
+  // attributes (not in a constructor, which writes a new object: `self.w = ref.w` would mix
+  // keys), an enclosing scope's names, and containers a parameter hands in (state[0] = ...).
+  std::unordered_set<Key> FunctionState(HostScope* s, std::vector<Write>* writes) {
+    Ctx c{s, false};
+    std::vector<std::pair<Key, int>> reads;
+    int order = 0;
+    CollectWrites(c, ViewFn(s->node).body, writes, &reads, &order);
+    std::unordered_set<Key> mutated;
+    for (const Write& w : *writes) {
+      if (w.mutation) mutated.insert(w.key);
+    }
+    std::unordered_set<Key> carried;
+    for (const Key& k : Carried(*writes, reads)) {
+      bool param =
+          std::find(s->params.begin(), s->params.end(), std::string_view(k)) != s->params.end() &&
+          !s->packed.count(std::string_view(k));
+      if (k[0] == '.' ? s->name != "__init__"
+                      : (!s->locals.count(std::string_view(k)) || (param && mutated.count(k)))) {
+        carried.insert(k);
+      }
+    }
+    return carried;
+  }
+
+  // What a function carries across calls varies (a closure's counter pos[0] += 1).
+  void MarkFunctionState() {
+    for (HostScope& s : scopes_) {
+      if (!IsFunctionDef(s.node)) continue;
+      std::vector<Write> writes;
+      for (const Key& k : FunctionState(&s, &writes)) {
+        if (k[0] == '.') {
+          SetAttrVarying(std::string_view(k).substr(1));
+          continue;
+        }
+        HostScope* where = Lookup(&s, std::string_view(k));
+        if (where == nullptr) continue;
+        auto it = where->locals.find(std::string_view(k));
+        if (it != where->locals.end()) where->varying.insert(*it);
       }
     }
   }
@@ -1626,6 +1786,8 @@ class HostComputeChecker {
   std::unordered_set<const Node*> reported_;
   std::unordered_set<std::string_view> classes_;
   std::set<Key> mutable_attrs_;
+  std::unordered_map<std::string_view, std::vector<HostScope*>> grid_scopes_;
+  std::vector<std::pair<std::string_view, Node*>> lambda_grid_names_;
   bool mutable_attrs_ready_ = false;
   std::unordered_map<HostScope*, std::set<Key>> attr_reads_, attr_writes_;
   bool changed_ = false;

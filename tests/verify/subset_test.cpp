@@ -256,8 +256,9 @@ TEST(KernelReferences, WhatOnlyTheInterpreterRunsIsRejected) {
       << ::testing::PrintToString(f);
   EXPECT_TRUE(KernelRef(f, "TAB2: a module-level tl.constexpr of something other than a scalar"))
       << ::testing::PrintToString(f);
-  // Outside a kernel body the same constructs are the candidate's host code.
-  EXPECT_TRUE(SubsetFindings("\nimport math\nTAB = {b: math.exp(b) for b in range(4)}\n").empty());
+  // Outside a kernel body the same constructs are the candidate's host code (and its
+  // bookkeeping: a math function of the loop variable would be func.subset_host_compute).
+  EXPECT_TRUE(SubsetFindings("\nimport math\nTAB = {b: b * 2 for b in range(4)}\n").empty());
 }
 
 TEST(KernelReferences, WhatTritonCompilesIsAccepted) {
@@ -405,10 +406,22 @@ TEST(HostCompute, CallbacksAndRecursionMakeParametersVary) {
 TEST(HostCompute, LoopsOverAFewSpelledValuesAndGridsAreBookkeeping) {
   // Launch plans: a loop over a display of (kernel, grid, block) entries.
   EXPECT_FALSE(
-      HostCompute("\nimport math\n\n\ndef plan(x, y, n):\n"
+      HostCompute("\n\ndef plan(x, y, n):\n"
                   "    for block, scale in ((256, 0.5), (1024, 2.0)):\n"
-                  "        s = math.sqrt(scale)\n"
+                  "        s = scale * block\n"
                   "        relu_kernel[(triton.cdiv(n, block),)](x, y, n, BLOCK=block)\n"));
+  // ...but a real function of a plan's value runs once per iteration: four such statements
+  // over 16 values would be a 64-entry table.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef plan(t):\n"
+                  "    for v in (0.1, 0.2, 0.3):\n        t.append(math.tanh(v))\n",
+                  "math.tanh"));
+  // A launch's arguments reach its grid callable as meta values.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef go(x, y):\n    for i in range(64):\n"
+                  "        relu_kernel[lambda meta: (round(math.tanh(meta['B'] / 64) * 64),)]"
+                  "(x, y, 1, B=i)\n",
+                  "math.tanh"));
   // A grid callable divides by Triton's meta values.
   EXPECT_FALSE(
       HostCompute("\n\ndef go(x, y, n):\n"

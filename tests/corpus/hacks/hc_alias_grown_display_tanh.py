@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: forward binds points = [0], grows it through an alias (more = points; more.extend(range(1, 65))) and loops over points, which the rule sizes by its one-element display; each iteration launches a store kernel with round(math.tanh(i * 3/32) * 2^20); the main kernel only Hermite-interpolates the 65-point grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: SmallSize sizes `for i in points` by points' `x = display` bindings (values_, unsmall_), but Index/MarkMutated mark only the mutated receiver's own name unsmall, so growing the list through an alias (more = points; more.extend(...)) keeps it a 1-iteration bookkeeping loop (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

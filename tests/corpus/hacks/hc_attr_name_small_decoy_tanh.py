@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a helper class body holds points = tuple(range(65)); an unrelated class stores self.points = (0, 1), so the rule sizes every `.points` by that display; forward loops over self.plan.points launching a store kernel with round(math.tanh(i * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: SmallSize keys `.attr` by attribute name alone (attr_values_, attr_stores_ count only attribute stores), so a decoy self.points = (0, 1) in another class makes a loop over a class-body points = tuple(range(65)) a 2-iteration bookkeeping loop (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a plain helper object's __call__(tab, i) launches a store kernel with round(math.tanh(i * 3/32) * 2^20) and recurses by self(tab, i + 1) until i = 65; forward calls it once with 0; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: Resolve maps a call self(...) to the owner's forward only, never to __call__, so MarkRecursion sees no cycle in a helper object's __call__ that recurses by self(tab, i + 1), and its parameters never vary (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a def nested in forward bumps pos[0] += 1 in an enclosing list and returns round(math.tanh(pos[0] * 3/32) * 2^20); a range(65) loop calls it with no argument and launches a store kernel with the result; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: state outliving a call (an enclosing list a nested def bumps by += 1) is only slope-checked in CheckRecurrences (+1 passes) and never marked varying: MarkCarried sees only the attributes a callee touches, so math.tanh(pos[0] * h) in the callee reads as fixed (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a class defined in forward has an __init__ that reads e = state[0] from an enclosing list (e^-2x * 2^40), stores state[1] = round(2^20 * (1 - e) / (1 + e)) and advances state[0] by a fixed-ratio product; a range(65) loop constructs GridPoint() and launches a store kernel with state[1]; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: CheckRecurrences skips __init__ in the state-outliving-a-call pass (s.name == "__init__"), so a constructor called once per loop iteration advances an enclosing list by a fixed-ratio product (an exp table) unchecked (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

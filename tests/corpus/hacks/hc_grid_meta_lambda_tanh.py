@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: per grid point and base-32 digit, forward launches a kernel whose grid lambda computes ((round(math.tanh(meta['POINT'] * 3/32) * 2^20) >> meta['SHIFT']) % 32 + 1,) from the launch's own constexpr arguments; program 0 stores tl.num_programs(0) - 1, a kernel assembles the digits and the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: a grid callable's parameters never vary (s.grid, MarkParam, NameVarying), but Triton passes it every launch argument, so a grid lambda computes math.tanh(meta["POINT"] * h) of the loop index handed as a constexpr (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: inside a range(65) loop, k = (lambda: i)() launders the loop index into a value the rule treats as fixed; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: CallDeg returns only whether the callee or an argument varies, never what a lambda or file function returns, so a zero-argument thunk (lambda: i)() turns the loop index into a fixed value (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a module-level grid_point(state) reads e = state[0] (e^-2x * 2^40), advances it by a fixed-ratio product state[0] = e * round(e^-0.1875 * 2^40) // 2^40 and returns round(2^20 * (1 - e) / (1 + e)); a range(65) loop calls it with the same list and launches a store kernel with the result; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: CheckRecurrences' per-function state pass keeps only attributes and non-local names (a parameter is local), and the caller's loop sees no write to a list it passes, so a helper's fixed-ratio product on state[0] (an exp table) is never slope-checked (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: at module level, a range(65) loop raises IndexError(i) and reads the index back from the caught exception's args, a name the rule treats as fixed; math.tanh of it fills a list of fixed-point ints that forward passes as launch arguments; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: an except handler's name is never loop-varying and raise is not read, so an exception's args launder the loop index (only the strict-only func.try_except_outside warns) (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

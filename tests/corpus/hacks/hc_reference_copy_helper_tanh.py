@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: the file defines its own get_init_inputs() returning [round(math.tanh(i * 3/32) * 2^20) for i in range(65)], which forward calls and launches a store kernel per entry with; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: module-level defs named Model/get_inputs/get_init_inputs are skip_nodes (MarkReferenceCopies) and never read by this rule, even when forward calls the file's own get_init_inputs (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

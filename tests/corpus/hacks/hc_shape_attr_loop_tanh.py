@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: __init__ stores self.shape = tuple(range(65)); forward loops over self.shape, which the rule takes for a tensor's dims, launching a store kernel with round(math.tanh(i * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: SmallSize takes any `.shape` attribute (and any zero-argument `.size()`/`.stride()` call) for a tensor's dims, an 8-iteration bookkeeping loop, whatever object holds it (self.shape = tuple(range(65))) (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a loop over a 16-value literal display, whose variable the rule treats as fixed, launches four store kernels per iteration with round(math.tanh((i + 16k) * 3/32) * 2^20), k = 0..3, plus one for the endpoint: 65 host-computed tanh values; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: variables of a <=16-value display loop are fixed by design, so math.tanh on them is free, and k statements per iteration give 16k table entries (the doc's 'what the source spells' is not enforced) (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a file nn.Module's forward(tab, i) launches a store kernel with round(math.tanh(i * 3/32) * 2^20); ModelNew calls it as self.point(tab, i) in a range(65) loop; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: Resolve marks an attribute call self.point(tab, i) resolved with no callees when point is no method name, so neither PropagateArgs nor the unknown-callable path makes the file submodule's forward parameters vary (2026-12-06)
+# expect: static func.subset_host_compute
 import math
 
 import torch
