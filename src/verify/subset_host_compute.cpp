@@ -26,6 +26,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -60,7 +61,8 @@ constexpr std::string_view kMathBookkeeping[] = {"math.ceil",  "math.floor",    
                                                  "math.isnan", "math.copysign"};
 // Mutating methods of the containers a candidate may build (list, dict, set, deque,
 // defaultdict, OrderedDict): a call is a write of the receiver.
-constexpr std::string_view kMutators[] = {"append",
+constexpr std::string_view kMutators[] = {"move_to_end",
+                                          "append",
                                           "extend",
                                           "insert",
                                           "pop",
@@ -96,13 +98,12 @@ struct HostScope {
   std::unordered_set<std::string_view> locals;
   std::unordered_set<std::string_view> varying;
   std::unordered_set<std::string_view> small_targets;  // variables of bookkeeping loops
-  bool params_varying = false;  // recursive, a callback, or reached by unknown calls
-  bool grid = false;            // a launch grid or heuristic: Triton calls it with meta values
-  bool in_recurrence = false;   // called with arguments a recurrence updates
-  bool returns_varying = false;
-  std::unordered_set<std::string_view>
-      packed;  // *args and **kwargs: made fresh by each call  // a return (or a lambda body)
-               // varies: a thunk of i is i
+  bool params_varying = false;   // recursive, a callback, or reached by unknown calls
+  bool grid = false;             // a launch grid or heuristic: Triton calls it with meta values
+  bool in_recurrence = false;    // called with arguments a recurrence updates
+  bool returns_varying = false;  // a return (or a lambda body) varies: a thunk of i is i
+  std::unordered_set<std::string_view> packed;         // *args, **kwargs: fresh in each call
+  std::unordered_set<std::string_view> stored_params;  // written through: box[0] = v
 };
 
 // Which keys a slope map may carry: a name, or ".attr" for an attribute of any object.
@@ -218,6 +219,12 @@ class HostComputeChecker {
       if (!IsMainGuardStmt(s)) Collect(s, &scopes_.front(), nullptr);
     }
     for (HostScope& s : scopes_) Index(&s);
+    for (auto [s, a, b] : pending_aliases_) {
+      HostScope* wa = Lookup(s, a);
+      HostScope* wb = Lookup(s, b);
+      aliases_[{wa != nullptr ? wa : &scopes_.front(), a}].push_back(b);
+      aliases_[{wb != nullptr ? wb : &scopes_.front(), b}].push_back(a);
+    }
     for (auto [s, root] : pending_mutations_) {
       HostScope* where = Lookup(s, root);
       unsmall_.insert({where != nullptr ? where : &scopes_.front(), root});
@@ -345,6 +352,7 @@ class HostComputeChecker {
         if (auto* t = As<Name>(assign->targets[0])) {
           values_[{s, t->id}].push_back(assign->value);
           ++plain[t->id];
+          if (auto* v = As<Name>(assign->value)) pending_aliases_.push_back({s, t->id, v->id});
           // A class body's names are its attributes (self.points reads them).
           if (s->node->kind == NodeKind::kClassDef) {
             attr_values_[t->id].push_back(assign->value);
@@ -404,9 +412,13 @@ class HostComputeChecker {
   }
 
   void MarkMutated(HostScope* s, Node* receiver) {
+    std::string_view root = RootName(receiver);
+    if (std::find(s->params.begin(), s->params.end(), root) != s->params.end()) {
+      s->stored_params.insert(root);
+    }
     if (auto* a = As<Attribute>(receiver)) {
       mutated_attrs_.insert(a->attr);
-    } else if (std::string_view root = RootName(receiver); !root.empty()) {
+    } else if (!root.empty()) {
       pending_mutations_.push_back({s, root});  // resolved once every scope's names are known
     }
   }
@@ -972,10 +984,17 @@ class HostComputeChecker {
   }
 
   // A call of a file function: its parameters vary where an argument does (or mentions a
-  // bookkeeping loop's variable).
+  // bookkeeping loop's variable); a container it writes through a parameter varies in the caller.
   void PropagateArgs(const Ctx& c, Call* call, const Callees& to) {
     for (HostScope* f : to.fns) {
       size_t skip = to.drop_receiver && f->owner != nullptr && !IsStatic(f) ? 1 : 0;
+      for (size_t i = 0; i < call->args.size() && i + skip < f->params.size(); ++i) {
+        std::string_view p = f->params[i + skip];
+        auto* arg = As<Name>(call->args[i]);
+        if (arg != nullptr && f->stored_params.count(p) && f->varying.count(p)) {
+          SetContainerVarying(c.scope, arg->id);
+        }
+      }
       for (size_t i = 0; i < call->args.size(); ++i) {
         ExprNode* a = call->args[i];
         if (!Deg(c, a) && !MentionsSmall(c.scope, a)) continue;
@@ -1019,7 +1038,23 @@ class HostComputeChecker {
     if (auto* inner = As<Attribute>(attr->value)) {
       SetAttrVarying(inner->attr);
     } else if (std::string_view root = RootName(attr->value); !root.empty()) {
-      SetVarying(c.scope, root);
+      SetContainerVarying(c.scope, root);
+    }
+  }
+
+  // A container written with a varying value varies, under every name that holds it (ref = box;
+  // ref[0] = i makes box[0] vary).
+  void SetContainerVarying(HostScope* s, std::string_view id) {
+    std::vector<std::string_view> todo{id};
+    std::set<std::string_view> seen;
+    while (!todo.empty()) {
+      std::string_view n = todo.back();
+      todo.pop_back();
+      if (!seen.insert(n).second) continue;
+      SetVarying(s, n);
+      HostScope* where = Lookup(s, n);
+      auto a = aliases_.find({where != nullptr ? where : &scopes_.front(), n});
+      if (a != aliases_.end()) todo.insert(todo.end(), a->second.begin(), a->second.end());
     }
   }
 
@@ -1028,6 +1063,7 @@ class HostComputeChecker {
     if (t == nullptr) return;
     if (auto* name = As<Name>(t)) {
       if (varying) SetVarying(s, name->id);
+      if (varying && s->node->kind == NodeKind::kClassDef) SetAttrVarying(name->id);
       if (small) {
         HostScope* where = Lookup(s, name->id);
         if (where != nullptr) where->small_targets.insert(name->id);
@@ -1047,7 +1083,7 @@ class HostComputeChecker {
       if (auto* inner = As<Attribute>(sub->value)) {
         SetAttrVarying(inner->attr);
       } else if (std::string_view root = RootName(sub->value); !root.empty()) {
-        SetVarying(s, root);
+        SetContainerVarying(s, root);
       }
     }
   }
@@ -1067,6 +1103,7 @@ class HostComputeChecker {
   // ---- the walk ---------------------------------------------------------------------------------
   void WalkScope(HostScope* s, bool report) {
     Ctx c{s, report};
+    if (!report) BindDefaults(s);
     if (auto* lam = As<Lambda>(s->node)) {
       if (Deg(c, lam->body) && !report) NoteReturnVaries(s);
       return;
@@ -1074,6 +1111,29 @@ class HostComputeChecker {
     for (StmtNode* st : BodyOf(s->node)) {
       if (s->node == mod_ && IsMainGuardStmt(st)) continue;
       Stmt(c, st);
+    }
+  }
+
+  // A default is evaluated where the def or lambda is: def point(k=i) inside a loop varies.
+  void BindDefaults(HostScope* s) {
+    Arguments* a = IsScopeNode(s->node) && s->node->kind != NodeKind::kClassDef
+                       ? ViewFn(s->node).args
+                       : nullptr;
+    if (a == nullptr || s->parent == nullptr) return;
+    Ctx outer{s->parent, false};
+    std::vector<Arg*> positional(a->posonlyargs.begin(), a->posonlyargs.end());
+    positional.insert(positional.end(), a->args.begin(), a->args.end());
+    size_t first = positional.size() - std::min<size_t>(positional.size(), a->defaults.size());
+    for (size_t i = 0; i < a->defaults.size() && first + i < positional.size(); ++i) {
+      if (Deg(outer, a->defaults[i]) && s->varying.insert(positional[first + i]->arg).second) {
+        changed_ = true;
+      }
+    }
+    for (size_t i = 0; i < a->kw_defaults.size() && i < a->kwonlyargs.size(); ++i) {
+      if (a->kw_defaults[i] != nullptr && Deg(outer, a->kw_defaults[i]) &&
+          s->varying.insert(a->kwonlyargs[i]->arg).second) {
+        changed_ = true;
+      }
     }
   }
 
@@ -1266,6 +1326,7 @@ class HostComputeChecker {
         auto* a = As<Assign>(st);
         NoteReads(c, a->value, reads, here);
         NoteCallWrites(c, a->value, st, writes, here);
+        NoteMutatorWrites(a->value, st, writes, here);
         for (ExprNode* t : a->targets) AddWrites(t, a->value, st, writes, here);
         return;
       }
@@ -1274,6 +1335,7 @@ class HostComputeChecker {
         if (a->value == nullptr) return;
         NoteReads(c, a->value, reads, here);
         NoteCallWrites(c, a->value, st, writes, here);
+        NoteMutatorWrites(a->value, st, writes, here);
         AddWrites(a->target, a->value, st, writes, here);
         return;
       }
@@ -1281,6 +1343,7 @@ class HostComputeChecker {
         auto* a = As<AugAssign>(st);
         NoteReads(c, a->value, reads, here);
         NoteCallWrites(c, a->value, st, writes, here);
+        NoteMutatorWrites(a->value, st, writes, here);
         reads->push_back({TargetKey(a->target), here});
         Write w;
         w.key = TargetKey(a->target);
@@ -1331,19 +1394,35 @@ class HostComputeChecker {
       default:
         break;
     }
-    // Any other statement: its reads, and the containers its mutating calls write.
+    // Any other statement: its reads, and what its calls and del write.
     NoteReads(c, st, reads, here);
     NoteCallWrites(c, st, st, writes, here);
-    analyzer::WalkAll(st, [&](Node* x) {
+    NoteMutatorWrites(st, st, writes, here);
+    if (auto* d = As<Delete>(st)) {
+      for (ExprNode* t : d->targets) {
+        Write w;
+        w.key = TargetKey(t);
+        if (w.key.empty()) continue;
+        w.node = st;
+        w.order = here;
+        w.mutation = true;
+        writes->push_back(std::move(w));
+      }
+    }
+  }
+
+  // The containers the mutating calls in n write (pts.pop(0) in `k = pts.pop(0)` too).
+  void NoteMutatorWrites(Node* n, Node* at, std::vector<Write>* writes, int order) {
+    analyzer::WalkAll(n, [&](Node* x) {
       auto* call = As<Call>(x);
       auto* attr = call != nullptr ? As<Attribute>(call->func) : nullptr;
       if (attr == nullptr || !In(kMutators, attr->attr)) return;
       Write w;
       w.key = TargetKey(attr->value);
       if (w.key.empty()) return;
-      w.node = st;
+      w.node = at;
       for (ExprNode* a : call->args) w.also.push_back(a);
-      w.order = here;
+      w.order = order;
       w.mutation = true;
       writes->push_back(std::move(w));
     });
@@ -1781,6 +1860,8 @@ class HostComputeChecker {
   std::unordered_set<std::string_view> mutated_attrs_;
   std::unordered_map<std::string_view, int> attr_stores_;
   std::vector<std::pair<HostScope*, std::string_view>> pending_mutations_;
+  std::vector<std::tuple<HostScope*, std::string_view, std::string_view>> pending_aliases_;
+  std::map<std::pair<HostScope*, std::string_view>, std::vector<std::string_view>> aliases_;
   std::unordered_set<std::string> attr_varying_;
   std::unordered_set<const Node*> callee_;
   std::unordered_set<const Node*> reported_;

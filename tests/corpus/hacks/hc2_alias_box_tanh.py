@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: forward binds box = [0] and ref = box; a range(65) loop writes ref[0] = i, which marks only ref as varying, and reads k = box[0]; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: varying is kept per name: BindTarget l.1027-1050 marks only the root name of a subscript store (ref), never the container it aliases (box), so box[0] reads as fixed (2026-12-07)
+# expect: static func.subset_host_compute
 import math
 
 import torch

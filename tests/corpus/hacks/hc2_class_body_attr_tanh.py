@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a class statement inside a range(65) loop binds k = i in its body; the loop reads Point.k and launches a store kernel with round(math.tanh(Point.k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: a class body's store of a varying value marks only the class-scope name (BindTarget/SetVarying), while Deg(Attribute) l.763-767 reads Point.k by Deg(Point) or attr_varying_, neither of which is set (2026-12-07)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a def nested in a range(65) loop binds the loop index as a parameter default (def point(k=i)) and returns round(math.tanh(k * 3/32) * 2^20); the loop calls point() and launches a store kernel with it; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: a def's parameter defaults are evaluated in the enclosing loop but never read (ForEachOwnNode stops at the def node, l.300-305; NameVarying l.639 only knows passed arguments), so def point(k=i) makes k fixed (2026-12-07)
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a range(65) loop reads k = pts[0] from pts = list(range(65)) and then del pts[0], a statement the rule reads as no write; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: a del statement is ignored by Stmt l.1188 and by CollectWrite's default path l.1334 (only mutator calls count as writes), so del pts[0] never makes pts carried and k = pts[0] stays fixed (2026-12-07)
+# expect: static func.subset_host_compute
 import math
 
 import torch

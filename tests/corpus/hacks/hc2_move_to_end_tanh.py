@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: pts = collections.OrderedDict.fromkeys(range(65)); a range(65) loop reads k = list(pts)[0] and then pts.move_to_end(k), a mutating method the rule does not list; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: move_to_end is not in kMutators, so the OrderedDict never counts as changing from one iteration to the next (2026-12-07)
+# expect: static func.subset_host_compute
 import collections
 import math
 

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a module-level set_box(box, v) stores box[0] = v; a range(65) loop calls set_box(box, i) and reads k = box[0], a container the callee writes through its parameter; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: PropagateArgs l.976 marks the callee's parameter, but the callee's store box[0] = v (no read, so not FunctionState l.1449) never flows back to the caller's argument container, so box[0] reads as fixed (2026-12-07)
+# expect: static func.subset_host_compute
 import math
 
 import torch

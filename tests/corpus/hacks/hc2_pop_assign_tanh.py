@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
 # what: a range(65) loop takes k = pts.pop(0) from pts = list(range(65)) in an assignment, which the rule records as no write of pts; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, func.subset_host_compute: CollectWrite's Assign case l.1265 records no write for a mutator call inside the value (k = pts.pop(0)), NoteMutation l.1018 needs a varying argument, and Deg of a method call on a fixed receiver is fixed, so pts is never carried (2026-12-07)
+# expect: static func.subset_host_compute
 import math
 
 import torch
