@@ -15,9 +15,7 @@
 #include "verify/analyzer_rules.h"
 
 namespace tritonrl::verify {
-namespace analyzer {
-
-void Analysis::Add(std::string_view rule, const pyast::Node* node, std::string detail) {
+RawFinding FindingAt(std::string_view rule, const pyast::Node* node, std::string detail) {
   RawFinding f;
   f.rule = rule;
   f.detail = std::move(detail);
@@ -25,7 +23,13 @@ void Analysis::Add(std::string_view rule, const pyast::Node* node, std::string d
     f.line = node->pos.lineno;
     f.col = node->pos.col_offset + 1;
   }
-  findings.push_back(std::move(f));
+  return f;
+}
+
+namespace analyzer {
+
+void Analysis::Add(std::string_view rule, const pyast::Node* node, std::string detail) {
+  findings.push_back(FindingAt(rule, node, std::move(detail)));
 }
 
 }  // namespace analyzer

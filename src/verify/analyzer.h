@@ -16,6 +16,9 @@ struct RawFinding {
   int col = 0;
 };
 
+// A finding at node's position (line 0, the whole file, for the module or a node without one).
+RawFinding FindingAt(std::string_view rule, const pyast::Node* node, std::string detail);
+
 // Runs every rule; the caller applies the policy, de-duplicates and sorts.
 std::vector<RawFinding> AnalyzeModule(pyast::Module* module, const Allowlist& allow);
 

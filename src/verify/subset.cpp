@@ -67,12 +67,7 @@ class SubsetChecker {
 
  private:
   void Add(std::string_view rule, const Node* node, std::string detail) {
-    RawFinding f;
-    f.rule = rule;
-    f.detail = std::move(detail);
-    f.line = node->pos.lineno;
-    f.col = node->pos.col_offset + 1;
-    findings_.push_back(std::move(f));
+    findings_.push_back(FindingAt(rule, node, std::move(detail)));
   }
 
   // ---- what names denote -----------------------------------------------------------------------

@@ -631,12 +631,7 @@ class HostComputeChecker {
 
   void Report(const Ctx& c, const Node* n, std::string detail) {
     if (!c.report || !reported_.insert(n).second) return;
-    RawFinding f;
-    f.rule = kRule;
-    f.detail = std::move(detail);
-    f.line = n->pos.lineno;
-    f.col = n->pos.col_offset + 1;
-    out_->push_back(std::move(f));
+    out_->push_back(FindingAt(kRule, n, std::move(detail)));
   }
 
   void SetVarying(HostScope* s, std::string_view id) {

@@ -86,12 +86,7 @@ class NameChecker {
 
  private:
   void Add(const Node* node, std::string detail, std::string_view rule = "func.subset_name") {
-    RawFinding f;
-    f.rule = rule;
-    f.detail = std::move(detail);
-    f.line = node->pos.lineno;
-    f.col = node->pos.col_offset + 1;
-    findings_->push_back(std::move(f));
+    findings_->push_back(FindingAt(rule, node, std::move(detail)));
   }
 
   // ---- bindings of one scope -------------------------------------------------------------------
