@@ -83,10 +83,7 @@ constexpr std::string_view kMutators[] = {"move_to_end",
                                           "intersection_update",
                                           "symmetric_difference_update"};
 
-template <typename Range>
-bool In(const Range& r, std::string_view s) {
-  return std::find(std::begin(r), std::end(r), s) != std::end(r);
-}
+using analyzer::Contains;
 
 // A host scope: the module, a class body, a def or a lambda.
 struct HostScope {
@@ -376,7 +373,7 @@ class HostComputeChecker {
       }
       if (auto* call = As<Call>(n)) {
         auto* attr = As<Attribute>(call->func);
-        if (attr != nullptr && In(kMutators, attr->attr)) MarkMutated(s, attr->value);
+        if (attr != nullptr && Contains(kMutators, attr->attr)) MarkMutated(s, attr->value);
       }
     });
     for (const auto& [id, n] : stores) {
@@ -827,8 +824,8 @@ class HostComputeChecker {
     if (auto* name = As<Name>(e); name != nullptr && IsBuiltinName(c.scope, name->id)) {
       banned = name->id == "pow" || name->id == "sum" || name->id == "divmod";
     } else if (analyzer::StartsWith(q, "math.")) {
-      banned = !In(kMathBookkeeping, q) && q != "math.pi" && q != "math.e" && q != "math.tau" &&
-               q != "math.inf" && q != "math.nan";
+      banned = !Contains(kMathBookkeeping, q) && q != "math.pi" && q != "math.e" &&
+               q != "math.tau" && q != "math.inf" && q != "math.nan";
     } else if (q == "operator.mul" || q == "operator.truediv" || q == "operator.floordiv" ||
                q == "operator.mod" || q == "operator.and_" || q == "operator.or_" ||
                q == "operator.xor") {
@@ -886,22 +883,31 @@ class HostComputeChecker {
 
   bool CallDeg(const Ctx& c, Call* call) {
     bool callee = Deg(c, call->func);
-    std::vector<bool> args;
-    bool any = false;
+    // Each argument's degree once (a nested call's arguments are not walked again), and whether
+    // it hands a callee a varying value: varying, or a launch plan's variable.
+    std::vector<bool> args, arg_flow, kw_flow;
+    bool any = false, any_flow = false;
     for (ExprNode* a : call->args) {
       args.push_back(Deg(c, a));
+      arg_flow.push_back(args.back() || MentionsSmall(c.scope, a));
       any = any || args.back();
+      any_flow = any_flow || arg_flow.back();
     }
-    for (Keyword* k : call->keywords) any = Deg(c, k->value) || any;
+    for (Keyword* k : call->keywords) {
+      bool v = Deg(c, k->value);
+      kw_flow.push_back(v || MentionsSmall(c.scope, k->value));
+      any = any || v;
+      any_flow = any_flow || kw_flow.back();
+    }
     Callees to = Resolve(c.scope, call);
     if (auto* lam = As<Lambda>(call->func)) to.fns.push_back(scope_of_[lam]);
-    if (!c.report) PropagateArgs(c, call, to);
+    if (!c.report) PropagateArgs(c, call, to, arg_flow, kw_flow);
     if (!c.report) NoteMutation(c, call, any);
-    if (!c.report && call->func->kind == NodeKind::kSubscript) NoteGridMeta(c, call);
+    if (!c.report && any_flow && call->func->kind == NodeKind::kSubscript) NoteGridMeta(call);
     // Real functions of a launch plan's values (math.sqrt(scale) in `for block, scale in ...`)
     // count as the loop's: k statements per iteration would otherwise make 16k table entries.
     bool computed = any;
-    for (ExprNode* a : call->args) computed = computed || MentionsSmall(c.scope, a);
+    for (bool f : arg_flow) computed = computed || f;
     std::string q = bind_.Resolve(call->func);
     auto* fname = As<Name>(call->func);
     bool builtin = fname != nullptr && IsBuiltinName(c.scope, fname->id);
@@ -912,14 +918,14 @@ class HostComputeChecker {
         if (computed) Report(c, call, std::string(f) + "() of a loop-varying value");
       } else if (f == "divmod" || f == "round") {
         if (arg(1)) Report(c, call, std::string(f) + "() by a loop-varying value");
-      } else if (!In(kBookkeepingBuiltins, f)) {
+      } else if (!Contains(kBookkeepingBuiltins, f)) {
         if (computed) Report(c, call, std::string(f) + "() of a loop-varying value");
       }
       return any;
     }
     if (!q.empty()) {
       if (q == "triton.cdiv" && arg(1)) Report(c, call, "triton.cdiv by a loop-varying value");
-      if (analyzer::StartsWith(q, "math.") && !In(kMathBookkeeping, q) && computed) {
+      if (analyzer::StartsWith(q, "math.") && !Contains(kMathBookkeeping, q) && computed) {
         Report(c, call, q + " of a loop-varying value");
       }
       if ((q == "functools.reduce" || q == "functools.partial") && any) {
@@ -957,13 +963,7 @@ class HostComputeChecker {
 
   // Triton hands a grid callable every launch argument in `meta`: a grid of a launch with
   // varying arguments varies too (meta["POINT"] of k[lambda meta: ...](..., POINT=i)).
-  void NoteGridMeta(const Ctx& c, Call* call) {
-    bool varying = false;
-    for (ExprNode* a : call->args) varying = varying || Deg(c, a) || MentionsSmall(c.scope, a);
-    for (Keyword* k : call->keywords) {
-      varying = varying || Deg(c, k->value) || MentionsSmall(c.scope, k->value);
-    }
-    if (!varying) return;
+  void NoteGridMeta(Call* call) {
     ExprNode* grid = As<Subscript>(call->func)->slice;
     std::vector<HostScope*> grids;
     if (grid->kind == NodeKind::kLambda) grids.push_back(scope_of_[grid]);
@@ -980,7 +980,8 @@ class HostComputeChecker {
 
   // A call of a file function: its parameters vary where an argument does (or mentions a
   // bookkeeping loop's variable); a container it writes through a parameter varies in the caller.
-  void PropagateArgs(const Ctx& c, Call* call, const Callees& to) {
+  void PropagateArgs(const Ctx& c, Call* call, const Callees& to, const std::vector<bool>& arg_flow,
+                     const std::vector<bool>& kw_flow) {
     for (HostScope* f : to.fns) {
       size_t skip = to.drop_receiver && f->owner != nullptr && !IsStatic(f) ? 1 : 0;
       for (size_t i = 0; i < call->args.size() && i + skip < f->params.size(); ++i) {
@@ -991,16 +992,16 @@ class HostComputeChecker {
         }
       }
       for (size_t i = 0; i < call->args.size(); ++i) {
-        ExprNode* a = call->args[i];
-        if (!Deg(c, a) && !MentionsSmall(c.scope, a)) continue;
-        if (a->kind == NodeKind::kStarred || i + skip >= f->params.size()) {
+        if (!arg_flow[i]) continue;
+        if (call->args[i]->kind == NodeKind::kStarred || i + skip >= f->params.size()) {
           MarkAllParams(f);
         } else {
           MarkParam(f, f->params[i + skip]);
         }
       }
-      for (Keyword* k : call->keywords) {
-        if (!Deg(c, k->value) && !MentionsSmall(c.scope, k->value)) continue;
+      for (size_t i = 0; i < call->keywords.size(); ++i) {
+        Keyword* k = call->keywords[i];
+        if (!kw_flow[i]) continue;
         if (k->arg.empty()) {
           MarkAllParams(f);
         } else {
@@ -1029,7 +1030,7 @@ class HostComputeChecker {
   // lst.append(v), d.update(...), self.tab.extend(...): the container holds what was put in.
   void NoteMutation(const Ctx& c, Call* call, bool any) {
     auto* attr = As<Attribute>(call->func);
-    if (attr == nullptr || !In(kMutators, attr->attr) || !any) return;
+    if (attr == nullptr || !Contains(kMutators, attr->attr) || !any) return;
     if (auto* inner = As<Attribute>(attr->value)) {
       SetAttrVarying(inner->attr);
     } else if (std::string_view root = RootName(attr->value); !root.empty()) {
@@ -1411,7 +1412,7 @@ class HostComputeChecker {
     analyzer::WalkAll(n, [&](Node* x) {
       auto* call = As<Call>(x);
       auto* attr = call != nullptr ? As<Attribute>(call->func) : nullptr;
-      if (attr == nullptr || !In(kMutators, attr->attr)) return;
+      if (attr == nullptr || !Contains(kMutators, attr->attr)) return;
       Write w;
       w.key = TargetKey(attr->value);
       if (w.key.empty()) return;
@@ -1803,7 +1804,8 @@ class HostComputeChecker {
         }
         auto* call = As<Call>(n);
         if (call == nullptr) return;
-        if (auto* m = As<Attribute>(call->func); writes && m != nullptr && In(kMutators, m->attr)) {
+        if (auto* m = As<Attribute>(call->func);
+            writes && m != nullptr && Contains(kMutators, m->attr)) {
           Key k = TargetKey(m->value);
           if (!k.empty() && k[0] == '.') out.insert(k);
         }
