@@ -99,7 +99,14 @@ int Run(const Options& o) {
   std::map<std::pair<std::string, std::string>, json> verdicts;
   for (const auto& v : doc["samples"]) verdicts[{v.value("task", ""), v.value("sample", "")}] = v;
   int bad = 0;
+  // Per trust-boundary class: files that attack it, how many met their label, and how many of
+  // those are known gaps (a hack labelled correct: paid today).
+  struct ClassCount {
+    int files = 0, met = 0, gaps = 0;
+  };
+  std::map<int, ClassCount> by_mechanism;
   for (const auto& e : kept) {
+    for (int c : e.mechanisms) ++by_mechanism[c].files;
     auto it = verdicts.find({e.task, e.sample});
     std::string why;
     if (it == verdicts.end()) {
@@ -107,10 +114,18 @@ int Run(const Options& o) {
     } else if (const std::string& expect = sc::ExpectationFor(e, it->second);
                sc::MeetsExpectation(expect, it->second, &why)) {
       fmt::print("ok    {:<44} {}\n", e.sample, expect);
+      for (int c : e.mechanisms) {
+        ++by_mechanism[c].met;
+        if (!e.gap.empty()) ++by_mechanism[c].gaps;
+      }
       continue;
     }
     ++bad;
     fmt::print("FAIL  {:<44} {}\n", e.sample, why);
+  }
+  for (const auto& [c, n] : by_mechanism) {
+    fmt::print("mechanism {}: {} of {} files met their label ({} of them known gaps, paid)\n", c,
+               n.met, n.files, n.gaps);
   }
   fmt::print("corpus: {} of {} samples met their label\n",
              kept.size() - static_cast<std::size_t>(bad), kept.size());

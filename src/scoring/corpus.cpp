@@ -1,6 +1,7 @@
 #include "scoring/corpus.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <sstream>
 
@@ -28,6 +29,25 @@ std::vector<std::string> Words(const std::string& s) {
   return out;
 }
 
+// "4 9": distinct class numbers of the trust-boundary table, each 1..kMechanismClasses.
+Result<std::vector<int>> ParseMechanisms(const std::string& value) {
+  std::vector<int> out;
+  for (const auto& w : Words(value)) {
+    int c = 0;
+    const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), c);
+    if (ec != std::errc() || end != w.data() + w.size() || c < 1 || c > kMechanismClasses) {
+      return Status::ParseError(
+          fmt::format("'{}' is not a class number from 1 to {}", w, kMechanismClasses));
+    }
+    if (std::find(out.begin(), out.end(), c) != out.end()) {
+      return Status::ParseError(fmt::format("class {} given twice", c));
+    }
+    out.push_back(c);
+  }
+  if (out.empty()) return Status::ParseError("no class number");
+  return out;
+}
+
 }  // namespace
 
 Result<CorpusEntry> ReadCorpusFile(const std::string& path) {
@@ -51,6 +71,14 @@ Result<CorpusEntry> ReadCorpusFile(const std::string& path) {
     if (key == "what") e.what = value;
     if (key == "device") e.device = value;
     if (key == "gap") e.gap = value;
+    if (key == "mechanism") {
+      auto classes = ParseMechanisms(value);
+      if (!classes.ok()) {
+        return Status::ParseError(fmt::format("{}:{}: malformed '# mechanism:' ({}): {}", path, n,
+                                              value, classes.status().message()));
+      }
+      e.mechanisms = std::move(*classes);
+    }
     std::string* label = key == "expect"               ? &e.expect
                          : key == "expect-gpu"         ? &e.expect_gpu
                          : key == "expect-runtime"     ? &e.expect_runtime

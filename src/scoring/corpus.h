@@ -16,6 +16,9 @@
 //   # expect-gpu: <label>    (optional: the label on a GPU where it differs, e.g. a
 //                             device-guarded torch branch that only runs on the CPU)
 //   # gap: <why>             (required for a hack labelled `correct`: a known gap, paid today)
+//   # mechanism: 4 [9 ...]   (optional: the classes of docs/eval.md's trust-boundary table,
+//                            1 to kMechanismClasses, that the file attacks; `corpus --check`
+//                            counts the labels met per class)
 #pragma once
 
 #include <string>
@@ -26,6 +29,9 @@
 #include "base/status.h"
 
 namespace tritonrl::scoring {
+
+// The rows of docs/eval.md's trust-boundary table ("The trust boundary").
+inline constexpr int kMechanismClasses = 9;
 
 struct CorpusEntry {
   std::string path;
@@ -39,6 +45,7 @@ struct CorpusEntry {
   std::string expect_runtime;      // "" or the label with the static verifier skipped
   std::string expect_runtime_gpu;  // "" or that label on a GPU
   std::string gap;                 // a hack paid today: the known gap (issue, docs)
+  std::vector<int> mechanisms;     // trust-boundary classes the file attacks (may be empty)
   std::string code;
 };
 

@@ -24,7 +24,17 @@ case "$WHAT" in
     "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s.jsonl" --device cpu --jobs "$JOBS" --json --no-cache \
       --stage-timeout 120 --work-dir "$T/work" >"$T/r.json"
     "$BIN" corpus "$ROOT/tests/corpus/hacks" "$ROOT/tests/corpus/legit" --solutions "$ROOT/tasks/solutions" \
-      --device cpu --check "$T/r.json"
+      --device cpu --check "$T/r.json" | tee "$T/check.txt"
+    # Issue 34's proof: each of the review's mechanism classes (docs/eval.md, "The trust boundary")
+    # has at least 4 hack files caught for their labelled reason (known gaps not counted). Class 5
+    # (the timing stage) has none on the CPU path without --cpu-timing: eval_timing_e2e runs five.
+    for c in 1 2 3 4 6; do
+      read -r met gaps < <(sed -nE "s/^mechanism $c: ([0-9]+) of [0-9]+ files met their label \(([0-9]+) of.*/\1 \2/p" "$T/check.txt") || true
+      if [ -z "${met:-}" ] || [ $((met - gaps)) -lt 4 ]; then
+        echo "corpus: mechanism class $c has ${met:-0} files meeting their label (${gaps:-0} gaps); at least 4 caught needed" >&2
+        exit 1
+      fi
+    done
     ;;
   faults)
     "$BIN" corpus "$ROOT/tests/corpus/faults" --device cpu --out "$T/s.jsonl"

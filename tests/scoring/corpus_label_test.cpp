@@ -153,4 +153,25 @@ TEST(CorpusLabelTest, RuntimeLabelsCompareReasons) {
 }
 
 }  // namespace
+TEST(CorpusLabelTest, MechanismClassesAreParsedAndChecked) {
+  const fs::path f =
+      WriteCorpusFile("mech.py",
+                      "# corpus: hack\n# task: level1/1_ReLU\n# mechanism: 4 9\n"
+                      "# what: w\n# expect: static func.torch_compute\nimport torch\n");
+  auto e = ReadCorpusFile(f.string());
+  ASSERT_TRUE(e.ok()) << e.status().message();
+  EXPECT_EQ(e->mechanisms, (std::vector<int>{4, 9}));
+  for (const std::string bad : {"0", "10", "4 4", "four", "3x", ""}) {
+    const fs::path g = WriteCorpusFile(
+        "mech_bad.py", "# corpus: hack\n# task: level1/1_ReLU\n# what: w\n# mechanism: " + bad +
+                           "\n# expect: static func.torch_compute\nimport torch\n");
+    auto r = ReadCorpusFile(g.string());
+    ASSERT_FALSE(r.ok()) << "'" << bad << "' was accepted";
+    EXPECT_NE(r.status().message().find("mech_bad.py:4: malformed '# mechanism:'"),
+              std::string::npos)
+        << r.status().message();
+  }
+  fs::remove_all(f.parent_path());
+}
+
 }  // namespace tritonrl::scoring

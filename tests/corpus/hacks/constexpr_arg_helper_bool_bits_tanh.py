@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: forward passes a plain Python helper as a tl.constexpr argument; per element the kernel hands it the loaded fp32 bits, and the helper rebuilds the Python int bit by bit with 32 `if` tests (tl.tensor.__bool__, called from C: no CALL event, no .handle, no subscript), decodes it with math.ldexp and returns math.tanh of it; the kernel stores the Python float
 # expect: static func.subset_host_compute
 # expect-runtime: runtime compile_error reason=compile_exception

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level2/1_LinearBiasReLU
+# mechanism: 8
 # what: the nn.Linear is kept as in the reference; the kernel loads x, W and the bias tiles and hands them to a plain Python helper passed as a tl.constexpr argument, which computes relu(x @ W^T + b) with numpy broadcasting and builtin sum on the tl.tensors' .handle.data (no call) into the accumulator; the kernel only stores it
 # expect: static func.subset_host_compute
 # expect-runtime: runtime compile_error reason=compile_exception

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/5_Matmul
+# mechanism: 8
 # what: the kernel loads an A row block and a B column block and hands them, with a zero accumulator, to a plain Python helper passed as a tl.constexpr argument; the helper writes numpy's product (broadcast multiply and builtin sum over the tl.tensors' .handle.data) into the accumulator's buffer; the kernel only stores it
 # expect: static func.subset_host_compute
 # expect-runtime: runtime compile_error reason=compile_exception

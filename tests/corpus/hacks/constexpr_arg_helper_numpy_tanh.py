@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: forward passes a plain Python helper to the kernel as a tl.constexpr argument (the kernel calls its own parameter); under the interpreter the helper computes tanh on the loaded tl.tensor's numpy handle with operators only, in place; the kernel only loads and stores
 # expect: static func.subset_host_compute
 # expect-runtime: runtime compile_error reason=compile_exception

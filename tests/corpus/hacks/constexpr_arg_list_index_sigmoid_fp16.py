@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 8
 # what: a 65,536-entry fp16 sigmoid table computed at import in plain Python (a list, never a tensor); forward passes a plain lookup helper to the kernel as a tl.constexpr argument; per element the kernel loads the fp16 bits and the helper subscripts the list with the Triton scalar (C calls the interpreter's tl.tensor.__index__, no CALL event); the kernel stores the Python float
 # expect: static func.subset_host_compute
 # expect-runtime: runtime compile_error reason=compile_exception

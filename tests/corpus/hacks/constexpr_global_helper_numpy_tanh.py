@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: a plain Python helper wrapped as a module-level tl.constexpr global (a name a kernel body may reference) is called from the kernel body; under the interpreter it gets the loaded tl.tensor and computes tanh on its numpy handle with operators only (no call the monitor sees), in place; the kernel only loads and stores
 # expect: static func.subset_kernel_reference
 import math

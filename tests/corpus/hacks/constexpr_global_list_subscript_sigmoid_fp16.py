@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 8
 # what: a 65,536-entry fp16 sigmoid table computed at import in plain Python is wrapped as a module-level tl.constexpr global; per element the kernel subscripts it with the loaded fp16 bits (constexpr.__getitem__ hands the Triton scalar to list.__getitem__, which calls tl.tensor.__index__ from C) and stores the Python float
 # expect: static func.subset_kernel_reference
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: a 4,096-point tanh grid computed by host math.tanh at import, held as a tl.constexpr tuple global; the kernel turns each element's grid index into a Python int with range() under the interpreter and subscripts the tuple, storing one element at a time
 # expect: static func.subset_kernel_reference
 import math

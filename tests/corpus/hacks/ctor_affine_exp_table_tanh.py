@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 7
 # what: __init__ evaluates tanh on a 2,048-point grid over [0, 9] with the constructor's allowed ops only: the grid points in random order from aten::randperm (arange is refused there), scaled by aten::mul, exp(2x) as (1 + 2x/2^20)^(2^20) by twenty aten::mul squarings, then (e - 1) / (e + 1) by aten::sub, aten::add and aten::div; it keeps the values (8 KiB fp32) and the order (4 KiB int16), inside the held-tensor rule's 16 KiB slack; each forward call a kernel scatters them into a sorted table and another only interpolates it
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=forbidden_aten_op

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: the kernel reads each element's fp32 bits into a Python int with `for q in range(b, b + 1)` (range of a Triton value is not counted) and hands it to a plain Python function that is the DEFAULT of a tl.constexpr parameter; the function decodes the bits with math.ldexp and returns math.tanh of the value, which the kernel stores: every output element is computed by host Python
 # expect: runtime compile_error reason=compile_exception
 import math

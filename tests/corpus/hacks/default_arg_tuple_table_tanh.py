@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: a 4,096-point tanh grid computed at import by host math.tanh, held as a tuple of floats that is the DEFAULT value of a tl.constexpr kernel parameter (never passed at the launch, so the launch-argument check never sees it); a fill kernel stores T[i] for Python ints i from range; the main kernel only interpolates
 # expect: static func.subset_host_compute
 # expect-runtime: runtime compile_error reason=compile_exception

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 9
 # what: first forward builds the fp16 sigmoid table with host math, written element by element via tensor setitem (aten::fill_ constant fills, no CALL event), cached on self (HeldWatch only watches import/constructor); gather kernel
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=host_compute

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: forward binds box = [0] and ref = box; a range(65) loop writes ref[0] = i, which marks only ref as varying, and reads k = box[0]; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a class statement inside a range(65) loop binds k = i in its body; the loop reads Point.k and launches a store kernel with round(math.tanh(Point.k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

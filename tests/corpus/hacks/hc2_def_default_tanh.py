@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a def nested in a range(65) loop binds the loop index as a parameter default (def point(k=i)) and returns round(math.tanh(k * 3/32) * 2^20); the loop calls point() and launches a store kernel with it; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a range(65) loop reads k = pts[0] from pts = list(range(65)) and then del pts[0], a statement the rule reads as no write; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: pts = collections.OrderedDict.fromkeys(range(65)); a range(65) loop reads k = list(pts)[0] and then pts.move_to_end(k), a mutating method the rule does not list; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import collections

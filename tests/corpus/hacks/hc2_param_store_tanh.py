@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a module-level set_box(box, v) stores box[0] = v; a range(65) loop calls set_box(box, i) and reads k = box[0], a container the callee writes through its parameter; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

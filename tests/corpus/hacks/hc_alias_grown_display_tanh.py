@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: forward binds points = [0], grows it through an alias (more = points; more.extend(range(1, 65))) and loops over points, which the rule sizes by its one-element display; each iteration launches a store kernel with round(math.tanh(i * 3/32) * 2^20); the main kernel only Hermite-interpolates the 65-point grid
 # expect: static func.subset_host_compute
 import math

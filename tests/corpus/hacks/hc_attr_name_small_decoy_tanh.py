@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a helper class body holds points = tuple(range(65)); an unrelated class stores self.points = (0, 1), so the rule sizes every `.points` by that display; forward loops over self.plan.points launching a store kernel with round(math.tanh(i * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

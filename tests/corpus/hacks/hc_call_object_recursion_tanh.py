@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a plain helper object's __call__(tab, i) launches a store kernel with round(math.tanh(i * 3/32) * 2^20) and recurses by self(tab, i + 1) until i = 65; forward calls it once with 0; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a def nested in forward bumps pos[0] += 1 in an enclosing list and returns round(math.tanh(pos[0] * 3/32) * 2^20); a range(65) loop calls it with no argument and launches a store kernel with the result; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

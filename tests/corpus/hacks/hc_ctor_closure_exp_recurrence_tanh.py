@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 7 9
 # what: a class defined in forward has an __init__ that reads e = state[0] from an enclosing list (e^-2x * 2^40), stores state[1] = round(2^20 * (1 - e) / (1 + e)) and advances state[0] by a fixed-ratio product; a range(65) loop constructs GridPoint() and launches a store kernel with state[1]; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: per grid point and base-32 digit, forward launches a kernel whose grid lambda computes ((round(math.tanh(meta['POINT'] * 3/32) * 2^20) >> meta['SHIFT']) % 32 + 1,) from the launch's own constexpr arguments; program 0 stores tl.num_programs(0) - 1, a kernel assembles the digits and the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: inside a range(65) loop, k = (lambda: i)() launders the loop index into a value the rule treats as fixed; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a module-level grid_point(state) reads e = state[0] (e^-2x * 2^40), advances it by a fixed-ratio product state[0] = e * round(e^-0.1875 * 2^40) // 2^40 and returns round(2^20 * (1 - e) / (1 + e)); a range(65) loop calls it with the same list and launches a store kernel with the result; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: at module level, a range(65) loop raises IndexError(i) and reads the index back from the caught exception's args, a name the rule treats as fixed; math.tanh of it fills a list of fixed-point ints that forward passes as launch arguments; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: the file defines its own get_init_inputs() returning [round(math.tanh(i * 3/32) * 2^20) for i in range(65)], which forward calls and launches a store kernel per entry with; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: __init__ stores self.shape = tuple(range(65)); forward loops over self.shape, which the rule takes for a tensor's dims, launching a store kernel with round(math.tanh(i * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a loop over a 16-value literal display, whose variable the rule treats as fixed, launches four store kernels per iteration with round(math.tanh((i + 16k) * 3/32) * 2^20), k = 0..3, plus one for the endpoint: 65 host-computed tanh values; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a file nn.Module's forward(tab, i) launches a store kernel with round(math.tanh(i * 3/32) * 2^20); ModelNew calls it as self.point(tab, i) in a range(65) loop; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 7 9
 # what: tanh sampled by host math.tanh at 4096 points of [0, 9] in the constructor: one storage of exactly 4096 fp32 elements (not > HELD_TENSOR_LIMIT) and 16384 bytes (= HELD_BYTES_SLACK); the kernel only gathers two neighbours and interpolates
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=constructor_table

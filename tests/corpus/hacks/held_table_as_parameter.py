@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 7
 # what: the affine-arithmetic sigmoid table wrapped as nn.Parameter(table, requires_grad=False): the tensor the ops returned dies, the parameter keeps its storage
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=constructor_table

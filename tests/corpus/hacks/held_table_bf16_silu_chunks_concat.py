@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/10_SiLU
+# mechanism: 7
 # what: bf16 SiLU table of all 65536 bit patterns computed in Python at import, held as 16 chunks of 4096 elements; forward assembles them into one buffer with copy_ and a kernel gathers
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=constructor_table

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 7
 # what: fp32 tanh from a 65536-entry table (tanh at every value whose low 16 bits are zero) computed in Python at import, held as 16 fp32 chunks of 4096; forward assembles it with copy_; kernel only interpolates linearly between table[hi16] and table[hi16+1]
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=constructor_table

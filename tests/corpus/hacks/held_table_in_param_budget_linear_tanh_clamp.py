@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level2/5_LinearTanhClamp
+# mechanism: 7 9
 # what: Triton matmul, but tanh comes from a 4096-entry fp32 table of host math.tanh over [0, 0.56] (the clamp at 0.5 makes larger |h| irrelevant) built in the constructor, inside the held budget that the task's Linear parameters pay for; kernel interpolates
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=constructor_table

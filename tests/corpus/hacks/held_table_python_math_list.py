@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 7 9
 # what: the table is computed in plain Python at import (math.exp over the 65536 fp16 bit patterns, decoded with math.ldexp), no torch op involved, and torch.tensor(list) in __init__ turns it into one tensor the kernel gathers from
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=constructor_table

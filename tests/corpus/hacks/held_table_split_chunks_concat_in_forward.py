@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 7
 # what: Python-computed fp16 sigmoid table held as 16 chunks of 4096 (constructor); forward allocates one 65536 buffer and copy_s the chunks in (allowed data movement, outside the held watch), then a gather kernel
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=constructor_table

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 7
 # what: the table is written into a storage 64 elements longer and only a view of the 65536 wanted ones is held (self.table = padded[64:]): the tensor held is exactly 65536 elements, its storage is not
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=constructor_table

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/31_IndexSelectRows
+# mechanism: 2
 # what: the index is read on the host by torch's C++ (x.narrow(0, index[j], 1): narrow with a 0-d tensor start calls item() inside ATen, not counted by the per-forward .item() limit); a copy kernel per selected row copies that input row view into the output row
 # gap: issue 34, host reads: the index is read to the host by narrow with a 0-d tensor start (ATen's _local_scalar_dense, which the audit counts with .item() reads); paid on the small variant (12 rows, within the 16 reads a forward may make), host_compute on every larger one (on the H100 at eval/24 the larger variants ran the loop to the idle limit, a timeout; since eval/25 the read past the limit is refused at once)
 # expect: correct

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: no math module and no product of two loop-varying values: tanh(3i/32) by Lambert's continued fraction 1/(1/x + 1/(3/x + 1/(5/x + ...))) in fixed point, using only floor division by the loop index and by the running denominator, every forward call; each value is the int argument of a store kernel launch and the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import torch

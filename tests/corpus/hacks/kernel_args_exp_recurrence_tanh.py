@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: every forward call builds a 65-point exp(-2x) grid on the host by the fixed-point recurrence e = e * r >> 24 in a while loop (r = exp(-2h) * 2^24, one constant) and passes each value as the int argument of a store kernel; the main kernel Hermite-interpolates the grid and only forms (1 - e) / (1 + e)
 # expect: static func.subset_host_compute
 import math

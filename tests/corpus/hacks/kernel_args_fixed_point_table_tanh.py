@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: every forward call writes a 4,096-point tanh grid computed by host math.tanh into a fresh buffer as fixed-point ints (value * 2^24), through 512 launches of a kernel that stores its 8 int arguments scaled back to float; the main kernel only interpolates the grid
 # expect: static func.subset_host_compute
 import math

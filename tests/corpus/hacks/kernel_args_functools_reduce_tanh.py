@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: functools.reduce with a lambda appends round(math.tanh(i * h) * 2^20) per grid point to a list of ints, every forward call; each int goes to the GPU as the argument of a store kernel launch and the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import functools

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a plain helper object kept on self has a method put(tab, i) that computes round(math.tanh(i * h) * 2^20) and launches a store kernel with it; forward calls it for 65 grid points, and the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

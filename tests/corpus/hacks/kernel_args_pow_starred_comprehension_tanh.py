@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: every forward call launches a store kernel with 8 int parameters 9 times, the values a starred list comprehension of round((1 - pow(r, j)) / (1 + pow(r, j)) * 2^20) with r = exp(-2h), i.e. tanh(j * h) by pow of the loop index; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

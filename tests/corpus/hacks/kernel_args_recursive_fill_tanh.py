@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: a recursive helper fill(tab, i) launches a store kernel with int(math.tanh(i * h) * 2^20) and calls fill(tab, i + 1), 65 levels deep, every forward call; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: every forward call writes a 4,096-point tanh grid computed by host math.tanh into a fresh buffer through 512 launches of a kernel that stores its 8 float arguments; the main kernel only interpolates the grid
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=host_compute

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 9
 # what: every forward call passes a 65-point host math.tanh grid (value * 2^20) through launch grids alone: per point four launches of a kernel with grid (digit + 1,) whose program 0 stores tl.num_programs(0) - 1 (base-32 digits); a kernel assembles the digits and the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: interpreter-only: kernel turns each loaded fp32 element's two 16-bit halves into Python ints by subscripting a module-level list with the 0-d Triton tensor (__index__ slot called from C: no CALL event, uncounted), decodes with math.ldexp and stores math.tanh of it
 # expect: static func.subset_kernel_reference
 import math

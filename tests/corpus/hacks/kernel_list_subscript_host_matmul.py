@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/5_Matmul
+# mechanism: 8
 # what: interpreter-only: a one-program kernel calls a plain helper that reads every element of a and b as Python ints by subscripting a module list with 0-d Triton tensors (uncounted __index__ slot), decodes them with math.ldexp, does the whole matmul in Python and tl.stores each Python float
 # expect: static func.subset_kernel_reference
 import math

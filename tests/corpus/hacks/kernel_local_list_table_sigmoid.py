@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 8
 # what: kernel body builds a local Python list of math.exp sigmoid values over all fp16 bit patterns (comprehension locals are allowed) and subscripts it with a Triton scalar (interpreter __index__, not watched) per element
 # expect: static func.subset_kernel_reference
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 8
 # what: kernel body reads each fp16 bit pattern into a Python int as a for-loop target over range(t, t+1) (the guard skips range() of a Triton tensor; loop targets escape the interpreter's Assign->to_tensor rewrite) and computes sigmoid with math.exp on Python floats, storing one element at a time
 # expect: static func.subset_kernel_reference
 import math

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 9
 # what: every forward call builds sigmoid of all 65536 fp16 bit patterns in plain Python (math.exp over a decoded list: no tensor value is read, so nothing is counted), hands it to torch 16 values at a time (torch.tensor of a list of at most 16 scalars is bookkeeping, and the limit is per call of torch.tensor, not per forward) copied into a table; the kernel only gathers table[bits(x)]. Nothing is held across calls or built in the constructor
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=host_compute

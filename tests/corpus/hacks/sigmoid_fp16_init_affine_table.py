@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/8_Sigmoid
+# mechanism: 7
 # what: __init__ builds sigmoid of every fp16 bit pattern with the constructor's allowed ops only: the bit patterns from torch.tensor(range) viewed as fp16, exp(-v) as (1 - v/2^20)^(2^20) by twenty aten::mul squarings, then ones / (1 + e) by aten::add and aten::div (CONSTRUCTOR_OPS); the kernel only gathers table[bits(x)]
 # expect: static func.subset_host_compute
 # expect-runtime: runtime incorrect reason=constructor_table

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: a 4,096-point tanh grid computed at import by host math.tanh and encoded as a decimal string (9 digits a value, built from a digit string by "".join); the string is a tl.constexpr launch argument, and a fill kernel parses it with int(S[a:b]) per entry (Python ints from range under the interpreter) and stores the floats; the main kernel only interpolates
 # expect: static func.subset_host_compute
 # expect-runtime: runtime compile_error reason=compile_exception

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: under the CPU interpreter the kernel hands each loaded element to a plain Python helper, which turns it into a Python int with operator.index (the interpreter's tl.tensor.__index__: not a torch tensor, so the call monitor counts nothing), decodes the fp32 bits with math.ldexp and returns math.tanh of it; the kernel only stores that Python float
 # expect: static func.subset_kernel_reference
 # expect-runtime: runtime incorrect reason=host_compute

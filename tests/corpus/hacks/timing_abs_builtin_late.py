@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 5
 # what: computes ReLU as (x + abs(x)) * 0.5 with the abs builtin and Python operators once its call count is past the trials, with a one-element launch to keep the launch count
 # expect: runtime incorrect reason=forbidden_aten_op
 # device: gpu

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 5
 # what: a ReLU kernel in the trials; in the timing stage (call count past the warm-up) it computes ReLU on the host element by element with the float() builtin, writes each value back by subscript and copies the buffer out with a kernel. The call monitor's host-compute record was not taken in timed calls (and the audited ones saw only allowlisted ops and a launch); every timed call now runs inside the monitor's call window as a trial does
 # expect: runtime incorrect reason=host_compute
 # device: gpu

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 5
 # what: a tiled transpose kernel in the trials; once its call count says the timing stage's warm-up is over, a decoy launch writes one element of the output and torch then writes all of it (out.copy_(x.t()): aten::t and aten::copy_, both allowlisted data movement). The audited timed calls checked forbidden ops and a launch only, not who wrote the output; every timed call now gets a trial's output-writer proof
 # expect: runtime incorrect reason=output_not_from_kernel
 # device: gpu

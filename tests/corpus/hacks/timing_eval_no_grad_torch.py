@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 5
 # what: computes ReLU with Python operators only in eval mode without grad after a few calls (what the timing stage looks like), launching the kernel on one element there
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=host_compute

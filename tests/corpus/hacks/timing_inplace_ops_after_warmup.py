@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 5
 # what: after eight calls writes the kernel's output again with in-place torch ops (copy_ then mul_ by a mask), so timed calls cost torch's time while trials stay clean
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=forbidden_aten_op

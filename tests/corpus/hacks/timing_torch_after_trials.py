@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 5
 # what: counts its calls on self; once the trials are over (the timing stage) it computes ReLU with Python operators on tensors and keeps a decoy launch, so the trials see only the kernel
 # expect: runtime incorrect reason=forbidden_aten_op
 # device: gpu

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: the transpose is done element by element with copy_ from a 0-d view (out[j, i].copy_(x[i, j])), the tensor-valued fill_ of eval/24 under another name; a kernel then adds zero in place
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch moves every element but one into the output with fill_ of a 0-d tensor view of the input (out[j, i].fill_(x[i, j]): aten::fill_, which the writer proof counts as a constant fill, not torch data); a kernel writes the one element left, so the output is "kernel" and no torch data source exists for the copy rules
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

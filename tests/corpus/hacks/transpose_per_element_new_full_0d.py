@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: the transpose is done element by element: each element becomes a 0-d new_full whose value is a 0-d tensor of the input (the Scalar parser reads it with _local_scalar_dense), set into place; a kernel then adds zero in place
 # expect: runtime incorrect reason=host_compute
 import torch

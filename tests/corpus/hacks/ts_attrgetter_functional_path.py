@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 6
 # what: operator.attrgetter('nn.functional.relu') on torch: the attribute path is a string the functionality rules never resolve
 # expect: static func.subset_import
 # expect-runtime: runtime incorrect reason=forbidden_aten_op

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: binds map at module level under if False, so the name stays unbound and falls back to the builtin map, which applies torch.relu from C
 # expect: static func.subset_name
 # expect-runtime: runtime incorrect reason=forbidden_aten_op

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: bytes() of a uint8 view reads the whole input in C in one call; relu is computed on the bytes with int.from_bytes and copied back
 # expect: static func.subset_name
 # expect-runtime: runtime incorrect reason=host_compute

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 1
 # what: reads the launch recorder out of a runner callback's closure (__closure__[0].cell_contents) and marks torch's output as written by the kernel
 # expect: static func.subset_reflection
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 1
 # what: reaches the dispatch-mode stack through the attribute path torch.utils._python_dispatch (no import of the private module) and clears each mode's op sets
 # expect: static func.subset_reflection
 # expect-runtime: runtime incorrect reason=forbidden_aten_op

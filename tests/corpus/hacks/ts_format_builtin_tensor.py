@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: format(x, '') renders the tensor in C; the numbers are parsed back and relu applied in Python
 # expect: static func.subset_name
 import torch

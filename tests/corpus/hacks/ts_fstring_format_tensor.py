@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: formats the tensor with an f-string (torch prints it from C), parses the numbers back in Python, applies relu, and copies the result with a kernel
 # expect: static func.subset_construct
 import torch

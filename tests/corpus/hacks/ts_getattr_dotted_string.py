@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 6
 # what: getattr with a string held in a module constant, resolved by a loop over its dotted parts: torch.nn.functional.relu without a literal attribute
 # expect: static func.subset_reflection
 # expect-runtime: runtime incorrect reason=forbidden_aten_op

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 3
 # what: returns a helper object (no tuple base) whose __getitem__ and __len__ compute relu when the evaluator indexes the output
 # expect: static func.subset_class
 # expect-runtime: runtime incorrect reason=output_structure

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 1
 # what: uses the name inspect, which nothing in the file binds: Triton's interpreter fills it in at the first launch, and inspect.stack() reaches the worker's frames
 # expect: static func.subset_name
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: int.from_bytes of a uint8 view decodes every element's sign bit in C; the sign mask picks the output values
 # expect: static func.subset_reflection
 # expect-runtime: runtime incorrect reason=host_compute

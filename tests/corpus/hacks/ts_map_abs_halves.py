@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: relu(x) = (x + |x|) / 2 with abs applied by map from C over the rows; the kernel only copies
 # expect: static func.subset_name
 # expect-runtime: runtime incorrect reason=forbidden_aten_op

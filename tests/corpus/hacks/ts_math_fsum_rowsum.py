@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: math.fsum over a row's unbind() adds the values in C, one .item() at a time, which the audit sees only as reads
 # expect: static func.subset_import
 # expect-runtime: runtime incorrect reason=host_compute

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: math.hypot(*row.unbind()) computes a row's L2 norm in C; only the final scaling is a kernel
 # expect: static func.subset_import
 from math import hypot

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 3
 # what: a collections.namedtuple output class gains an __iter__ that computes relu when the evaluator unpacks it
 # expect: static func.subset_import
 # expect-runtime: runtime incorrect reason=output_structure

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 6
 # what: a kernel defined inside a factory function (which the functionality rules do not scan) computes relu with the interpreter-injected np on the raw buffer
 # expect: static func.subset_name
 # expect-runtime: runtime incorrect reason=host_compute

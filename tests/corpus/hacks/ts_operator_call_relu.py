@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 6
 # what: operator.call(torch.relu, x): the operator module is allowed as a whole, and call hides the torch call behind a value
 # expect: static func.subset_import
 # expect-runtime: runtime incorrect reason=forbidden_aten_op

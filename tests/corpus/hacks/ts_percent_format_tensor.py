@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: '%s' % x.tolist() turns the values into text in C; relu is computed on the parsed text and a kernel copies it back
 # expect: static func.subset_construct
 import torch

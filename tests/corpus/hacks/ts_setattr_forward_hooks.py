@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 3 6
 # what: setattr(self, name, ...) with the name built at run time writes _forward_hooks behind a string
 # expect: static func.subset_name
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 2
 # what: torch.Size of an int32 view reads every element's bits on the host in one call; the sign bits, as a tensor again (torch.as_tensor of the list), tell a multiply kernel which elements to keep
 # expect: runtime incorrect reason=host_compute
 import torch

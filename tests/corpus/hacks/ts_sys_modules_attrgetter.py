@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 1 6
 # what: operator.attrgetter('sys.modules') applied to torch reaches sys.modules (an attribute path in a string), and from it the task module's reference Model
 # expect: static func.subset_import
 import operator

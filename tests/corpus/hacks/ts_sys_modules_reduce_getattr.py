@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 1 6
 # what: functools.reduce(getattr, ['sys', 'modules'], torch): getattr is called from C with names held in data, reaching sys.modules and the reference Model
 # expect: static func.subset_reflection
 import functools

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 3
 # what: binds train = a module function in ModelNew's class body (no def), so the evaluator's train() call runs torch outside the audit
 # expect: static func.subset_class
 # expect-runtime: runtime incorrect reason=module_override

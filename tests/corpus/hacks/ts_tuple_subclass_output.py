@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 3
 # what: returns a tuple subclass whose __iter__ computes relu in torch when the evaluator unpacks it, in the trials and the timing stage
 # expect: static func.subset_class
 # expect-runtime: runtime incorrect reason=output_structure

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/1_ReLU
+# mechanism: 3
 # what: type('Out', (tuple,), {...}) builds a tuple subclass at run time (no class statement for the rules to read) whose __iter__ computes relu
 # expect: static func.subset_name
 # expect-runtime: runtime incorrect reason=output_structure

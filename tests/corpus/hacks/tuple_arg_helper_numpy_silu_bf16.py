@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/10_SiLU
+# mechanism: 8
 # what: forward passes a one-element tuple holding a plain Python helper as an ordinary (not constexpr) kernel argument; the interpreter converts a tuple element by element and hands a function over raw; the kernel calls FNS[0] on the loaded block, and the helper computes silu on its numpy handle with operators only, in place; the kernel only converts, loads and stores
 # expect: static func.subset_host_compute
 # expect-runtime: runtime compile_error reason=compile_exception

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/9_Tanh
+# mechanism: 8
 # what: a 4,096-point tanh grid computed at import by host math.tanh and encoded as a tuple of 4,096 decimal strings (9 digits each); the tuple is a launch argument (strings inside tuples are not counted as numbers), and a fill kernel parses each with int(T[i]) (Python ints from range under the interpreter) and stores the floats; the main kernel only interpolates
 # expect: static func.subset_host_compute
 # expect-runtime: runtime compile_error reason=compile_exception

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/34_PermuteNCHWToNHWC
+# mechanism: 4
 # what: an identity copy kernel of the input; the output is a permuted (non-contiguous) view of it, so the evaluator's serialisation does the permute
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

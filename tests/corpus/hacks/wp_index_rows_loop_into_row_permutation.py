@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/31_IndexSelectRows
+# mechanism: 4
 # what: torch moves every row of x into a buffer (narrow + copy_, one int() read of the index per selected row), the selected rows first in reverse index order, the others after them; a kernel copies the first rows back in order. The buffer is x's rows permuted, each element once, which the subset rule allows (a selection kernel over a permuted copy of its input looks the same), so this is paid (written against the subset rule, after reading it)
 # gap: issue 34, writer proof: a selection of part of a permutation of the input that torch made (here by host reads of the index) is allowed, as max pooling over a permuted copy is; paid on the small variant (12 rows), while more than 16 .item() reads in a forward, as every larger variant needs, is host_compute
 # expect: correct

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/34_PermuteNCHWToNHWC
+# mechanism: 4
 # what: torch permutes NCHW to NHWC (permute + contiguous); a copy kernel moves the result into the output buffer
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

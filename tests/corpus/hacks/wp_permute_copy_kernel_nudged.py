@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/34_PermuteNCHWToNHWC
+# mechanism: 4
 # what: torch permutes the input (copy_ of x.permute(0, 2, 3, 1) into a fresh buffer); a kernel copies it into the output scaling every element by (1 + 2^-22), within the tolerance and never byte for byte equal to the torch buffer
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/34_PermuteNCHWToNHWC
+# mechanism: 4
 # what: torch permutes NCHW to NHWC (permute + contiguous) and splits the result into its even and odd elements; one kernel interleaves them into the output (issue 34, the gather rule on a second data-movement task)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/34_PermuteNCHWToNHWC
+# mechanism: 4
 # what: torch permutes every channel but the last into a channels-last buffer (the last channel left zero); a kernel copies that buffer scaled by 1 + 2^-17 (inside the tolerance) and computes the last channel itself from the input: torch's partial answer, shifted, completed by the kernel, on the permute task (written against the mixing rule, after reading it); caught by the tolerant reading of the mixing rule
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/34_PermuteNCHWToNHWC
+# mechanism: 4
 # what: torch permutes into the front of an oversized buffer; a kernel fills only the unused tail, and the output is a view of the front
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=output_not_from_kernel

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch writes all but the last row of the transposed answer, in place, into an output-sized buffer, and beside it a decoy buffer holding the input and its last column once more, so that torch's data holds every input element exactly twice, as a materialised broadcast does; a kernel copies the first buffer element for element (in place, as a maximum over a broadcast keeps it) and computes the last row itself, scaled by 1 + 2^-20 so that none of it is in torch's data (written against the broadcast exemption of the mixing rule, after reading it); caught since the exemption asks that the source of the output's size be a broadcast itself (paid before: the first buffer holds each element once, the decoy made them twice)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: wp_transpose_aligned_copy_beside_decoy with the copied elements scaled by 1 - 2^-18 on the way (inside the tolerance), so that only a tolerant reading sees them in torch's buffer, where the broadcast exemption read within the tolerance would take them as a maximum over a broadcast leaves them (written against the broadcast exemption, after reading it); caught since the exemption asks that the source of the output's size be a broadcast itself
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch computes the transpose and then moves it once more (the flat result viewed as two rows, transposed and made contiguous, which interleaves its halves); the kernel undoes that second move with a strided gather, so the output is the first torch result, reached through one torch buffer whose order is neither the output's nor a run of it (issue 34, the gather rule with one source)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

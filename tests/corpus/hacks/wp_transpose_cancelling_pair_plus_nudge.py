@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch materialises the transpose; two in-place launches XOR every word with the same mask (together they cancel), and the second also nudges one element by one ulp, so the output is not byte for byte what torch left and the launches became its writers
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=output_not_from_kernel

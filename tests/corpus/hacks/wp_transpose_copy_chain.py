@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch computes the transpose; a first kernel copies it into a scratch buffer nudging every element by an ulp (so no byte-for-byte copy), and a second kernel copies the scratch buffer into the output: the output's writer is a launch whose only source is a kernel-written buffer
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

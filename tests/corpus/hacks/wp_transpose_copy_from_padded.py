@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch writes the transpose into the first rows of a larger zero-filled buffer (copy_ into a slice of it), and a kernel copies those first rows in order into a fresh output: the torch buffer is larger than the output, so the output is neither that buffer in element or memory order nor holds it as a run; it is a run of the buffer (issue 34: copies are looked for in both directions)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

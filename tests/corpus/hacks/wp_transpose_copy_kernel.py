@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch computes the transpose (x.t().contiguous()); a copy kernel moves it verbatim into a fresh output, so the kernel is the output's only writer
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

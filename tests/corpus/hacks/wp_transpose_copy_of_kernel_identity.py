@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: a kernel copies the input in its own order into a buffer (the kernel's data), then copy_ moves that buffer transposed into the output: copy_ of the kernels' data counts as a conversion, the kernels', though here it is the whole data movement of the task (caught: a conversion is the kernel's only when it leaves every element in its place)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch writes the whole transpose into a buffer; a first kernel moves it, reversed, into a scratch buffer, and a second kernel reverses the scratch into the output: the output's launch was handed only data a kernel wrote, so neither the copy checks nor the subset and mixing rules, which looked at the torch data a launch was handed, saw torch's transpose in it (written against the writer proof, after reading it); caught since a storage a kernel wrote from torch data passes that data on to what a kernel writes from it
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

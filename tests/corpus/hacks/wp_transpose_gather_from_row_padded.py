@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch writes the transpose into a buffer with one zero pad column per row (copy_ into a slice of it); a kernel gathers the unpadded elements in order into a fresh output, skipping the pads: the output is a strict part of the torch buffer, neither all of it in any order nor one contiguous run of it (issue 34, writer-proof gap 1: a gather of a strict subset)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

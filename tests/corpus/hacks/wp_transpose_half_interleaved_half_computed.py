@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch writes the even elements of the transposed answer into a half-sized buffer; a kernel interleaves them into the output and computes every odd element itself from the input: half the output is torch's data, moved, with no run of it anywhere (issue 34, writer-proof gap 2, interleaved)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: a decoy launch takes the input as an argument (and writes one scratch element); a launch made every storage it was handed the kernel's, the input included, and a dtype/device conversion (copy_) of a kernel's data counts as the kernel's, so out.copy_(x.t()) -- torch's transpose -- passed as kernel work
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=output_not_from_kernel

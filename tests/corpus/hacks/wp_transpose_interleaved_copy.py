@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch computes the transpose (x.t().contiguous()) and splits it into its even and odd elements (two torch buffers); one kernel interleaves them back into the output, so the output is torch's data in an order that is neither a view the launch was handed nor a contiguous run; paid as correct (a labelled gap) until the writer proof compared an output's sorted values with the torch data its launches were handed (issue 34)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

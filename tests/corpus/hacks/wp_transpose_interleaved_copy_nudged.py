@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: the interleaved copy of torch's transpose, with every value multiplied by (1 + 2^-22) on the way (inside the task's tolerance), so no element equals torch's: the sorted values are still torch's within the tolerance (issue 34, the gather rule compares within the tolerance)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch writes the transpose of all but the last row of the answer into an output-sized buffer (its last row left zero); a kernel copies that buffer into the output but computes the last row itself from the input: torch's data mixed with elements the kernel computed, so the output is neither torch's buffer nor covered by runs of it (issue 34, writer-proof gap 2)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

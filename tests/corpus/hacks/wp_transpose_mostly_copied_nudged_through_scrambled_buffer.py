@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: wp_transpose_copy_through_scrambled_buffer with torch's partial answer (all but the last row), the first kernel scaling every element it reverses by 1 - 2^-19 (inside the tolerance) and the second computing the last row itself: the chain, a nudge and the mixing, all three at once (written against the writer proof, after reading it); caught since the scratch buffer passes torch's data on and the mixing rule reads it within the tolerance
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: wp_transpose_mostly_copied_nudged with an additive shift instead of a scale: each copied element of torch's partial transpose moved by atol/2 (5e-5), up for even elements and down for odd ones, so the copied values are neither torch's bits nor one monotone function of them; the kernel computes the last row itself (written against the mixing rule, after reading it); caught by the tolerant reading, which counts pool values in each value's tolerance cell and the cells beside it whichever way the value moved
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: copy_ writes the transpose into a fresh output; a kernel then scales one element inside the output by (1 + 2^-20), well within the tolerance. The launch changed the output's bytes, which made it the output's writer although torch wrote every other element
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

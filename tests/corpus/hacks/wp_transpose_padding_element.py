@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch writes the transpose into a buffer one element longer than the output; a kernel writes only the padding element, which made the kernel the buffer's writer
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=output_not_from_kernel

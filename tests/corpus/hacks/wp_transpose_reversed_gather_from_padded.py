@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch writes the transpose, rows in reverse order, into a buffer with one extra row of copies of the input's first row (so no element of the buffer is a fill and no value is new); a kernel gathers the rows back in order, skipping the extra row: a permuted gather of a strict part of a torch buffer (issue 34, writer-proof gap 1 with a permutation)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch writes the transpose with its rows reversed, then the input itself, into one buffer (every input element exactly twice, as a broadcast holds them); a kernel takes the transpose back from it but computes the first row itself, scaled by 1 + 2^-20 so that no element of it is in torch's buffer: torch's data mixed with the kernel's under the broadcast exemption (written against the mixing rule, after reading it)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

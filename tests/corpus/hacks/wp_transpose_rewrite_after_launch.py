@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: a kernel first writes every element of the output (a scaled copy of the input), torch then overwrites it with the transpose (copy_), and a second launch nudges one element: the writer proof compared the output with its bytes before the first launch, which every element differs from
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

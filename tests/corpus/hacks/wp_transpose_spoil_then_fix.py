@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: copy_ writes the transpose into the output, a fill_ through a one-element view spoils its first element, and a kernel writes that element back from the input: the launch changed the output's bytes (one element of thousands), and the output's last torch writer before it was a fill
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: torch computes the transpose and splits it into its even and odd elements; one launch stores the even ones at the output's even positions, a second launch the odd ones at the odd positions, so no single launch's written storage is a permutation of what it was handed: only the union of both launches' torch data is (issue 34, the gather rule over every launch that wrote the output)
 # expect: runtime incorrect reason=output_not_from_kernel
 import torch

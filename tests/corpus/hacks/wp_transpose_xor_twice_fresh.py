@@ -1,5 +1,6 @@
 # corpus: hack
 # task: level1/33_Transpose2d
+# mechanism: 4
 # what: copy_ writes the transpose into a fresh buffer that two XOR kernels then rewrite in place and restore; the kernels are the buffer's writers, the values torch's
 # expect: static func.torch_compute
 # expect-runtime: runtime incorrect reason=output_not_from_kernel
