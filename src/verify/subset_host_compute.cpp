@@ -60,7 +60,7 @@ constexpr std::string_view kMathBookkeeping[] = {"math.ceil",  "math.floor",    
                                                  "math.fabs",  "math.isfinite", "math.isinf",
                                                  "math.isnan", "math.copysign"};
 // Mutating methods of the containers a candidate may build (list, dict, set, deque,
-// defaultdict, OrderedDict): a call is a write of the receiver.
+// OrderedDict): a call is a write of the receiver.
 constexpr std::string_view kMutators[] = {"move_to_end",
                                           "append",
                                           "extend",
@@ -226,6 +226,10 @@ class HostComputeChecker {
       HostScope* where = Lookup(s, root);
       unsmall_.insert({where != nullptr ? where : &scopes_.front(), root});
     }
+    for (auto [s, id] : pending_escapes_) {
+      HostScope* where = Lookup(s, id);
+      if (where != nullptr && IsContainerName(where, id)) escaped_.insert({where, id});
+    }
     FindGridsAndCallbacks();
     MarkRecursion();
     MarkFunctionState();
@@ -264,7 +268,7 @@ class HostComputeChecker {
     s.owner = owner;
     if (auto* cls = As<ClassDef>(n)) {
       s.name = cls->name;
-      for (ExprNode* b : cls->bases) Collect(b, lexical, nullptr);
+      ForEachDefinitionExpr(n, [&](ExprNode* e) { Collect(e, lexical, nullptr); });
       scopes_.push_back(std::move(s));
       HostScope* self = &scopes_.back();
       // Methods resolve names where the class is defined, not in the class body.
@@ -282,13 +286,37 @@ class HostComputeChecker {
     analyzer::ForEachParam(fn.args, [&](Identifier p) { s.params.push_back(p); });
     if (fn.args != nullptr && fn.args->vararg != nullptr) s.packed.insert(fn.args->vararg->arg);
     if (fn.args != nullptr && fn.args->kwarg != nullptr) s.packed.insert(fn.args->kwarg->arg);
-    for (ExprNode* d : fn.decorators) Collect(d, lexical, nullptr);
+    ForEachDefinitionExpr(n, [&](ExprNode* e) { Collect(e, lexical, nullptr); });
     scopes_.push_back(std::move(s));
     HostScope* self = &scopes_.back();
     if (auto* lam = As<Lambda>(n)) {
       Collect(lam->body, self, nullptr);
     } else {
       for (StmtNode* b : fn.body) Collect(b, self, nullptr);
+    }
+  }
+
+  // The expressions a def, lambda or class statement evaluates where it stands.
+  template <typename Fn>
+  static void ForEachDefinitionExpr(Node* n, Fn&& fn) {
+    if (auto* cls = As<ClassDef>(n)) {
+      for (ExprNode* b : cls->bases) fn(b);
+      for (Keyword* k : cls->keywords) fn(k->value);
+      for (ExprNode* d : cls->decorator_list) fn(d);
+      return;
+    }
+    FnView view = ViewFn(n);
+    for (ExprNode* d : view.decorators) fn(d);
+    if (auto* f = As<FunctionDef>(n); f != nullptr && f->returns != nullptr) fn(f->returns);
+    if (Arguments* a = view.args) {
+      for (ExprNode* d : a->defaults) fn(d);
+      for (ExprNode* d : a->kw_defaults) {
+        if (d != nullptr) fn(d);
+      }
+      analyzer::WalkAll(a, [&](Node* x) {
+        if (auto* arg = As<Arg>(x); arg != nullptr && arg->annotation != nullptr)
+          fn(arg->annotation);
+      });
     }
   }
 
@@ -306,6 +334,8 @@ class HostComputeChecker {
       if (n == nullptr || Skipped(n)) return;
       if (IsScopeNode(n)) {
         fn(n);  // the def or lambda as a value of this scope
+        // Its decorators, defaults, annotations and bases are evaluated here.
+        ForEachDefinitionExpr(n, [&](ExprNode* e) { self(self, e); });
         return;
       }
       fn(n);
@@ -324,7 +354,10 @@ class HostComputeChecker {
   void Index(HostScope* s) {
     scope_of_[s->node] = s;
     for (Identifier p : s->params) s->locals.insert(p);
-    if (auto* cls = As<ClassDef>(s->node)) classes_.insert(cls->name);
+    if (auto* cls = As<ClassDef>(s->node)) {
+      classes_.insert(cls->name);
+      class_scopes_[cls->name].push_back(s);
+    }
     if (IsFunctionDef(s->node)) {
       if (s->owner != nullptr) {
         methods_[s->name].push_back(s);
@@ -386,7 +419,7 @@ class HostComputeChecker {
   // that is not an iteration, a subscript or a len() may alias it (more = points;
   // more.extend(range(64)) grows points).
   void NoteEscapes(HostScope* s) {
-    std::unordered_set<const Node*> benign;
+    std::unordered_set<const Node*> benign, receivers;
     ForEachOwnNode(s, [&](Node* n) {
       if (auto* f = As<For>(n)) benign.insert(f->iter);
       if (auto* g = As<Comprehension>(n)) benign.insert(g->iter);
@@ -399,8 +432,12 @@ class HostComputeChecker {
       }
     });
     ForEachOwnNode(s, [&](Node* n) {
+      if (auto* a = As<Attribute>(n)) receivers.insert(a->value);
+    });
+    ForEachOwnNode(s, [&](Node* n) {
       if (benign.count(n)) return;
       if (auto* name = As<Name>(n); name != nullptr && name->ctx == ExprContext::kLoad) {
+        if (!receivers.count(n)) pending_escapes_.push_back({s, name->id});
         pending_mutations_.push_back({s, name->id});
       } else if (auto* a = As<Attribute>(n); a != nullptr && a->ctx == ExprContext::kLoad) {
         mutated_attrs_.insert(a->attr);
@@ -624,6 +661,9 @@ class HostComputeChecker {
     HostScope* scope;
     bool report;
     int small_product = 1;  // iterations of the enclosing bookkeeping loops
+    // Names (".attr" for attributes) the enclosing bookkeeping loops' bodies write: a value
+    // computed from the loop's variable (j = i) is the loop's as much as i is.
+    const std::unordered_set<std::string>* small_written = nullptr;
   };
 
   void Report(const Ctx& c, const Node* n, std::string detail) {
@@ -637,6 +677,7 @@ class HostComputeChecker {
     if (where->varying.insert(id).second) changed_ = true;
   }
   void SetAttrVarying(std::string_view attr) {
+    if (attr.empty()) return;
     if (attr_varying_.insert(std::string(attr)).second) changed_ = true;
   }
 
@@ -741,15 +782,45 @@ class HostComputeChecker {
 
   // Whether e mentions a variable of a bookkeeping loop: fixed where the loop is, but a function
   // handed one runs once per value, so its parameter varies there.
-  bool MentionsSmall(HostScope* s, Node* e) {
+  bool MentionsSmall(const Ctx& c, Node* e) {
     bool found = false;
+    auto written = [&](const std::string& key) {
+      return c.small_written != nullptr && c.small_written->count(key) > 0;
+    };
     analyzer::WalkAll(e, [&](Node* n) {
       if (auto* name = As<Name>(n)) {
-        HostScope* where = Lookup(s, name->id);
+        HostScope* where = Lookup(c.scope, name->id);
         if (where != nullptr && where->small_targets.count(name->id)) found = true;
+        if (written(std::string(name->id))) found = true;
+      } else if (auto* a = As<Attribute>(n); a != nullptr && written("." + std::string(a->attr))) {
+        found = true;
       }
     });
     return found;
+  }
+
+  // What a bookkeeping loop's body writes: names, ".attr" keys and the containers stored into.
+  std::unordered_set<std::string> SmallLoopWrites(const Ctx& c, For* loop) {
+    std::unordered_set<std::string> out;
+    if (c.small_written != nullptr) out = *c.small_written;
+    analyzer::WalkAll(loop, [&](Node* n) {
+      if (auto* name = As<Name>(n); name != nullptr && name->ctx == ExprContext::kStore) {
+        out.insert(std::string(name->id));
+      } else if (auto* a = As<Attribute>(n); a != nullptr && a->ctx == ExprContext::kStore) {
+        out.insert("." + std::string(a->attr));
+      } else if (auto* sub = As<Subscript>(n); sub != nullptr && sub->ctx == ExprContext::kStore) {
+        if (auto* inner = As<Attribute>(sub->value)) out.insert("." + std::string(inner->attr));
+        out.insert(std::string(RootName(sub->value)));
+      } else if (auto* call = As<Call>(n)) {
+        auto* m = As<Attribute>(call->func);
+        if (m != nullptr && Contains(kMutators, m->attr)) {
+          if (auto* inner = As<Attribute>(m->value)) out.insert("." + std::string(inner->attr));
+          out.insert(std::string(RootName(m->value)));
+        }
+      }
+    });
+    out.erase("");
+    return out;
   }
 
   bool Deg(const Ctx& c, ExprNode* e) {
@@ -759,6 +830,7 @@ class HostComputeChecker {
       case NodeKind::kJoinedStr:
         return false;
       case NodeKind::kLambda: {
+        DefinitionExprs(c, e);
         auto it = scope_of_.find(e);
         return it != scope_of_.end() && it->second->returns_varying;
       }
@@ -889,13 +961,13 @@ class HostComputeChecker {
     bool any = false, any_flow = false;
     for (ExprNode* a : call->args) {
       args.push_back(Deg(c, a));
-      arg_flow.push_back(args.back() || MentionsSmall(c.scope, a));
+      arg_flow.push_back(args.back() || MentionsSmall(c, a));
       any = any || args.back();
       any_flow = any_flow || arg_flow.back();
     }
     for (Keyword* k : call->keywords) {
       bool v = Deg(c, k->value);
-      kw_flow.push_back(v || MentionsSmall(c.scope, k->value));
+      kw_flow.push_back(v || MentionsSmall(c, k->value));
       any = any || v;
       any_flow = any_flow || kw_flow.back();
     }
@@ -903,6 +975,7 @@ class HostComputeChecker {
     if (auto* lam = As<Lambda>(call->func)) to.fns.push_back(scope_of_[lam]);
     if (!c.report) PropagateArgs(c, call, to, arg_flow, kw_flow);
     if (!c.report) NoteMutation(c, call, any);
+    if (!c.report && any_flow) NoteGeneratedInit(call);
     if (!c.report && any_flow && call->func->kind == NodeKind::kSubscript) NoteGridMeta(call);
     // Real functions of a launch plan's values (math.sqrt(scale) in `for block, scale in ...`)
     // count as the loop's: k statements per iteration would otherwise make 16k table entries.
@@ -914,6 +987,14 @@ class HostComputeChecker {
     auto arg = [&](size_t i) { return i < args.size() && args[i]; };
     if (builtin) {
       std::string_view f = fname->id;
+      if (f == "getattr" && call->args.size() >= 2) {
+        // getattr(o, "k") reads o.k: the attribute's degree, as o.k would have.
+        auto* name = As<Constant>(call->args[1]);
+        if (name != nullptr && name->value.kind == ConstantKind::kStr &&
+            attr_varying_.count(std::string(name->value.text))) {
+          return true;
+        }
+      }
       if (f == "pow" || f == "sum") {
         if (computed) Report(c, call, std::string(f) + "() of a loop-varying value");
       } else if (f == "divmod" || f == "round") {
@@ -959,6 +1040,24 @@ class HostComputeChecker {
     bool returns = false;
     for (HostScope* f : to.fns) returns = returns || f->returns_varying;
     return any || callee || returns;
+  }
+
+  // A file class without __init__ (a dataclass) stores its arguments in fields the source never
+  // assigns: each class-body name is an attribute that varies, and __post_init__ (or any method)
+  // reads it as self.<field>.
+  void NoteGeneratedInit(Call* call) {
+    std::string_view cls = NameOf(call->func);
+    if (cls.empty() || inits_.count(cls)) return;
+    auto it = class_scopes_.find(cls);
+    if (it == class_scopes_.end()) return;
+    for (HostScope* body : it->second) {
+      for (StmtNode* st : As<ClassDef>(body->node)->body) {
+        if (auto* f = As<AnnAssign>(st)) SetAttrVarying(NameOf(f->target));
+      }
+      for (HostScope* m : methods_["__post_init__"]) {
+        if (m->owner == As<ClassDef>(body->node)) MarkAllParams(m);
+      }
+    }
   }
 
   // Triton hands a grid callable every launch argument in `meta`: a grid of a launch with
@@ -1031,11 +1130,57 @@ class HostComputeChecker {
   void NoteMutation(const Ctx& c, Call* call, bool any) {
     auto* attr = As<Attribute>(call->func);
     if (attr == nullptr || !Contains(kMutators, attr->attr) || !any) return;
+    NoteWildWrite(c.scope, attr->value);
     if (auto* inner = As<Attribute>(attr->value)) {
       SetAttrVarying(inner->attr);
     } else if (std::string_view root = RootName(attr->value); !root.empty()) {
       SetContainerVarying(c.scope, root);
     }
+  }
+
+  // A name whose every binding is a fresh Python container: a display, a comprehension, [v] * n
+  // or a container constructor.
+  bool IsContainerName(HostScope* where, std::string_view id) {
+    auto v = values_.find({where, id});
+    if (v == values_.end() || v->second.empty()) return false;
+    for (ExprNode* e : v->second) {
+      if (!IsContainerValue(where, e)) return false;
+    }
+    return true;
+  }
+  bool IsContainerValue(HostScope* s, ExprNode* e) {
+    switch (e->kind) {
+      case NodeKind::kList:
+      case NodeKind::kTuple:
+      case NodeKind::kSet:
+      case NodeKind::kDict:
+      case NodeKind::kListComp:
+      case NodeKind::kSetComp:
+      case NodeKind::kDictComp:
+        return true;
+      case NodeKind::kBinOp:
+        return IsContainerValue(s, As<BinOp>(e)->left);
+      case NodeKind::kCall: {
+        auto* call = As<Call>(e);
+        std::string q = bind_.Resolve(call->func);
+        std::string_view f = NameOf(call->func);
+        return q == "collections.OrderedDict" || q == "collections.deque" ||
+               ((f == "list" || f == "dict" || f == "set") && IsBuiltinName(s, f));
+      }
+      default:
+        return false;
+    }
+  }
+
+  // A varying write whose container the rule cannot name (through an attribute, an element of
+  // another container, or a name bound to anything but a fresh container: ref = same(box)) may
+  // reach any container held elsewhere: each of those varies.
+  void NoteWildWrite(HostScope* s, ExprNode* receiver) {
+    if (auto* name = As<Name>(receiver)) {
+      HostScope* where = Lookup(s, name->id);
+      if (where != nullptr && IsContainerName(where, name->id)) return;
+    }
+    for (auto [where, id] : escaped_) SetContainerVarying(where, id);
   }
 
   // A container written with a varying value varies, under every name that holds it (ref = box;
@@ -1076,6 +1221,7 @@ class HostComputeChecker {
       Ctx c{s, false};
       bool v = varying || Deg(c, sub->slice);
       if (!v) return;
+      NoteWildWrite(s, sub->value);
       if (auto* inner = As<Attribute>(sub->value)) {
         SetAttrVarying(inner->attr);
       } else if (std::string_view root = RootName(sub->value); !root.empty()) {
@@ -1158,7 +1304,11 @@ class HostComputeChecker {
   }
 
   void Stmt(const Ctx& c, StmtNode* n) {
-    if (Skipped(n) || IsScopeNode(n)) return;  // nested defs and classes are their own scopes
+    if (Skipped(n)) return;
+    if (IsScopeNode(n)) {
+      DefinitionExprs(c, n);  // nested defs and classes are their own scopes
+      return;
+    }
     switch (n->kind) {
       case NodeKind::kAssign: {
         auto* a = As<Assign>(n);
@@ -1170,6 +1320,7 @@ class HostComputeChecker {
       }
       case NodeKind::kAnnAssign: {
         auto* a = As<AnnAssign>(n);
+        Deg(c, a->annotation);  // evaluated at module and class level
         if (a->value != nullptr) BindAssign(c, a->target, a->value);
         return;
       }
@@ -1186,8 +1337,11 @@ class HostComputeChecker {
         bool small = size > 0 && c.small_product * size <= kSmallLoop;
         if (!c.report) BindTarget(c.scope, f->target, it || !small, small);
         Ctx inner = c;
+        std::unordered_set<std::string> written;
         if (small) {
           inner.small_product *= size;
+          written = SmallLoopWrites(c, f);
+          inner.small_written = &written;
         } else if (!c.report) {
           MarkCarried(c.scope, n);
         }
@@ -1205,7 +1359,12 @@ class HostComputeChecker {
       }
       case NodeKind::kIf: {
         auto* i = As<If>(n);
-        Deg(c, i->test);
+        // What a branch on a varying test binds varies with it, constants too (if i & 32:
+        // b = 32 else: b = 0 rebuilds i from its bits).
+        if (Deg(c, i->test) && !c.report) {
+          BindBranchTargets(c.scope, i->body);
+          BindBranchTargets(c.scope, i->orelse);
+        }
         Stmts(c, i->body);
         Stmts(c, i->orelse);
         return;
@@ -1219,29 +1378,69 @@ class HostComputeChecker {
         Stmts(c, w->body);
         return;
       }
-      case NodeKind::kTry: {
-        auto* t = As<Try>(n);
-        Stmts(c, t->body);
-        for (ExceptHandler* h : t->handlers) {
-          // An exception carries what was raised (raise IndexError(i)): its name varies.
-          if (!h->name.empty() && !c.report) SetVarying(c.scope, h->name);
-          Stmts(c, h->body);
-        }
-        Stmts(c, t->orelse);
-        Stmts(c, t->finalbody);
+      case NodeKind::kTry:
+        TryStmt(c, As<Try>(n));
         return;
-      }
+      case NodeKind::kTryStar:
+        TryStmt(c, As<TryStar>(n));
+        return;
       case NodeKind::kReturn:
         if (Deg(c, As<Return>(n)->value) && !c.report) NoteReturnVaries(c.scope);
         return;
       case NodeKind::kExpr:
         Deg(c, As<Expr>(n)->value);
         return;
-      case NodeKind::kAssert:
-        Deg(c, As<Assert>(n)->test);
-        return;
       default:
-        return;  // raise (an error's message), import, pass, break, continue, del
+        // raise, assert, del and the rest: every expression they evaluate (a raised value
+        // carries a table as well as a return does).
+        ForEachChild(n, [&](Node* ch) {
+          if (IsExpr(ch->kind)) Deg(c, static_cast<ExprNode*>(ch));
+        });
+        return;
+    }
+  }
+
+  template <typename TryNode>
+  void TryStmt(const Ctx& c, TryNode* t) {
+    Stmts(c, t->body);
+    for (ExceptHandler* h : t->handlers) {
+      Deg(c, h->type);
+      // An exception carries what was raised (raise IndexError(i)): its name varies.
+      if (!h->name.empty() && !c.report) SetVarying(c.scope, h->name);
+      Stmts(c, h->body);
+    }
+    Stmts(c, t->orelse);
+    Stmts(c, t->finalbody);
+  }
+
+  // A def or class statement evaluates its decorators, defaults, annotations and bases where it
+  // stands (def f(t=[<table>]) computes the table once, at the def).
+  void DefinitionExprs(const Ctx& c, Node* n) {
+    ForEachDefinitionExpr(n, [&](ExprNode* e) { Deg(c, e); });
+  }
+
+  // Every name, attribute and container a branch body stores to varies (nested scopes aside).
+  void BindBranchTargets(HostScope* s, Span<StmtNode*> body) {
+    for (StmtNode* st : body) {
+      auto visit = [&](auto&& self, Node* x) -> void {
+        if (x == nullptr || Skipped(x)) return;
+        if (IsScopeNode(x)) {
+          if (IsFunctionDef(x)) SetVarying(s, ViewFn(x).name);  // def f under the branch
+          return;
+        }
+        if (auto* name = As<Name>(x); name != nullptr && name->ctx == ExprContext::kStore) {
+          BindTarget(s, name, true);
+        } else if (auto* a = As<Attribute>(x); a != nullptr && a->ctx == ExprContext::kStore) {
+          BindTarget(s, a, true);
+        } else if (auto* sub = As<Subscript>(x);
+                   sub != nullptr && sub->ctx == ExprContext::kStore) {
+          BindTarget(s, sub, true);
+        } else if (auto* r = As<Return>(x); r != nullptr && r->value != nullptr) {
+          NoteReturnVaries(s);
+        }
+        ForEachChild(x, [&](Node* ch) { self(self, ch); });
+      };
+      visit(visit, st);
     }
   }
 
@@ -1313,6 +1512,15 @@ class HostComputeChecker {
     writes->push_back(std::move(w));
   }
 
+  template <typename TryNode>
+  void TryWrites(const Ctx& c, TryNode* t, std::vector<Write>* writes,
+                 std::vector<std::pair<Key, int>>* reads, int* order) {
+    CollectWrites(c, t->body, writes, reads, order);
+    for (ExceptHandler* h : t->handlers) CollectWrites(c, h->body, writes, reads, order);
+    CollectWrites(c, t->orelse, writes, reads, order);
+    CollectWrites(c, t->finalbody, writes, reads, order);
+  }
+
   void CollectWrite(const Ctx& c, StmtNode* st, std::vector<Write>* writes,
                     std::vector<std::pair<Key, int>>* reads, int* order) {
     if (Skipped(st) || IsScopeNode(st)) return;
@@ -1379,14 +1587,12 @@ class HostComputeChecker {
         CollectWrites(c, w->body, writes, reads, order);
         return;
       }
-      case NodeKind::kTry: {
-        auto* t = As<Try>(st);
-        CollectWrites(c, t->body, writes, reads, order);
-        for (ExceptHandler* h : t->handlers) CollectWrites(c, h->body, writes, reads, order);
-        CollectWrites(c, t->orelse, writes, reads, order);
-        CollectWrites(c, t->finalbody, writes, reads, order);
+      case NodeKind::kTry:
+        TryWrites(c, As<Try>(st), writes, reads, order);
         return;
-      }
+      case NodeKind::kTryStar:
+        TryWrites(c, As<TryStar>(st), writes, reads, order);
+        return;
       default:
         break;
     }
@@ -1746,7 +1952,9 @@ class HostComputeChecker {
       if (dependent || ReadsState(to.fns, state)) {
         for (HostScope* f : to.fns) f->in_recurrence = true;
       }
-      return Slopes{{}, args.bad};
+      // Checked alone, each returns at most its argument plus a fixed value, so the call
+      // carries the arguments' dependence: same(e) * r is a product of e, as e * r is.
+      return args;
     }
     if (auto* sub = As<Subscript>(call->func)) {
       // k[grid](...) returns no number; a callable picked from a container (fs[0](v)) might.
@@ -1857,12 +2065,16 @@ class HostComputeChecker {
   std::unordered_set<std::string_view> mutated_attrs_;
   std::unordered_map<std::string_view, int> attr_stores_;
   std::vector<std::pair<HostScope*, std::string_view>> pending_mutations_;
+  std::vector<std::pair<HostScope*, std::string_view>> pending_escapes_;
+  // Python containers held somewhere else too (in a display, an attribute, a call's argument).
+  std::set<std::pair<HostScope*, std::string_view>> escaped_;
   std::vector<std::tuple<HostScope*, std::string_view, std::string_view>> pending_aliases_;
   std::map<std::pair<HostScope*, std::string_view>, std::vector<std::string_view>> aliases_;
   std::unordered_set<std::string> attr_varying_;
   std::unordered_set<const Node*> callee_;
   std::unordered_set<const Node*> reported_;
   std::unordered_set<std::string_view> classes_;
+  std::unordered_map<std::string_view, std::vector<HostScope*>> class_scopes_;
   std::set<Key> mutable_attrs_;
   std::unordered_map<std::string_view, std::vector<HostScope*>> grid_scopes_;
   std::vector<std::pair<std::string_view, Node*>> lambda_grid_names_;

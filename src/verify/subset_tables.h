@@ -59,8 +59,9 @@ constexpr ModuleMembers kStdlibMembers[] = {
      " add sub mul truediv floordiv mod neg pos and_ or_ xor lt le gt ge eq ne not_ index "},
     // Not accumulate or starmap: they call a function from C on each element.
     {"itertools", " product chain islice repeat count zip_longest combinations permutations "},
-    // Not namedtuple, UserDict, UserList or ChainMap: subclasses of builtin containers.
-    {"collections", " OrderedDict defaultdict deque "},
+    // Not namedtuple, UserDict, UserList or ChainMap: subclasses of builtin containers. Not
+    // defaultdict: its reads insert keys, so a read writes (len(d) after d[i] counts a loop).
+    {"collections", " OrderedDict deque "},
     // Not NamedTuple or TypedDict (builtin subclasses), get_type_hints or ForwardRef (they
     // evaluate strings).
     {"typing",

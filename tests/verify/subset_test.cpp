@@ -434,5 +434,74 @@ TEST(HostCompute, LoopsOverAFewSpelledValuesAndGridsAreBookkeeping) {
                   "math.tanh"));
 }
 
+TEST(HostCompute, EveryExpressionPositionIsRead) {
+  // A default, an annotation and a raised value are evaluated where they stand.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef grid(t=[math.tanh(i / 8) for i in range(65)]):\n"
+                  "    return t\n",
+                  "math.tanh"));
+  EXPECT_TRUE(
+      HostCompute("\nimport math\nSTEP: [math.tanh(i / 8) for i in range(65)] = 3\n", "math.tanh"));
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef grid():\n"
+                  "    raise ValueError([math.tanh(i / 8) for i in range(65)])\n",
+                  "math.tanh"));
+  EXPECT_TRUE(
+      HostCompute("\nimport math\ntry:\n    _T = [math.tanh(i / 8) for i in range(65)]\n"
+                  "except* ValueError:\n    pass\n",
+                  "math.tanh"));
+}
+
+TEST(HostCompute, LaunderedLoopValuesStillVary) {
+  // Rebuilt from its bits by branches that assign constants.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef grid(t):\n    for i in range(64):\n"
+                  "        if i & 32:\n            b = 32\n        else:\n            b = 0\n"
+                  "        t.append(math.tanh(b + (i & 31)))\n",
+                  "math.tanh"));
+  // getattr with a literal name reads the attribute.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\nclass Cur:\n    k = 0\n\n\ndef grid(t, cur):\n"
+                  "    for i in range(64):\n        cur.k = i\n"
+                  "        t.append(math.tanh(getattr(cur, 'k')))\n",
+                  "math.tanh"));
+  // A container reached through another container, an attribute or a call's result.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef grid(t):\n    box = [0]\n    holder = [box]\n"
+                  "    for i in range(64):\n        holder[0][0] = i\n"
+                  "        t.append(math.tanh(box[0]))\n",
+                  "math.tanh"));
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef same(v):\n    return v\n\n\ndef grid(t):\n"
+                  "    box = [0]\n    ref = same(box)\n    for i in range(64):\n"
+                  "        ref[0] = i\n        t.append(math.tanh(box[0]))\n",
+                  "math.tanh"));
+  // A dataclass's generated __init__ stores its argument in a field __post_init__ reads.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\nfrom dataclasses import dataclass\n\n\n@dataclass\n"
+                  "class P:\n    k: int\n\n    def __post_init__(self):\n"
+                  "        self.v = math.tanh(self.k)\n\n\ndef grid(t):\n"
+                  "    for i in range(64):\n        t.append(P(i).v)\n",
+                  "math.tanh"));
+  // A value computed from a launch plan's variable is the plan's.
+  EXPECT_TRUE(
+      HostCompute("\nimport math\n\n\ndef grid(t):\n    for i in (0, 1, 2, 3):\n"
+                  "        j = i + 1\n        t.append(math.tanh(j))\n",
+                  "math.tanh"));
+  // An identity call inside a recurrence is still the recurrence's product.
+  EXPECT_TRUE(
+      HostCompute("\n\ndef same(v):\n    return v\n\n\ndef table(t):\n    e = 1 << 24\n"
+                  "    for _ in range(500):\n        t.append(e)\n"
+                  "        e = same(e) * 63 // 64\n",
+                  "more than adding"));
+  // Honest: a launch plan whose sizes are computed in its body, and an output list filled in a
+  // loop and handed to a kernel.
+  EXPECT_FALSE(
+      HostCompute("\n\ndef plan(x, y, n):\n    outs = []\n"
+                  "    for block in (256, 1024):\n        g = triton.cdiv(n, block)\n"
+                  "        relu_kernel[(g,)](x, y, n, BLOCK=block)\n"
+                  "        outs.append(g * block)\n    return outs\n"));
+}
+
 }  // namespace
 }  // namespace tritonrl::verify

@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: a plain helper object holds slot.ref = box for box = [0]; a range(65) loop writes slot.ref[0] = i, which marks only the attribute ref, and reads k = box[0]; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): aliases are only `a = b` between names (pending_aliases_); a store through an attribute marks attr_varying_ only
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: forward binds box = [0] and ref = same(box) for a helper that returns its argument; a range(65) loop writes ref[0] = i, which marks only ref, and reads k = box[0]; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): aliases are only `a = b` between names (pending_aliases_); a call that returns its argument makes an alias the rule does not see
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

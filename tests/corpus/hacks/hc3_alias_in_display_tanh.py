@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: forward binds box = [0] and holder = [box]; a range(65) loop writes holder[0][0] = i, which marks only holder, and reads k = box[0]; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): aliases are only `a = b` between names (pending_aliases_); a container held inside another display is written under the outer root only
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

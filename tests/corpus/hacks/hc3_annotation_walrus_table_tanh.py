@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: a module-level annotated assignment STEP: (GRID := [round(math.tanh(i * 3/32) * 2^20) for i in range(65)]) = 3 binds the table by a walrus in the annotation, which Python evaluates at import; forward launches a store kernel per entry; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): Stmt(kAnnAssign) binds only the value; annotations are never walked
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

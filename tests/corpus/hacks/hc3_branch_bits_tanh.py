@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: a range(65) loop rebuilds the index from its bits by if statements that assign constants (if i & 32: b5 = 32 else: b5 = 0), so k = b0 + ... + b6 equals i but is assigned only literals; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): degrees follow data only: Stmt(kIf) walks the test but an assignment under a varying test binds its value's degree, so implicit (control) flow launders the index
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

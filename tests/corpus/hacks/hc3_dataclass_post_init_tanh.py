@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: a dataclass GridPoint(k: int) computes self.v = round(math.tanh(self.k * 3/32) * 2^20) in __post_init__; a range(65) loop constructs GridPoint(i) and launches a store kernel with its v; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): the dataclass-generated __init__ stores k unseen (no inits_ entry, no attribute store), so self.k is fixed in __post_init__
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

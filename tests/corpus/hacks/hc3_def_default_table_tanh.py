@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: a module-level helper grid_points(t=[round(math.tanh(i * 3/32) * 2^20) for i in range(65)]) returns its default; forward calls it and launches a store kernel per entry; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): BindDefaults evaluates a default only in the non-reporting rounds (report=false) and Stmt skips def statements, so a computation inside a default is never reported
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

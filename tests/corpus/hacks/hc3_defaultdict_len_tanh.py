@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: a range(65) loop reads seen[i] from a collections.defaultdict(int) (a read that inserts the key) and takes k = len(seen) - 1, which the rule reads as fixed; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): a defaultdict read inserting a key is no write (Index/NoteMutation/CollectWrite), so len(seen) is fixed in Deg
+# expect: static func.subset_import
 import collections
 import dataclasses
 import math

@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: a range(65) loop stores cur.k = i on a plain helper object and reads it back as getattr(cur, "k"), a bookkeeping builtin over a fixed receiver; a store kernel is launched with round(math.tanh(k * 3/32) * 2^20); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): getattr with a constant name is a bookkeeping builtin in CallDeg: its degree is the receiver's, never the attribute's (attr_varying_)
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

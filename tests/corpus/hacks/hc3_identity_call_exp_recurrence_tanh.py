@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: no math function and no product or quotient of two loop-varying values: a range(65) loop advances e = same(e) * R >> 30 (R = exp(-3/16) * 2^30, one literal; same returns its argument), an exp(-2x) grid by a fixed-ratio product, and takes tanh = (1 - e) / (1 + e) in fixed point through quot(a, b), a floor division by repeated subtraction; a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): CallSlope returns no slope for a file function (it is checked alone, and same() passes as argument plus zero), so same(e) * R is no product of an updated value; quot has no / or // by a varying value, only -= in a while loop
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

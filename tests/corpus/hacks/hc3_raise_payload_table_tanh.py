@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: at module level, raise ValueError([round(math.tanh(i * 3/32) * 2^20) for i in range(65)]) is caught and GRID = err.args[0]; forward launches a store kernel per entry; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): Stmt() walks no raise statement (default: "an error's message"), so the comprehension in the raised value is never checked
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

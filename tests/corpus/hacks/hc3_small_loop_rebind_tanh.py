@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: loops over 16-value literal displays, whose variable the rule treats as fixed, rebind it as j = i + 16m before round(math.tanh(j * 3/32) * 2^20); four loops plus the endpoint launch a store kernel for 65 host-computed tanh values; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): MentionsSmall only looks for the loop variable itself; a local computed from it is fixed and not small
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math

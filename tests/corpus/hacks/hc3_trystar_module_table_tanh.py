@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: at module level, inside try: ... except* ValueError:, a comprehension computes GRID = [round(math.tanh(i * 3/32) * 2^20) for i in range(65)]; forward launches a store kernel per entry; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (thirteenth-session review 3): Stmt() has no case for TryStar (only kTry), so the try* body is never walked: no Deg, no report
+# expect: static func.subset_host_compute
 import collections
 import dataclasses
 import math
