@@ -45,6 +45,9 @@ using analyzer::IsFunctionDef;
 using analyzer::ViewFn;
 
 constexpr std::string_view kRule = "func.subset_host_compute";
+constexpr std::string_view kRepeatedAddition =
+    "adds a loop-varying value a loop-varying number of times (a product or quotient built from "
+    "repeated addition)";
 // Iterations a loop over a display may have (nesting multiplied) and still count as bookkeeping:
 // the same bound as the Python numbers a forward call may put into tensors (hooks.HostValues).
 constexpr int kSmallLoop = 16;
@@ -59,6 +62,9 @@ constexpr std::string_view kBookkeepingBuiltins[] = {
 constexpr std::string_view kMathBookkeeping[] = {"math.ceil",  "math.floor",    "math.trunc",
                                                  "math.fabs",  "math.isfinite", "math.isinf",
                                                  "math.isnan", "math.copysign"};
+// Methods of Python numbers that compute (bit_length is a floor of log2): a tensor has none.
+constexpr std::string_view kNumberMethods[] = {"bit_length", "bit_count",  "as_integer_ratio",
+                                               "to_bytes",   "is_integer", "hex"};
 // Mutating methods of the containers a candidate may build (list, dict, set, deque,
 // OrderedDict): a call is a write of the receiver.
 constexpr std::string_view kMutators[] = {"move_to_end",
@@ -664,6 +670,10 @@ class HostComputeChecker {
     // Names (".attr" for attributes) the enclosing bookkeeping loops' bodies write: a value
     // computed from the loop's variable (j = i) is the loop's as much as i is.
     const std::unordered_set<std::string>* small_written = nullptr;
+    // Inside a loop whose trip count is set by a value that varies outside it (range(v), a
+    // while test on such a value): adding a varying value there is a product (or, subtracting,
+    // a quotient), however each step looks.
+    bool varying_trips = false;
   };
 
   void Report(const Ctx& c, const Node* n, std::string detail) {
@@ -850,6 +860,8 @@ class HostComputeChecker {
       case NodeKind::kSlice: {
         auto* sl = As<Slice>(e);
         bool a = Deg(c, sl->lower), b = Deg(c, sl->upper), d = Deg(c, sl->step);
+        // A slice's length is a quotient by its step.
+        if (d) Report(c, e, "a slice step that is loop-varying (its length is a quotient)");
         return a || b || d;
       }
       case NodeKind::kStarred:
@@ -938,8 +950,13 @@ class HostComputeChecker {
   bool CompDeg(const Ctx& c, Span<Comprehension*> gens, std::initializer_list<ExprNode*> elts) {
     bool any = false;
     int product = c.small_product;
+    int varying_iters = 0;
     for (Comprehension* g : gens) {
       bool it = Deg(c, g->iter);
+      // Two generators over loop-varying iterables: the element count is a product.
+      if (it && ++varying_iters == 2) {
+        Report(c, g->iter, "nested generators over loop-varying iterables (a product of counts)");
+      }
       int n = SmallSize(c.scope, g->iter);
       bool small = n > 0 && product * n <= kSmallLoop;
       if (small) product *= n;
@@ -999,13 +1016,29 @@ class HostComputeChecker {
         if (computed) Report(c, call, std::string(f) + "() of a loop-varying value");
       } else if (f == "divmod" || f == "round") {
         if (arg(1)) Report(c, call, std::string(f) + "() by a loop-varying value");
+      } else if (f == "range" && arg(2)) {
+        Report(c, call, "range() with a loop-varying step (its length is a quotient)");
       } else if (!Contains(kBookkeepingBuiltins, f)) {
         if (computed) Report(c, call, std::string(f) + "() of a loop-varying value");
       }
       return any;
     }
+    if (auto* m = As<Attribute>(call->func);
+        m != nullptr && q.empty() && Contains(kNumberMethods, m->attr) && Deg(c, m->value)) {
+      Report(c, call, "." + std::string(m->attr) + "() of a loop-varying number");
+    }
     if (!q.empty()) {
       if (q == "triton.cdiv" && arg(1)) Report(c, call, "triton.cdiv by a loop-varying value");
+      if (q == "itertools.product" || q == "itertools.combinations" ||
+          q == "itertools.permutations") {
+        int varying = 0;
+        for (bool a : args) varying += a ? 1 : 0;
+        // Its length is a product of the iterables' lengths (or a binomial of one).
+        bool product = q == "itertools.product";
+        if (varying >= 2 || (varying == 1 && (!product || !call->keywords.empty()))) {
+          Report(c, call, q + " over loop-varying lengths (its length is a product)");
+        }
+      }
       if (analyzer::StartsWith(q, "math.") && !Contains(kMathBookkeeping, q) && computed) {
         Report(c, call, q + " of a loop-varying value");
       }
@@ -1312,6 +1345,9 @@ class HostComputeChecker {
     switch (n->kind) {
       case NodeKind::kAssign: {
         auto* a = As<Assign>(n);
+        if (c.varying_trips && a->targets.size() == 1 && AddsToItself(c, a->targets[0], a->value)) {
+          Report(c, n, std::string(kRepeatedAddition));
+        }
         for (ExprNode* t : a->targets) {
           if (t->kind == NodeKind::kSubscript) Deg(c, As<Subscript>(t)->slice);
           BindAssign(c, t, a->value);
@@ -1326,7 +1362,12 @@ class HostComputeChecker {
       }
       case NodeKind::kAugAssign: {
         auto* a = As<AugAssign>(n);
-        bool v = BinDeg(c, n, a->op, Deg(c, a->target), Deg(c, a->value));
+        bool added = Deg(c, a->value);
+        if (added && c.varying_trips &&
+            (a->op == OperatorKind::kAdd || a->op == OperatorKind::kSub)) {
+          Report(c, n, std::string(kRepeatedAddition));
+        }
+        bool v = BinDeg(c, n, a->op, Deg(c, a->target), added);
         if (!c.report) BindTarget(c.scope, a->target, v);
         return;
       }
@@ -1337,6 +1378,7 @@ class HostComputeChecker {
         bool small = size > 0 && c.small_product * size <= kSmallLoop;
         if (!c.report) BindTarget(c.scope, f->target, it || !small, small);
         Ctx inner = c;
+        inner.varying_trips = c.varying_trips || (it && CountsAValue(f->iter));
         std::unordered_set<std::string> written;
         if (small) {
           inner.small_product *= size;
@@ -1353,7 +1395,9 @@ class HostComputeChecker {
         auto* w = As<While>(n);
         if (!c.report) MarkCarried(c.scope, n);
         Deg(c, w->test);
-        Stmts(c, w->body);
+        Ctx inner = c;
+        inner.varying_trips = c.varying_trips || TestVariesOutside(c, w);
+        Stmts(inner, w->body);
         Stmts(c, w->orelse);
         return;
       }
@@ -1398,6 +1442,69 @@ class HostComputeChecker {
         });
         return;
     }
+  }
+
+  // An update of a name, attribute or container from its own value that also reads another
+  // varying value: x = x + v, x = add(x, v), box[0] = box[0] + v.
+  bool AddsToItself(const Ctx& c, ExprNode* target, ExprNode* value) {
+    Key key = TargetKey(target);
+    if (key.empty()) return false;
+    bool self = false, other = false;
+    analyzer::WalkAll(value, [&](Node* x) {
+      Key k;
+      bool varying = false;
+      if (auto* nm = As<Name>(x); nm != nullptr && nm->ctx == ExprContext::kLoad) {
+        k = Key(nm->id);
+        varying = NameVarying(c.scope, nm->id);
+      } else if (auto* a = As<Attribute>(x); a != nullptr && a->ctx == ExprContext::kLoad) {
+        k = "." + std::string(a->attr);
+        varying = attr_varying_.count(std::string(a->attr)) > 0;
+      }
+      if (k.empty()) return;
+      if (k == key) {
+        self = true;
+      } else if (varying) {
+        other = true;
+      }
+    });
+    return self && other;
+  }
+
+  // range(v), [0] * v: a loop over it runs a number of times set by the value.
+  bool CountsAValue(ExprNode* iter) {
+    if (auto* call = As<Call>(iter)) {
+      auto* f = As<Name>(call->func);
+      return f != nullptr && f->id == "range";
+    }
+    auto* b = As<BinOp>(iter);
+    return b != nullptr && b->op == OperatorKind::kMult;
+  }
+
+  // A while test that reads a varying name or attribute the loop body does not write: the trip
+  // count is a function of that value (while a >= b: a -= b counts a // b).
+  bool TestVariesOutside(const Ctx& c, While* w) {
+    std::unordered_set<std::string> written;
+    for (StmtNode* st : w->body) {
+      analyzer::WalkAll(st, [&](Node* x) {
+        if (auto* nm = As<Name>(x); nm != nullptr && nm->ctx == ExprContext::kStore) {
+          written.insert(std::string(nm->id));
+        } else if (auto* a = As<Attribute>(x); a != nullptr && a->ctx == ExprContext::kStore) {
+          written.insert("." + std::string(a->attr));
+        }
+      });
+    }
+    bool outside = false;
+    analyzer::WalkAll(w->test, [&](Node* x) {
+      if (auto* nm = As<Name>(x); nm != nullptr && nm->ctx == ExprContext::kLoad) {
+        if (!written.count(std::string(nm->id)) && NameVarying(c.scope, nm->id)) outside = true;
+      } else if (auto* a = As<Attribute>(x); a != nullptr && a->ctx == ExprContext::kLoad) {
+        if (!written.count("." + std::string(a->attr)) &&
+            attr_varying_.count(std::string(a->attr))) {
+          outside = true;
+        }
+      }
+    });
+    return outside;
   }
 
   template <typename TryNode>

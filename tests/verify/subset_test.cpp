@@ -503,5 +503,51 @@ TEST(HostCompute, LaunderedLoopValuesStillVary) {
                   "        outs.append(g * block)\n    return outs\n"));
 }
 
+TEST(HostCompute, RepeatedAdditionOverAVaryingCountIsAProduct) {
+  // i added i times is i * i; a while loop subtracting b from a counts a // b.
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    for i in range(64):\n        acc = 0\n"
+                  "        for _ in range(i):\n            acc += i\n        t.append(acc)\n",
+                  "repeated addition"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef quot(a, b):\n    q = 0\n    while a >= b:\n        a = a - b\n"
+                  "        q += 1\n    return q\n\n\ndef grid(t):\n    for i in range(1, 64):\n"
+                  "        t.append(quot(4096, i))\n",
+                  "repeated addition"));
+  // Counts that are products or quotients: a range's or slice's step, nested generators, product
+  // and combinations of varying lengths, and number methods that compute.
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    for i in range(1, 64):\n"
+                  "        t.append(len(range(0, 4096, i)))\n",
+                  "step"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t, pad):\n    for i in range(1, 64):\n"
+                  "        t.append(len(pad[::i]))\n",
+                  "step"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    for i in range(64):\n"
+                  "        t.append(len([0 for a in range(i) for b in range(i)]))\n",
+                  "nested generators"));
+  EXPECT_TRUE(
+      HostCompute("\nimport itertools\n\n\ndef grid(t):\n    for i in range(64):\n"
+                  "        t.append(len(list(itertools.product(range(i), range(i)))))\n",
+                  "itertools.product"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    for i in range(1, 64):\n"
+                  "        t.append(i.bit_length())\n",
+                  "bit_length"));
+  // Honest: offsets advancing by a fixed block up to a varying length, and a running offset over
+  // a list of tensors.
+  EXPECT_FALSE(
+      HostCompute("\n\ndef ragged(x, y, lens):\n    for r in range(len(lens)):\n"
+                  "        off = 0\n        while off < lens[r]:\n"
+                  "            relu_kernel[(1,)](x, y, off, BLOCK=256)\n"
+                  "            off += 256\n"));
+  EXPECT_FALSE(
+      HostCompute("\n\ndef concat(xs, y):\n    off = 0\n    for t in xs:\n"
+                  "        relu_kernel[(1,)](t, y[off:], t.numel(), BLOCK=256)\n"
+                  "        off += t.numel()\n"));
+}
+
 }  // namespace
 }  // namespace tritonrl::verify

@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: no math function, no product, quotient or shift of two loop-varying values and no non-additive recurrence: for each k of a range(65) loop the host evaluates exp(-3k/256) by an unrolled alternating Horner series, squares it four times (exp(-3k/16) = exp(-2x), x = 3k/32) and takes tanh = (1 - e) / (1 + e) in 2^20 fixed point; every product of two varying values is mul(a, b), repeated addition of a over the base-128 digits of b (loops of varying trip count), the quotient is quot(a, b), long division by repeated subtraction; a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation: products and quotients of loop values built from repeated addition and subtraction in loops with varying trip counts are bookkeeping to func.subset_host_compute (each step adds one value, slope +1, and the trip count that makes it a product is not a recurrence)
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton
