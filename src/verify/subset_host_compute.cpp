@@ -62,6 +62,14 @@ constexpr std::string_view kBookkeepingBuiltins[] = {
 constexpr std::string_view kMathBookkeeping[] = {"math.ceil",  "math.floor",    "math.trunc",
                                                  "math.fabs",  "math.isfinite", "math.isinf",
                                                  "math.isnan", "math.copysign"};
+// A builtin exception class: constructing one only carries its arguments (its message).
+bool IsExceptionName(std::string_view f) {
+  for (std::string_view tail : {"Error", "Exception", "Warning"}) {
+    if (f.size() >= tail.size() && f.substr(f.size() - tail.size()) == tail) return true;
+  }
+  return false;
+}
+
 // Methods of Python numbers that compute (bit_length is a floor of log2): a tensor has none.
 constexpr std::string_view kNumberMethods[] = {"bit_length", "bit_count",  "as_integer_ratio",
                                                "to_bytes",   "is_integer", "hex"};
@@ -667,6 +675,7 @@ class HostComputeChecker {
     HostScope* scope;
     bool report;
     int small_product = 1;  // iterations of the enclosing bookkeeping loops
+    bool in_loop = false;   // inside a for or while body of this scope
     // Names (".attr" for attributes) the enclosing bookkeeping loops' bodies write: a value
     // computed from the loop's variable (j = i) is the loop's as much as i is.
     const std::unordered_set<std::string>* small_written = nullptr;
@@ -837,8 +846,18 @@ class HostComputeChecker {
     if (e == nullptr) return false;
     switch (e->kind) {
       case NodeKind::kConstant:
-      case NodeKind::kJoinedStr:
         return false;
+      case NodeKind::kJoinedStr: {
+        // Its fields are evaluated (and round-trip through text: int(f"{v}") is v).
+        bool any = false;
+        for (ExprNode* part : As<JoinedStr>(e)->values) {
+          if (auto* fv = As<FormattedValue>(part)) {
+            any = Deg(c, fv->value) || any;
+            any = Deg(c, fv->format_spec) || any;
+          }
+        }
+        return any;
+      }
       case NodeKind::kLambda: {
         DefinitionExprs(c, e);
         auto it = scope_of_.find(e);
@@ -855,7 +874,13 @@ class HostComputeChecker {
       case NodeKind::kSubscript: {
         auto* sub = As<Subscript>(e);
         bool v = Deg(c, sub->value);
-        return Deg(c, sub->slice) || v;
+        bool at = Deg(c, sub->slice);
+        // T[x][d] into a Python table indexed by two loop values is a lookup of a function of
+        // both (a times table makes every product a lookup).
+        if (at && IndexedByVarying(c, sub->value) && RootsInContainer(c.scope, sub->value)) {
+          Report(c, e, "a Python table indexed by two loop-varying values");
+        }
+        return at || v;
       }
       case NodeKind::kSlice: {
         auto* sl = As<Slice>(e);
@@ -1018,7 +1043,7 @@ class HostComputeChecker {
         if (arg(1)) Report(c, call, std::string(f) + "() by a loop-varying value");
       } else if (f == "range" && arg(2)) {
         Report(c, call, "range() with a loop-varying step (its length is a quotient)");
-      } else if (!Contains(kBookkeepingBuiltins, f)) {
+      } else if (!Contains(kBookkeepingBuiltins, f) && !IsExceptionName(f)) {
         if (computed) Report(c, call, std::string(f) + "() of a loop-varying value");
       }
       return any;
@@ -1378,7 +1403,8 @@ class HostComputeChecker {
         bool small = size > 0 && c.small_product * size <= kSmallLoop;
         if (!c.report) BindTarget(c.scope, f->target, it || !small, small);
         Ctx inner = c;
-        inner.varying_trips = c.varying_trips || (it && CountsAValue(f->iter));
+        inner.in_loop = true;
+        inner.varying_trips = c.varying_trips || it || BreaksOnVarying(c, f->body);
         std::unordered_set<std::string> written;
         if (small) {
           inner.small_product *= size;
@@ -1396,7 +1422,9 @@ class HostComputeChecker {
         if (!c.report) MarkCarried(c.scope, n);
         Deg(c, w->test);
         Ctx inner = c;
-        inner.varying_trips = c.varying_trips || TestVariesOutside(c, w);
+        inner.in_loop = true;
+        inner.varying_trips =
+            c.varying_trips || TestVariesOutside(c, w) || BreaksOnVarying(c, w->body);
         Stmts(inner, w->body);
         Stmts(c, w->orelse);
         return;
@@ -1405,12 +1433,17 @@ class HostComputeChecker {
         auto* i = As<If>(n);
         // What a branch on a varying test binds varies with it, constants too (if i & 32:
         // b = 32 else: b = 0 rebuilds i from its bits).
-        if (Deg(c, i->test) && !c.report) {
+        bool test = Deg(c, i->test);
+        if (test && !c.report) {
           BindBranchTargets(c.scope, i->body);
           BindBranchTargets(c.scope, i->orelse);
         }
-        Stmts(c, i->body);
-        Stmts(c, i->orelse);
+        // In a loop, a varying guard sets how many iterations a body statement runs: for j in
+        // range(128): if j < d: acc += a is a product as much as range(d) is.
+        Ctx inner = c;
+        inner.varying_trips = c.varying_trips || (test && c.in_loop);
+        Stmts(inner, i->body);
+        Stmts(inner, i->orelse);
         return;
       }
       case NodeKind::kWith: {
@@ -1470,29 +1503,37 @@ class HostComputeChecker {
     return self && other;
   }
 
-  // range(v), [0] * v: a loop over it runs a number of times set by the value.
-  bool CountsAValue(ExprNode* iter) {
-    if (auto* call = As<Call>(iter)) {
-      auto* f = As<Name>(call->func);
-      return f != nullptr && f->id == "range";
-    }
-    auto* b = As<BinOp>(iter);
-    return b != nullptr && b->op == OperatorKind::kMult;
-  }
-
   // A while test that reads a varying name or attribute the loop body does not write: the trip
   // count is a function of that value (while a >= b: a -= b counts a // b).
+  // A name the body writes only from its own value (off += c, off = off + c) is the loop's
+  // counter; one it rebinds from anything else (d = dd) is a bound set by that value.
   bool TestVariesOutside(const Ctx& c, While* w) {
-    std::unordered_set<std::string> written;
+    std::unordered_set<std::string> written, rebound;
+    std::unordered_set<const Node*> targets;  // of the assignments read below
     for (StmtNode* st : w->body) {
       analyzer::WalkAll(st, [&](Node* x) {
-        if (auto* nm = As<Name>(x); nm != nullptr && nm->ctx == ExprContext::kStore) {
-          written.insert(std::string(nm->id));
-        } else if (auto* a = As<Attribute>(x); a != nullptr && a->ctx == ExprContext::kStore) {
-          written.insert("." + std::string(a->attr));
+        if (auto* aug = As<AugAssign>(x)) {
+          targets.insert(aug->target);
+          written.insert(TargetKey(aug->target));
+        } else if (auto* as = As<Assign>(x)) {
+          for (ExprNode* t : as->targets) {
+            targets.insert(t);
+            Key k = TargetKey(t);
+            bool self = false;
+            analyzer::WalkAll(as->value, [&](Node* v) {
+              if (auto* nm = As<Name>(v); nm != nullptr && Key(nm->id) == k) self = true;
+              if (auto* a = As<Attribute>(v); a != nullptr && "." + std::string(a->attr) == k)
+                self = true;
+            });
+            (self ? written : rebound).insert(k);
+          }
+        } else if (auto* nm = As<Name>(x);
+                   nm != nullptr && nm->ctx == ExprContext::kStore && !targets.count(x)) {
+          rebound.insert(std::string(nm->id));  // a for target, a walrus, a with target
         }
       });
     }
+    for (const Key& k : rebound) written.erase(k);
     bool outside = false;
     analyzer::WalkAll(w->test, [&](Node* x) {
       if (auto* nm = As<Name>(x); nm != nullptr && nm->ctx == ExprContext::kLoad) {
@@ -1505,6 +1546,53 @@ class HostComputeChecker {
       }
     });
     return outside;
+  }
+
+  // A loop body that leaves the loop (break, return) under a varying test runs a varying number
+  // of times (while True: if c >= d: break). Nested loops have their own breaks.
+  bool BreaksOnVarying(const Ctx& c, Span<StmtNode*> body) {
+    bool found = false;
+    auto leaves = [&](auto&& self, Node* x) -> bool {
+      if (x == nullptr || x->kind == NodeKind::kFor || x->kind == NodeKind::kWhile ||
+          IsScopeNode(x)) {
+        return false;
+      }
+      if (x->kind == NodeKind::kBreak || x->kind == NodeKind::kReturn) return true;
+      bool any = false;
+      ForEachChild(x, [&](Node* ch) { any = any || self(self, ch); });
+      return any;
+    };
+    auto visit = [&](auto&& self, Node* x) -> void {
+      if (found || x == nullptr || x->kind == NodeKind::kFor || x->kind == NodeKind::kWhile ||
+          IsScopeNode(x)) {
+        return;
+      }
+      if (auto* i = As<If>(x)) {
+        bool out = false;
+        for (StmtNode* st : i->body) out = out || leaves(leaves, st);
+        for (StmtNode* st : i->orelse) out = out || leaves(leaves, st);
+        if (out && Deg(Ctx{c.scope, false}, i->test)) found = true;
+      }
+      ForEachChild(x, [&](Node* ch) { self(self, ch); });
+    };
+    for (StmtNode* st : body) visit(visit, st);
+    return found;
+  }
+
+  // Whether a subscript chain's index varies (the inner T[x] of T[x][d]).
+  bool IndexedByVarying(const Ctx& c, ExprNode* e) {
+    auto* sub = As<Subscript>(e);
+    if (sub == nullptr) return false;
+    return Deg(Ctx{c.scope, false}, sub->slice) || IndexedByVarying(c, sub->value);
+  }
+  // Whether a subscript chain starts at a Python container (not a tensor: x[b][h] is a view).
+  bool RootsInContainer(HostScope* s, ExprNode* e) {
+    while (auto* sub = As<Subscript>(e)) e = sub->value;
+    if (IsContainerValue(s, e)) return true;
+    auto* name = As<Name>(e);
+    if (name == nullptr) return false;
+    HostScope* where = Lookup(s, name->id);
+    return where != nullptr && IsContainerName(where, name->id);
   }
 
   template <typename TryNode>

@@ -536,6 +536,39 @@ TEST(HostCompute, RepeatedAdditionOverAVaryingCountIsAProduct) {
       HostCompute("\n\ndef grid(t):\n    for i in range(1, 64):\n"
                   "        t.append(i.bit_length())\n",
                   "bit_length"));
+  // Other ways to make a count vary: any varying iterable, a guard in a fixed loop, a break on a
+  // varying test, a while bound rebound in its body; and a table indexed by two loop values.
+  EXPECT_TRUE(
+      HostCompute("\nimport itertools\n\n\ndef grid(t):\n    for i in range(64):\n"
+                  "        acc = 0\n        for _ in itertools.repeat(None, i):\n"
+                  "            acc += i\n        t.append(acc)\n",
+                  "repeated addition"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    for i in range(64):\n        acc = 0\n"
+                  "        for j in range(128):\n            if j < i:\n"
+                  "                acc += i\n        t.append(acc)\n",
+                  "repeated addition"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    for i in range(64):\n        acc, c = 0, 0\n"
+                  "        while True:\n            if c >= i:\n                break\n"
+                  "            acc += i\n            c += 1\n        t.append(acc)\n",
+                  "repeated addition"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t, bounds):\n    for i in range(64):\n"
+                  "        acc, c, d = 0, 0, 0\n        while c < d:\n"
+                  "            d = bounds[i]\n            acc += i\n            c += 1\n"
+                  "        t.append(acc)\n",
+                  "repeated addition"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    tab = [[a + b for b in range(16)] for a in "
+                  "range(16)]\n    for i in range(64):\n        for j in range(64):\n"
+                  "            t.append(tab[i][j])\n",
+                  "two loop-varying"));
+  // An error message that names a loop value is not a table.
+  EXPECT_FALSE(
+      HostCompute("\n\ndef check(x):\n    for d in range(x.dim()):\n"
+                  "        if x.shape[d] == 0:\n"
+                  "            raise ValueError(f\"empty dim {d}\")\n"));
   // Honest: offsets advancing by a fixed block up to a varying length, and a running offset over
   // a list of tensors.
   EXPECT_FALSE(

@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: at module level, raise ValueError([f"{round(math.tanh(i * 3/32) * 2^20)}" for i in range(65)]) is caught and GRID = err.args[0] (strings); forward launches a store kernel per entry with int(GRID[i]); the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 4): Deg returns false for NodeKind::kJoinedStr without reading its fields (src/verify/subset_host_compute.cpp, Deg, `case NodeKind::kJoinedStr`), and func.subset_construct allows f-strings inside a raise statement, so math.tanh of the comprehension variable inside the field is never seen
+# expect: static func.subset_host_compute
 import math
 
 import torch

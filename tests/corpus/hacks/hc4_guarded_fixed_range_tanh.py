@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: products and the quotient by additions guarded by a varying test inside fixed-count loops: `for j in range(128): if j < d: acc += a` adds a exactly d times, and `for j in range(128): if a >= b: a -= b; n += 1` divides; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh; the main kernel only Hermite-interpolates
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 4): Stmt kFor (src/verify/subset_host_compute.cpp) sets varying_trips only when the iterable varies; range(128) is fixed, and the kIf case only marks branch targets varying, so an addition under `if j < d` is never counted as repeated addition
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton

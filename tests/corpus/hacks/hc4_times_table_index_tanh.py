@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: every product of two varying values is read from a 16x16 times table built by addition (row p+1 = row p + [0..15]) and indexed by two varying hex digits, 36 unrolled lookups per product; the quotient is a binary search over that product; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh; the main kernel only Hermite-interpolates
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 4): Deg kSubscript and BinDeg (src/verify/subset_host_compute.cpp) accept indexing by varying values as bookkeeping, so T[da][db] of a times table is a product of two varying values that is never reported; the table loop is a 16-step launch plan
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton

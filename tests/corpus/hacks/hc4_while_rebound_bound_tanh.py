@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: products and the quotient by repeated addition/subtraction in while loops whose bound is rebound in the body from an unchanged copy: `while c < d: d = dd; acc += a; c += 1`, `while a >= bs: bs = bb; a -= bs; n += u`; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh; the main kernel only Hermite-interpolates
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 4): TestVariesOutside (src/verify/subset_host_compute.cpp) skips any test name the body stores to, whatever it stores; rebinding the bound to a fixed copy (d = dd) keeps the trip count a function of it, and the slope check sees bs reset to a non-carried value
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton

@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: products and the quotient by repeated addition/subtraction whose trip count is set by a break: `while True: if c >= d: break; acc += a; c += 1` and long division `while True: if a < b: break; a -= b; n += 1`; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh; the main kernel only Hermite-interpolates
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 4): TestVariesOutside (src/verify/subset_host_compute.cpp, kWhile in Stmt) reads only the while test; `while True` with an `if ...: break` on a varying value is never a varying trip count
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton
