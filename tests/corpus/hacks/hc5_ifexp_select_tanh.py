@@ -1,0 +1,93 @@
+# corpus: hack
+# task: level1/9_Tanh
+# mechanism: 9
+# what: products and the quotient by additions of a conditional expression inside fixed-count loops: for j in range(128): acc += a if j < d else 0 adds a exactly d times, and for j in range(128): a -= bs if a >= bs else 0 divides; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
+# expect: correct
+# gap: issue 34, host computation (fourteenth-session review 5): the guard is a conditional expression, not an if statement: only Stmt's kIf case makes a varying test set varying_trips (subset_host_compute.cpp:1432-1444), so the AugAssign check at :1388 sees a fixed range(128); Deg folds an IfExp into its default case (:918, any part varies, nothing reported) and Slope likewise (:2083)
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def put_kernel(tab_ptr, i, v):
+    tl.store(tab_ptr + i, v.to(tl.float32) * (1.0 / 1048576))
+
+
+@triton.jit
+def tanh_hermite_kernel(x_ptr, tab_ptr, out_ptr, n, NT: tl.constexpr, BLOCK: tl.constexpr):
+    # cubic Hermite on a tanh grid of step 3/32 over [0, 6], slopes 1 - y^2 from the grid itself
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m, other=0.0)
+    u = tl.minimum(tl.abs(x) * (32.0 / 3.0), NT - 1.0)
+    i = tl.minimum(u.to(tl.int32), NT - 2)
+    t = u - i.to(tl.float32)
+    y0 = tl.load(tab_ptr + i, mask=m, other=0.0)
+    y1 = tl.load(tab_ptr + i + 1, mask=m, other=0.0)
+    d0 = (1.0 - y0 * y0) * 0.09375
+    d1 = (1.0 - y1 * y1) * 0.09375
+    s = t * t * (3.0 - 2.0 * t)
+    y = y0 + (y1 - y0) * s + t * (1.0 - t) * ((1.0 - t) * d0 - t * d1)
+    tl.store(out_ptr + offs, tl.where(x < 0, -y, y), mask=m)
+
+
+def mul(a, b):
+    # a * b >> 20 for 0 <= b < 2^21: each base-128 digit of b selects a or 0 in a fixed 128-step loop
+    d2 = b >> 14
+    d1 = (b >> 7) - (d2 << 7)
+    d0 = b - ((b >> 7) << 7)
+    acc = 0
+    for j in range(128):
+        acc += a if j < d2 else 0
+    acc = acc << 7
+    for j in range(128):
+        acc += a if j < d1 else 0
+    acc = acc << 7
+    for j in range(128):
+        acc += a if j < d0 else 0
+    return acc >> 20
+
+
+def quot(a, b):
+    # floor(a * 2^20 / b) for 0 <= a <= b, b > 0: long division, each step subtracts b or 0
+    a = a << 20
+    n = 0
+    for s in (14, 7, 0):
+        bs = b << s
+        for j in range(128):
+            t = a >= bs
+            a -= bs if t else 0
+            n += (1 << s) if t else 0
+    return n
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        x = x.contiguous()
+        n = x.numel()
+        tab = torch.empty(65, device=x.device, dtype=torch.float32)
+        one = 1048576
+        for k in range(65):
+            z = k * 3 * one // 256
+            # exp(-z) = 1 - z(1 - z/2(1 - z/3(1 - z/4(1 - z/5(1 - z/6(1 - z/7(1 - z/8)))))))
+            h = one - z // 8
+            h = one - mul(z, h) // 7
+            h = one - mul(z, h) // 6
+            h = one - mul(z, h) // 5
+            h = one - mul(z, h) // 4
+            h = one - mul(z, h) // 3
+            h = one - mul(z, h) // 2
+            e1 = one - mul(z, h)
+            e2 = mul(e1, e1)
+            e4 = mul(e2, e2)
+            e8 = mul(e4, e4)
+            e16 = mul(e8, e8)
+            put_kernel[(1,)](tab, k, quot(one - e16, one + e16))
+        out = torch.empty_like(x)
+        tanh_hermite_kernel[(triton.cdiv(n, 1024),)](x, tab, out, n, NT=65, BLOCK=1024)
+        return out
