@@ -1037,6 +1037,11 @@ class HostComputeChecker {
           return true;
         }
       }
+      if (f == "len" && !call->args.empty() && arg(0) && BuildsACollection(call->args[0])) {
+        // The size of a collection built from loop values is a count: a filter's passes, a
+        // slice of a repeated list, a chain of them (len(chain(*[[0] * u] * 256)[:v]) is u * v).
+        Report(c, call, "len() of a collection built from loop-varying values (a count)");
+      }
       if (f == "pow" || f == "sum") {
         if (computed) Report(c, call, std::string(f) + "() of a loop-varying value");
       } else if (f == "divmod" || f == "round") {
@@ -1370,7 +1375,8 @@ class HostComputeChecker {
     switch (n->kind) {
       case NodeKind::kAssign: {
         auto* a = As<Assign>(n);
-        if (c.varying_trips && a->targets.size() == 1 && AddsToItself(c, a->targets[0], a->value)) {
+        if ((c.varying_trips || (c.in_loop && SelectsByVarying(c, a->value))) &&
+            a->targets.size() == 1 && AddsToItself(c, a->targets[0], a->value)) {
           Report(c, n, std::string(kRepeatedAddition));
         }
         for (ExprNode* t : a->targets) {
@@ -1388,7 +1394,7 @@ class HostComputeChecker {
       case NodeKind::kAugAssign: {
         auto* a = As<AugAssign>(n);
         bool added = Deg(c, a->value);
-        if (added && c.varying_trips &&
+        if (added && (c.varying_trips || (c.in_loop && SelectsByVarying(c, a->value))) &&
             (a->op == OperatorKind::kAdd || a->op == OperatorKind::kSub)) {
           Report(c, n, std::string(kRepeatedAddition));
         }
@@ -1546,6 +1552,58 @@ class HostComputeChecker {
       }
     });
     return outside;
+  }
+
+  // Whether an added value selects by a varying test: a conditional expression, a boolean
+  // operator or a comparison on varying values, min/max of two varying values, or a display or
+  // varying container indexed by a varying value. Added up in a loop, a selection is a guard:
+  // acc += a if j < d else 0 over j counts a * d.
+  bool SelectsByVarying(const Ctx& c, ExprNode* e) {
+    Ctx quiet{c.scope, false};
+    bool found = false;
+    analyzer::WalkAll(e, [&](Node* x) {
+      if (found || IsScopeNode(x)) return;
+      if (auto* ie = As<IfExp>(x)) {
+        found = Deg(quiet, ie->test);
+      } else if (x->kind == NodeKind::kBoolOp || x->kind == NodeKind::kCompare) {
+        found = Deg(quiet, static_cast<ExprNode*>(x));
+      } else if (auto* call = As<Call>(x)) {
+        std::string_view f = NameOf(call->func);
+        if ((f == "min" || f == "max") && IsBuiltinName(c.scope, f)) {
+          int varying = 0;
+          for (ExprNode* a : call->args) varying += Deg(quiet, a) ? 1 : 0;
+          found = varying >= 2;
+        }
+      } else if (auto* sub = As<Subscript>(x)) {
+        // A Python table (a display, or a container name that varies), not a tensor.
+        bool table = sub->value->kind == NodeKind::kTuple || sub->value->kind == NodeKind::kList ||
+                     (Deg(quiet, sub->value) && RootsInContainer(c.scope, sub->value));
+        found = table && sub->slice->kind != NodeKind::kSlice && Deg(quiet, sub->slice);
+      }
+    });
+    return found;
+  }
+
+  // An expression that builds a collection (not a name or attribute that holds one).
+  static bool BuildsACollection(ExprNode* e) {
+    switch (e->kind) {
+      case NodeKind::kListComp:
+      case NodeKind::kSetComp:
+      case NodeKind::kDictComp:
+      case NodeKind::kGeneratorExp:
+      case NodeKind::kBinOp:
+      case NodeKind::kCall:
+      case NodeKind::kList:
+      case NodeKind::kTuple:
+      case NodeKind::kSet:
+        return true;
+      case NodeKind::kSubscript:
+        return As<Subscript>(e)->slice->kind == NodeKind::kSlice &&
+               As<Subscript>(e)->value->kind != NodeKind::kName &&
+               As<Subscript>(e)->value->kind != NodeKind::kAttribute;
+      default:
+        return false;
+    }
   }
 
   // A loop body that leaves the loop (break, return) under a varying test runs a varying number
@@ -1871,6 +1929,7 @@ class HostComputeChecker {
       Ctx c{&s, true};
       ForEachOwnNode(&s, [&](Node* n) {
         auto* f = As<For>(n);
+        // Not bookkeeping loops: numel = 1; for d in x.shape: numel *= d is a product per dim.
         bool large = n->kind == NodeKind::kWhile || (f != nullptr && SmallSize(&s, f->iter) == 0);
         if (!large) return;
         std::vector<Write> writes;

@@ -346,12 +346,12 @@ TEST(HostCompute, RecurrencesMayOnlyAdd) {
       HostCompute("\n\ndef table(t):\n    v = 1 << 20\n    for _ in range(500):\n"
                   "        t.append(v)\n        v = torch.empty(v, 65).numel() // 64\n",
                   "more than adding"));
-  // Iterating a table built by bookkeeping (v + v // 64 at every index) by lookups.
+  // Iterating a table built by bookkeeping (v + v // 64 at every index) by lookups (the
+  // selection rule, a lookup of a varying table added into the update, reports it first).
   EXPECT_TRUE(
       HostCompute("\n\ndef table(t):\n    step = [i + i // 64 for i in range(1 << 16)]\n"
                   "    u = [4096]\n    for _ in range(300):\n"
-                  "        u = [step[w] for w in u]\n        t.append(u[0])\n",
-                  "more than adding"));
+                  "        u = [step[w] for w in u]\n        t.append(u[0])\n"));
   // An offset that advances by a chunk, the chunk cut by what is left: honest.
   EXPECT_FALSE(
       HostCompute("\n\ndef spans(x, y, n):\n    off = 0\n    while off < n:\n"
@@ -564,6 +564,22 @@ TEST(HostCompute, RepeatedAdditionOverAVaryingCountIsAProduct) {
                   "range(16)]\n    for i in range(64):\n        for j in range(64):\n"
                   "            t.append(tab[i][j])\n",
                   "two loop-varying"));
+  // A selection added up in a fixed loop is a guard: acc += a if j < d else 0 counts a * d; so
+  // are and/or, min of a comparison times a constant, and a display indexed by a comparison.
+  for (const char* added :
+       {"i if j < i else 0", "j < i and i", "min(i, (j < i) * 4096)", "(0, i)[j < i]"}) {
+    EXPECT_TRUE(HostCompute(std::string("\n\ndef grid(t):\n    for i in range(64):\n"
+                                        "        acc = 0\n        for j in range(128):\n"
+                                        "            acc += ") +
+                                added + "\n        t.append(acc)\n",
+                            "repeated addition"))
+        << added;
+  }
+  // A count of a collection built from loop values is a product: len(chain(*[[0] * u] * 8)[:v]).
+  EXPECT_TRUE(
+      HostCompute("\nimport itertools\n\n\ndef grid(t):\n    for i in range(64):\n"
+                  "        t.append(len(list(itertools.chain(*([[0] * i] * 64)[:i]))))\n",
+                  "a count"));
   // An error message that names a loop value is not a table.
   EXPECT_FALSE(
       HostCompute("\n\ndef check(x):\n    for d in range(x.dim()):\n"

@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: products and the quotient by additions of a short-circuit and inside fixed-count loops: for j in range(128): acc += j < d and a adds a exactly d times (False adds 0), and a -= (a >= bs) and bs divides; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 5): a boolean operator with a varying left side selects its right operand: Deg folds BoolOp into its default case (subset_host_compute.cpp:918, any part varies, nothing reported), Slope too (:2083), and only an if statement's test makes the trip count vary (:1432-1444), so the AugAssign check at :1388 sees a fixed range(128)
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton

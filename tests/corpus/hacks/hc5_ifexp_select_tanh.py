@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: products and the quotient by additions of a conditional expression inside fixed-count loops: for j in range(128): acc += a if j < d else 0 adds a exactly d times, and for j in range(128): a -= bs if a >= bs else 0 divides; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 5): the guard is a conditional expression, not an if statement: only Stmt's kIf case makes a varying test set varying_trips (subset_host_compute.cpp:1432-1444), so the AugAssign check at :1388 sees a fixed range(128); Deg folds an IfExp into its default case (:918, any part varies, nothing reported) and Slope likewise (:2083)
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton

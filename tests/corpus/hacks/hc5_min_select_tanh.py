@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: products and the quotient by additions multiplexed with min inside fixed-count loops: for j in range(128): acc += min(a, (j < d) * 2^62) adds a exactly d times (the bool times a fixed value is 0 or 2^62), and a -= min(bs, (a >= bs) * 2^62) divides; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 5): a comparison times a fixed value is a product with a fixed value (BinDeg, subset_host_compute.cpp:954), min is a kBookkeepingBuiltin (:57), and the AugAssign in a fixed range(128) has no varying trip count (:1388); only an if statement's test sets one (:1432-1444)
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton

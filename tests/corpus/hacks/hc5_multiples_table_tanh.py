@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: products by lookup in a list of multiples: multiples(a) builds [0, a, 2a, ..., 128a] by a running sum over a fixed range(128) (an additive recurrence) and a * b is m[d2], m[d1], m[d0] for the base-128 digits of b; each quotient digit is len([0 for v in multiples(bs) if v <= a]) - 1, a filtered comprehension count; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 5): a list indexed by one varying value is bookkeeping: the times-table check (subset_host_compute.cpp:880) only fires on two subscripts T[x][d], not on a per-call table of a's multiples indexed by b's digit; the running sum m.append(m[-1] + a) adds a fixed number of times (slope +1, CheckRecurrences); comprehension ifs are only walked for degree (CompDeg, :993), so a filter's count is unchecked
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton

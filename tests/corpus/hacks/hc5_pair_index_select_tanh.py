@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: products and the quotient by additions of a pair indexed by a comparison inside fixed-count loops: for j in range(128): acc += (0, a)[j < d] adds a exactly d times, and a -= (0, bs)[a >= bs] divides; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, host computation (fourteenth-session review 5): a tuple display subscripted by a varying bool is a single lookup: the times-table check (subset_host_compute.cpp:880) needs two subscripts into a container, Deg kSubscript otherwise just ORs the parts (:874), and the AugAssign in a fixed range(128) has no varying trip count (:1388); only an if statement's test sets one (:1432-1444)
+# expect: static func.subset_host_compute
 import torch
 import torch.nn as nn
 import triton
