@@ -1375,8 +1375,8 @@ class HostComputeChecker {
     switch (n->kind) {
       case NodeKind::kAssign: {
         auto* a = As<Assign>(n);
-        if ((c.varying_trips || (c.in_loop && SelectsByVarying(c, a->value))) &&
-            a->targets.size() == 1 && AddsToItself(c, a->targets[0], a->value)) {
+        if (a->targets.size() == 1 && AddsToItself(c, a->targets[0], a->value) &&
+            AddsUpAProduct(c, a->value)) {
           Report(c, n, std::string(kRepeatedAddition));
         }
         for (ExprNode* t : a->targets) {
@@ -1394,7 +1394,7 @@ class HostComputeChecker {
       case NodeKind::kAugAssign: {
         auto* a = As<AugAssign>(n);
         bool added = Deg(c, a->value);
-        if (added && (c.varying_trips || (c.in_loop && SelectsByVarying(c, a->value))) &&
+        if (added && AddsUpAProduct(c, a->value) &&
             (a->op == OperatorKind::kAdd || a->op == OperatorKind::kSub)) {
           Report(c, n, std::string(kRepeatedAddition));
         }
@@ -1554,31 +1554,36 @@ class HostComputeChecker {
     return outside;
   }
 
+  // Whether adding `added` here builds a product: the loop's trip count varies, or the value
+  // selects by a varying test inside a loop.
+  bool AddsUpAProduct(const Ctx& c, ExprNode* added) {
+    return c.varying_trips || (c.in_loop && SelectsByVarying(c, added));
+  }
+
   // Whether an added value selects by a varying test: a conditional expression, a boolean
   // operator or a comparison on varying values, min/max of two varying values, or a display or
   // varying container indexed by a varying value. Added up in a loop, a selection is a guard:
   // acc += a if j < d else 0 over j counts a * d.
   bool SelectsByVarying(const Ctx& c, ExprNode* e) {
-    Ctx quiet{c.scope, false};
     bool found = false;
     analyzer::WalkAll(e, [&](Node* x) {
       if (found || IsScopeNode(x)) return;
       if (auto* ie = As<IfExp>(x)) {
-        found = Deg(quiet, ie->test);
+        found = Deg(c, ie->test);
       } else if (x->kind == NodeKind::kBoolOp || x->kind == NodeKind::kCompare) {
-        found = Deg(quiet, static_cast<ExprNode*>(x));
+        found = Deg(c, static_cast<ExprNode*>(x));
       } else if (auto* call = As<Call>(x)) {
         std::string_view f = NameOf(call->func);
         if ((f == "min" || f == "max") && IsBuiltinName(c.scope, f)) {
           int varying = 0;
-          for (ExprNode* a : call->args) varying += Deg(quiet, a) ? 1 : 0;
+          for (ExprNode* a : call->args) varying += Deg(c, a) ? 1 : 0;
           found = varying >= 2;
         }
       } else if (auto* sub = As<Subscript>(x)) {
         // A Python table (a display, or a container name that varies), not a tensor.
         bool table = sub->value->kind == NodeKind::kTuple || sub->value->kind == NodeKind::kList ||
-                     (Deg(quiet, sub->value) && RootsInContainer(c.scope, sub->value));
-        found = table && sub->slice->kind != NodeKind::kSlice && Deg(quiet, sub->slice);
+                     (Deg(c, sub->value) && RootsInContainer(c.scope, sub->value));
+        found = table && sub->slice->kind != NodeKind::kSlice && Deg(c, sub->slice);
       }
     });
     return found;
@@ -1629,7 +1634,7 @@ class HostComputeChecker {
         bool out = false;
         for (StmtNode* st : i->body) out = out || leaves(leaves, st);
         for (StmtNode* st : i->orelse) out = out || leaves(leaves, st);
-        if (out && Deg(Ctx{c.scope, false}, i->test)) found = true;
+        if (out && Deg(c, i->test)) found = true;
       }
       ForEachChild(x, [&](Node* ch) { self(self, ch); });
     };
@@ -1641,7 +1646,7 @@ class HostComputeChecker {
   bool IndexedByVarying(const Ctx& c, ExprNode* e) {
     auto* sub = As<Subscript>(e);
     if (sub == nullptr) return false;
-    return Deg(Ctx{c.scope, false}, sub->slice) || IndexedByVarying(c, sub->value);
+    return Deg(c, sub->slice) || IndexedByVarying(c, sub->value);
   }
   // Whether a subscript chain starts at a Python container (not a tensor: x[b][h] is a view).
   bool RootsInContainer(HostScope* s, ExprNode* e) {
