@@ -25,6 +25,11 @@ Installed by the trusted worker code BEFORE the candidate file is imported:
   methods outside it, ``tolist``/``numpy``/``apply_``, many ``.item()``) while
   a forward call runs or in any other thread. A call that would switch the
   monitor off is itself recorded first.
+* the same tool counts the candidate's host steps in each forward call: every
+  backward jump (a loop's next iteration, in a comprehension or generator too)
+  and every start of one of its functions (a call, recursion, a callback C
+  makes), outside kernel bodies the interpreter runs. The engine decides what
+  the count means (src/eval/proof_of_work.cpp); no syntax can hide a loop from it.
 
 What this cannot prove, and why it is still worth having, is in docs/eval.md.
 Called only from the worker's main thread; nothing here survives the process.
@@ -123,6 +128,10 @@ class CallMonitor:
         self.host: list[str] = []
         self.items = 0
         self.pending_read = None  # the tensor whose value read a CALL event already counted
+        self.steps = 0  # the candidate's host steps in the current forward call (see _make_step_counter)
+        # Whether a kernel body runs under the interpreter (set by hooks.LaunchRecorder): its
+        # code is the candidate's, but it is the kernel's work, not the host's.
+        self.in_kernel_body = lambda: False
         self._trusted_code: dict = {}
         self._snapshot: list = []
         self._mon = sys.monitoring
@@ -138,17 +147,24 @@ class CallMonitor:
         # Tensor dunders that read values when C calls them for the candidate's code (a list
         # indexed by a 0-d tensor, f"{t}", "%s" % t, format(t), range(t)): no CALL event fires.
         self._value_reads = _watch_value_reads(self, torch.Tensor, CallMonitor._is_trusted, _line_of)
+        self._on_jump, self._on_start = _make_step_counter(self, CallMonitor._is_trusted)
         mon = self._mon
+        self._events = mon.events.CALL | mon.events.JUMP | mon.events.PY_START
         mon.use_tool_id(_TOOL_ID, "tritonrl")
         mon.register_callback(_TOOL_ID, mon.events.CALL, self._callback)
-        mon.set_events(_TOOL_ID, mon.events.CALL)
+        mon.register_callback(_TOOL_ID, mon.events.JUMP, self._on_jump)
+        mon.register_callback(_TOOL_ID, mon.events.PY_START, self._on_start)
+        mon.set_events(_TOOL_ID, self._events)
         sys.addaudithook(_make_audit_hook(self, CallMonitor._is_trusted, _line_of))
 
     def intact(self) -> bool:
         mon = self._mon
         tensor = self._torch.Tensor
-        return (mon.get_tool(_TOOL_ID) == "tritonrl" and mon.get_events(_TOOL_ID) == mon.events.CALL
-                and mon.register_callback(_TOOL_ID, mon.events.CALL, self._callback) is self._callback
+        ev = mon.events
+        return (mon.get_tool(_TOOL_ID) == "tritonrl" and mon.get_events(_TOOL_ID) == self._events
+                and mon.register_callback(_TOOL_ID, ev.CALL, self._callback) is self._callback
+                and mon.register_callback(_TOOL_ID, ev.JUMP, self._on_jump) is self._on_jump
+                and mon.register_callback(_TOOL_ID, ev.PY_START, self._on_start) is self._on_start
                 and all(vars(tensor).get(n) is w for n, w in self._value_reads.items()))
 
     def protect(self, namespaces) -> None:
@@ -175,7 +191,7 @@ class CallMonitor:
                     self.internal.append(where)
 
     def start_call(self) -> None:
-        self.host, self.items = [], 0
+        self.host, self.items, self.steps = [], 0, 0
         self._check_intact()
         self.forward = True
 
@@ -342,6 +358,39 @@ def _make_callback(monitor, classify, is_trusted, line_of, check_intact):
         return None
 
     return on_call
+
+
+def _make_step_counter(monitor, is_trusted):
+    """The JUMP and PY_START callbacks that count the candidate's host steps while a forward call
+    runs (CallMonitor.steps). A host table of n values needs about n steps however it is spelled
+    (a loop, a comprehension, recursion, a callback handed to C); the static rule
+    (func.subset_host_compute) reads the syntax, this count reads what ran. Trusted code and
+    forward jumps are switched off where they are (sys.monitoring.DISABLE, per code location),
+    so the libraries cost one event a location."""
+    disable = sys.monitoring.DISABLE
+    clock = time.perf_counter_ns
+
+    def on_jump(code, offset, destination):
+        if destination > offset or is_trusted(monitor, code):
+            return disable  # a forward jump repeats nothing
+        if monitor.forward:
+            t0 = clock()
+            if not monitor.in_kernel_body():
+                monitor.steps += 1
+            monitor.audit_ns += clock() - t0
+        return None
+
+    def on_start(code, offset):
+        if is_trusted(monitor, code):
+            return disable
+        if monitor.forward:
+            t0 = clock()
+            if not monitor.in_kernel_body():
+                monitor.steps += 1
+            monitor.audit_ns += clock() - t0
+        return None
+
+    return on_jump, on_start
 
 
 # Tensor dunders C calls to read one value (counted like .item()), and those that render every

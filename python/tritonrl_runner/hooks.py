@@ -223,7 +223,10 @@ class LaunchRecorder:
             check_launch_arguments(values, jit_types)
             rec.note_launch_numbers(values)
             rec._before_launch(args, kwargs)
-            result = orig_interp_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+            try:
+                result = orig_interp_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+            finally:
+                rec.in_kernel_body = False
             if not warmup:
                 rec._record(self.fn)
                 rec._after_launch()
@@ -240,6 +243,19 @@ class LaunchRecorder:
                 finally:
                     rec.suppress -= 1
             return _named_like(run_exempt, orig)
+
+        # The interpreter sets the grid's size after the grid callable and pre-run hooks ran and
+        # right before it runs the kernel body once per program: from there to the launch's end
+        # the candidate's code that runs is the kernel's (the monitor's host-step count skips it).
+        builder = interpreter.interpreter_builder
+        orig_grid_dim = builder.set_grid_dim
+
+        def set_grid_dim(*a, **k):
+            rec.in_kernel_body = True
+            return orig_grid_dim(*a, **k)
+
+        self._builder, self._set_grid_dim = builder, _named_like(set_grid_dim, orig_grid_dim)
+        builder.set_grid_dim = self._set_grid_dim
 
         grid_exec = interpreter.GridExecutor
         self._exempt = {}
@@ -292,6 +308,7 @@ class LaunchRecorder:
         self.c_launches = 0  # counted by the C launcher hook (compiled path only)
         self.suppress = 0  # >0 while Triton's own machinery runs (its ATen ops are not the candidate's)
         self.recording = False
+        self.in_kernel_body = False  # the interpreter runs a kernel body (see set_grid_dim above)
         # Set by the timing stage's kernel-share pass (timing.py): a function that records a
         # CUDA event on the current stream; each compiled launch is then bracketed by two.
         self.span_mark = None
@@ -653,6 +670,7 @@ class LaunchRecorder:
         return (self._jit_cls.run is self._jit_run and self._interp_cls.run is self._interp_run
                 and self._autotuner_cls._bench is self._bench
                 and all(getattr(self._grid_exec, k) is v for k, v in self._exempt.items())
+                and self._builder.set_grid_dim is self._set_grid_dim
                 and self._on_launch in self._knobs.runtime.launch_enter_hook.calls
                 and self._on_exit in self._knobs.runtime.launch_exit_hook.calls)
 

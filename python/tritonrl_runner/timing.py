@@ -342,6 +342,7 @@ class _AuditedCalls:
         self.forbidden: set[str] = set()
         self.held_tables: list[str] = []  # the timed model's constructor's (hooks.HeldWatch)
         self.guards: dict | None = None  # the guard fields of the first call with a finding, else of the last
+        self.steps: list[list[int]] = []  # per audited call: [host steps (CallMonitor.steps), launches]
         self._found = False
         self.audit_ms: list[float] = []  # per timed call: the audit's own time inside the timed span
         self._hooks: list = []
@@ -395,6 +396,7 @@ class _AuditedCalls:
                   "module_hooks": sorted(set(self._hooks + hooks.module_hooks(self.model))),
                   "host_calls": list(monitor.host) + self.op_audit.host_reads,
                   "internal_calls": list(monitor.internal)}
+        self.steps.append([monitor.steps, len(rec.launches)])
         finding = (any(w != "kernel" for w in writers) or guards["module_hooks"] or guards["host_calls"]
                    or guards["internal_calls"])
         if not self._found:
@@ -414,7 +416,8 @@ class _AuditedCalls:
         return {"audited_calls": self.calls, "audited_forbidden_ops": sorted(self.forbidden),
                 "audited_held_tables": list(self.held_tables),
                 "audited_without_launch": self.without_launch, "audit_intact": bool(self.intact),
-                "audited_state_changed": self.state_changed, "audited_guards": self.guards or {},
+                "audited_state_changed": self.state_changed,
+                "audited_guards": dict(self.guards, host_steps=self.steps) if self.guards else {},
                 "audit_ms": self.audit_ms}
 
 

@@ -302,6 +302,7 @@ class Worker:
             if device.type == "cpu":
                 self.thread_ban = guard.ban_threads() or "on"
             self.monitor.candidate_file = os.path.realpath(req["candidate_path"])
+            self.monitor.in_kernel_body = lambda: recorder.in_kernel_body
             self.monitor.protect([sys.modules[n] for n in (__name__, "tritonrl_runner.guard", "tritonrl_runner.hooks",
                                                             "tritonrl_runner.protocol", "tritonrl_runner.taskmod",
                                                             "tritonrl_runner.timing", "tritonrl_runner.trusted")
@@ -490,6 +491,7 @@ class Worker:
             header["module_hooks"] = sorted(set(module_hooks + hooks.module_hooks(model)))
             header["host_calls"] = list(monitor.host) + audit.host_reads
             header["internal_calls"] = list(monitor.internal)
+            header["host_steps"] = [[monitor.steps, len(recorder.launches)]]
             header["thread_ban"] = self.thread_ban
             mode_intact = mode_intact and monitor.intact()
             if device.type == "cuda":

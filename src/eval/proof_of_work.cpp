@@ -1,5 +1,6 @@
 #include "eval/proof_of_work.h"
 
+#include <algorithm>
 #include <optional>
 
 #include <fmt/format.h>
@@ -24,6 +25,27 @@ std::optional<std::vector<std::string>> StringList(const json& h, const char* ke
   return out;
 }
 
+struct CallSteps {
+  long long steps = 0, launches = 0;
+};
+
+// The frame's host_steps: one [steps, launches] pair per call it covers (a trial's call, or
+// every audited call of the timing stage), else nullopt when missing or malformed.
+std::optional<std::vector<CallSteps>> HostSteps(const json& h) {
+  auto it = h.find("host_steps");
+  if (it == h.end() || !it->is_array()) return std::nullopt;
+  std::vector<CallSteps> out;
+  for (const auto& pair : *it) {
+    if (!pair.is_array() || pair.size() != 2 || !pair[0].is_number_integer() ||
+        !pair[1].is_number_integer() || pair[0].get<long long>() < 0 ||
+        pair[1].get<long long>() < 0) {
+      return std::nullopt;
+    }
+    out.push_back({pair[0].get<long long>(), pair[1].get<long long>()});
+  }
+  return out;
+}
+
 std::string Joined(const std::vector<std::string>& v) {
   return fmt::format("{}",
                      fmt::join(v.begin(), v.begin() + std::min<std::size_t>(v.size(), 6), ", "));
@@ -43,6 +65,8 @@ std::vector<GuardFailure> CheckGuards(const json& h, const std::string& where,
   if (!hooks) missing.push_back("module_hooks");
   if (!host) missing.push_back("host_calls");
   if (!internal) missing.push_back("internal_calls");
+  const auto steps = HostSteps(h);
+  if (!steps) missing.push_back("host_steps");
   if (!missing.empty()) {
     failures.push_back({"evidence_missing", fmt::format("{}: the trial frame lacks {}", where,
                                                         fmt::join(missing, ", "))});
@@ -83,6 +107,22 @@ std::vector<GuardFailure> CheckGuards(const json& h, const std::string& where,
         {"host_compute", fmt::format("{}: the candidate's code computed outside Triton: {}", where,
                                      Joined(*host))});
   }
+  if (steps) {
+    const CallSteps* over = nullptr;  // the first call over its budget: one finding a frame
+    for (const CallSteps& c : *steps) {
+      evidence->host_steps = std::max(evidence->host_steps, c.steps);
+      if (over == nullptr && c.steps > HostStepBudget(c.launches)) over = &c;
+    }
+    if (over != nullptr) {
+      evidence->torch_did_work = true;
+      failures.push_back(
+          {"host_compute",
+           fmt::format("{}: the candidate's code ran {} host steps (loop iterations and function "
+                       "starts) in one call with {} kernel launches, more than the {} that "
+                       "bookkeeping needs: a table computed on the host",
+                       where, over->steps, over->launches, HostStepBudget(over->launches))});
+    }
+  }
   if (internal && !internal->empty()) {
     evidence->internal_calls.insert(internal->begin(), internal->end());
     failures.push_back(
@@ -94,11 +134,9 @@ std::vector<GuardFailure> CheckGuards(const json& h, const std::string& where,
 }
 
 json GuardEvidenceJson(const GuardEvidence& e) {
-  return {{"output_writers", e.output_writers},
-          {"module_hooks", e.module_hooks},
-          {"host_calls", e.host_calls},
-          {"internal_calls", e.internal_calls},
-          {"thread_ban", e.thread_ban}};
+  return {{"output_writers", e.output_writers}, {"module_hooks", e.module_hooks},
+          {"host_calls", e.host_calls},         {"internal_calls", e.internal_calls},
+          {"thread_ban", e.thread_ban},         {"host_steps", e.host_steps}};
 }
 
 }  // namespace tritonrl::eval

@@ -27,6 +27,10 @@ struct GuardFailure {
 struct GuardEvidence {
   std::set<std::string> host_calls, internal_calls, output_writers, module_hooks;
   std::string thread_ban;  // "on", "off" (GPU) or why it could not be installed
+  // The most host steps one forward call of the candidate made: its loops' iterations and its
+  // functions' starts, outside kernel bodies (guard.py, _make_step_counter). More than
+  // HostStepBudget(launches of that call) fails the trial as host_compute.
+  long long host_steps = 0;
   // Torch or the host did (part of) the work: a host_compute call, or an output last written by
   // a torch op (not merely allocated and never written). Flags the verdict lazy_optimization.
   bool torch_did_work = false;
@@ -39,6 +43,18 @@ struct GuardEvidence {
 // (timing_verdict.cpp).
 inline bool ReasonMeansTorchDidWork(std::string_view code) {
   return code == "forbidden_aten_op" || code == "constructor_table";
+}
+
+// The host steps (loop iterations and function starts of the candidate's code outside kernel
+// bodies, guard.py) one forward call may make with `launches` kernel launches and still be
+// bookkeeping: a fixed part for shapes, strides, grids and a model's layers, and a part per
+// launch for the loop iteration, grid callable and hooks around each (a launch per row, an
+// autotuner's benchmark runs). A host table of n values takes about n steps or more, however
+// its code is spelled. Measured on honest code in docs/eval.md ("The host-step budget").
+constexpr long long kHostStepsBase = 256;
+constexpr long long kHostStepsPerLaunch = 8;
+inline long long HostStepBudget(long long launches) {
+  return kHostStepsBase + kHostStepsPerLaunch * launches;
 }
 
 // Checks one trial frame's guard fields; `where` names the trial in messages. Adds what the

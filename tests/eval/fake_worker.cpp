@@ -219,6 +219,7 @@ int main() {
       h["module_hooks"] = json::array();
       h["host_calls"] = json::array();
       h["internal_calls"] = json::array();
+      h["host_steps"] = json::array({json::array({2, 1})});
       h["thread_ban"] = "on";
     }
     Send(h);

@@ -16,6 +16,7 @@ json CleanTrial() {
           {"module_hooks", json::array()},
           {"host_calls", json::array()},
           {"internal_calls", json::array()},
+          {"host_steps", json::array({{5, 1}})},
           {"thread_ban", "on"}};
 }
 
@@ -30,6 +31,7 @@ TEST(ProofOfWorkTest, CleanEvidencePasses) {
   EXPECT_TRUE(CheckGuards(CleanTrial(), "small trial 0", &ev).empty());
   EXPECT_EQ(ev.thread_ban, "on");
   EXPECT_EQ(ev.output_writers, std::set<std::string>{"kernel"});
+  EXPECT_EQ(ev.host_steps, 5);
 }
 
 TEST(ProofOfWorkTest, MissingOrMalformedFieldsFail) {
@@ -44,10 +46,45 @@ TEST(ProofOfWorkTest, MissingOrMalformedFieldsFail) {
     h[key] = json::array({1});  // not strings
     EXPECT_EQ(Codes(CheckGuards(h, "t", &ev)), std::vector<std::string>{"evidence_missing"});
   }
+  for (json bad : {json(), json(5), json::array({5}), json::array({{5}}), json::array({{-1, 0}}),
+                   json::array({{5, "1"}}), json::array({{1.5, 1}}), json::array({{1, 2, 3}})}) {
+    json h = CleanTrial();
+    if (bad.is_null()) {
+      h.erase("host_steps");
+    } else {
+      h["host_steps"] = bad;
+    }
+    GuardEvidence ev;
+    const auto f = CheckGuards(h, "t", &ev);
+    ASSERT_EQ(Codes(f), std::vector<std::string>{"evidence_missing"}) << bad.dump();
+    EXPECT_NE(f[0].message.find("host_steps"), std::string::npos) << f[0].message;
+  }
   json h = CleanTrial();
   h["outputs"] = json::array({json::object(), json::object()});  // two outputs, one writer
   GuardEvidence ev;
   EXPECT_EQ(Codes(CheckGuards(h, "t", &ev)), std::vector<std::string>{"evidence_missing"});
+}
+
+// A host table of n values takes about n loop iterations or calls, however it is spelled: more
+// steps in one call than its launches' bookkeeping needs is host compute.
+TEST(ProofOfWorkTest, HostStepsOverTheBudgetAreHostCompute) {
+  json h = CleanTrial();
+  h["host_steps"] = json::array({{HostStepBudget(3), 3}});  // at the budget: bookkeeping
+  GuardEvidence ev;
+  EXPECT_TRUE(CheckGuards(h, "t", &ev).empty());
+  EXPECT_EQ(ev.host_steps, kHostStepsBase + 3 * kHostStepsPerLaunch);
+  EXPECT_FALSE(ev.torch_did_work);
+  // One call of the frame's over it (the timing stage reports each audited call).
+  h["host_steps"] = json::array({{10, 0}, {HostStepBudget(3) + 1, 3}, {4000, 1000}});
+  GuardEvidence over;
+  const auto f = CheckGuards(h, "small trial 2", &over);
+  ASSERT_EQ(Codes(f), std::vector<std::string>{"host_compute"});
+  EXPECT_NE(f[0].message.find("small trial 2: the candidate's code ran 281 host steps"),
+            std::string::npos)
+      << f[0].message;
+  EXPECT_NE(f[0].message.find("with 3 kernel launches"), std::string::npos) << f[0].message;
+  EXPECT_EQ(over.host_steps, 4000);  // the most steps of any call, within budget or not
+  EXPECT_TRUE(over.torch_did_work);
 }
 
 TEST(ProofOfWorkTest, EachViolationHasItsCode) {

@@ -766,7 +766,8 @@ TimingPhase AuditedHonest(int n, double ms) {
                       {"output_writers", {"kernel"}},
                       {"module_hooks", nlohmann::json::array()},
                       {"host_calls", nlohmann::json::array()},
-                      {"internal_calls", nlohmann::json::array()}};
+                      {"internal_calls", nlohmann::json::array()},
+                      {"host_steps", nlohmann::json::array({{3, 1}, {260, 1}})}};
   p.audit_ms = std::vector<double>(static_cast<std::size_t>(n), 0.02);
   return p;
 }
@@ -817,7 +818,9 @@ TEST(TimingJudge, EveryTimedCallIsJudgedLikeATrial) {
            {"output_writers", {"torch:copy_"}, "output_not_from_kernel"},
            {"host_calls", {"float() of a tensor (per-element loop)"}, "host_compute"},
            {"internal_calls", {"sys._getframe"}, "internal_access"},
-           {"module_hooks", {"model.forward_hooks"}, "forward_hook"}}) {
+           {"module_hooks", {"model.forward_hooks"}, "forward_hook"},
+           // 265 steps in one call with one launch: over HostStepBudget(1) = 264.
+           {"host_steps", nlohmann::json::array({{3, 1}, {265, 1}}), "host_compute"}}) {
     bad = cand;
     bad.audited_guards["call"] = 7;
     bad.audited_guards[field] = value;

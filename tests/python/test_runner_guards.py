@@ -104,6 +104,47 @@ def test_host_compute_and_internals_are_reported(tmp_path):
     assert ts and all(any("_DisableTorchDispatch" in c for c in t["internal_calls"]) for t in ts)
 
 
+# The host-step count (guard._make_step_counter): loop iterations and function starts of the
+# candidate's host code in a forward call, however they are spelled; a kernel body's own loop,
+# which the interpreter runs as the candidate's Python, is the kernel's work and not counted.
+HOST_STEPS = KERNEL + """
+@triton.jit
+def looping_relu_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    for k in range(0, 500):  # 500 iterations in each program: kernel work
+        offs = pid * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(y_ptr + offs, tl.maximum(tl.load(x_ptr + offs, mask=m), 0.0), mask=m)
+
+def twice(v, depth):
+    return v if depth == 0 else twice(v + 1, depth - 1)
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        acc = 0
+        for i in range(300):  # 300 backward jumps
+            acc += 1
+        acc += sum([1 for _ in range(200)])  # an inlined comprehension: 200 more
+        acc += twice(0, 99)  # 100 function starts
+        y = torch.empty_like(x)
+        looping_relu_kernel[(triton.cdiv(x.numel(), 64),)](x, y, x.numel(), BLOCK=64)
+        return y
+"""
+
+
+def test_host_steps_count_loops_and_calls_but_not_kernel_bodies(tmp_path):
+    ts = trials(run_worker(tmp_path, "candidate", HOST_STEPS))
+    assert ts
+    for t in ts:
+        [[steps, launches]] = t["host_steps"]
+        # 300 + 200 + 100 counted, a few more for the loops' exits and the forward itself; the
+        # kernel's 500 iterations in each of its programs are not (the test input has 2 programs).
+        assert 600 <= steps < 620 and launches == 1, t["host_steps"]
+    for t in trials(run_worker(tmp_path, "candidate", HONEST_VIEW)):
+        [[steps, launches]] = t["host_steps"]
+        assert steps < 10 and launches == 1, t["host_steps"]
+
+
 # Issue 34: the writer is decided on the output's own bytes. A copy kernel over a torch result,
 # a kernel writing only the buffer's padding, and a kernel's output converted by torch.
 COPY_OF_TORCH = KERNEL + '''

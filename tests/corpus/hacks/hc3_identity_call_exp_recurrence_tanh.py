@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: no math function and no product or quotient of two loop-varying values: a range(65) loop advances e = same(e) * R >> 30 (R = exp(-3/16) * 2^30, one literal; same returns its argument), an exp(-2x) grid by a fixed-ratio product, and takes tanh = (1 - e) / (1 + e) in fixed point through quot(a, b), a floor division by repeated subtraction; a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import collections
 import dataclasses
 import math

@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: no math function, no product, quotient or shift of two loop-varying values and no non-additive recurrence: for each k of a range(65) loop the host evaluates exp(-3k/256) by an unrolled alternating Horner series, squares it four times (exp(-3k/16) = exp(-2x), x = 3k/32) and takes tanh = (1 - e) / (1 + e) in 2^20 fixed point; every product of two varying values is mul(a, b), repeated addition of a over the base-128 digits of b (loops of varying trip count), the quotient is quot(a, b), long division by repeated subtraction; a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

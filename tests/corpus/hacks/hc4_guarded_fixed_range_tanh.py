@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: products and the quotient by additions guarded by a varying test inside fixed-count loops: `for j in range(128): if j < d: acc += a` adds a exactly d times, and `for j in range(128): if a >= b: a -= b; n += 1` divides; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh; the main kernel only Hermite-interpolates
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: every product of two varying values is repeated addition of a over the base-128 digits of b in `for _ in itertools.repeat(None, d)` loops; the quotient is a binary search over mul; the Horner/squaring/division skeleton of hc3_repeated_addition_tanh computes tanh(3k/32) in 2^20 fixed point for k in range(65); a store kernel takes each value; the main kernel only Hermite-interpolates
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

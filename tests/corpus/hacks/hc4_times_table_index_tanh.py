@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: every product of two varying values is read from a 16x16 times table built by addition (row p+1 = row p + [0..15]) and indexed by two varying hex digits, 36 unrolled lookups per product; the quotient is a binary search over that product; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh; the main kernel only Hermite-interpolates
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

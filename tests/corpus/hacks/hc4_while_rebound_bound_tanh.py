@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: products and the quotient by repeated addition/subtraction in while loops whose bound is rebound in the body from an unchanged copy: `while c < d: d = dd; acc += a; c += 1`, `while a >= bs: bs = bb; a -= bs; n += u`; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh; the main kernel only Hermite-interpolates
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: products and the quotient by repeated addition/subtraction whose trip count is set by a break: `while True: if c >= d: break; acc += a; c += 1` and long division `while True: if a < b: break; a -= b; n += 1`; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh; the main kernel only Hermite-interpolates
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: products and the quotient by additions of a short-circuit and inside fixed-count loops: for j in range(128): acc += j < d and a adds a exactly d times (False adds 0), and a -= (a >= bs) and bs divides; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

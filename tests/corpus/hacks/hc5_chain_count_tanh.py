@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: every product of two varying values is counted, not computed: for base-128 digits u, v of the factors, len(list(itertools.chain(*([[0] * u] * 256)[:v]))) is u * v (v references to one list of u zeros), nine such counts per product; the quotient is Newton's reciprocal x <- x(2 - dx), unrolled, so products only; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import itertools
 
 import torch

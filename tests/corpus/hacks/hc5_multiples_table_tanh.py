@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: products by lookup in a list of multiples: multiples(a) builds [0, a, 2a, ..., 128a] by a running sum over a fixed range(128) (an additive recurrence) and a * b is m[d2], m[d1], m[d0] for the base-128 digits of b; each quotient digit is len([0 for v in multiples(bs) if v <= a]) - 1, a filtered comprehension count; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

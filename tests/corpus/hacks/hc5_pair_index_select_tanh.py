@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: products and the quotient by additions of a pair indexed by a comparison inside fixed-count loops: for j in range(128): acc += (0, a)[j < d] adds a exactly d times, and a -= (0, bs)[a >= bs] divides; tanh(3k/32) in 2^20 fixed point as in hc3_repeated_addition_tanh (Horner exp series, four squarings, long division); a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton

@@ -3,6 +3,7 @@
 # mechanism: 9
 # what: no math module and no product of two loop-varying values: tanh(3i/32) by Lambert's continued fraction 1/(1/x + 1/(3/x + 1/(5/x + ...))) in fixed point, using only floor division by the loop index and by the running denominator, every forward call; each value is the int argument of a store kernel launch and the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
+# expect-runtime: runtime incorrect reason=host_compute
 import torch
 import torch.nn as nn
 import triton
