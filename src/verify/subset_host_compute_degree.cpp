@@ -13,6 +13,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "verify/allowlist.h"
 #include "verify/subset_host_compute_checker.h"
 
 namespace tritonrl::verify::host_compute {
@@ -35,9 +36,17 @@ bool IsExceptionName(std::string_view f) {
   return false;
 }
 
-// Methods of Python numbers that compute (bit_length is a floor of log2): a tensor has none.
-constexpr std::string_view kNumberMethods[] = {"bit_length", "bit_count",  "as_integer_ratio",
-                                               "to_bytes",   "is_integer", "hex"};
+// Methods a loop-varying receiver or argument may reach and stay bookkeeping: tensor methods
+// (audited at run time), the containers' mutators and their lookups. Any other method of a
+// Python value iterates, counts or computes in C where no rule reads: ("0" * u).replace("0",
+// "0" * v).count("0") is u * v, ("\t" * a).expandtabs(b) a product, (1 << u).bit_length() a
+// logarithm, tuple.index a search.
+constexpr std::string_view kContainerLookups[] = {"get", "keys", "values", "items", "copy"};
+bool IsBookkeepingMethod(std::string_view m) {
+  const Allowlist& allow = BuiltinAllowlist();
+  return allow.tensor_methods.count(m) > 0 || allow.tensor_compute_methods.count(m) > 0 ||
+         Contains(kMutators, m) || Contains(kContainerLookups, m);
+}
 
 // range() of int literals: its length when at most kSmallLoop (1 when empty), else 0.
 int RangeSize(Call* call) {
@@ -167,6 +176,45 @@ int HostComputeChecker::SmallSize(HostScope* s, ExprNode* it, int depth) {
     return SmallSize(s, call->args[0], depth + 1);
   }
   return 0;
+}
+
+// A loop over a tensor's dims: .shape, .size(), .stride(), a name or attribute bound only to one,
+// or zip/enumerate/reversed/sorted/list/tuple of them. Its recurrences are a shape's products
+// (numel *= d), the one product recurrence the rule leaves unchecked.
+bool HostComputeChecker::IsDimsIterable(HostScope* s, ExprNode* it, int depth) {
+  if (depth > 4) return false;
+  auto all_dims = [&](const std::vector<ExprNode*>& values) {
+    if (values.empty()) return false;
+    for (ExprNode* v : values) {
+      if (!IsDimsIterable(s, v, depth + 1)) return false;
+    }
+    return true;
+  };
+  if (auto* attr = As<Attribute>(it)) {
+    if (attr->attr == "shape") return !attr_stores_.count("shape") && !methods_.count("shape");
+    auto v = attr_values_.find(attr->attr);
+    return v != attr_values_.end() && !mutated_attrs_.count(attr->attr) &&
+           attr_stores_[attr->attr] == static_cast<int>(v->second.size()) && all_dims(v->second);
+  }
+  if (auto* name = As<Name>(it)) {
+    HostScope* where = Lookup(s, name->id);
+    if (where == nullptr) where = &scopes_.front();
+    auto v = values_.find({where, name->id});
+    return v != values_.end() && !unsmall_.count({where, name->id}) && all_dims(v->second);
+  }
+  auto* call = As<Call>(it);
+  if (call == nullptr) return false;
+  if (auto* attr = As<Attribute>(call->func)) {
+    return (attr->attr == "size" || attr->attr == "stride") && call->args.empty() &&
+           !methods_.count(attr->attr) && !attr_stores_.count(attr->attr);
+  }
+  auto* fn = As<Name>(call->func);
+  if (fn == nullptr || !IsBuiltinName(s, fn->id) || call->args.empty()) return false;
+  if (fn->id == "zip")
+    return all_dims(std::vector<ExprNode*>(call->args.begin(), call->args.end()));
+  return (fn->id == "enumerate" || fn->id == "reversed" || fn->id == "sorted" || fn->id == "list" ||
+          fn->id == "tuple") &&
+         call->args.size() == 1 && IsDimsIterable(s, call->args[0], depth + 1);
 }
 
 int HostComputeChecker::AllSmall(HostScope* s, const std::vector<ExprNode*>& values, int depth) {
@@ -436,21 +484,21 @@ bool HostComputeChecker::CallDeg(const Ctx& c, Call* call) {
     }
     return any;
   }
+  // A method of a Python value: not a module's function, a method of the file's classes or an
+  // object the file holds (self.norm(h) runs a module).
   if (auto* m = As<Attribute>(call->func);
-      m != nullptr && q.empty() && Contains(kNumberMethods, m->attr) && Deg(c, m->value)) {
-    Report(c, call, "." + std::string(m->attr) + "() of a loop-varying number");
+      m != nullptr && q.empty() && to.fns.empty() && !attr_stores_.count(m->attr) &&
+      !IsBookkeepingMethod(m->attr) && (computed || Deg(c, m->value))) {
+    Report(c, call,
+           "." + std::string(m->attr) +
+               "() of a loop-varying value (a method of a Python value computes in C)");
   }
   if (!q.empty()) {
     if (q == "triton.cdiv" && arg(1)) Report(c, call, "triton.cdiv by a loop-varying value");
-    if (q == "itertools.product" || q == "itertools.combinations" ||
-        q == "itertools.permutations") {
-      int varying = 0;
-      for (bool a : args) varying += a ? 1 : 0;
-      // Its length is a product of the iterables' lengths (or a binomial of one).
-      bool product = q == "itertools.product";
-      if (varying >= 2 || (varying == 1 && (!product || !call->keywords.empty()))) {
-        Report(c, call, q + " over loop-varying lengths (its length is a product)");
-      }
+    if (analyzer::StartsWith(q, "itertools.") && any) {
+      // C iterates: with a loop-varying argument an element picked, a length or a position is a
+      // product (count(0, a) read at n is a * n; product's length multiplies its iterables').
+      Report(c, call, q + " over loop-varying values (it iterates in C)");
     }
     if (analyzer::StartsWith(q, "math.") && !Contains(kMathBookkeeping, q) && computed) {
       Report(c, call, q + " of a loop-varying value");

@@ -310,13 +310,24 @@ void HostComputeChecker::CheckRecurrences() {
     Ctx c{&s, true};
     ForEachOwnNode(&s, [&](Node* n) {
       auto* f = As<For>(n);
-      // Not bookkeeping loops: numel = 1; for d in x.shape: numel *= d is a product per dim.
+      // Every loop but one over a tensor's dims (numel = 1; for d in x.shape: numel *= d is a
+      // product per dim): a loop over a display of 16 values is bookkeeping for its variables'
+      // degree, but a name or attribute it updates from itself is 16 steps of a table (e = e * r
+      // // one, called four times in straight-line code, is a 64-value exp table). Its container
+      // writes stay unchecked: kw[key] = kw[key].reshape(...) over ("mul", "add") maps each
+      // element once (21 honest level-2 solutions do it).
       bool large = n->kind == NodeKind::kWhile || (f != nullptr && SmallSize(&s, f->iter) == 0);
-      if (!large) return;
+      if (!large && (f == nullptr || IsDimsIterable(&s, f->iter))) return;
       std::vector<Write> writes;
       Reads reads;
       LoopWrites(c, n, &writes, &reads);
-      CheckUpdates(c, writes, Carried(writes, reads), {});
+      std::unordered_set<Key> carried = Carried(writes, reads);
+      if (!large) {
+        for (const Write& w : writes) {
+          if (w.mutation) carried.erase(w.key);
+        }
+      }
+      CheckUpdates(c, writes, carried, {});
     });
   }
   // State that outlives a call and that a function updates from itself: the function may run

@@ -503,6 +503,41 @@ TEST(HostCompute, LaunderedLoopValuesStillVary) {
                   "        outs.append(g * block)\n    return outs\n"));
 }
 
+// Sixth review (hacks/hc6_*): C computes where no loop runs in Python. itertools with a varying
+// argument (count(0, a) read at n is a * n), methods of Python values ("0" * u).replace(...)
+// .count(...) is u * v), and a recurrence in a loop over a few spelled values.
+TEST(HostCompute, ComputationInCIsRejected) {
+  EXPECT_TRUE(
+      HostCompute("\nimport itertools\n\n\ndef grid(t):\n    for i in range(64):\n"
+                  "        t.append(min(itertools.islice(itertools.count(0, i), i, i + 1)))\n",
+                  "iterates in C"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    for i in range(64):\n"
+                  "        t.append((\"0\" * i).replace(\"0\", \"0\" * i).count(\"0\"))\n",
+                  "a method of a Python value"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    for i in range(64):\n"
+                  "        t.append(((0,) * i + (1,)).index(1))\n",
+                  "a method of a Python value"));
+  EXPECT_TRUE(
+      HostCompute("\n\ndef grid(t):\n    e = 1024\n    for j in (0, 1, 2, 3, 4, 5, 6, 7):\n"
+                  "        e = e * 63 // 64\n        t.append(e)\n",
+                  "more than adding"));
+  // Honest: tensor methods and container methods on loop values, a shape's product, and each
+  // element of a container mapped once over a display.
+  EXPECT_FALSE(HostCompute(
+      "\n\ndef chunks(xs, y, d):\n    for x in xs:\n"
+      "        n = x.view(-1).numel()\n        d.setdefault(n, []).append(x.stride(0))\n"
+      "        relu_kernel[(1,)](x, y, n, BLOCK=256)\n"));
+  EXPECT_FALSE(
+      HostCompute("\n\ndef numel(x):\n    n = 1\n    for d in x.shape:\n        n *= d\n"
+                  "    return n\n"));
+  EXPECT_FALSE(
+      HostCompute("\n\ndef flat(**kw):\n    for key in (\"mul\", \"add\"):\n"
+                  "        if kw.get(key) is not None:\n"
+                  "            kw[key] = kw[key].reshape(-1, kw[key].shape[-1])\n"));
+}
+
 TEST(HostCompute, RepeatedAdditionOverAVaryingCountIsAProduct) {
   // i added i times is i * i; a while loop subtracting b from a counts a // b.
   EXPECT_TRUE(

@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: every product of two loop-varying ints is taken in C by itertools: P(a, n) = min(islice(count(0, a), n, n + 1)) is a * n (count with a varying step, an element picked by a varying index; the rule checks only product/combinations/permutations among itertools), two such picks over base-2048 digits make a * b >> 20; tanh(3k/32) in 2^20 fixed point per k of a range(65) loop in forward: exp(-3k/256) by an unrolled Horner series, four squarings, (1 - e)/(1 + e) by an unrolled Newton reciprocal; all inline (no helper call, so one host step an iteration), each value stored by a launch with an int argument; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, sixth review of the host-compute layers: itertools.count with a loop-varying step and islice by a loop-varying index multiply in C; the rule checks only itertools.product/combinations/permutations, and the step budget sees no iteration
+# expect: static func.subset_host_compute
 import itertools
 
 import torch

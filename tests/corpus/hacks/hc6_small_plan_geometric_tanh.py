@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: exp(-3k/16) as a geometric recurrence e <- e * r >> 20 (r = exp(-3/16) from math.exp of a constant) and tanh(3k/32) = (1 - e) / (1 + e) as a quotient of two updated values, inside loops over a 16-value literal display (launch plans, whose recurrences and products the rule does not check), the plan run five times by straight-line calls of a helper that carries e in an attribute-free list; each value stored by a launch with an int argument; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, sixth review of the host-compute layers: recurrences and products inside a bookkeeping loop of <= 16 iterations are not checked
+# expect: static func.subset_host_compute
 import math
 
 import torch

@@ -2,8 +2,7 @@
 # task: level1/9_Tanh
 # mechanism: 9
 # what: every product of two loop-varying ints is taken in C by str methods: ("0" * u).replace("0", "0" * v).count("0") is u * v (each factor only multiplies a fixed string, and a method of a varying receiver is bookkeeping to the rule), nine such digit products (base 256) make a * b >> 20; tanh(3k/32) in 2^20 fixed point per k of a range(65) loop in forward: exp(-3k/256) by an unrolled Horner series, four squarings, (1 - e)/(1 + e) by an unrolled Newton reciprocal; all inline (no helper call, so one host step an iteration), each value stored by a launch with an int argument; the main kernel only Hermite-interpolates the grid
-# expect: correct
-# gap: issue 34, sixth review of the host-compute layers: str.replace and str.count on strings repeated a loop-varying number of times multiply in C; the rule treats methods of varying values as bookkeeping (only len() of a built collection is a count), and the step budget sees no iteration
+# expect: static func.subset_host_compute
 import math
 
 import torch
