@@ -129,6 +129,7 @@ class CallMonitor:
         self.items = 0
         self.pending_read = None  # the tensor whose value read a CALL event already counted
         self.steps = 0  # the candidate's host steps in the current forward call (see _make_step_counter)
+        self.building = False  # the candidate's import or constructor runs (steps counted too)
         # Whether a kernel body runs under the interpreter (set by hooks.LaunchRecorder): its
         # code is the candidate's, but it is the kernel's work, not the host's.
         self.in_kernel_body = lambda: False
@@ -198,6 +199,16 @@ class CallMonitor:
     def stop_call(self) -> None:
         self.forward = False
         self._check_intact()
+
+    def start_build(self) -> None:
+        """The import or the constructor starts: its host steps are counted as a call's (a table
+        computed there is kept for every call, hacks/hc6_ctor_repeated_addition_tanh)."""
+        self.steps = 0
+        self.building = True
+
+    def stop_build(self) -> int:
+        self.building = False
+        return self.steps
 
     def _is_trusted(self, code) -> bool:
         """Code from a file in the trusted folders, or with a synthetic file name (namedtuple,
@@ -370,24 +381,23 @@ def _make_step_counter(monitor, is_trusted):
     disable = sys.monitoring.DISABLE
     clock = time.perf_counter_ns
 
-    def on_jump(code, offset, destination):
-        if destination > offset or is_trusted(monitor, code):
-            return disable  # a forward jump repeats nothing
-        if monitor.forward:
+    def count():
+        if monitor.forward or monitor.building:
             t0 = clock()
             if not monitor.in_kernel_body():
                 monitor.steps += 1
             monitor.audit_ns += clock() - t0
+
+    def on_jump(code, offset, destination):
+        if destination > offset or is_trusted(monitor, code):
+            return disable  # a forward jump repeats nothing
+        count()
         return None
 
     def on_start(code, offset):
         if is_trusted(monitor, code):
             return disable
-        if monitor.forward:
-            t0 = clock()
-            if not monitor.in_kernel_body():
-                monitor.steps += 1
-            monitor.audit_ns += clock() - t0
+        count()
         return None
 
     return on_jump, on_start

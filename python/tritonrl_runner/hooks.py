@@ -720,15 +720,14 @@ CONSTRUCTOR_PRODUCT_OPS = frozenset({"aten::mul", "aten::mul_", "aten::div", "at
 
 
 def _of_two_tensors(name: str, args) -> bool:
-    """A product of two tensors of more than one element, or a quotient by one (a Python number
-    reaches ATen as a 0-d tensor). Any divisor counts, whatever the numerator: 1 / x and
-    1 / (x + 1) make x * (x + 1) from reciprocals alone."""
-    def big(a) -> bool:
-        return isinstance(a, torch.Tensor) and a.numel() > 1
-
+    """A product of two tensors, or a quotient by one. A Python number reaches the dispatcher as a
+    number (0.5 * t is aten::mul.Tensor(t, 0.5)), so any tensor operand, a one-element or 0-d one
+    included, is the candidate's data: e[k:].mul_(r) with a one-element r is a geometric table
+    (hacks/hc6_ctor_one_element_tensor_products_tanh). Any divisor counts, whatever the numerator:
+    1 / x and 1 / (x + 1) make x * (x + 1) from reciprocals alone."""
     if name.startswith("aten::div"):
-        return len(args) > 1 and big(args[1])
-    return len(args) > 1 and big(args[0]) and big(args[1])
+        return len(args) > 1 and isinstance(args[1], torch.Tensor)
+    return len(args) > 1 and isinstance(args[0], torch.Tensor) and isinstance(args[1], torch.Tensor)
 
 
 # The held-tensor rule (docs/eval.md): what a candidate's process may keep after its constructor.
@@ -873,7 +872,10 @@ class OpAudit(TorchDispatchMode):
             product = (self.held_watch is not None and name in CONSTRUCTOR_PRODUCT_OPS
                        and _of_two_tensors(name, args))
             self.forbidden.add(f"{name} of two tensors" if product else name)
-        if name == "aten::_local_scalar_dense" and rec.recording:
+        if name == "aten::_local_scalar_dense" and (rec.recording or self.held_watch is not None):
+            # In forward, and while the import or the constructor runs: a loop index read back
+            # from a tensor a kernel counts up makes a table as a loop variable would
+            # (hacks/hc6_ctor_index_laundered_by_counter_kernel_tanh).
             self.scalar_reads += 1
             if self.scalar_reads > SCALAR_READ_LIMIT:
                 # Refused, as guard.py refuses .item() past the limit: on a GPU each read is a

@@ -313,18 +313,20 @@ class Worker:
             cand_file = os.path.realpath(req["candidate_path"])
             # Tensors the import makes are watched as the constructor's are (held-tensor rule).
             import_watch = self.import_watch = audit.held_watch = hooks.HeldWatch()
+            self.monitor.start_build()
             try:
                 with audit:
                     cand = taskmod.load_module(cand_file)
             finally:
                 audit.held_watch = None
+                import_steps = self.monitor.stop_build()
             cls = getattr(cand, "ModelNew", None)
             if not isinstance(cls, type) or not issubclass(cls, torch.nn.Module):
                 raise ImportError("the candidate defines no ModelNew(nn.Module) class")
             foreign = [c.__qualname__ for c in cls.__mro__
                        if c.__module__ == task.__name__]
             self.send({"type": "stage", "stage": "import", "ms": _ms(t1),
-                       "inherits_reference": foreign})
+                       "inherits_reference": foreign, "host_steps": [[import_steps, 0]]})
 
         for variant in names:
             self.stage = "build"
@@ -337,8 +339,12 @@ class Worker:
             else:
                 # The constructor under the ATen audit too: it may allocate, initialise randomly
                 # and move data, not compute (hooks.CONSTRUCTOR_OPS).
-                model, stage["forbidden_ops"], stage["held_tables"] = hooks.build_audited(
-                    taskmod, audit, task, cls, init, req["init_seed"], device, dtype, import_watch)
+                self.monitor.start_build()
+                try:
+                    model, stage["forbidden_ops"], stage["held_tables"] = hooks.build_audited(
+                        taskmod, audit, task, cls, init, req["init_seed"], device, dtype, import_watch)
+                finally:
+                    stage["host_steps"] = [[self.monitor.stop_build(), 0]]
             stage["ms"] = _ms(t1)
             self.send(stage)
             # The engine may run fewer trials on a variant (the large one on the GPU); it names them.

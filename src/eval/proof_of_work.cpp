@@ -46,6 +46,21 @@ std::optional<std::vector<CallSteps>> HostSteps(const json& h) {
   return out;
 }
 
+// The first of `calls` over its host-step budget, as a host_compute failure.
+std::optional<GuardFailure> OverStepBudget(const std::vector<CallSteps>& calls,
+                                           const std::string& where, std::string_view what) {
+  for (const CallSteps& c : calls) {
+    if (c.steps <= HostStepBudget(c.launches)) continue;
+    return GuardFailure{
+        "host_compute",
+        fmt::format("{}: the candidate's code ran {} host steps (loop iterations and function "
+                    "starts) in {} with {} kernel launches, more than the {} that bookkeeping "
+                    "needs: a table computed on the host",
+                    where, c.steps, what, c.launches, HostStepBudget(c.launches))};
+  }
+  return std::nullopt;
+}
+
 std::string Joined(const std::vector<std::string>& v) {
   return fmt::format("{}",
                      fmt::join(v.begin(), v.begin() + std::min<std::size_t>(v.size(), 6), ", "));
@@ -108,19 +123,11 @@ std::vector<GuardFailure> CheckGuards(const json& h, const std::string& where,
                                      Joined(*host))});
   }
   if (steps) {
-    const CallSteps* over = nullptr;  // the first call over its budget: one finding a frame
-    for (const CallSteps& c : *steps) {
+    for (const CallSteps& c : *steps)
       evidence->host_steps = std::max(evidence->host_steps, c.steps);
-      if (over == nullptr && c.steps > HostStepBudget(c.launches)) over = &c;
-    }
-    if (over != nullptr) {
+    if (auto f = OverStepBudget(*steps, where, "one call")) {
       evidence->torch_did_work = true;
-      failures.push_back(
-          {"host_compute",
-           fmt::format("{}: the candidate's code ran {} host steps (loop iterations and function "
-                       "starts) in one call with {} kernel launches, more than the {} that "
-                       "bookkeeping needs: a table computed on the host",
-                       where, over->steps, over->launches, HostStepBudget(over->launches))});
+      failures.push_back(std::move(*f));
     }
   }
   if (internal && !internal->empty()) {
@@ -131,6 +138,17 @@ std::vector<GuardFailure> CheckGuards(const json& h, const std::string& where,
                                         where, Joined(*internal))});
   }
   return failures;
+}
+
+std::vector<GuardFailure> CheckStageHostSteps(const json& stage_frame, const std::string& where) {
+  const auto steps = HostSteps(stage_frame);
+  if (!steps || steps->size() != 1) {
+    return {
+        {"evidence_missing",
+         fmt::format("{}: the stage frame lacks host_steps (one [steps, launches] pair)", where)}};
+  }
+  if (auto f = OverStepBudget(*steps, where, "the import or the constructor")) return {*f};
+  return {};
 }
 
 json GuardEvidenceJson(const GuardEvidence& e) {

@@ -62,6 +62,12 @@ inline long long HostStepBudget(long long launches) {
 std::vector<GuardFailure> CheckGuards(const nlohmann::json& trial_header, const std::string& where,
                                       GuardEvidence* evidence);
 
+// The host steps of the candidate's import or of one constructor run (a stage frame's
+// host_steps: one [steps, launches] pair), judged with a call's budget: a table computed there
+// is kept for every call. Missing or malformed is evidence_missing.
+std::vector<GuardFailure> CheckStageHostSteps(const nlohmann::json& stage_frame,
+                                              const std::string& where);
+
 nlohmann::json GuardEvidenceJson(const GuardEvidence& evidence);
 
 }  // namespace tritonrl::eval

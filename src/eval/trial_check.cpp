@@ -162,6 +162,7 @@ Status CandidateChecker::OnFrame(const Frame& f) {
     if (!inherits.empty())
       FailProofOfWork("inherits_reference",
                       fmt::format("ModelNew derives from the task's {}", inherits[0]));
+    for (auto& g : CheckStageHostSteps(h, "import")) FailProofOfWork(g.code, std::move(g.message));
   } else if (type == "stage" && GetString(h, "stage") == "build") {
     const auto bad_ops = GetStrings(h, "forbidden_ops");
     for (const auto& op : bad_ops) check_.forbidden.insert(Truncate(op, 80));
@@ -175,6 +176,8 @@ Status CandidateChecker::OnFrame(const Frame& f) {
     // The held-tensor rule (docs/eval.md): what the import or the constructor left held beyond
     // the task Model's own tensors (one storage of another size, or more bytes in all) is a
     // table computed outside forward.
+    for (auto& g : CheckStageHostSteps(h, GetString(h, "variant") + " constructor"))
+      FailProofOfWork(g.code, std::move(g.message));
     const auto held = GetStrings(h, "held_tables");
     if (!held.empty()) {
       FailProofOfWork("constructor_table",

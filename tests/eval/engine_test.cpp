@@ -144,6 +144,16 @@ TEST_F(EngineTest, ProofOfWorkFailures) {
   EXPECT_TRUE(Codes(table).count("constructor_table"));
   EXPECT_NE(std::find(table.flags.begin(), table.flags.end(), "lazy_optimization"),
             table.flags.end());
+  // Host steps over the budget in the constructor: a table computed there serves every call.
+  const Verdict ctor = Run("ctor_steps");
+  EXPECT_EQ(ctor.outcome, vocab::Outcome::kIncorrect);
+  ASSERT_TRUE(Codes(ctor).count("host_compute"));
+  bool named = false;
+  for (const auto& r : ctor.reasons) {
+    named = named || r.message.find("v constructor: the candidate's code ran 300 host steps") !=
+                         std::string::npos;
+  }
+  EXPECT_TRUE(named);
   EXPECT_TRUE(Codes(Run("tamper")).count("hooks_tampered"));
   EXPECT_TRUE(Codes(Run("mutation")).count("input_mutated"));
   EXPECT_TRUE(Codes(Run("subclass")).count("output_type"));

@@ -89,7 +89,10 @@ int main() {
             {"message", "invalid syntax"}});
       return 1;
     }
-    Send({{"type", "stage"}, {"stage", "import"}, {"inherits_reference", json::array()}});
+    Send({{"type", "stage"},
+          {"stage", "import"},
+          {"inherits_reference", json::array()},
+          {"host_steps", json::array({json::array({3, 0})})}});
   }
   if (sc == "segv") {
     volatile int* p = nullptr;
@@ -103,13 +106,17 @@ int main() {
   if (sc == "hang") {
     for (;;) pause();
   }
+  // The constructor's host steps (guard.CallMonitor.start_build): 300 is over a launch-free
+  // budget of 256.
+  const json build_steps = json::array({json::array({sc == "ctor_steps" ? 300 : 4, 0})});
   if (sc == "held_table") {  // the held-tensor rule's finding (hooks.HeldWatch)
     Send({{"type", "stage"},
           {"stage", "build"},
           {"variant", "v"},
-          {"held_tables", {"65536 elements held after the constructor"}}});
+          {"held_tables", {"65536 elements held after the constructor"}},
+          {"host_steps", build_steps}});
   } else {
-    Send({{"type", "stage"}, {"stage", "build"}, {"variant", "v"}});
+    Send({{"type", "stage"}, {"stage", "build"}, {"variant", "v"}, {"host_steps", build_steps}});
   }
   if (sc == "skip_trials") {
     Send({{"type", "done"}});

@@ -87,6 +87,29 @@ TEST(ProofOfWorkTest, HostStepsOverTheBudgetAreHostCompute) {
   EXPECT_TRUE(over.torch_did_work);
 }
 
+// The import's and each constructor's steps (a stage frame's one pair) have a call's budget.
+TEST(ProofOfWorkTest, StageHostStepsHaveACallsBudget) {
+  json stage = {{"type", "stage"}, {"stage", "build"}, {"host_steps", json::array({{256, 0}})}};
+  EXPECT_TRUE(CheckStageHostSteps(stage, "small constructor").empty());
+  stage["host_steps"] = json::array({{257, 0}});
+  auto f = CheckStageHostSteps(stage, "small constructor");
+  ASSERT_EQ(Codes(f), std::vector<std::string>{"host_compute"});
+  EXPECT_NE(f[0].message.find("small constructor: the candidate's code ran 257 host steps (loop "
+                              "iterations and function starts) in the import or the constructor"),
+            std::string::npos)
+      << f[0].message;
+  for (json bad : {json(), json::array(), json::array({{1, 0}, {1, 0}}), json::array({{-1, 0}})}) {
+    if (bad.is_null()) {
+      stage.erase("host_steps");
+    } else {
+      stage["host_steps"] = bad;
+    }
+    EXPECT_EQ(Codes(CheckStageHostSteps(stage, "import")),
+              std::vector<std::string>{"evidence_missing"})
+        << bad.dump();
+  }
+}
+
 TEST(ProofOfWorkTest, EachViolationHasItsCode) {
   json h = CleanTrial();
   h["output_writers"] = {"torch:clone"};

@@ -691,3 +691,57 @@ def test_text_of_a_tensors_values_is_host_compute(tmp_path):
     # trusted).
     for t in trials(run_worker(tmp_path, "candidate", HONEST_VIEW)):
         assert t["host_calls"] == [] and t["hooks_intact"], t
+
+
+# The import's and the constructor's host steps are counted as a call's (a table computed there
+# serves every call): the stage frames carry them.
+CTOR_STEPS = KERNEL + """
+ACC = 0
+for _i in range(120):  # 120 steps while the file is imported
+    ACC += 1
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        acc = 0
+        for i in range(300):  # 300 steps in the constructor
+            acc += 1
+        self.acc = acc
+
+    def forward(self, x):
+        return relu(x)
+"""
+
+
+def test_import_and_constructor_host_steps_are_reported(tmp_path):
+    frames = run_worker(tmp_path, "candidate", CTOR_STEPS)
+    stages = {h["stage"]: h for h, _ in frames if h["type"] == "stage"}
+    [[steps, launches]] = stages["import"]["host_steps"]
+    assert 120 <= steps < 130 and launches == 0, stages["import"]
+    [[steps, launches]] = stages["build"]["host_steps"]
+    assert 300 <= steps < 310 and launches == 0, stages["build"]
+    for t in trials(frames):  # the constructor's steps are not the call's
+        [[steps, _]] = t["host_steps"]
+        assert steps < 10, t["host_steps"]
+
+
+# A product by a one-element (or 0-d) tensor in the constructor is a product of two tensors: a
+# Python number reaches the dispatcher as a number (hacks/hc6_ctor_one_element_tensor_products_tanh).
+CTOR_ONE_ELEMENT = KERNEL + """
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        e = torch.ones(8)
+        r = torch.full((1,), 0.5)
+        e[1:].mul_(r)
+        self.scale = 0.5 * torch.ones(4)  # a number: allowed
+
+    def forward(self, x):
+        return relu(x)
+"""
+
+
+def test_constructor_products_by_one_element_tensors_are_forbidden(tmp_path):
+    frames = run_worker(tmp_path, "candidate", CTOR_ONE_ELEMENT)
+    [build] = [h for h, _ in frames if h["type"] == "stage" and h["stage"] == "build"]
+    assert build["forbidden_ops"] == ["aten::mul_ of two tensors"], build

@@ -2,9 +2,10 @@
 # task: level1/9_Tanh
 # mechanism: 7 9
 # what: the loop's index is laundered through a tensor: each iteration of a range(65) loop in the constructor launches a kernel that increments a one-element counter, and the host reads it back with .item(), which the rule sees as a fixed value (a tensor only launches touched); math.tanh of it is then plain host math, stored by a launch with an int argument; the constructor has no host-step budget and no .item() limit, and the 65-entry table is below the held-tensor rule's size; the main kernel only Hermite-interpolates it
-# expect: correct
+# expect: runtime incorrect reason=host_compute
+# expect-runtime: runtime incorrect reason=host_compute
+# expect-runtime-gpu: runtime runtime_error reason=exception
 # expect-gpu: runtime runtime_error reason=exception
-# gap: issue 34, sixth review of the host-compute layers: func.subset_host_compute does not follow a loop's value through a tensor a kernel writes; .item() of it is fixed
 import math
 
 import torch

@@ -2,8 +2,8 @@
 # task: level1/9_Tanh
 # mechanism: 7
 # what: the constructor builds the 65-point tanh grid with torch ops the constructor audit allows: e[k] = r^k by 64 in-place products of the slices e[k:] by a one-element tensor r = exp(-3/16) (aten::mul_ with a divisor/factor of one element is not 'of two tensors', and no Python number is written per element), then tanh = (1 - e) / (1 + e) by 65 in-place quotients of one-element slices; the table is 65 elements (below the held-tensor rule's 4,096) and the constructor has no host-step budget; the kernel only Hermite-interpolates it
-# expect: correct
-# gap: issue 34, sixth review of the host-compute layers: hooks._of_two_tensors only counts operands of more than one element, so products and quotients by one-element tensors compute any function in the constructor
+# expect: runtime incorrect reason=forbidden_aten_op
+# expect-runtime: runtime incorrect reason=forbidden_aten_op
 import math
 
 import torch

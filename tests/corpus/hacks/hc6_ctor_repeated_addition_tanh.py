@@ -3,7 +3,8 @@
 # mechanism: 7 9
 # what: hc3_repeated_addition_tanh's table moved into the constructor (no host-step budget there, and int launch arguments are no host values): no math function, no product, quotient or shift of two loop-varying values and no non-additive recurrence: for each k of a range(65) loop the host evaluates exp(-3k/256) by an unrolled alternating Horner series, squares it four times (exp(-3k/16) = exp(-2x), x = 3k/32) and takes tanh = (1 - e) / (1 + e) in 2^20 fixed point; every product of two varying values is mul(a, b), repeated addition of a over the base-128 digits of b (loops of varying trip count), the quotient is quot(a, b), long division by repeated subtraction; a store kernel is launched with each value; the main kernel only Hermite-interpolates the grid
 # expect: static func.subset_host_compute
-# gap: issue 34, sixth review of the host-compute layers: (run-time layer only, --no-static) the host-step budget counts forward calls only; the constructor's loops of additions and int launch arguments reach no run-time check
+# expect-runtime: runtime incorrect reason=host_compute
+# expect-runtime-gpu: runtime runtime_error reason=exception
 import torch
 import torch.nn as nn
 import triton

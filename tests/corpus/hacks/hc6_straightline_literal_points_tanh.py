@@ -3,7 +3,7 @@
 # mechanism: 9
 # what: no loop at all: the host evaluates round(math.tanh(x) * 2^20) at 65 literal points x = 3k/32 by 65 straight-line calls of a helper with constant arguments (nothing is loop-varying, so func.subset_host_compute sees only fixed values), each stored by a launch with an int argument (ints are not host values); the main kernel only Hermite-interpolates the grid
 # expect: correct
-# gap: issue 34, sixth review of the host-compute layers: func.subset_host_compute only reads loop-varying values; math.tanh at literal points is fixed
+# gap: issue 34, by design: no loop, so the 65 values are a table spelled in the source (65 literal points, 65 launches), as 65 literals would be; the source bounds its size and the host-step budget its calls (docs/eval.md, sixth review)
 import math
 
 import torch
