@@ -295,6 +295,7 @@ class HostComputeChecker {
   bool NameVarying(HostScope* s, std::string_view id) const;
   int SmallSize(HostScope* s, ExprNode* it, int depth = 0);
   int AllSmall(HostScope* s, const std::vector<ExprNode*>& values, int depth);
+  bool IsTensorDims(ExprNode* e) const;
   bool IsDimsIterable(HostScope* s, ExprNode* it, int depth = 0);
   bool MentionsSmall(const Ctx& c, Node* e);
   std::unordered_set<std::string> SmallLoopWrites(const Ctx& c, For* loop);

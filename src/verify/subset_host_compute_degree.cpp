@@ -134,9 +134,7 @@ int HostComputeChecker::SmallSize(HostScope* s, ExprNode* it, int depth) {
     return elts.size() <= kSmallLoop ? std::max<int>(1, elts.size()) : 0;
   }
   if (auto* attr = As<Attribute>(it)) {
-    if (attr->attr == "shape") {
-      return attr_stores_.count("shape") || methods_.count("shape") ? 0 : kShapeLoop;
-    }
+    if (attr->attr == "shape") return IsTensorDims(it) ? kShapeLoop : 0;
     auto v = attr_values_.find(attr->attr);
     if (v == attr_values_.end() || mutated_attrs_.count(attr->attr) ||
         attr_stores_[attr->attr] != static_cast<int>(v->second.size())) {
@@ -153,11 +151,7 @@ int HostComputeChecker::SmallSize(HostScope* s, ExprNode* it, int depth) {
   }
   auto* call = As<Call>(it);
   if (call == nullptr) return 0;
-  if (auto* attr = As<Attribute>(call->func)) {
-    bool dims = (attr->attr == "size" || attr->attr == "stride") && call->args.empty() &&
-                !methods_.count(attr->attr) && !attr_stores_.count(attr->attr);
-    return dims ? kShapeLoop : 0;
-  }
+  if (call->func->kind == NodeKind::kAttribute) return IsTensorDims(it) ? kShapeLoop : 0;
   auto* fn = As<Name>(call->func);
   if (fn == nullptr || !IsBuiltinName(s, fn->id)) return 0;
   if (fn->id == "range") return RangeSize(call);
@@ -178,6 +172,18 @@ int HostComputeChecker::SmallSize(HostScope* s, ExprNode* it, int depth) {
   return 0;
 }
 
+// `x.shape`, `x.size()` or `x.stride()`, where the file defines no attribute or method of that
+// name: a tensor's dims, at most kShapeLoop of them.
+bool HostComputeChecker::IsTensorDims(ExprNode* e) const {
+  if (auto* attr = As<Attribute>(e)) {
+    return attr->attr == "shape" && !attr_stores_.count("shape") && !methods_.count("shape");
+  }
+  auto* call = As<Call>(e);
+  auto* attr = call != nullptr ? As<Attribute>(call->func) : nullptr;
+  return attr != nullptr && (attr->attr == "size" || attr->attr == "stride") &&
+         call->args.empty() && !methods_.count(attr->attr) && !attr_stores_.count(attr->attr);
+}
+
 // A loop over a tensor's dims: .shape, .size(), .stride(), a name or attribute bound only to one,
 // or zip/enumerate/reversed/sorted/list/tuple of them. Its recurrences are a shape's products
 // (numel *= d), the one product recurrence the rule leaves unchecked.
@@ -190,8 +196,9 @@ bool HostComputeChecker::IsDimsIterable(HostScope* s, ExprNode* it, int depth) {
     }
     return true;
   };
+  if (IsTensorDims(it)) return true;
   if (auto* attr = As<Attribute>(it)) {
-    if (attr->attr == "shape") return !attr_stores_.count("shape") && !methods_.count("shape");
+    if (attr->attr == "shape") return false;
     auto v = attr_values_.find(attr->attr);
     return v != attr_values_.end() && !mutated_attrs_.count(attr->attr) &&
            attr_stores_[attr->attr] == static_cast<int>(v->second.size()) && all_dims(v->second);
@@ -204,10 +211,6 @@ bool HostComputeChecker::IsDimsIterable(HostScope* s, ExprNode* it, int depth) {
   }
   auto* call = As<Call>(it);
   if (call == nullptr) return false;
-  if (auto* attr = As<Attribute>(call->func)) {
-    return (attr->attr == "size" || attr->attr == "stride") && call->args.empty() &&
-           !methods_.count(attr->attr) && !attr_stores_.count(attr->attr);
-  }
   auto* fn = As<Name>(call->func);
   if (fn == nullptr || !IsBuiltinName(s, fn->id) || call->args.empty()) return false;
   if (fn->id == "zip")
