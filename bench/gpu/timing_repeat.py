@@ -6,8 +6,8 @@ timed (a trusted speedup in each), it prints the median ratio of the second run'
 first's, the median |log ratio| of the speedup, of the candidate's median event time and of the
 reference's, and the share of samples whose speedup moved by more than 20%. Then per run: samples,
 timed samples, voided speedups, the means of trials_started_while_timed and
-references_started_while_timed, and (with --walls) the
-wall time and samples a second.
+references_started_while_timed, the share of timed calls the launch cover held (candidate,
+reference; tritonrl-eval/30), and (with --walls) the wall time and samples a second.
 
   timing_repeat.py [--walls walls.txt] load1=OUT/load1.json load2=OUT/load2.json ...
 """
@@ -37,8 +37,21 @@ def load(path):
             "during": t.get("trials_started_while_timed"),
             "ref_during": t.get("references_started_while_timed"),
             "voided": s.get("outcome") == "correct" and s.get("speedup") is None and "candidate_event_ms" in t,
+            # Timed calls the launch cover held (tritonrl-eval/30; docs/measurement.md "The device
+            # clock"), of the trials: absent or -1 before.
+            "covered": (t.get("candidate_covered_calls"), t.get("reference_covered_calls"), t.get("trials")),
         }
     return out
+
+
+def covered_share(samples, side):
+    """Share of timed calls the launch cover held on one side (0 candidate, 1 reference), over
+    the samples that report it; '-' when none does."""
+    got = [(v["covered"][side], v["covered"][2]) for v in samples
+           if isinstance(v["covered"][side], int) and v["covered"][side] >= 0 and v["covered"][2]]
+    if not got:
+        return "-"
+    return f"{sum(c for c, _ in got) / sum(n for _, n in got):.2f}"
 
 
 def measure(run, field):
@@ -80,7 +93,7 @@ def main(argv):
                 walls[name] = float(secs)
     print()
     print(f"{'run':10} {'samples':>7} {'timed':>6} {'voided':>6} {'trials during timing':>20} "
-          f"{'references during':>17} {'wall s':>7} {'samples/s':>9}")
+          f"{'references during':>17} {'covered c/r':>11} {'wall s':>7} {'samples/s':>9}")
     for name, r in runs.items():
         timed = [v for v in r.values() if v["speedup"]]
         during = [v["during"] for v in r.values() if v["during"] is not None]
@@ -89,6 +102,7 @@ def main(argv):
         print(f"{name:10} {len(r):7d} {len(timed):6d} {sum(v['voided'] for v in r.values()):6d} "
               f"{(st.mean(during) if during else float('nan')):20.2f} "
               f"{(st.mean(ref_during) if ref_during else float('nan')):17.2f} "
+              f"{covered_share(r.values(), 0):>5}/{covered_share(r.values(), 1):<5} "
               f"{(w if w else float('nan')):7.1f} {(len(r) / w if w else float('nan')):9.2f}")
 
 

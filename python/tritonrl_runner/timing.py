@@ -27,10 +27,13 @@ Protocol of one timing stage (reference and candidate alike):
   variant, rolled by a per-trial offset drawn from the trial seed, in new
   storage, the previous trial's inputs kept alive so no pointer repeats),
   persisting-L2 limit set to 0 and reset, a device-wide synchronise, the
-  clock, a pre event, a device busy-wait of ~0.15 ms (the launch cover: the
-  host's launch of the call reaches the device before the start event does),
+  clock, a pre event, a device busy-wait of the request's ``cover_us`` (the
+  launch cover, the same for the reference and the candidate: the host queues
+  the whole call, audit included, while the device waits, so the events
+  around it time its device work; docs/measurement.md "The device clock"),
   the L2 flush (writing a buffer of at least twice the device's L2), the
-  start event, ``forward``, the end event,
+  start event, ``forward``, whether the start event was still pending when
+  ``forward`` returned (``covered``), the end event,
   ``end.synchronize()``, the clock (``event_done``), a device-wide synchronise
   and the clock again. ``tail`` = time the device still had work after the end
   event had completed (side streams, work queued after return). A re-checked
@@ -60,10 +63,9 @@ from tritonrl_runner import trusted
 _CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06
 _MIN_FLUSH_BYTES = 256 << 20  # as KernelBench; also long enough to hide launch latency
 _CPU_FLUSH_BYTES = 16 << 20  # CPU fallback (tests): larger than a typical L2
-# A device busy-wait before the flush, so that the host's launch of the timed call reaches the
-# GPU before the start event does, however slowly the host comes back from the per-call
-# exchange with the engine (the flush alone, ~0.08 ms on an H200, did not always cover it).
-_LAUNCH_COVER_US = 150.0
+# The launch cover when a request names none (the engine always does, TimingOptions::cover_us):
+# a device busy-wait before the flush, during which the host queues the whole timed call.
+_LAUNCH_COVER_US = 1000.0
 _MAX_COVER_US = 50_000.0  # the kernel-share pass's longest busy-wait (cover_cycles caps at 1e8 cycles)
 
 
@@ -445,19 +447,19 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
     stream_before = clock.current_stream() if clock.cuda else None
     clock.sync()
-    cover, plan = _await_go(worker, clock, variant)
+    cover, plan = _await_go(worker, clock, variant, float(spec.get("cover_us", _LAUNCH_COVER_US)))
     warm_seeds, call_plan = _call_plan(plan, warmup, recheck_only)
     audited = _AuditedCalls(model, recorder, op_audit, monitor, cand_file, clock.cuda)
     # The timed model's constructor's findings count as the audited calls' (audited_forbidden_ops).
     audited.forbidden |= set(ctor_forbidden)
     audited.held_tables = ctor_held
-    (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before, threads_after, stream_changed, output_bytes,
-     snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
+    (event_ms, wall_ms, tail_ms, covered, warm_ms, l2_reset, threads_before, threads_after, stream_changed,
+     output_bytes, snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
                                                    sample_count, recheck_only, call_plan)
 
     header = {
         "type": "timing", "variant": variant, "device": str(device),
-        "event_ms": event_ms, "wall_ms": wall_ms, "tail_ms": tail_ms,
+        "event_ms": event_ms, "wall_ms": wall_ms, "tail_ms": tail_ms, "covered": covered,
         "warmup_calls": warmup, "warmup_ms": round(warm_ms, 3),
         "stage_ms": round((clock.perf_ns() - t_stage) / 1e6, 3),
         "l2_bytes": clock.l2_bytes, "flush_bytes": flush_n, "l2_persist_reset": bool(clock.cuda and l2_reset),
@@ -542,9 +544,10 @@ def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str,
     return init, model, base, flops, ctor_forbidden, ctor_held
 
 
-def _await_go(worker, clock: TrustedClock, variant: str) -> tuple[int, dict]:
+def _await_go(worker, clock: TrustedClock, variant: str, cover_us: float) -> tuple[int, dict]:
     """(cover, plan): tells the engine the stage is ready and waits for its go frame (the engine
-    then holds the GPU's timing lease); cover is the launch cover's busy-wait in device cycles."""
+    then holds the GPU's timing lease); cover is the launch cover's busy-wait of cover_us, in
+    device cycles."""
     from tritonrl_runner.protocol import read_frame
 
     worker.send({"type": "stage", "stage": "timing_ready", "variant": variant})
@@ -552,7 +555,7 @@ def _await_go(worker, clock: TrustedClock, variant: str) -> tuple[int, dict]:
     if go.get("type") != "go":
         raise RuntimeError("timing: expected a go frame")
     plan = go["plan"]
-    cover = clock.cover_cycles(_LAUNCH_COVER_US)  # under the lease: it runs on the device
+    cover = clock.cover_cycles(min(max(cover_us, 0.0), _MAX_COVER_US))  # under the lease: it runs on the device
     return cover, plan
 
 
@@ -591,8 +594,9 @@ def _call_plan(plan: dict, warmup: int, recheck_only: bool) -> tuple[list[int], 
 def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list, flush, stream_before, cover: int,
                  sample_count: int, recheck_only: bool, call_plan: tuple) -> tuple:
     """Runs the schedule of `call_plan` (_call_plan), asking the engine for each timed call's seed.
-    Returns the measurements (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before,
-    threads_after, stream_changed, output_bytes), the re-checked calls' snapshots, and the last
+    Returns the measurements (event_ms, wall_ms, tail_ms, covered, warm_ms, l2_reset,
+    threads_before, threads_after, stream_changed, output_bytes), the re-checked calls' snapshots,
+    and the last
     call's inputs and CUDA events (pre, start, end; None on the CPU), for the caller to hold (see
     run_stage)."""
     from tritonrl_runner.protocol import read_frame
@@ -612,7 +616,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
         return None if seed is None else int(seed)
 
     with torch.no_grad():
-        event_ms, wall_ms, tail_ms = [], [], []
+        event_ms, wall_ms, tail_ms, covered = [], [], [], []
         snapshots: dict[int, list] = {}
         l2_reset = True
         output_bytes = 0
@@ -640,10 +644,11 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
             if per_call and i >= 0:
                 worker.send({"type": "span", "index": i, "edge": "begin"})
             if clock.cuda:
-                # As Triton's do_bench: the flush (after a short device busy-wait, the
-                # cover) runs on the device while the host launches the call, so host
-                # launch latency is hidden; their span (pre -> start) is measured and
-                # taken off the synchronised wall clock.
+                # The cover (a device busy-wait of cover_us) and the flush run on the device
+                # while the host queues the call, its launch code and audit included, so the
+                # events time the call's device work (as nvbench's blocking kernel does; Triton's
+                # do_bench hides launch latency behind the flush alone); their span (pre ->
+                # start) is measured and taken off the synchronised wall clock.
                 pre = clock.event_cls(enable_timing=True)
                 start, end = clock.event_cls(enable_timing=True), clock.event_cls(enable_timing=True)
                 t0 = clock.perf_ns()
@@ -653,6 +658,9 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                 flush.fill_(i)
                 clock.record(start, stream_before)
                 out = audited.forward(x)
+                # The device had not reached the start event once the host had queued the call:
+                # the events bracket device work only (the cover held).
+                call_covered = not clock.ev_query(start)
                 clock.record(end, stream_before)
                 clock.ev_sync(end)
                 t_ev = clock.perf_ns()
@@ -673,6 +681,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                     worker.send({"type": "span", "index": i, "edge": "end"})
                 ev = (t1 - t0) / 1e6
                 flush_ms = 0.0
+                call_covered = False  # no device: the host's clock is the call
                 audited.end(out, i)
             # Snapshots are taken after the call and the device are done, outside every timed
             # span; warm-up calls take one too, so its path is warm before timing.
@@ -683,6 +692,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                     event_ms.append(ev)
                     wall_ms.append(max(0.0, (t1 - t0) / 1e6 - flush_ms))
                     tail_ms.append((t1 - t_ev) / 1e6)
+                    covered.append(bool(call_covered))
                 if not per_call and i in recheck:
                     snapshots[i] = _snapshot(out, sample_seeds[i], sample_count)
             if i >= 0 and output_bytes == 0:
@@ -695,7 +705,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
         threads_after = _os_threads()
     if not clock.cuda:  # on CUDA they are bound: there is at least one warm-up call
         pre = start = end = None
-    return (event_ms, wall_ms, tail_ms, warm_ms, l2_reset, threads_before, threads_after, stream_changed, output_bytes,
+    return (event_ms, wall_ms, tail_ms, covered, warm_ms, l2_reset, threads_before, threads_after, stream_changed, output_bytes,
             snapshots, x, pre, start, end)
 
 

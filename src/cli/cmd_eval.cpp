@@ -318,6 +318,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
                       "standard or strict (static verifier; strict also fails lazy_optimization)");
        sub.add_option("--timing-trials", o->scoring.timing_trials,
                       "timed calls per sample on the GPU (default 100)");
+       sub.add_option("--timing-cover-us", o->scoring.timing_cover_us,
+                      "device busy-wait ahead of each timed call, long enough for the host to "
+                      "queue the call, so that the events time device work (default 1000)");
        sub.add_option("--baseline", o->scoring.baseline,
                       "how the reference is timed: eager (default) or compile");
        sub.add_option("--lazy-threshold", o->scoring.lazy_threshold,

@@ -64,7 +64,7 @@ std::string CheckParentClock(const ParentCallClock& clock, const std::vector<dou
   if (!clock.call_ms || wall_ms.empty()) return "";
   const double reported = Median(wall_ms);
   const double overhead = std::isfinite(clock.reference_overhead_ms.p25)
-                              ? std::max(0.0, clock.reference_overhead_ms.p25)
+                              ? std::max(0.0, clock.reference_overhead_ms.p25 - tol.cover_ms)
                               : 0.0;
   const double slack =
       std::max({tol.abs_ms, tol.rel * *clock.call_ms, tol.standard_errors * clock.call_se_ms,

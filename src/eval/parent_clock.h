@@ -67,6 +67,10 @@ struct ParentClockTolerance {
   // grows with host load. On the H200 at 16 jobs it reached 0.33 of the overhead (0.15 of 0.46 ms)
   // on honest short kernels (bench/RESULTS.md, 2026-12-02, recorded in ebdb753).
   double overhead_share = 0.4;
+  // The launch cover both workers run in each span (TimingOptions::cover_us, in ms): it is in the
+  // reference's overhead, and the candidate's host work runs under it, so overhead_share applies
+  // to the rest of the overhead only (else a 1 ms cover would give 0.4 ms of slack).
+  double cover_ms = 0;
 };
 // Empty when consistent or not measurable; else what the engine clocked against what was
 // reported.

@@ -60,6 +60,19 @@ std::string Str(const json& h, const char* key, std::size_t max = 300) {
   return s.size() > max ? s.substr(0, max) : s;
 }
 
+// How many timed calls a record says were covered (its "covered" list of booleans, one per
+// call); -1 when absent or of another length.
+int CoveredCalls(const json& h, std::size_t calls) {
+  const auto it = h.find("covered");
+  if (it == h.end() || !it->is_array() || it->size() != calls) return -1;
+  int n = 0;
+  for (const auto& c : *it) {
+    if (!c.is_boolean()) return -1;
+    n += c.get<bool>();
+  }
+  return n;
+}
+
 // The warm-up time, sizes and FLOPs a timing record carries (a frame and a cache entry alike).
 void ReadSizes(const json& h, TimingPhase& p) {
   p.warmup_ms = Num(h, "warmup_ms");
@@ -122,6 +135,7 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
   if (auto it = h.find("audited_guards"); it != h.end() && it->is_object()) p.audited_guards = *it;
   p.audit_ms = Numbers(h, "audit_ms");
   if (p.audit_ms.size() > o.seeds.size()) p.audit_ms.resize(o.seeds.size());
+  p.covered_calls = CoveredCalls(h, n);
   MergeProfileFrame(f, p);
   p.recheck_trials = o.recheck_indices;
   auto rc = h.find("rechecks");
@@ -183,6 +197,7 @@ json ReferenceTimingToJson(const TimingPhase& p) {
           {"l2_bytes", p.l2_bytes},
           {"flush_bytes", p.flush_bytes},
           {"warmup_ms", p.warmup_ms},
+          {"covered_calls", p.covered_calls},
           {"flops", p.flops ? json(*p.flops) : json(nullptr)}};
 }
 
@@ -204,6 +219,7 @@ Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
   p.call_frame_ms = EngineTimes(j, "call_frame_ms", p.event_ms.size() + 1);
   p.call_span_ms = EngineTimes(j, "call_span_ms", p.event_ms.size());
   ReadSizes(j, p);
+  p.covered_calls = static_cast<int>(Int(j, "covered_calls", -1));
   p.from_cache = true;
   return p;
 }

@@ -75,6 +75,10 @@ struct TimingPhase {
   bool audit_intact = true;
   nlohmann::json audited_guards;
   std::vector<double> audit_ms;
+  // Timed calls whose host side was queued before the device reached the start event (the
+  // launch cover held: the events time device work alone; -1 when not reported). Diagnostic:
+  // an uncovered call carries its host time past the cover, to its own cost.
+  int covered_calls = -1;
   bool recheck_only = false;  // the reference only re-checked; its timings come from the cache
   bool from_cache = false;    // event/wall/tail times of an earlier run (reference only)
 };

@@ -50,6 +50,7 @@ json TimingRequest(const TimingOptions& o, const std::string& variant) {
           {"warmup", o.warmup},
           {"sample_count", o.sample_count},
           {"profile_calls", o.profile_calls},
+          {"cover_us", o.cover_us},
           {"baseline", o.baseline}};
 }
 

@@ -19,7 +19,8 @@ using nlohmann::json;
 namespace {
 
 // The engine's clock of each call, into the evidence (and the parent clock's finding).
-void AddParentClock(const TimingPhase& c, const TimingPhase& r, TimingJudgement& j) {
+void AddParentClock(const TimingPhase& c, const TimingPhase& r, const TimingOptions& o,
+                    TimingJudgement& j) {
   const auto clock = MeasureParentCallClock({c.call_frame_ms, c.call_span_ms, c.wall_ms},
                                             {r.call_frame_ms, r.call_span_ms, r.wall_ms});
   if (!clock) return;
@@ -41,7 +42,9 @@ void AddParentClock(const TimingPhase& c, const TimingPhase& r, TimingJudgement&
   e["parent_reference_overhead_ms"] = json(clock->reference_overhead_ms);
   e["parent_call_ms"] = *clock->call_ms;
   e["parent_call_se_ms"] = clock->call_se_ms;
-  j.parent_clock_gap = CheckParentClock(*clock, c.wall_ms);
+  ParentClockTolerance tol;
+  tol.cover_ms = o.cover_us / 1000.0;
+  j.parent_clock_gap = CheckParentClock(*clock, c.wall_ms, tol);
   if (!j.parent_clock_gap.empty()) e["parent_clock_gap"] = j.parent_clock_gap;
 }
 
@@ -150,6 +153,9 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
                      {"rechecked_calls", o.recheck_indices.size()},
                      {"audited_calls", c.audited_calls},
                      {"audit_ms", AuditMsJson(c)},
+                     {"cover_us", o.cover_us},
+                     {"candidate_covered_calls", c.covered_calls},
+                     {"reference_covered_calls", r.covered_calls},
                      {"kernel_share", c.kernel_share ? json(*c.kernel_share) : json(nullptr)},
                      {"own_kernel_ms", c.own_kernel_ms},
                      {"kernel_ms", c.kernel_ms},
@@ -166,7 +172,7 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
   if (!c.profile_method.empty()) j.evidence["profile_method"] = c.profile_method;
   if (j.implausible) j.evidence["implausible"] = j.implausible_why;
   if (j.lazy) j.evidence["lazy"] = j.lazy_why;
-  AddParentClock(c, r, j);
+  AddParentClock(c, r, o, j);
   return j;
 }
 

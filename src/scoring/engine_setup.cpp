@@ -50,6 +50,8 @@ Status ValidateConfig(const ScoringConfig& c) {
   if (!(c.large_output_mb >= 0))
     return Status::InvalidArgument("--large-output-mb must not be negative");
   if (c.timing_trials < 5) return Status::InvalidArgument("--timing-trials must be at least 5");
+  if (c.timing_cover_us < 0 || c.timing_cover_us > 20000)
+    return Status::InvalidArgument("--timing-cover-us must be within [0, 20000]");
   if (c.baseline != "eager" && c.baseline != "compile")
     return Status::InvalidArgument("--baseline must be eager or compile");
   if (c.lazy_threshold < 0 || c.lazy_threshold > 1)
@@ -94,6 +96,7 @@ Result<eval::EngineConfig> MakeEngineConfig(const ScoringConfig& o, const std::s
   cfg.tolerance_policy = o.tolerance;
   cfg.timing.enabled = (device == "cuda" || o.cpu_timing) && !o.no_timing;
   cfg.timing.trials = o.timing_trials;
+  cfg.timing.cover_us = o.timing_cover_us;
   cfg.timing.recheck = std::max(3, o.timing_trials / 10);
   cfg.timing.baseline = o.baseline;
   cfg.timing.lazy_threshold = o.lazy_threshold;
@@ -176,6 +179,7 @@ nlohmann::json RunConfigJson(const ScoringConfig& o, const std::string& device) 
                       {"stage_timeout_s", o.stage_timeout_s},
                       {"idle_timeout_s", o.idle_timeout_s},
                       {"timing_trials", o.timing_trials},
+                      {"timing_cover_us", o.timing_cover_us},
                       {"baseline", o.baseline},
                       {"lazy_threshold", o.lazy_threshold},
                       {"speedup_cap", o.speedup_cap},

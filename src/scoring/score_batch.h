@@ -41,7 +41,7 @@ struct Suite;  // task/task.h
 namespace tritonrl::scoring {
 
 // Bumped whenever a change can alter a verdict: cached verdicts of another version never match.
-inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/29";
+inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/30";
 
 enum class TextKind {
   kOutput,  // a full model output (plan and code); the code is extracted by the verifier
@@ -74,6 +74,8 @@ struct ScoringConfig {
   std::vector<std::string> variants;
   // The timing stage (docs/measurement.md); on the GPU unless no_timing.
   int timing_trials = 100;
+  // The launch cover ahead of each timed call, in microseconds (eval::TimingOptions::cover_us).
+  int timing_cover_us = 1000;
   std::string baseline = "eager";  // eager or compile
   double lazy_threshold = 0.8;
   double speedup_cap = 10.0;

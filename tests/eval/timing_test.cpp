@@ -327,6 +327,27 @@ TEST(ParentCallClock, HostStallsDoNotFlagAnHonestCallButHalvedTimesAreCaught) {
   }
 }
 
+// Both workers run a 1 ms launch cover in every span (TimingOptions::cover_us): it is in the
+// reference's overhead, so the overhead share of the slack must leave it out, or 40 % of it (0.4
+// ms) would let a worker halve a 0.2 ms call unseen.
+TEST(ParentCallClock, TheLaunchCoverGivesNoSlack) {
+  std::vector<double> cand, ref_cycles, ref_walls;
+  for (int i = 0; i < 100; ++i) {
+    cand.push_back(1.15 + 0.2 + 0.01 * ((i * 7) % 5));
+    ref_walls.push_back(0.05);
+    ref_cycles.push_back(0.05 + 1.15 + 0.01 * ((i * 3) % 5));
+  }
+  const auto c =
+      MeasureCycles(FramesOf(cand), std::vector<double>(100, 0.1), FramesOf(ref_cycles), ref_walls);
+  ASSERT_TRUE(c.has_value() && c->call_ms.has_value());
+  EXPECT_NEAR(*c->call_ms, 0.2, 0.01);
+  ParentClockTolerance covered;
+  covered.cover_ms = 1.0;
+  EXPECT_NE(CheckParentClock(*c, std::vector<double>(100, 0.1), covered), "");
+  EXPECT_EQ(CheckParentClock(*c, std::vector<double>(100, 0.2), covered), "");  // the truth passes
+  EXPECT_EQ(CheckParentClock(*c, std::vector<double>(100, 0.1)), "");           // unseen without it
+}
+
 TEST(TimingLease, ThreadsOfOneProcessAreSerialised) {
   const std::string dir = TempDir();
   std::atomic<int> inside{0}, max_inside{0};
@@ -641,6 +662,16 @@ TEST(TimingFrame, ParsesAndRejectsMalformed) {
   // The constructor's held tables, as sent (a non-string entry still counts, as "?").
   EXPECT_EQ(p->audited_held_tables,
             (std::vector<std::string>{"65536 elements held after the constructor", "?"}));
+  EXPECT_EQ(p->covered_calls, -1);  // not reported
+  // Covered calls: counted from one boolean per timed call; any other shape is not reported.
+  for (const auto& [covered, want] : std::vector<std::pair<nlohmann::json, int>>{
+           {{true, false, true}, 2}, {{true, true}, -1}, {{true, 1, true}, -1}, {"all", -1}}) {
+    Frame c = f;
+    c.header["covered"] = covered;
+    auto cp = ParseTimingFrame(c, o);
+    ASSERT_TRUE(cp.ok());
+    EXPECT_EQ(cp->covered_calls, want) << covered.dump();
+  }
 
   Frame wrong_count = f;
   wrong_count.header["event_ms"] = {1.0};
@@ -687,6 +718,7 @@ TEST(TimingFrame, CachedReferenceTimingRoundTrips) {
   p.output_bytes = 456;
   p.parent_ms = 9.5;
   p.flops = 6.4e10;
+  p.covered_calls = 3;
   auto back = ReferenceTimingFromJson(ReferenceTimingToJson(p));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->variant, "large");
@@ -697,6 +729,7 @@ TEST(TimingFrame, CachedReferenceTimingRoundTrips) {
   EXPECT_EQ(back->output_bytes, 456);
   EXPECT_DOUBLE_EQ(back->parent_ms, 9.5);
   EXPECT_DOUBLE_EQ(back->flops.value_or(0), 6.4e10);
+  EXPECT_EQ(back->covered_calls, 3);
   EXPECT_TRUE(back->from_cache);
   EXPECT_TRUE(back->rechecks.empty());
   nlohmann::json damaged = ReferenceTimingToJson(p);

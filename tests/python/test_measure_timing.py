@@ -161,6 +161,7 @@ def test_reference_and_candidate_timing_frames_agree(tmp_path):
     h, payload = timing_frame(ref_frames)
     assert h["variant"] == "small", err  # on the CPU only the small variant runs
     assert len(h["event_ms"]) == len(h["wall_ms"]) == len(h["tail_ms"]) == len(SEEDS)
+    assert h["covered"] == [False] * len(SEEDS)  # no device on the CPU: the host's clock is the call
     assert h["tampered"] == [] and h["input_bytes"] == 3 * 40 * 4 + 5 * 8 and h["output_bytes"] == 3 * 40 * 4
     assert "flops" in h and h["flops"] is None  # a ReLU has no counted FLOPs
     assert [r["trial"] for r in h["rechecks"]] == [1, 4]
