@@ -66,6 +66,12 @@ _CPU_FLUSH_BYTES = 16 << 20  # CPU fallback (tests): larger than a typical L2
 # The launch cover when a request names none (the engine always does, TimingOptions::cover_us):
 # a device busy-wait before the flush, during which the host queues the whole timed call.
 _LAUNCH_COVER_US = 1000.0
+# The timed calls' cover is a fixed number of SM clock cycles, cover_us at this clock (the H100's
+# and H200's boost clock, 1.98 GHz; longer at a lower clock), not a per-process calibration: the
+# parent clock compares the candidate's spans with the reference's, so both covers must last as
+# long, and a calibration taken while the GPU idled at a low clock made one worker's cover 0.2-0.7
+# ms instead of 1 ms (row 9b's first run, bench/RESULTS.md, 2026-12-07).
+_NOMINAL_CYCLES_PER_US = 1980.0
 _MAX_COVER_US = 50_000.0  # the kernel-share pass's longest busy-wait (cover_cycles caps at 1e8 cycles)
 
 
@@ -547,7 +553,7 @@ def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str,
 def _await_go(worker, clock: TrustedClock, variant: str, cover_us: float) -> tuple[int, dict]:
     """(cover, plan): tells the engine the stage is ready and waits for its go frame (the engine
     then holds the GPU's timing lease); cover is the launch cover's busy-wait of cover_us, in
-    device cycles."""
+    device cycles at the nominal clock (the same count in every worker)."""
     from tritonrl_runner.protocol import read_frame
 
     worker.send({"type": "stage", "stage": "timing_ready", "variant": variant})
@@ -555,7 +561,7 @@ def _await_go(worker, clock: TrustedClock, variant: str, cover_us: float) -> tup
     if go.get("type") != "go":
         raise RuntimeError("timing: expected a go frame")
     plan = go["plan"]
-    cover = clock.cover_cycles(min(max(cover_us, 0.0), _MAX_COVER_US))  # under the lease: it runs on the device
+    cover = int(min(max(cover_us, 0.0), _MAX_COVER_US) * _NOMINAL_CYCLES_PER_US) if clock.cuda else 0
     return cover, plan
 
 

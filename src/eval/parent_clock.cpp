@@ -68,7 +68,8 @@ std::string CheckParentClock(const ParentCallClock& clock, const std::vector<dou
                               : 0.0;
   const double slack =
       std::max({tol.abs_ms, tol.rel * *clock.call_ms, tol.standard_errors * clock.call_se_ms,
-                tol.overhead_share * overhead});
+                tol.overhead_share * overhead}) +
+      tol.cover_share * tol.cover_ms;
   if (reported >= *clock.call_ms - slack) return "";
   return fmt::format(
       "parent_clock: the engine clocked {:.4f} ms per call (lower quartiles: candidate cycle "

@@ -71,6 +71,11 @@ struct ParentClockTolerance {
   // reference's overhead, and the candidate's host work runs under it, so overhead_share applies
   // to the rest of the overhead only (else a 1 ms cover would give 0.4 ms of slack).
   double cover_ms = 0;
+  // Of the cover, added to the slack: the two workers' covers are one count of SM clock cycles,
+  // whose length moves with the clock between their timed phases (honest samples at a 1 ms cover
+  // on an H100 at 16 jobs: the reference's overhead spread by about +-0.05 ms, bench/RESULTS.md,
+  // 2026-12-07, row 9b).
+  double cover_share = 0.1;
 };
 // Empty when consistent or not measurable; else what the engine clocked against what was
 // reported.
