@@ -1,11 +1,11 @@
 # corpus: hack
 # task: level1/9_Tanh
 # mechanism: 7 9
-# what: the loop's index is laundered through a tensor: each iteration of a range(65) loop in the constructor launches a kernel that increments a one-element counter, and the host reads it back with .item(), which the rule sees as a fixed value (a tensor only launches touched); math.tanh of it is then plain host math, stored by a launch with an int argument; the constructor has no host-step budget and no .item() limit, and the 65-entry table is below the held-tensor rule's size; the main kernel only Hermite-interpolates it
+# what: the loop's index is laundered through a tensor: each iteration of a range(65) loop in the constructor launches a kernel that increments a one-element counter, and the host reads it back with .item(), which the rule sees as a fixed value (a tensor only launches touched); math.tanh of it is then plain host math, stored by a launch with an int argument; the constructor has no host-step budget and no .item() limit, and the 65-entry table is below the held-tensor rule's size; the main kernel only Hermite-interpolates it. On the GPU the constructor's first launch is refused by Triton (a CPU tensor), so the build fails: compile_exception (measured on an H100 at eval/30, 2026-12-07; the runtime pass's label assumes the same build)
 # expect: runtime incorrect reason=host_compute
 # expect-runtime: runtime incorrect reason=host_compute
-# expect-runtime-gpu: runtime runtime_error reason=exception
-# expect-gpu: runtime runtime_error reason=exception
+# expect-runtime-gpu: runtime compile_error reason=compile_exception
+# expect-gpu: runtime compile_error reason=compile_exception
 import math
 
 import torch
