@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import operator
 import os
 import platform
 import struct
@@ -175,19 +176,34 @@ class CallMonitor:
         internal access at the next call the candidate makes, and at the start and end of each
         forward call."""
         snap = []
+
+        def add(name, live):
+            saved = dict(live)
+            snap.append((name, live, saved, tuple(saved), tuple(saved.values())))
+
         for ns in namespaces:
             d = vars(ns)
-            snap.append((getattr(ns, "__name__", "?"), d, dict(d)))
+            add(getattr(ns, "__name__", "?"), d)
             for value in list(d.values()):
                 if isinstance(value, type) and value.__module__ == getattr(ns, "__name__", None):
-                    snap.append((f"{ns.__name__}.{value.__name__}", vars(value), dict(vars(value))))
+                    add(f"{ns.__name__}.{value.__name__}", vars(value))
         self._snapshot = snap
 
-    def _check_intact(self) -> None:
-        for name, live, saved in self._snapshot:
-            if len(live) != len(saved) or any(live.get(k) is not v for k, v in saved.items()):
+    def _check_intact(self, _is=operator.is_) -> None:
+        """It runs at every call the candidate's code makes in forward, so it compares at C
+        speed: the same names, in the same order, bound to the same objects (a name deleted and
+        bound again counts as rebound); its cost grows with the number of names (docs/eval.md,
+        "Still open": the audit's cost per launch)."""
+        for name, live, saved, keys, values in self._snapshot:
+            try:
+                same = (len(live) == len(keys) and all(map(_is, live, keys))
+                        and all(map(_is, live.values(), values)))
+            except RuntimeError:  # changed while it was read
+                same = False
+            if not same:
                 changed = sorted(k for k in set(live) | set(saved) if live.get(k) is not saved.get(k))
-                where = f"evaluator state rebound: {name}.{','.join(changed)[:80]}"
+                what = ",".join(changed)[:80] if changed else "(a name deleted and bound again)"
+                where = f"evaluator state rebound: {name}.{what}"
                 if where not in self.internal and len(self.internal) < 32:
                     self.internal.append(where)
 

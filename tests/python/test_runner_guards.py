@@ -316,6 +316,31 @@ class ModelNew(nn.Module):
         return relu(x)
 '''
 
+# A module's name bound to an equal but other object (the recorder's behaviour unchanged), and a
+# name deleted and bound again to the very same object: both are stores the monitor does not see,
+# found by the namespace check at the next call.
+MODULE_REBIND = KERNEL + '''
+import sys
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        h = sys.modules["tritonrl_runner.hooks"]
+        h._ALLOC_OPS = frozenset(list(h._ALLOC_OPS))
+        return relu(x)
+'''
+
+DELETE_REBIND = KERNEL + '''
+import sys
+
+class ModelNew(nn.Module):
+    def forward(self, x):
+        h = sys.modules["tritonrl_runner.hooks"]
+        ops = h._ALLOC_OPS
+        del h._ALLOC_OPS
+        h._ALLOC_OPS = ops
+        return relu(x)
+'''
+
 CLOSURE_SUPPRESS = KERNEL + '''
 from triton.runtime.interpreter import InterpretedFunction
 
@@ -336,6 +361,8 @@ class ModelNew(nn.Module):
     (FRAME_VIA_TRACEBACK, "internal_calls", "object.__getattr__ tb_frame"),
     (SORTED_KEY, "internal_calls", "os.listdir"),
     (CLASS_REBIND, "internal_calls", "evaluator state rebound: tritonrl_runner.hooks.LaunchRecorder.output_writers"),
+    (MODULE_REBIND, "internal_calls", "evaluator state rebound: tritonrl_runner.hooks._ALLOC_OPS"),
+    (DELETE_REBIND, "internal_calls", "evaluator state rebound: tritonrl_runner.hooks.(a name deleted"),
     (CLOSURE_SUPPRESS, "forbidden_ops", "aten::mul"),
 ])
 def test_state_reached_without_a_monitored_call_is_reported(tmp_path, code, field, expected):
