@@ -63,7 +63,9 @@ assert "timing" in ok["timings_ms"], ok["timings_ms"]
 # median, not every cycle: the engine reads a call frame when its thread runs, so on a loaded
 # host a frame read late shortens that one cycle below the call's wall time (seen: -0.18 ms).
 assert t["parent_call_cycle_ms"]["n"] == 6 and t["parent_call_unexplained_ms"]["median"] > 0, t
-assert t["parent_reference_overhead_ms"]["n"] == 6 and t["parent_reference_overhead_ms"]["min"] > 0, t
+# The reference's spans likewise: the median, since a begin frame read late shortens one span
+# below the reported wall (seen on the 2-core VM under ctest -j2: a 0.0027 ms span).
+assert t["parent_reference_overhead_ms"]["n"] == 6 and t["parent_reference_overhead_ms"]["median"] > 0, t
 assert t["parent_call_ms"] is not None and t["parent_call_se_ms"] >= 0, t
 cycles = t["parent_cycles_ms"]  # the raw cycles behind those summaries
 assert len(cycles["candidate"]) == 6 and len(cycles["reference"]) == 6 and min(cycles["candidate"]) > 0, cycles
