@@ -178,8 +178,7 @@ class CallMonitor:
         snap = []
 
         def add(name, live):
-            saved = dict(live)
-            snap.append((name, live, saved, tuple(saved), tuple(saved.values())))
+            snap.append((name, live, tuple(live), tuple(live.values())))
 
         for ns in namespaces:
             d = vars(ns)
@@ -194,13 +193,14 @@ class CallMonitor:
         speed: the same names, in the same order, bound to the same objects (a name deleted and
         bound again counts as rebound); its cost grows with the number of names (docs/eval.md,
         "Still open": the audit's cost per launch)."""
-        for name, live, saved, keys, values in self._snapshot:
+        for name, live, keys, values in self._snapshot:
             try:
                 same = (len(live) == len(keys) and all(map(_is, live, keys))
                         and all(map(_is, live.values(), values)))
             except RuntimeError:  # changed while it was read
                 same = False
             if not same:
+                saved = dict(zip(keys, values))
                 changed = sorted(k for k in set(live) | set(saved) if live.get(k) is not saved.get(k))
                 what = ",".join(changed)[:80] if changed else "(a name deleted and bound again)"
                 where = f"evaluator state rebound: {name}.{what}"

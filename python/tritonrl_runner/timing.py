@@ -602,9 +602,8 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
     """Runs the schedule of `call_plan` (_call_plan), asking the engine for each timed call's seed.
     Returns the measurements (event_ms, wall_ms, tail_ms, covered, warm_ms, l2_reset,
     threads_before, threads_after, stream_changed, output_bytes), the re-checked calls' snapshots,
-    and the last
-    call's inputs and CUDA events (pre, start, end; None on the CPU), for the caller to hold (see
-    run_stage)."""
+    and the last call's inputs and CUDA events (pre, start, end; None on the CPU), for the caller
+    to hold (see run_stage)."""
     from tritonrl_runner.protocol import read_frame
 
     per_call, n_calls, recheck, sample_seeds, schedule = call_plan
