@@ -8,7 +8,8 @@ Installed by the trusted worker code BEFORE the candidate file is imported:
   ``sys._getframe``), the heap, native memory or new code (refused too), or the system (files,
   processes, network: the sandbox decides), without a call the monitor sees;
 * an integrity snapshot of the runner's modules and classes (``CallMonitor.protect``): a name
-  rebound in them is internal access;
+  rebound in them is internal access; a dict watcher counts their changes, so the comparison
+  runs only after one;
 * ``ban_threads`` adds a seccomp filter (to every thread, with TSYNC) that
   refuses ``clone`` with ``CLONE_THREAD``: from then on no thread can be
   started, so no work runs where a thread-local audit would not see it. The
@@ -136,6 +137,8 @@ class CallMonitor:
         self.in_kernel_body = lambda: False
         self._trusted_code: dict = {}
         self._snapshot: list = []
+        self._watch = None  # the dict watcher on the protected namespaces (protect)
+        self._watch_seen = -1
         self._mon = sys.monitoring
         # Time spent in the CALL callback while a forward call runs (the call window's own cost,
         # by a clock taken before the candidate is imported): the timing stage reports it per
@@ -175,6 +178,7 @@ class CallMonitor:
         module or class, which neither the monitor nor the audit hook sees) is reported as
         internal access at the next call the candidate makes, and at the start and end of each
         forward call."""
+        watch = _DictWatcher.shared()  # made first: it is state of a protected class
         snap = []
 
         def add(name, live):
@@ -186,13 +190,25 @@ class CallMonitor:
             for value in list(d.values()):
                 if isinstance(value, type) and value.__module__ == getattr(ns, "__name__", None):
                     add(f"{ns.__name__}.{value.__name__}", vars(value))
+        if watch is not None and not all(watch.watch(live) for _, live, _, _ in snap):
+            watch = None  # compare at every check
+        self._watch = watch
+        self._watch_seen = -1  # the first check compares
         self._snapshot = snap
 
     def _check_intact(self, _is=operator.is_) -> None:
-        """It runs at every call the candidate's code makes in forward, so it compares at C
-        speed: the same names, in the same order, bound to the same objects (a name deleted and
-        bound again counts as rebound); its cost grows with the number of names (docs/eval.md,
-        "Still open": the audit's cost per launch)."""
+        """It runs at every call the candidate's code makes in forward. It compares only when a
+        protected dict changed since the last check (the dict watcher counts every store,
+        deletion and clear in them, whoever makes it), else it costs one comparison of two
+        ints; without a watcher it compares every time. The comparison: the same names, in the
+        same order, bound to the same objects (a name deleted and bound again counts as
+        rebound)."""
+        watch = self._watch
+        if watch is not None:
+            changes = watch.changes[0]
+            if changes == self._watch_seen:
+                return
+            self._watch_seen = changes
         for name, live, keys, values in self._snapshot:
             try:
                 same = (len(live) == len(keys) and all(map(_is, live, keys))
@@ -333,6 +349,66 @@ class CallMonitor:
         if full in self.allowed_torch or f"torch.{name}" in self.allowed_torch:
             return None
         return "host", full
+
+
+class _DictWatcher:
+    """A CPython dict watcher (``PyDict_AddWatcher``, 3.12) that counts every event in the dicts
+    it watches: a store, a deletion, a clear, a copy into one, its deallocation. The
+    interpreter calls it from inside the change, before it happens, whoever makes it (a
+    ``STORE_GLOBAL``, ``setattr`` on a module or class, ``vars(m).update``, C code), so a check
+    that finds the count unchanged knows that no watched dict changed. One for the process
+    (an interpreter has 8 watcher ids; tests build many monitors), made before the candidate is
+    imported; nothing the candidate may call removes it (ctypes and ``sys`` are refused)."""
+
+    _instance = None
+
+    @classmethod
+    def shared(cls) -> "_DictWatcher | None":
+        """The process's watcher, None where the C API is missing or its ids are taken."""
+        if cls._instance is None:
+            try:
+                cls._instance = cls()
+            except (AttributeError, OSError, ValueError):
+                return None
+        return cls._instance
+
+    def __init__(self) -> None:
+        import atexit
+
+        api = ctypes.pythonapi
+        # The dict and the key as plain addresses: a deallocation event must not take a
+        # reference to a dict that is going away.
+        callback_type = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p,
+                                         ctypes.c_void_p)
+        changes = self.changes = [0]
+
+        def on_event(event, mapping, key, value):
+            changes[0] += 1
+            return 0
+
+        self._callback = callback_type(on_event)  # kept alive as long as the watcher is
+        add, self._watch, clear = api.PyDict_AddWatcher, api.PyDict_Watch, api.PyDict_ClearWatcher
+        add.argtypes, add.restype = [callback_type], ctypes.c_int
+        self._watch.argtypes, self._watch.restype = [ctypes.c_int, ctypes.py_object], ctypes.c_int
+        clear.argtypes, clear.restype = [ctypes.c_int], ctypes.c_int
+        self.id = add(self._callback)  # raises ValueError when no id is free
+        # Removed before the interpreter tears its modules down (their dicts' deallocation
+        # events would reach a callback already freed); a worker leaves by os._exit instead.
+        atexit.register(clear, self.id)
+
+    def watch(self, mapping) -> bool:
+        """Watch the dict behind `mapping` (a module's dict, or a class's mappingproxy)."""
+        import gc
+
+        if not isinstance(mapping, dict):
+            inner = [d for d in gc.get_referents(mapping) if isinstance(d, dict)]
+            if len(inner) != 1:
+                return False
+            mapping = inner[0]
+        try:
+            return self._watch(self.id, mapping) == 0
+        except (OSError, ValueError):
+            return False
 
 
 class InternalAccessRefused(PermissionError):

@@ -772,3 +772,42 @@ def test_constructor_products_by_one_element_tensors_are_forbidden(tmp_path):
     frames = run_worker(tmp_path, "candidate", CTOR_ONE_ELEMENT)
     [build] = [h for h, _ in frames if h["type"] == "stage" and h["stage"] == "build"]
     assert build["forbidden_ops"] == ["aten::mul_ of two tensors"], build
+
+
+def test_the_dict_watcher_counts_every_change_to_the_dicts_it_watches():
+    """The namespace check compares only after the watcher counted a change (guard.py,
+    _DictWatcher): every kind of store must count, in a module's dict and behind a class's
+    mappingproxy, and a dict it does not watch must not. (CPython skips the event for a store of
+    the object already bound, which changes nothing the check compares.)"""
+    import types
+
+    from tritonrl_runner import guard
+
+    watcher = guard._DictWatcher.shared()
+    assert watcher is not None and guard._DictWatcher.shared() is watcher
+    module = types.ModuleType("watched")
+    module.a = 1
+
+    class Watched:
+        b = 2
+
+    assert watcher.watch(vars(module)) and watcher.watch(vars(Watched))
+    other = types.ModuleType("unwatched")
+    steps = [
+        lambda: setattr(module, "a", 2),
+        lambda: setattr(module, "c", 3),
+        lambda: delattr(module, "c"),
+        lambda: vars(module).update(d=4),
+        lambda: vars(module).pop("d"),
+        lambda: exec("global a\na = 5", vars(module)),  # STORE_GLOBAL in the module's own code
+        lambda: setattr(Watched, "b", 3),
+        lambda: delattr(Watched, "b"),
+    ]
+    for step in steps:
+        before = watcher.changes[0]
+        step()
+        assert watcher.changes[0] > before, step
+    before = watcher.changes[0]
+    other.x = 1
+    vars(other).clear()
+    assert watcher.changes[0] == before
