@@ -7,7 +7,9 @@ run bare in a plain process (the peer: no worker, no audit), on the same inputs.
 
 Per candidate: launches per call, the bare call's time per launch, the audited call's time per
 launch (the worker's trial `ms`, medians over the trials after the first) and their difference,
-the audit's cost per launch. With --profile the worker also runs under cProfile (its figures are
+the audit's cost per launch, and the parts of it the audit's own clocks measured (the call
+monitor's callbacks; the launch recorder's dispatch callbacks and launch steps; the rest is the
+launch wrapper's argument checks, the dispatch mode's C side and the launch hooks). With --profile the worker also runs under cProfile (its figures are
 then inflated by the profiler, so read them as shares, not times): each candidate's stats go to
 DIR/<file>.prof (one call) and the runner's, Triton's and torch's own time are printed with the top
 functions by own time. On the CPU, Triton's interpreter runs every launch: the bare time is
@@ -108,8 +110,10 @@ def _task_of(cand: Path) -> Path:
 
 
 def audited(task: Path, cand: Path, device: str, variant: str, seeds: list[int], tmp: Path,
-            profile: Path | None) -> list[tuple[float, int]]:
-    """(ms, launches) of each trial's call in the real candidate worker."""
+            profile: Path | None) -> list[tuple[float, int, float, float]]:
+    """(ms, launches, monitor ms, recorder ms) of each trial's call in the real candidate worker:
+    the last two are the audit's own time by its clocks (the call monitor's callbacks; the
+    recorder's dispatch callbacks and launch steps)."""
     req = {"role": "candidate", "task_path": str(task), "candidate_path": str(cand), "device": device,
            "variants": [variant], "init_seed": 7, "allowlist_path": str(ROOT / "src" / "verify" / "allowlist.json"),
            "trials": [{"seed": s, "train": False, "grad": False} for s in seeds], "perturb": 0}
@@ -134,7 +138,9 @@ def audited(task: Path, cand: Path, device: str, variant: str, seeds: list[int],
         except EOFError:
             break
         if h.get("type") == "trial":
-            calls.append((float(h["ms"]), int(h["host_steps"][0][1])))
+            phase = h.get("phase_ms", {})
+            calls.append((float(h["ms"]), int(h["host_steps"][0][1]), float(phase.get("audit_monitor", 0.0)),
+                          float(phase.get("audit_recorder", 0.0))))
         elif h.get("type") == "error":
             raise RuntimeError(f"{cand}: {h.get('message', '')[-800:]}")
     os.close(r_out)
@@ -191,7 +197,7 @@ def main() -> int:
     seeds = [101 + i for i in range(max(2, a.trials))]
     rows = []
     print(f"{'candidate':44} {'launches':>8} {'bare us/launch':>15} {'audited us/launch':>18} "
-          f"{'audit us/launch':>16}", flush=True)
+          f"{'audit us/launch':>16} {'of it monitor':>12} {'of it recorder':>13}", flush=True)
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t)
         for rel in CANDIDATES:
@@ -205,18 +211,21 @@ def main() -> int:
                 prof = a.profile / f"{cand.stem}.prof"
             calls = audited(task, cand, a.device, a.variant, seeds, tmp, None)
             launches = calls[0][1]
-            if launches == 0 or any(n != launches for _, n in calls):
-                raise RuntimeError(f"{rel}: launches per call {[n for _, n in calls]}")
+            if launches == 0 or any(c[1] != launches for c in calls):
+                raise RuntimeError(f"{rel}: launches per call {[c[1] for c in calls]}")
             bare_ms = bare(task, cand, a.device, a.variant, seeds, tmp)
             med = statistics.median
-            audited_us = 1e3 * med([ms for ms, _ in calls[1:]]) / launches
+            audited_us = 1e3 * med([c[0] for c in calls[1:]]) / launches
+            monitor_us = 1e3 * med([c[2] for c in calls[1:]]) / launches
+            recorder_us = 1e3 * med([c[3] for c in calls[1:]]) / launches
             bare_us = 1e3 * med(bare_ms[1:]) / launches
             row = {"candidate": rel, "device": a.device, "variant": a.variant, "launches": launches,
                    "bare_us_per_launch": round(bare_us, 2), "audited_us_per_launch": round(audited_us, 2),
-                   "audit_us_per_launch": round(audited_us - bare_us, 2)}
+                   "audit_us_per_launch": round(audited_us - bare_us, 2),
+                   "monitor_us_per_launch": round(monitor_us, 2), "recorder_us_per_launch": round(recorder_us, 2)}
             rows.append(row)
-            print(f"{cand.stem:44} {launches:8d} {bare_us:15.1f} {audited_us:18.1f} {audited_us - bare_us:16.1f}",
-                  flush=True)
+            print(f"{cand.stem:44} {launches:8d} {bare_us:15.1f} {audited_us:18.1f} {audited_us - bare_us:16.1f} "
+                  f"{monitor_us:12.1f} {recorder_us:13.1f}", flush=True)
             if prof is not None:
                 audited(task, cand, a.device, a.variant, seeds[:1], tmp, prof)
                 print_profile(prof, a.top)

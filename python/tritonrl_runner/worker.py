@@ -418,6 +418,8 @@ class Worker:
                   "input_sha256": hash_before}
         out = self._forward(header, hooks, model, inputs, trial, device, recorder, audit, cand_file)
         phase["forward"] = header["ms"]
+        for part, ms in header.pop("audit_ms", {}).items():
+            phase["audit_" + part] = ms
         outs, tensors = self._describe_outputs(header, taskmod, out, inputs, recorder)
         plan = None
         if self._large_output:
@@ -482,6 +484,7 @@ class Worker:
             module_hooks = hooks.module_hooks(model)
             with torch.set_grad_enabled(bool(trial["grad"])):
                 state = hooks.global_state()
+                recorder.audit_ns = monitor.audit_ns = 0
                 recorder.recording = True
                 monitor.start_call()
                 with audit:
@@ -509,6 +512,9 @@ class Worker:
             header["hooks_intact"] = bool(mode_intact and recorder.intact())
             header["global_state_changed"] = state != state_after
             header["compiled_path"] = device.type == "cuda"
+            # The audit's own time in the call, by its clocks (diagnostic, as phase_ms): the call
+            # monitor's callbacks, and the recorder's dispatch callbacks and launch steps.
+            header["audit_ms"] = {"monitor": monitor.audit_ns / 1e6, "recorder": recorder.audit_ns / 1e6}
         header["ms"] = _ms(t1)
         return out
 

@@ -71,6 +71,11 @@ def test_honest_candidate_shows_clean_guards(tmp_path):
         assert t["output_writers"] == ["kernel"]
         assert t["host_calls"] == [] and t["internal_calls"] == [] and t["module_hooks"] == []
         assert t["thread_ban"] == "on" and t["hooks_intact"]
+        # The audit's own time, by its clocks: some of the call's (the kernel body's calls run
+        # under the monitor on the CPU path), never more than the call took.
+        phase = t["phase_ms"]
+        assert phase["audit_monitor"] > 0 and phase["audit_recorder"] > 0, phase
+        assert phase["audit_monitor"] + phase["audit_recorder"] < phase["forward"], phase
 
 
 def test_threads_cannot_start_after_the_import(tmp_path):
