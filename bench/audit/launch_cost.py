@@ -3,7 +3,8 @@ launch once per row or per chunk, run by the real candidate worker (driven over 
 engine drives it: launch recorder, ATen audit and call monitor on) against the same forward call
 run bare in a plain process (the peer: no worker, no audit), on the same inputs.
 
-    python bench/audit/launch_cost.py [--device cuda] [--variant medium] [--trials 3] [--profile DIR]
+    python bench/audit/launch_cost.py [--device cuda] [--variant medium] [--trials 3] [--runner DIR]
+                                      [--profile DIR]
 
 Per candidate: launches per call, the bare call's time per launch, the audited call's time per
 launch (the worker's trial `ms`, medians over the trials after the first) and their difference,
@@ -109,7 +110,7 @@ def _task_of(cand: Path) -> Path:
     raise SystemExit(f"{cand}:1: no '# task:' line")
 
 
-def audited(task: Path, cand: Path, device: str, variant: str, seeds: list[int], tmp: Path,
+def audited(runner: Path, task: Path, cand: Path, device: str, variant: str, seeds: list[int], tmp: Path,
             profile: Path | None) -> list[tuple[float, int, float, float]]:
     """(ms, launches, monitor ms, recorder ms) of each trial's call in the real candidate worker:
     the last two are the audit's own time by its clocks (the call monitor's callbacks; the
@@ -117,11 +118,11 @@ def audited(task: Path, cand: Path, device: str, variant: str, seeds: list[int],
     req = {"role": "candidate", "task_path": str(task), "candidate_path": str(cand), "device": device,
            "variants": [variant], "init_seed": 7, "allowlist_path": str(ROOT / "src" / "verify" / "allowlist.json"),
            "trials": [{"seed": s, "train": False, "grad": False} for s in seeds], "perturb": 0}
-    worker_py = str(ROOT / "python" / "tritonrl_runner" / "worker.py")
+    worker_py = str(runner / "tritonrl_runner" / "worker.py")
     if profile is None:
         argv = [sys.executable, "-I", "-B", worker_py]
     else:
-        code = _PROFILED.format(runner=str(ROOT / "python"), worker_py=worker_py, out=str(profile))
+        code = _PROFILED.format(runner=str(runner), worker_py=worker_py, out=str(profile))
         argv = [sys.executable, "-I", "-B", "-c", code]
     r_in, w_in = os.pipe()
     r_out, w_out = os.pipe()
@@ -190,6 +191,9 @@ def main() -> int:
     ap.add_argument("--variant", default="small")
     ap.add_argument("--trials", type=int, default=3, help="calls per candidate (the first is a warm-up)")
     ap.add_argument("--match", default="", help="only candidates whose path contains this")
+    ap.add_argument("--runner", type=Path, default=ROOT / "python",
+                    help="the folder holding tritonrl_runner/ whose worker is measured (an earlier tree's, "
+                         "e.g. `git archive REV python`, for a before-and-after)")
     ap.add_argument("--profile", type=Path, help="also run each worker under cProfile, stats in this folder")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--json", type=Path, help="also write the figures here")
@@ -209,7 +213,7 @@ def main() -> int:
             if a.profile is not None:
                 a.profile.mkdir(parents=True, exist_ok=True)
                 prof = a.profile / f"{cand.stem}.prof"
-            calls = audited(task, cand, a.device, a.variant, seeds, tmp, None)
+            calls = audited(a.runner, task, cand, a.device, a.variant, seeds, tmp, None)
             launches = calls[0][1]
             if launches == 0 or any(c[1] != launches for c in calls):
                 raise RuntimeError(f"{rel}: launches per call {[c[1] for c in calls]}")
@@ -219,7 +223,7 @@ def main() -> int:
             monitor_us = 1e3 * med([c[2] for c in calls[1:]]) / launches
             recorder_us = 1e3 * med([c[3] for c in calls[1:]]) / launches
             bare_us = 1e3 * med(bare_ms[1:]) / launches
-            row = {"candidate": rel, "device": a.device, "variant": a.variant, "launches": launches,
+            row = {"candidate": rel, "runner": str(a.runner), "device": a.device, "variant": a.variant, "launches": launches,
                    "bare_us_per_launch": round(bare_us, 2), "audited_us_per_launch": round(audited_us, 2),
                    "audit_us_per_launch": round(audited_us - bare_us, 2),
                    "monitor_us_per_launch": round(monitor_us, 2), "recorder_us_per_launch": round(recorder_us, 2)}
@@ -227,7 +231,7 @@ def main() -> int:
             print(f"{cand.stem:44} {launches:8d} {bare_us:15.1f} {audited_us:18.1f} {audited_us - bare_us:16.1f} "
                   f"{monitor_us:12.1f} {recorder_us:13.1f}", flush=True)
             if prof is not None:
-                audited(task, cand, a.device, a.variant, seeds[:1], tmp, prof)
+                audited(a.runner, task, cand, a.device, a.variant, seeds[:1], tmp, prof)
                 print_profile(prof, a.top)
     if a.json:
         a.json.write_text(json.dumps(rows, indent=1) + "\n")

@@ -368,7 +368,7 @@ class _DictWatcher:
         if cls._instance is None:
             try:
                 cls._instance = cls()
-            except (AttributeError, OSError, ValueError):
+            except (AttributeError, OSError, ValueError, MemoryError):  # MemoryError: no closure
                 return None
         return cls._instance
 
