@@ -24,6 +24,10 @@ verb=run
 [[ "${1:-}" == --start || "${1:-}" == --wait ]] && { verb="${1#--}"; shift; }
 CALL="$1"; shift
 export TRITONRL_PYTHON="${TRITONRL_PYTHON:-python3}"
+# This checkout's runner, named: without it the binary finds the runner through the source path
+# it was built in, which on the GPU machine is the device tool's copy of the checkout, replaced at
+# every call (a detached run that outlived its call lost it; seventeenth session).
+export TRITONRL_RUNNER_DIR="${TRITONRL_RUNNER_DIR:-$ROOT/python}"
 source "$ROOT/bench/gpu/libpath.sh"
 export W="${W:-$ROOT/.learn}"
 mkdir -p "$W" "$OUT"
