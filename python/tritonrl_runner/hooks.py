@@ -216,6 +216,7 @@ class LaunchRecorder:
             if not warmup:
                 rec._record(self.fn)
                 rec._after_launch()
+                rec._progress()
             return kernel
 
         def interp_run(self, *args, grid, warmup, **kwargs):
@@ -230,6 +231,7 @@ class LaunchRecorder:
             if not warmup:
                 rec._record(self.fn)
                 rec._after_launch()
+                rec._progress()
             return result
 
         # The interpreter copies arguments to and from the host with ATen ops; those are
@@ -304,7 +306,11 @@ class LaunchRecorder:
 
     def _init_state(self) -> None:
         """The recorder's per-process state, before Triton's entry points are wrapped."""
-        self.launches: list[tuple[str, str]] = []  # (kernel name, defining file)
+        # (kernel name, defining file) -> launches this call. Counted, not listed: honest code
+        # that launches once per row makes hundreds of thousands in a call, and a list of them
+        # outgrew the trial frame's header (row 3d, seventeenth session).
+        self.launches: dict[tuple[str, str], int] = {}
+        self.launch_count = 0
         self.c_launches = 0  # counted by the C launcher hook (compiled path only)
         self.suppress = 0  # >0 while Triton's own machinery runs (its ATen ops are not the candidate's)
         self.recording = False
@@ -351,11 +357,15 @@ class LaunchRecorder:
         self._clock = time.perf_counter_ns
         self.audit_ns = 0
         self._own_steps = 0  # >0 inside _before_launch/_after_launch, which time themselves
+        # Set by the worker: told the launch count at most once a second while launches go on, so
+        # that the engine's idle deadline tells a call that launches for long from a hung one.
+        self.on_progress = None
+        self._progress_ns = 0
         self._thread = threading.get_ident()
 
     def reset(self, inputs=()) -> None:
         """A new call: no launches, no writers, and the call's inputs read-only."""
-        self.launches, self.c_launches = [], 0
+        self.launches, self.launch_count, self.c_launches = {}, 0, 0
         self.writers, self.first_bytes, self.data_written, self.copied_runs = {}, {}, {}, {}
         self.moved_sources = {}
         self.host_values = HostValues()
@@ -661,10 +671,19 @@ class LaunchRecorder:
         finally:
             self.suppress -= 1
 
+    def _progress(self) -> None:
+        if self.on_progress is not None:
+            now = self._clock()
+            if now - self._progress_ns >= 1_000_000_000:
+                self._progress_ns = now
+                self.on_progress(self.launch_count)
+
     def _record(self, fn) -> None:
         if self.recording:
             code = getattr(fn, "__code__", None)
-            self.launches.append((getattr(fn, "__name__", "?"), code.co_filename if code else "?"))
+            key = (getattr(fn, "__name__", "?"), code.co_filename if code else "?")
+            self.launches[key] = self.launches.get(key, 0) + 1
+            self.launch_count += 1
 
     def intact(self) -> bool:
         return (self._jit_cls.run is self._jit_run and self._interp_cls.run is self._interp_run

@@ -404,7 +404,7 @@ class _AuditedCalls:
                   "module_hooks": sorted(set(self._hooks + hooks.module_hooks(self.model))),
                   "host_calls": list(monitor.host) + self.op_audit.host_reads,
                   "internal_calls": list(monitor.internal)}
-        self.steps.append([monitor.steps, len(rec.launches)])
+        self.steps.append([monitor.steps, rec.launch_count])
         finding = (any(w != "kernel" for w in writers) or guards["module_hooks"] or guards["host_calls"]
                    or guards["internal_calls"])
         if not self._found:
@@ -500,7 +500,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
 
                 clock.sync()
                 with torch.no_grad():
-                    recorder.launches = []
+                    recorder.launches, recorder.launch_count = {}, 0
                     recorder.recording = True
                     with profile(activities=[ProfilerActivity.CUDA]) as prof:
                         for x in calls:

@@ -17,8 +17,8 @@ malloc perturb byte for the candidate, 0 = off), tolerance_policy ("ours" |
 
 Frames sent: hello, variants, stage (import / build), trial (a header, then
 each tensor output's bytes as slice frames of at most SLICE_BYTES), error, done;
-and, from a candidate on the GPU at any time, progress (a Triton compile's start
-and end, for the engine's idle deadline).
+and, from a candidate at any time, progress (on the GPU a Triton compile's start and end; a
+call's launch count at most once a second while it launches), for the engine's idle deadline.
 
 Pre-started (``--prestart DEVICE``, src/eval/worker_pool.h): the worker does the start-up that
 depends on no request before it reads one (imports, the CUDA context), then blocks on IN_FD until
@@ -292,6 +292,12 @@ class Worker:
         if self.role == "candidate":
             recorder = hooks.LaunchRecorder()
             recorder.tol = (float(atol), float(rtol))  # the copy check's tolerance (hooks.py)
+            # Launch progress (at most one frame a second while a call launches): the engine's
+            # idle deadline waits for a call that launches once per row, and a timing stage that
+            # launches on past its budget is slow, not hung (worker_driver.cpp). Forged or
+            # suppressed, it moves only the candidate's own deadlines within their stage limits.
+            recorder.on_progress = lambda n, send=self.send: send(
+                {"type": "progress", "what": "launches", "launches": int(n)})
             if device.type == "cuda":
                 self._report_compiles()
             audit = hooks.OpAudit(hooks.load_allowlist(req["allowlist_path"]), recorder,
@@ -500,12 +506,13 @@ class Worker:
             header["module_hooks"] = sorted(set(module_hooks + hooks.module_hooks(model)))
             header["host_calls"] = list(monitor.host) + audit.host_reads
             header["internal_calls"] = list(monitor.internal)
-            header["host_steps"] = [[monitor.steps, len(recorder.launches)]]
+            header["host_steps"] = [[monitor.steps, recorder.launch_count]]
             header["thread_ban"] = self.thread_ban
             mode_intact = mode_intact and monitor.intact()
             if device.type == "cuda":
                 torch.cuda.synchronize(device)
-            header["launches"] = [[name, f == cand_file] for name, f in recorder.launches]
+            # [kernel name, defined in the candidate's file, launches in this call]
+            header["launches"] = [[name, f == cand_file, n] for (name, f), n in recorder.launches.items()]
             header["c_launches"] = recorder.c_launches
             header["aten_ops"] = sorted(audit.seen)
             header["forbidden_ops"] = sorted(audit.forbidden)

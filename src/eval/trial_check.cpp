@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -229,21 +230,31 @@ void CandidateChecker::OnTrialHeader(const json& h) {
   if (GetBool(h, "global_state_changed", true))
     FailProofOfWork("global_state_changed",
                     fmt::format("{}: forward changed process-wide torch settings", where));
-  int own = 0;
+  // Each entry: [kernel name, defined in the candidate's file, launches] (the count may be left
+  // out: one launch). Counted per kernel: a call may launch hundreds of thousands of times.
+  std::int64_t own = 0;
   auto launches = h.find("launches");
   if (launches != h.end() && launches->is_array()) {
     for (const auto& l : *launches) {
-      if (!l.is_array() || l.size() != 2 || !l[0].is_string() || !l[1].is_boolean()) continue;
+      if (!l.is_array() || (l.size() != 2 && l.size() != 3) || !l[0].is_string() ||
+          !l[1].is_boolean())
+        continue;
+      std::int64_t n = 1;
+      if (l.size() == 3) {
+        if (!l[2].is_number_integer() || l[2].get<std::int64_t>() < 1) continue;
+        n = std::min<std::int64_t>(l[2].get<std::int64_t>(), std::numeric_limits<int>::max());
+      }
       const std::string name = Truncate(l[0].get<std::string>(), 100);
       if (l[1].get<bool>()) {
-        ++own;
+        own = std::min<std::int64_t>(own + n, std::numeric_limits<int>::max());
         own_kernels.insert(name);
       } else {
         other_kernels.insert(name);
       }
     }
   }
-  min_launches = min_launches < 0 ? own : std::min(min_launches, own);
+  min_launches =
+      min_launches < 0 ? static_cast<int>(own) : std::min(min_launches, static_cast<int>(own));
   if (own == 0) {
     FailProofOfWork(
         "no_triton_launch",

@@ -178,12 +178,21 @@ class Driver {
             state_ == WorkerState::kTrial);
   }
 
-  // The worker's Triton compile hooks (worker.py) say when a compile starts and ends. The
-  // candidate can forge these frames, which buys at most the stage limit it would have had
-  // anyway.
+  // The worker's Triton compile hooks (worker.py) say when a compile starts and ends, and its
+  // launch recorder that launches go on (at most once a second). The candidate can forge these
+  // frames, which buys at most the stage limit it would have had anyway; in the timing stage a
+  // launch report only tells a slow phase from a hung one (OnTimeout).
   void OnProgress(const Frame& f) {
-    if (!IdleApplies()) return;
     const std::string what = GetString(f.header, "what");
+    if (what == "launches" && state_ == WorkerState::kTiming) {
+      timing_launch_t_ = Clock::now();
+      return;
+    }
+    if (!IdleApplies()) return;
+    if (what == "launches") {
+      progress_t_ = Clock::now();
+      return;
+    }
     if (what != "compile_start" && what != "compile_end") return;
     compiling_ = what == "compile_start";
     progress_t_ = Clock::now();
@@ -451,13 +460,17 @@ class Driver {
 
   Stop OnTimeout() {
     if (state_ == WorkerState::kTiming && candidate() && timing_limit_ < cfg_.timing.timeout) {
-      // Correct so far but too slow to time in full: a finished call bounds its speedup; a
-      // worker that finished none is treated as hung.
+      // Correct so far but too slow to time in full: the phase so far bounds its speedup (the
+      // whole phase would have taken longer). A worker that finished no timed call counts as
+      // slow while its launches go on (a launch report in the last kLaunchingWindow: an honest
+      // kernel launched once per row can spend the whole budget warming up), else as hung.
       run_.timing_over_budget = true;
       run_.timing_budget_ms = static_cast<double>(timing_limit_.count());
       run_.timed_calls_done = std::max(0, next_call_ - 1);
       run_.timing_parent_ms = MsSince(go_t0_);
-      if (run_.timed_calls_done > 0) return {WorkerEnd::kDone, ""};
+      const bool launching =
+          timing_launch_t_ > go_t0_ && Clock::now() - timing_launch_t_ < kLaunchingWindow;
+      if (run_.timed_calls_done > 0 || launching) return {WorkerEnd::kDone, ""};
       return {WorkerEnd::kTimeout,
               fmt::format("no timed call finished within the timing budget of {} ms ({}x the "
                           "reference's timed phase, at least {} ms)",
@@ -482,7 +495,11 @@ class Driver {
   const std::chrono::milliseconds idle_limit_;  // 0: no idle deadline (see IdleApplies)
   Clock::time_point frame_t_ = Clock::now();    // the last protocol frame: stage limits count
   Clock::time_point progress_t_{};              // the last progress frame
-  bool compiling_ = false;                      // between compile_start and compile_end
+  Clock::time_point timing_launch_t_{};         // the last launch report in the timing stage
+  // A launch report this recent at the timing budget's end: the phase is launching, not hung
+  // (the worker reports once a second while it launches).
+  static constexpr std::chrono::seconds kLaunchingWindow{5};
+  bool compiling_ = false;  // between compile_start and compile_end
   WorkerState state_ = WorkerState::kStartup;
   std::string buffer_;
   bool hello_ = false;

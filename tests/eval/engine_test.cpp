@@ -133,6 +133,16 @@ TEST_F(EngineTest, AFailedTrialStopsTheCandidateUnlessAllTrialsAreAsked) {
   EXPECT_FALSE(all.evidence.contains("stopped_after_failed_trial"));
 }
 
+// A worker counts its launches per kernel ([name, own, count]): a call that launches once per
+// row makes hundreds of thousands, which a list of single launches could not carry in a header.
+TEST_F(EngineTest, LaunchesCountedPerKernel) {
+  const Verdict v = Run("counted_launches");
+  EXPECT_EQ(v.outcome, vocab::Outcome::kCorrect);
+  EXPECT_EQ(v.evidence["min_own_launches_per_call"], 655362);
+  EXPECT_EQ(v.evidence["kernels"], nlohmann::json::array({"k", "k2"}));
+  EXPECT_EQ(Run("correct").evidence["min_own_launches_per_call"], 1);  // [name, own]: one launch
+}
+
 TEST_F(EngineTest, ProofOfWorkFailures) {
   EXPECT_TRUE(Codes(Run("no_launch")).count("no_triton_launch"));
   const Verdict lazy = Run("forbidden_op");
@@ -205,6 +215,12 @@ TEST_F(EngineTest, IdleDeadlineEndsAHangEarlyAndWaitsForACompile) {
 
   // 900 ms of compile with a 300 ms idle limit.
   EXPECT_EQ(Run("compile_then_trial").outcome, vocab::Outcome::kCorrect);
+  // 900 ms of launches (a call that launches once per row), reported every 100 ms.
+  EXPECT_EQ(Run("launching_trial").outcome, vocab::Outcome::kCorrect);
+  const Verdict launching = timed("launching_flood", ms);
+  EXPECT_EQ(launching.outcome, vocab::Outcome::kTimeout);
+  EXPECT_GE(ms, 4000);
+  EXPECT_LT(ms, 30000);
 
   const Verdict forged = timed("forged_compile", ms);
   EXPECT_EQ(forged.outcome, vocab::Outcome::kTimeout);

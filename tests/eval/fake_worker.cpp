@@ -144,6 +144,18 @@ int main() {
       usleep(900 * 1000);
       Send({{"type", "progress"}, {"what", "compile_end"}});
     }
+    if (sc == "launching_trial" && index == 0) {  // 900 ms of launches, reported every 100 ms
+      for (int i = 1; i <= 9; ++i) {
+        Send({{"type", "progress"}, {"what", "launches"}, {"launches", i * 1000}});
+        usleep(100 * 1000);
+      }
+    }
+    if (sc == "launching_flood") {  // launch reports forever: the stage limit still holds
+      for (;;) {
+        Send({{"type", "progress"}, {"what", "launches"}, {"launches", 1}});
+        usleep(100 * 1000);
+      }
+    }
     if (sc == "forged_compile") {
       Send({{"type", "progress"}, {"what", "compile_start"}});
       for (;;) pause();
@@ -212,7 +224,15 @@ int main() {
     // The reference's allocator peak grows by a MiB a trial; a candidate's would be ignored.
     h["peak_device_bytes"] = (index + (candidate ? 100 : 0)) << 20;
     if (candidate) {
-      h["launches"] = sc == "no_launch" ? json::array() : json::array({json::array({"k", true})});
+      if (sc == "no_launch") {
+        h["launches"] = json::array();
+      } else if (sc == "counted_launches") {  // [name, own, count]; malformed counts ignored
+        h["launches"] = json::array({json::array({"k", true, 655360}), json::array({"k2", true, 2}),
+                                     json::array({"lib", false, 7}), json::array({"bad", true, 0}),
+                                     json::array({"bad2", true, "9"})});
+      } else {
+        h["launches"] = json::array({json::array({"k", true})});
+      }
       h["c_launches"] = 0;
       h["aten_ops"] = {"aten::empty"};
       h["forbidden_ops"] = sc == "forbidden_op" || sc == "forbidden_op_wrong"

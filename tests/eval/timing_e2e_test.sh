@@ -161,9 +161,12 @@ PY
 # The timing budget: a correct candidate may hold the lease for --slow-factor x the reference's
 # timed phase, at least --slow-floor seconds. This one turns slow (30 s per call) after its
 # warm-up and two timed calls (a fresh instance is timed, so its correctness trials stay fast):
-# stopped at the 3 s floor, still correct, flagged, with an upper-bound speedup. With no floor the
-# budget ends before any timed call finishes, which is a timeout.
-"$ROOT/.venv/bin/python" - "$T/s1.jsonl" "$T/slow.jsonl" <<'PY'
+# stopped at the 3 s floor, still correct, flagged, with an upper-bound speedup. Two more turn
+# slow from the timing stage's first call (a class counter past the 5 correctness trials): one
+# launches its kernel over and over (once per row, as honest code may), which the worker reports
+# once a second, so at the budget's end it is slow, not hung: correct, no timed call done; the
+# other sleeps without launching, and no timed call finished is a timeout.
+"$ROOT/.venv/bin/python" - "$T/s1.jsonl" "$T/slow.jsonl" "$T/launching.jsonl" "$T/hung.jsonl" <<'PY'
 import json, sys
 s = json.loads(open(sys.argv[1]).read())
 code = s["code"].replace("        super().__init__()\n", "        super().__init__()\n        self.calls = 0\n", 1)
@@ -172,12 +175,25 @@ code = code.replace("    def forward(self, x):\n",
                     "        if self.calls > 7:\n            import time\n            time.sleep(30)\n", 1)
 assert code.count("self.calls") == 3, code
 open(sys.argv[2], "w").write(json.dumps(dict(s, sample="legit/relu_slow_after_warmup", code=code)) + "\n")
+counted = s["code"].replace("class ModelNew(nn.Module):\n", "class ModelNew(nn.Module):\n    total = 0\n\n", 1)
+counted = counted.replace("    def forward(self, x):\n", "    def forward(self, x):\n        ModelNew.total += 1\n", 1)
+launch = "        relu_kernel[grid](x, y, n, BLOCK_SIZE=1024)\n"
+assert counted.count(launch) == 1 and counted.count("ModelNew.total") == 1, counted
+launching = counted.replace(launch, launch + "        if ModelNew.total > 5:\n            for _ in range(100000):\n"
+                            "        " + launch, 1)
+compile(launching, "launching", "exec")
+hung = counted.replace(launch, "        if ModelNew.total > 5:\n            import time\n            time.sleep(30)\n"
+                       + launch, 1)
+open(sys.argv[3], "w").write(json.dumps(dict(s, sample="legit/relu_launching_in_timing", code=launching)) + "\n")
+open(sys.argv[4], "w").write(json.dumps(dict(s, sample="legit/relu_hung_in_timing", code=hung)) + "\n")
 PY
 "$BIN" eval --tasks "$ROOT/tasks" --samples "$T/slow.jsonl" --device cpu --cpu-timing --timing-trials 6 \
   --no-static --json --no-cache --slow-factor 1e-9 --slow-floor 3 --work-dir "$T/w5" >"$T/slow.json"
-"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/s1.jsonl" --device cpu --cpu-timing --timing-trials 6 \
-  --json --no-cache --slow-factor 1e-9 --slow-floor 0 --work-dir "$T/w6" >"$T/nofloor.json"
-"$ROOT/.venv/bin/python" - "$T/slow.json" "$T/nofloor.json" <<'PY'
+"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/launching.jsonl" --device cpu --cpu-timing --timing-trials 6 \
+  --no-static --json --no-cache --slow-factor 1e-9 --slow-floor 3 --work-dir "$T/w6" >"$T/launching.json"
+"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/hung.jsonl" --device cpu --cpu-timing --timing-trials 6 \
+  --no-static --json --no-cache --slow-factor 1e-9 --slow-floor 3 --work-dir "$T/w7" >"$T/hung.json"
+"$ROOT/.venv/bin/python" - "$T/slow.json" "$T/launching.json" "$T/hung.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["samples"][0]
 t = s["evidence"]["timing"]
@@ -185,10 +201,16 @@ assert s["outcome"] == "correct" and "slow_over_budget" in s["flags"], s
 assert t["over_budget"] is True and t["budget_ms"] == 3000 and t["timed_calls_done"] == 2, t
 assert 3000 <= t["parent_phase_ms"] < 20000, t  # stopped at the budget, not after the 30 s sleep
 assert s["speedup"] == t["speedup_upper_bound"] and 0 < s["speedup"] < 1, s
-n = json.load(open(sys.argv[2]))["samples"][0]
+l = json.load(open(sys.argv[2]))["samples"][0]
+t = l["evidence"]["timing"]
+assert l["outcome"] == "correct" and "slow_over_budget" in l["flags"], l
+assert t["over_budget"] is True and t["budget_ms"] == 3000 and t["timed_calls_done"] == 0, t
+assert 3000 <= t["parent_phase_ms"] < 20000 and l["speedup"] == t["speedup_upper_bound"], l
+n = json.load(open(sys.argv[3]))["samples"][0]
 assert n["outcome"] == "timeout" and n["speedup"] is None, n
 assert any("timing budget" in r["message"] for r in n["reasons"]), n["reasons"]
-print("timing e2e: a slow correct candidate is stopped at its budget; none finished is a timeout")
+print("timing e2e: a slow correct candidate is stopped at its budget, also one still launching "
+      "with no timed call done; one that finished none and launches nothing is a timeout")
 PY
 
 # A candidate that finds the worker's trusted clock object (gc) at import time, to halve every
