@@ -63,9 +63,6 @@ from tritonrl_runner import trusted
 _CU_LIMIT_PERSISTING_L2_CACHE_SIZE = 0x06
 _MIN_FLUSH_BYTES = 256 << 20  # as KernelBench; also long enough to hide launch latency
 _CPU_FLUSH_BYTES = 16 << 20  # CPU fallback (tests): larger than a typical L2
-# The launch cover when a request names none (the engine always does, TimingOptions::cover_us):
-# a device busy-wait before the flush, during which the host queues the whole timed call.
-_LAUNCH_COVER_US = 1000.0
 # The timed calls' cover is a fixed number of SM clock cycles, cover_us at this clock (the H100's
 # and H200's boost clock, 1.98 GHz; longer at a lower clock), not a per-process calibration: the
 # parent clock compares the candidate's spans with the reference's, so both covers must last as
@@ -453,7 +450,9 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
     stream_before = clock.current_stream() if clock.cuda else None
     clock.sync()
-    cover, plan = _await_go(worker, clock, variant, float(spec.get("cover_us", _LAUNCH_COVER_US)))
+    # The cover's length is the engine's (TimingOptions::cover_us, in every request it sends);
+    # a request without one (a test driving the worker directly) gets none.
+    cover, plan = _await_go(worker, clock, variant, float(spec.get("cover_us", 0.0)))
     warm_seeds, call_plan = _call_plan(plan, warmup, recheck_only)
     audited = _AuditedCalls(model, recorder, op_audit, monitor, cand_file, clock.cuda)
     # The timed model's constructor's findings count as the audited calls' (audited_forbidden_ops).
