@@ -125,6 +125,9 @@ class KernelArgumentRefused(TypeError):
 
 
 LAUNCH_STRING_LIMIT = 64  # characters: an activation's name, an eviction policy
+# Top-level launch values that check_launch_arguments accepts as they are (exact types: a subclass
+# of any of them goes through the whole check).
+_PLAIN_LAUNCH_TYPES = frozenset({torch.Tensor, int, float, bool, type(None)})
 
 
 def launch_values(fn, args, kwargs) -> list:
@@ -148,6 +151,11 @@ def check_launch_arguments(values, jit_types: tuple) -> None:
     C), and a tuple of numbers is a table the kernel subscripts with the Python int range() makes
     of a Triton value (fifth white-box review, 2026-12-06). The compiled path calls a function
     argument only if it is a jit function, and cannot index a tuple with a tensor."""
+    # Most launches pass only tensors, numbers and None at the top level, which the check below
+    # would let through one by one: skipped here, as it runs at every launch.
+    values = [v for v in values if type(v) not in _PLAIN_LAUNCH_TYPES]
+    if not values:
+        return
     from triton.language import constexpr, dtype as tl_dtype
 
     numbers = 0

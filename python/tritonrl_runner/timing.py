@@ -346,6 +346,7 @@ class _AuditedCalls:
         self.calls, self.without_launch, self.state_changed, self.intact = 0, 0, 0, True
         self.forbidden: set[str] = set()
         self.held_tables: list[str] = []  # the timed model's constructor's (hooks.HeldWatch)
+        self.build_steps = 0  # the timed model's constructor's host steps (CallMonitor.steps)
         self.guards: dict | None = None  # the guard fields of the first call with a finding, else of the last
         self.steps: list[list[int]] = []  # per audited call: [host steps (CallMonitor.steps), launches]
         self._found = False
@@ -420,6 +421,7 @@ class _AuditedCalls:
             return {"audited_calls": 0}
         return {"audited_calls": self.calls, "audited_forbidden_ops": sorted(self.forbidden),
                 "audited_held_tables": list(self.held_tables),
+                "audited_build_host_steps": [[int(self.build_steps), 0]],
                 "audited_without_launch": self.without_launch, "audit_intact": bool(self.intact),
                 "audited_state_changed": self.state_changed,
                 "audited_guards": dict(self.guards, host_steps=self.steps) if self.guards else {},
@@ -443,8 +445,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     recheck_only = bool(spec.get("recheck_only")) and worker.role == "reference"
     # Everything that does not need the GPU to itself happens before the lease.
     t_stage = clock.perf_ns()
-    init, model, base, flops, ctor_forbidden, ctor_held = _set_up(worker, task, taskmod, cls, device, dtype, spec,
-                                                                  variant, recheck_only, op_audit)
+    init, model, base, flops, ctor_forbidden, ctor_held, ctor_steps = _set_up(
+        worker, task, taskmod, cls, device, dtype, spec, variant, recheck_only, op_audit, monitor)
     input_bytes = sum(x.numel() * x.element_size() for x in base if isinstance(x, torch.Tensor))
     flush_n = flush_bytes_for(clock.l2_bytes)
     flush = torch.empty(flush_n // 4, dtype=torch.int32, device=device)
@@ -458,6 +460,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     # The timed model's constructor's findings count as the audited calls' (audited_forbidden_ops).
     audited.forbidden |= set(ctor_forbidden)
     audited.held_tables = ctor_held
+    audited.build_steps = ctor_steps
     (event_ms, wall_ms, tail_ms, covered, warm_ms, l2_reset, threads_before, threads_after, stream_changed,
      output_bytes, snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
                                                    sample_count, recheck_only, call_plan)
@@ -517,21 +520,28 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
 
 
 def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str, recheck_only: bool,
-            op_audit=None):
-    """(init, model, base, flops, ctor_forbidden, ctor_held): the timed variant's constructor
-    arguments, a fresh model, the base inputs, the reference's FLOPs, and the ops a candidate's
-    constructor ran that it may not and the tables it left held (built under the ATen audit, as in
-    the trials; hooks.build_audited)."""
+            op_audit=None, monitor=None):
+    """(init, model, base, flops, ctor_forbidden, ctor_held, ctor_steps): the timed variant's
+    constructor arguments, a fresh model, the base inputs, the reference's FLOPs, and the ops a
+    candidate's constructor ran that it may not, the tables it left held and the host steps it ran
+    (built under the ATen audit and the step count, as in the trials; hooks.build_audited): a
+    constructor that computes a table only when it runs a second time meets the same rules."""
     from tritonrl_runner import hooks
 
     taskmod.apply_variant(task, variant)
     init = taskmod.init_inputs(task, worker.req["init_seed"])
     candidate = worker.role == "candidate"
-    ctor_forbidden, ctor_held = [], []
+    ctor_forbidden, ctor_held, ctor_steps = [], [], 0
     if candidate and op_audit is not None:
-        model, ctor_forbidden, ctor_held = hooks.build_audited(
-            taskmod, op_audit, task, cls, init, worker.req["init_seed"], device, dtype,
-            getattr(worker, "import_watch", None))
+        if monitor is not None:
+            monitor.start_build()
+        try:
+            model, ctor_forbidden, ctor_held = hooks.build_audited(
+                taskmod, op_audit, task, cls, init, worker.req["init_seed"], device, dtype,
+                getattr(worker, "import_watch", None))
+        finally:
+            if monitor is not None:
+                ctor_steps = monitor.stop_build()
     else:
         model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
                                     refuse_overrides=candidate)
@@ -546,7 +556,7 @@ def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str,
         # Inductor compiles in-process: the sandbox refuses fork().
         os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
         model = torch.compile(model).eval()  # the wrapper is a new module, in training mode
-    return init, model, base, flops, ctor_forbidden, ctor_held
+    return init, model, base, flops, ctor_forbidden, ctor_held, ctor_steps
 
 
 def _await_go(worker, clock: TrustedClock, variant: str, cover_us: float) -> tuple[int, dict]:

@@ -133,6 +133,7 @@ Result<TimingPhase> ParseTimingFrame(const Frame& f, const TimingOptions& o,
   p.audited_state_changed = static_cast<int>(Int(h, "audited_state_changed", 0));
   p.audit_intact = Bool(h, "audit_intact", false);
   if (auto it = h.find("audited_guards"); it != h.end() && it->is_object()) p.audited_guards = *it;
+  if (auto it = h.find("audited_build_host_steps"); it != h.end()) p.audited_build_host_steps = *it;
   p.audit_ms = Numbers(h, "audit_ms");
   if (p.audit_ms.size() > o.seeds.size()) p.audit_ms.resize(o.seeds.size());
   p.covered_calls = CoveredCalls(h, n);

@@ -74,6 +74,8 @@ struct TimingPhase {
   int audited_state_changed = 0;
   bool audit_intact = true;
   nlohmann::json audited_guards;
+  // The timed model's constructor's host steps, [[steps, 0]] (judged as the build stage's are).
+  nlohmann::json audited_build_host_steps;
   std::vector<double> audit_ms;
   // Timed calls whose host side was queued before the device reached the start event (the
   // launch cover held: the events time device work alone; -1 when not reported). Diagnostic:

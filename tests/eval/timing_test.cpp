@@ -804,6 +804,7 @@ TimingPhase AuditedHonest(int n, double ms) {
                       {"host_calls", nlohmann::json::array()},
                       {"internal_calls", nlohmann::json::array()},
                       {"host_steps", nlohmann::json::array({{3, 1}, {260, 1}})}};
+  p.audited_build_host_steps = nlohmann::json::array({{40, 0}});
   p.audit_ms = std::vector<double>(static_cast<std::size_t>(n), 0.02);
   return p;
 }
@@ -866,9 +867,23 @@ TEST(TimingJudge, EveryTimedCallIsJudgedLikeATrial) {
     EXPECT_EQ(r.reasons[0].code, code) << field;
     EXPECT_NE(r.reasons[0].message.find("timed call 7"), std::string::npos) << r.reasons[0].message;
   }
+  // The timed model's constructor: the build stage's host-step budget (256 with no launch).
+  bad = cand;
+  bad.audited_build_host_steps = nlohmann::json::array({{257, 0}});
+  r = fails(bad);
+  ASSERT_TRUE(r.incorrect);
+  ASSERT_EQ(r.reasons.size(), 1u);
+  EXPECT_EQ(r.reasons[0].code, "host_compute");
+  EXPECT_NE(r.reasons[0].message.find("the timed model's constructor"), std::string::npos)
+      << r.reasons[0].message;
   // Default deny: guard fields missing are evidence_missing, as in a trial frame.
   bad = cand;
   bad.audited_guards = nlohmann::json();
+  r = fails(bad);
+  ASSERT_TRUE(r.incorrect);
+  EXPECT_EQ(r.reasons[0].code, "evidence_missing");
+  bad = cand;
+  bad.audited_build_host_steps = nlohmann::json();
   r = fails(bad);
   ASSERT_TRUE(r.incorrect);
   EXPECT_EQ(r.reasons[0].code, "evidence_missing");

@@ -342,3 +342,33 @@ def test_every_timed_call_runs_under_the_trials_audit(tmp_path):
     ref_frames, _ = run(tmp_path, "reference")
     rh, _ = timing_frame(ref_frames)
     assert rh["audited_calls"] == 0  # the trusted reference runs no audit
+
+
+# A constructor that loops only when it runs a second time: the trials' model is the first, the
+# timing stage's the second (docs/eval.md, the host-step budget).
+SECOND_BUILD_LOOP = HONEST.replace('''class ModelNew(nn.Module):
+    def forward(self, x, idx):''', '''class ModelNew(nn.Module):
+    builds = 0
+
+    def __init__(self):
+        super().__init__()
+        ModelNew.builds += 1
+        total = 0
+        if ModelNew.builds > 1:
+            for i in range(1000):
+                total += i
+        self.total = total
+
+    def forward(self, x, idx):''')
+
+
+def test_the_timed_models_constructor_has_its_host_steps_counted(tmp_path):
+    assert SECOND_BUILD_LOOP != HONEST
+    frames, err = run(tmp_path, "candidate", HONEST)
+    h, _ = timing_frame(frames)
+    [[steps, launches]] = h["audited_build_host_steps"]
+    assert steps < 50 and launches == 0, (h["audited_build_host_steps"], err)
+    frames, err = run(tmp_path, "candidate", SECOND_BUILD_LOOP)
+    h, _ = timing_frame(frames)
+    [[steps, launches]] = h["audited_build_host_steps"]
+    assert steps >= 1000 and launches == 0, (h["audited_build_host_steps"], err)
