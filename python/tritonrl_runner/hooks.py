@@ -318,7 +318,6 @@ class LaunchRecorder:
         # that launches once per row makes hundreds of thousands in a call, and a list of them
         # outgrew the trial frame's header (row 3d, seventeenth session).
         self.launches: dict[tuple[str, str], int] = {}
-        self.launch_count = 0
         self.c_launches = 0  # counted by the C launcher hook (compiled path only)
         self.suppress = 0  # >0 while Triton's own machinery runs (its ATen ops are not the candidate's)
         self.recording = False
@@ -373,7 +372,7 @@ class LaunchRecorder:
 
     def reset(self, inputs=()) -> None:
         """A new call: no launches, no writers, and the call's inputs read-only."""
-        self.launches, self.launch_count, self.c_launches = {}, 0, 0
+        self.launches, self.c_launches = {}, 0
         self.writers, self.first_bytes, self.data_written, self.copied_runs = {}, {}, {}, {}
         self.moved_sources = {}
         self.host_values = HostValues()
@@ -684,14 +683,17 @@ class LaunchRecorder:
             now = self._clock()
             if now - self._progress_ns >= 1_000_000_000:
                 self._progress_ns = now
-                self.on_progress(self.launch_count)
+                self.on_progress(self.launch_total())
 
     def _record(self, fn) -> None:
         if self.recording:
             code = getattr(fn, "__code__", None)
             key = (getattr(fn, "__name__", "?"), code.co_filename if code else "?")
             self.launches[key] = self.launches.get(key, 0) + 1
-            self.launch_count += 1
+
+    def launch_total(self) -> int:
+        """The launches recorded in this call, of every kernel."""
+        return sum(self.launches.values())
 
     def intact(self) -> bool:
         return (self._jit_cls.run is self._jit_run and self._interp_cls.run is self._interp_run
@@ -848,22 +850,27 @@ class HeldWatch:
         return lines
 
 
-def build_audited(taskmod, audit, task, cls, init, seed: int, device, dtype, import_watch=None):
-    """(model, forbidden, held): the candidate's model built under the ATen audit (not recording
-    writers; nn.Module overrides refused), the ops outside forward's allowlist and
-    CONSTRUCTOR_OPS that its constructor ran, and the held-tensor rule's findings against the
-    task's Model over this build's storages and `import_watch`'s. The trials' and the timing
-    stage's one way to build."""
+def build_audited(taskmod, audit, task, cls, init, seed: int, device, dtype, import_watch=None, monitor=None):
+    """(model, forbidden, held, steps): the candidate's model built under the ATen audit (not
+    recording writers; nn.Module overrides refused), the ops outside forward's allowlist and
+    CONSTRUCTOR_OPS that its constructor ran, the held-tensor rule's findings against the task's
+    Model over this build's storages and `import_watch`'s, and the host steps its constructor ran
+    (counted by `monitor`, the guard.CallMonitor; 0 without one). The trials' and the timing
+    stage's one way to build: a constructor that computes a table only when it runs a second time
+    meets the same rules."""
     sizes = task_tensor_sizes(task, init)
     audit.reset_call()
     watch = audit.held_watch = HeldWatch()
+    if monitor is not None:
+        monitor.start_build()
     try:
         with audit:
             model = taskmod.build_model(cls, init, seed, device=device, dtype=dtype, refuse_overrides=True)
     finally:
         audit.held_watch = None
+        steps = monitor.stop_build() if monitor is not None else 0
     held = watch.held_tables(sizes, import_watch)
-    return model, sorted(op for op in audit.forbidden if op not in CONSTRUCTOR_OPS), held
+    return model, sorted(op for op in audit.forbidden if op not in CONSTRUCTOR_OPS), held, steps
 
 
 class OpAudit(TorchDispatchMode):

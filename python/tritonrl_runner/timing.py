@@ -402,7 +402,7 @@ class _AuditedCalls:
                   "module_hooks": sorted(set(self._hooks + hooks.module_hooks(self.model))),
                   "host_calls": list(monitor.host) + self.op_audit.host_reads,
                   "internal_calls": list(monitor.internal)}
-        self.steps.append([monitor.steps, rec.launch_count])
+        self.steps.append([monitor.steps, rec.launch_total()])
         finding = (any(w != "kernel" for w in writers) or guards["module_hooks"] or guards["host_calls"]
                    or guards["internal_calls"])
         if not self._found:
@@ -502,7 +502,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
 
                 clock.sync()
                 with torch.no_grad():
-                    recorder.launches, recorder.launch_count = {}, 0
+                    recorder.launches = {}
                     recorder.recording = True
                     with profile(activities=[ProfilerActivity.CUDA]) as prof:
                         for x in calls:
@@ -524,8 +524,7 @@ def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str,
     """(init, model, base, flops, ctor_forbidden, ctor_held, ctor_steps): the timed variant's
     constructor arguments, a fresh model, the base inputs, the reference's FLOPs, and the ops a
     candidate's constructor ran that it may not, the tables it left held and the host steps it ran
-    (built under the ATen audit and the step count, as in the trials; hooks.build_audited): a
-    constructor that computes a table only when it runs a second time meets the same rules."""
+    (built as in the trials: hooks.build_audited)."""
     from tritonrl_runner import hooks
 
     taskmod.apply_variant(task, variant)
@@ -533,15 +532,9 @@ def _set_up(worker, task, taskmod, cls, device, dtype, spec: dict, variant: str,
     candidate = worker.role == "candidate"
     ctor_forbidden, ctor_held, ctor_steps = [], [], 0
     if candidate and op_audit is not None:
-        if monitor is not None:
-            monitor.start_build()
-        try:
-            model, ctor_forbidden, ctor_held = hooks.build_audited(
-                taskmod, op_audit, task, cls, init, worker.req["init_seed"], device, dtype,
-                getattr(worker, "import_watch", None))
-        finally:
-            if monitor is not None:
-                ctor_steps = monitor.stop_build()
+        model, ctor_forbidden, ctor_held, ctor_steps = hooks.build_audited(
+            taskmod, op_audit, task, cls, init, worker.req["init_seed"], device, dtype,
+            getattr(worker, "import_watch", None), monitor)
     else:
         model = taskmod.build_model(cls, init, worker.req["init_seed"], device=device, dtype=dtype,
                                     refuse_overrides=candidate)

@@ -345,12 +345,9 @@ class Worker:
             else:
                 # The constructor under the ATen audit too: it may allocate, initialise randomly
                 # and move data, not compute (hooks.CONSTRUCTOR_OPS).
-                self.monitor.start_build()
-                try:
-                    model, stage["forbidden_ops"], stage["held_tables"] = hooks.build_audited(
-                        taskmod, audit, task, cls, init, req["init_seed"], device, dtype, import_watch)
-                finally:
-                    stage["host_steps"] = [[self.monitor.stop_build(), 0]]
+                model, stage["forbidden_ops"], stage["held_tables"], steps = hooks.build_audited(
+                    taskmod, audit, task, cls, init, req["init_seed"], device, dtype, import_watch, self.monitor)
+                stage["host_steps"] = [[steps, 0]]
             stage["ms"] = _ms(t1)
             self.send(stage)
             # The engine may run fewer trials on a variant (the large one on the GPU); it names them.
@@ -506,7 +503,7 @@ class Worker:
             header["module_hooks"] = sorted(set(module_hooks + hooks.module_hooks(model)))
             header["host_calls"] = list(monitor.host) + audit.host_reads
             header["internal_calls"] = list(monitor.internal)
-            header["host_steps"] = [[monitor.steps, recorder.launch_count]]
+            header["host_steps"] = [[monitor.steps, recorder.launch_total()]]
             header["thread_ban"] = self.thread_ban
             mode_intact = mode_intact and monitor.intact()
             if device.type == "cuda":
