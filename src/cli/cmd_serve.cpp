@@ -96,6 +96,9 @@ const bool kRegistered = tritonrl::cli::RegisterCommand(
               "their CUDA context made; each runs one sample): -1 one per job, 0 off; "
               "docs/eval.md, \"Pre-started workers\"")
            ->capture_default_str();
+       sub.add_flag("--keep-idle-workers", sc.keep_idle_workers,
+                    "keep the pre-started workers between requests (each holds a worker's base "
+                    "memory while idle; on the GPU a CUDA context, about 500 MB)");
        sub.add_option("--policy", sc.policy, "Static policy: standard or strict")
            ->check(CLI::IsMember({"standard", "strict"}))
            ->capture_default_str();

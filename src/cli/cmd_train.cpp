@@ -127,6 +127,9 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
                 "scoring workers started ahead of their samples (sandboxed, CUDA context made; "
                 "each runs one sample): -1 one per job, 0 off")
       ->capture_default_str();
+  g->add_flag("--keep-idle-workers", o->keep_idle_workers,
+              "keep the pre-started scoring workers between steps, so they make their CUDA "
+              "contexts while the policy generates and updates (about 500 MB of GPU memory each)");
   g->add_flag("--quiet-timing", o->quiet_timing,
               "hold other candidates' trials back while a sample is timed (docs/measurement.md, "
               "\"Quiet timing\")");

@@ -154,7 +154,9 @@ class PoolRun {
         on_done_(on_done),
         control_(control),
         budgets_(RunBudgets(config)),
-        prestart_(WorkerPool::ReadyCount(config, n_, budgets_.host, budgets_.device)),
+        own_pool_(!config.worker_pool),
+        prestart_(own_pool_ ? WorkerPool::ReadyCount(config, n_, budgets_.host, budgets_.device)
+                            : config.worker_pool->ready()),
         // Idle pre-started workers hold a worker's base each, outside any ticket.
         admission_(MakeAdmission(
             budgets_,
@@ -164,7 +166,7 @@ class PoolRun {
         start_(std::chrono::steady_clock::now()) {
     base::MutexLock lock(&mu_);
     PlanTasks();
-    if (prestart_ > 0 && !pending_.empty())
+    if (own_pool_ && prestart_ > 0 && !pending_.empty())
       config_.worker_pool = std::make_shared<WorkerPool>(config_, prestart_, WorkersExpected());
   }
 
@@ -172,8 +174,9 @@ class PoolRun {
     std::vector<std::thread> pool;
     for (int t = 0; t < n_; ++t) pool.emplace_back([this, t] { Work(t); });
     for (auto& t : pool) t.join();
-    // Every sample's worker is finished: the idle ones go (cold ones die with the pool's thread).
-    if (config_.worker_pool) config_.worker_pool->Drain();
+    // Every sample's worker is finished: the idle ones go (cold ones die with the pool's thread),
+    // unless the pool is the caller's, kept for its next run.
+    if (own_pool_ && config_.worker_pool) config_.worker_pool->Drain();
   }
 
  private:
@@ -398,7 +401,8 @@ class PoolRun {
   const std::function<void(std::size_t, Verdict)>& on_done_;
   const PoolControl& control_;
   const MemoryNeed budgets_;
-  const int prestart_;  // idle pre-started workers kept (WorkerPool::ReadyCount)
+  const bool own_pool_;  // no pool came with the config: this run makes (and drains) its own
+  const int prestart_;   // idle pre-started workers kept (WorkerPool::ReadyCount, or the caller's)
   MemoryAdmission admission_;
   const bool shared_;
   const std::chrono::steady_clock::time_point start_;

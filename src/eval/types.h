@@ -88,8 +88,10 @@ struct EngineConfig {
   // off. Bounded by the threads and the memory budgets (WorkerPool::ReadyCount). Verdicts say
   // "+prestarted" in sandbox.spawn.
   int prestart_workers = -1;
-  // Set by RunPool for its run (null elsewhere): where RunReference and RunCandidate take a
-  // pre-started worker from.
+  // Where RunReference and RunCandidate take a pre-started worker from. Null: RunPool makes one
+  // for its run (per prestart_workers) and drains it at the run's end. Set by the caller: a pool
+  // that outlives the run (the scorer's kept idle workers, ScoringConfig::keep_idle_workers);
+  // RunPool takes from it, counts its idle workers off the budgets and leaves it undrained.
   std::shared_ptr<WorkerPool> worker_pool;
   // "ours" (the task's tolerance, allclose and relative L2), "kernelbench" (KernelBench's harness:
   // 1e-4 fp32, 1e-2 fp16/bf16, allclose alone) or "kernelbench-v0" (1e-2, allclose alone); the

@@ -141,7 +141,7 @@ std::optional<PrestartedWorker> WorkerPool::Acquire(const EngineConfig& cfg) {
   {
     base::MutexLock lock(&mu_);
     if (stopping_ || suspended_ > 0) return std::nullopt;
-    if (demand_ > 0) --demand_;
+    if (demand_ > 0 && demand_ != kUnbounded) --demand_;
     while (!idle_.empty() && !got) {
       PrestartedWorker w = std::move(idle_.front());
       idle_.pop_front();

@@ -24,6 +24,11 @@
 // - Memory: each idle worker holds a worker's base (admission.h, kWorkerBase*; on the GPU a CUDA
 //   context of about 500 MB). ReadyCount bounds their number and RunPool takes IdleNeed() x ready
 //   off the admission budgets, so idle workers are counted once and running ones as before.
+// - Lifetime: RunPool makes a pool per run unless its caller gives one (EngineConfig::worker_pool)
+//   with demand kUnbounded, which outlives runs: its idle workers wait, and are refilled, between
+//   them (a GRPO step's generation and update), so a run's first samples find their CUDA contexts
+//   made. Fresh contexts come at a fixed rate however many processes ask (about 6.8 a second on an
+//   H100, bench/RESULTS.md), so starting them while nothing is scored is what makes a run shorter.
 // Thread-safe: any number of threads may call Acquire at once.
 #pragma once
 
@@ -52,8 +57,11 @@ struct PrestartedWorker {
 
 class WorkerPool {
  public:
+  // No bound on the Acquires expected: the pool keeps `ready` idle until Drain.
+  static constexpr std::size_t kUnbounded = static_cast<std::size_t>(-1);
+
   // Starts the filling thread. `ready`: idle workers kept (0: none, Acquire returns nothing);
-  // `demand`: the Acquires expected in all (no worker is started beyond them).
+  // `demand`: the Acquires expected in all (no worker is started beyond them; kUnbounded).
   WorkerPool(const EngineConfig& config, int ready, std::size_t demand);
   ~WorkerPool();
   WorkerPool(const WorkerPool&) = delete;
@@ -77,6 +85,8 @@ class WorkerPool {
     int spawn_failures = 0;
   };
   Stats stats() const EXCLUDES(mu_);
+  // The idle workers it keeps (its `ready`).
+  int ready() const { return ready_; }
   // Idle workers now, and their process groups (tests).
   int idle() const EXCLUDES(mu_);
   std::vector<pid_t> IdlePids() const EXCLUDES(mu_);

@@ -15,9 +15,11 @@
 
 #include "base/file.h"
 #include "base/mutex.h"
+#include "eval/admission.h"
 #include "eval/evidence.h"
 #include "eval/pool.h"
 #include "eval/sandbox_check.h"
+#include "eval/worker_pool.h"
 #include "scoring/engine_setup.h"
 #include "scoring/records.h"
 #include "store/store.h"
@@ -169,6 +171,10 @@ struct Scorer::Impl {
   mutable base::Mutex mu;  // guards engine.sandbox after the probe, and the two below
   std::string sandbox_level GUARDED_BY(mu) = "not started";
   std::vector<std::string> probe_notes GUARDED_BY(mu);
+  // ScoringConfig::keep_idle_workers: one pool for every call, made at the first (after the
+  // probe, whose sandbox its workers get), drained when the Scorer goes.
+  std::shared_ptr<eval::WorkerPool> kept_workers GUARDED_BY(mu);
+  bool kept_workers_sized GUARDED_BY(mu) = false;
   // References kept across calls (ScoringConfig::reference_keep_s), by task file and content.
   struct KeptReference {
     std::shared_ptr<const eval::ReferenceResult> ref;
@@ -232,6 +238,21 @@ struct Scorer::Impl {
 
   explicit Impl(int jobs) : slots(jobs) {}
 
+  // The pool kept across calls, made on first use and sized as a run's own would be; null when
+  // that size is 0 (RunPool then makes none either).
+  std::shared_ptr<eval::WorkerPool> KeptWorkers() REQUIRES(mu) {
+    if (!kept_workers_sized) {
+      kept_workers_sized = true;
+      const eval::MemoryNeed budgets = eval::RunBudgets(engine);
+      const int ready =
+          eval::WorkerPool::ReadyCount(engine, config.jobs, budgets.host, budgets.device);
+      if (ready > 0)
+        kept_workers =
+            std::make_shared<eval::WorkerPool>(engine, ready, eval::WorkerPool::kUnbounded);
+    }
+    return kept_workers;
+  }
+
   Status CheckTask(const std::string& task_id) const;
 
   // The phases of Score, in order.
@@ -292,7 +313,12 @@ struct Scorer::Impl {
 Scorer::Scorer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Scorer::~Scorer() {
-  if (!impl_ || impl_->config.keep_work) return;
+  if (!impl_) return;
+  {
+    base::MutexLock lock(&impl_->mu);
+    if (impl_->kept_workers) impl_->kept_workers->Drain();  // before the work folder goes
+  }
+  if (impl_->config.keep_work) return;
   std::error_code ec;
   fs::remove(impl_->engine.allowlist_path, ec);
   fs::remove(impl_->engine.work_dir, ec);  // only if empty
@@ -624,6 +650,7 @@ eval::EngineConfig Scorer::Impl::CallEngineConfig(Call& call) {
     for (const auto& line : probe_notes) call.Note(line);
     cfg = engine;
     call.result.sandbox = sandbox_level;
+    if (config.keep_idle_workers) cfg.worker_pool = KeptWorkers();
   }
   DrawBatchSeeds(config, cfg);
   if (config.reference_keep_s > 0) ShareKeptReferences(call, cfg);

@@ -101,6 +101,12 @@ struct ScoringConfig {
   // Workers started ahead of their samples (eval::EngineConfig::prestart_workers): -1 one per job,
   // 0 off. Still one fresh process per sample; verdicts say so in sandbox.spawn.
   int prestart_workers = -1;
+  // The pre-started workers outlive a Score call: the Scorer keeps prestart_workers of them idle
+  // (and refills them) between calls, so they make their CUDA contexts while the caller generates
+  // and updates, instead of during the next call (eval/worker_pool.h, "Lifetime"). Between calls
+  // each holds a worker's base memory (on the GPU a CUDA context, about 500 MB); off, no worker
+  // outlives its call. Never changes a verdict.
+  bool keep_idle_workers = false;
   // No other candidate's trial on the GPU while a sample is timed (eval::TimingOptions::quiet;
   // docs/measurement.md "Quiet timing"). Part of the run configuration only when on.
   bool quiet_timing = false;

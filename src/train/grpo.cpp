@@ -841,6 +841,7 @@ Status OpenOutputs(Runner& run, bool resumed) {
   scfg.device = !o.eval_device.empty() ? o.eval_device : (run.device.is_cuda() ? "cuda" : "cpu");
   if (o.jobs > 0) scfg.jobs = o.jobs;
   scfg.prestart_workers = o.prestart_workers;
+  scfg.keep_idle_workers = o.keep_idle_workers;
   scfg.quiet_timing = o.quiet_timing;
   scfg.variants = o.variants;
   scfg.no_timing = !o.timing;

@@ -82,6 +82,7 @@ struct GrpoOptions {
   std::string truncated = "penalize";  // penalize | exclude: responses that hit max_new_tokens
   int jobs = 0;                        // scoring jobs; 0: the scoring library's default
   int prestart_workers = -1;           // scoring's pre-started workers: -1 one per job, 0 off
+  bool keep_idle_workers = false;      // ScoringConfig::keep_idle_workers (between steps)
   bool quiet_timing = false;           // ScoringConfig::quiet_timing
   // Scoring computes the references of the tasks the first steps will draw (up to the 4 x jobs it
   // keeps) in the background from the start, beside the first generation, instead of as each

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -316,6 +317,45 @@ TEST_F(WorkerPoolTest, VerdictsWithThePoolEqualVerdictsWithoutAndEachWorkerRunsO
   EXPECT_NE(a[2].outcome, vocab::Outcome::kCorrect);
   EXPECT_NE(a[3].outcome, vocab::Outcome::kCorrect);
   // The run drained its idle workers: no folder is left.
+  EXPECT_EQ(WorkerFolders(cfg_.work_dir), 0);
+}
+
+// A pool the caller gives (EngineConfig::worker_pool, demand unbounded) outlives RunPool: the run
+// takes its workers and leaves it filled, the next run takes the workers that waited between the
+// two, each still runs one candidate, and only the caller's Drain ends them.
+TEST_F(WorkerPoolTest, APoolGivenByTheCallerOutlivesTheRunAndServesTheNext) {
+  const std::string honest = ReadSource("tests/corpus/legit/relu_basic.py");
+  const std::string hack = ReadSource("tests/corpus/hacks/rt_instance_output_cache.py");
+  auto pool = std::make_shared<WorkerPool>(cfg_, 2, WorkerPool::kUnbounded);
+  EngineConfig cfg = cfg_;
+  cfg.worker_pool = pool;
+  ASSERT_TRUE(WaitFor([&] { return pool->idle() == 2; }, seconds(120)));
+  const std::vector<Verdict> first = RunAll(cfg, {honest + kMarker, hack}, 2);
+  EXPECT_EQ(first[0].outcome, vocab::Outcome::kCorrect) << first[0].ToJson().dump();
+  EXPECT_NE(first[1].outcome, vocab::Outcome::kCorrect);
+  EXPECT_EQ(first[0].sandbox.value("spawn", ""), "warm+prestarted");
+
+  // Between the runs the pool refills and keeps its workers.
+  ASSERT_TRUE(WaitFor([&] { return pool->idle() == 2; }, seconds(120)));
+  const std::vector<pid_t> waited = pool->IdlePids();
+  const int handed_in_first = pool->stats().handed_out;
+  EXPECT_EQ(pool->stats().drained, 0);
+  const std::vector<Verdict> second = RunAll(cfg, {hack, honest + kMarker}, 2);
+  EXPECT_NE(second[0].outcome, vocab::Outcome::kCorrect);
+  EXPECT_EQ(second[1].outcome, vocab::Outcome::kCorrect) << second[1].ToJson().dump();
+  for (const Verdict& v : second) EXPECT_FALSE(v.evidence.contains("prestart_discarded"));
+  // The workers that waited ran the second run's first workers (its reference and a candidate):
+  // none is idle any more.
+  EXPECT_GE(std::count_if(
+                second.begin(), second.end(),
+                [](const Verdict& v) { return v.sandbox.value("spawn", "") == "warm+prestarted"; }),
+            1);
+  const std::vector<pid_t> now = pool->IdlePids();
+  for (pid_t p : waited) EXPECT_EQ(std::count(now.begin(), now.end(), p), 0) << p;
+  const WorkerPool::Stats s = pool->stats();
+  EXPECT_GE(s.handed_out, handed_in_first + 2);
+  EXPECT_EQ(s.drained, 0);
+  pool->Drain();
   EXPECT_EQ(WorkerFolders(cfg_.work_dir), 0);
 }
 

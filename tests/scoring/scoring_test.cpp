@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -285,6 +286,60 @@ TEST_F(ScoringTest, SameCodeRunsOnceAndComesFromTheCacheInTheNextRun) {
 
 // A task's reference serves the next call (the scorer keeps it, with the secret seeds it ran
 // with): that call's candidates skip it, and are still compared for real against it.
+// The workers' folders (w-XXXXXX) under a work folder: one per worker alive or not yet reaped.
+std::set<std::string> WorkerFolders(const std::string& work_dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(work_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("w-", 0) == 0) names.insert(name);
+  }
+  return names;
+}
+
+// keep_idle_workers: pre-started workers wait between calls (made while the caller does something
+// else), the next call's samples run in them, one sample each, with the verdicts they get without;
+// the Scorer's end drains them.
+TEST_F(ScoringTest, KeptIdleWorkersWaitBetweenCallsAndServeTheNext) {
+  config_.use_cache = false;
+  config_.keep_idle_workers = true;
+  std::string wrong = kHonest;
+  wrong.replace(wrong.find("tl.maximum(x, 0.0)"), 18, "tl.minimum(x, 0.0)");
+  const std::string work = config_.work_dir;
+  {
+    auto scorer = OpenScorer();
+    ASSERT_TRUE(scorer);
+    auto first = scorer->Score({{kTask, "h1", kHonest, TextKind::kCode}}, {});
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    EXPECT_EQ(first->samples[0].outcome, vocab::Outcome::kCorrect);
+    // Between the calls: jobs (2) idle workers wait, each in its folder.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+    while (WorkerFolders(work).size() < 2 && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const std::set<std::string> waiting = WorkerFolders(work);
+    ASSERT_EQ(waiting.size(), 2u);
+
+    auto second = scorer->Score({{kTask, "h2", std::string(kHonest) + "# again\n", TextKind::kCode},
+                                 {kTask, "w", wrong, TextKind::kCode}},
+                                {});
+    ASSERT_TRUE(second.ok()) << second.status().ToString();
+    std::map<std::string, ScoredSample> by_id;
+    for (const auto& s : second->samples) by_id[s.id] = s;
+    EXPECT_EQ(by_id["h2"].outcome, vocab::Outcome::kCorrect) << by_id["h2"].verdict.dump();
+    EXPECT_EQ(by_id["w"].outcome, vocab::Outcome::kIncorrect) << by_id["w"].verdict.dump();
+    int prestarted = 0;
+    for (const auto& [id, s] : by_id) {
+      prestarted += s.verdict["sandbox"].value("spawn", "") == "warm+prestarted";
+      EXPECT_FALSE(s.verdict["evidence"].contains("prestart_discarded"));
+    }
+    EXPECT_GE(prestarted, 1);
+    // The workers that waited ran this call's samples and are gone; others wait in their place.
+    for (const std::string& name : WorkerFolders(work)) EXPECT_EQ(waiting.count(name), 0u) << name;
+  }
+  // The Scorer's end drained them.
+  EXPECT_TRUE(WorkerFolders(work).empty());
+}
+
 TEST_F(ScoringTest, KeptReferenceServesTheNextCallWithItsSeeds) {
   config_.use_cache = false;
   auto scorer = OpenScorer();
