@@ -38,6 +38,11 @@ pack() {
   # themselves are too large to bring back).
   local stores=("$W"/grpo/*/scores.sqlite)
   [[ -f "${stores[0]}" ]] && python3 "$ROOT/bench/gpu/parent_clock.py" "${stores[@]}" >"$W/parent_clock.txt" 2>&1
+  # Where each step's scoring went (issue 35): contexts started against the timing lease's time.
+  local s
+  for s in "${stores[@]}"; do
+    [[ -f "$s" ]] && python3 "$ROOT/bench/train/scoring_split.py" "$s" >"$(dirname "$s")/scoring_split.txt" 2>&1
+  done
   [[ -f "$W/detached_stdout.txt" ]] && tail -c 2000000 "$W/detached_stdout.txt" >"$OUT/learning_${CALL}_stdout.txt"
   (cd "$W" && find . -type f \( -name '*.jsonl' -o -name '*.json' -o -name '*.txt' -o -name '*.log' \) \
      -not -path './synth/*' -not -path './candidates/*' -not -path './heldout_shape/*' \
