@@ -8,7 +8,9 @@
 # 1 computes the pool's references), rollouts scored a second, and from the store the workers'
 # mean wall, start and device set-up, split by how each worker was spawned (pre-started or on
 # demand); then, with LR=0 (every arm samples the same rollouts from the same weights), how many
-# rollouts got the same outcome in each arm as in the first.
+# rollouts got the same outcome in each arm as in the first, and how far the same rollout's
+# speedup moved. An arm ARM:N also times each correct rollout with N calls (--timing-trials N,
+# default 100): "keep:30" is the keep arm at 30 timed calls, against "keep" at 100.
 #
 #   BIN=<folder with tritonrl> DEMO=<a folder with sft/best and pool/: a finished `tritonrl demo
 #   --gpu`, or learning.sh's work folder> OUT=<folder> [STEPS=8] [ARMS="0 -1"] [LR=2e-5]
@@ -32,12 +34,14 @@ TASKS="${TASKS:-8}" NEW="${NEW:-1024}"
 PY="${TRITONRL_PYTHON:-python3}"
 mkdir -p "$OUT"
 for arm in $ARMS; do
-  out="$OUT/prestart_$arm"
+  out="$OUT/prestart_$arm"  # an arm's name is a folder name: 0, -1, keep, keep:30
   [[ -f "$out/done" ]] && continue
   rm -rf "$out"
   start=$(date +%s)
-  flags=(--prestart-workers "$arm")
-  [[ "$arm" == keep ]] && flags=(--prestart-workers -1 --keep-idle-workers)
+  start_kind="${arm%%:*}"
+  flags=(--prestart-workers "$start_kind")
+  [[ "$start_kind" == keep ]] && flags=(--prestart-workers -1 --keep-idle-workers)
+  [[ "$arm" == *:* ]] && flags+=(--timing-trials "${arm#*:}")
   timing=(--no-timing)
   [[ "$TIMING" == 1 ]] && timing=()
   "$BIN/tritonrl" train grpo --model "$DEMO/sft/best" --tasks "$DEMO/pool" --out "$out" \
@@ -50,7 +54,7 @@ for arm in $ARMS; do
   touch "$out/done"
 done
 GROUP="$GROUP" "$PY" - "$OUT" $ARMS <<'PY' | tee -a "$OUT/prestart_ab.txt"
-import json, os, sqlite3, statistics, sys
+import json, math, os, sqlite3, statistics, sys
 
 out, arms = sys.argv[1], sys.argv[2:]
 print("| --prestart-workers | steps | scoring s/step (2..N) | rollouts/s scored | spawn | workers | wall s | start s | device set-up s | correctness s |")
@@ -77,7 +81,7 @@ for arm in arms:
 
 def outcomes(arm):
     rows = [json.loads(l) for l in open(os.path.join(out, f"prestart_{arm}", "rollouts.jsonl")) if l.strip()]
-    return {(r["step"], r["group"], r["sample"]): (r["response"], r["outcome"]) for r in rows}
+    return {(r["step"], r["group"], r["sample"]): (r["response"], r["outcome"], r.get("speedup")) for r in rows}
 
 
 first = outcomes(arms[0])
@@ -85,6 +89,10 @@ for arm in arms[1:]:
     other = outcomes(arm)
     same_text = [k for k in first if k in other and first[k][0] == other[k][0]]
     same = sum(first[k][1] == other[k][1] for k in same_text)
+    logs = [abs(math.log(other[k][2] / first[k][2])) for k in same_text
+            if first[k][2] and other[k][2] and first[k][2] > 0 and other[k][2] > 0]
+    moved = (f"; the same rollout's speedup: median |log ratio| {statistics.median(logs):.4f}, "
+             f"90th percentile {sorted(logs)[int(0.9 * (len(logs) - 1))]:.4f} over {len(logs)}") if logs else ""
     print(f"arm {arm} against arm {arms[0]}: {len(same_text)} of {len(first)} rollouts with the same "
-          f"response, {same} of them with the same outcome")
+          f"response, {same} of them with the same outcome{moved}")
 PY

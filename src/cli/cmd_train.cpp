@@ -205,6 +205,9 @@ void AddGrpo(CLI::App& sub, std::vector<std::function<int()>>& runs) {
   g->add_flag(
       "--no-timing", [o](int64_t) { o->timing = false; },
       "Score correctness only (no GPU timing, so no R_speedup): for rewards without speed");
+  g->add_option("--timing-trials", o->timing_trials,
+                "Timed calls a correct rollout gets (at least 5; docs/measurement.md)")
+      ->capture_default_str();
   g->add_flag(
       "--no-filter", [o](int64_t) { o->filter_constant_groups = false; },
       "Keep constant-reward groups in the loss (DAPO filtering off)");

@@ -48,7 +48,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(GrpoOptions, model, labels, steps, group, tas
                                    clip_low, clip_high, kl, lr, warmup_steps, lr_schedule,
                                    min_lr_ratio, adam_beta1, adam_beta2, speedup_noise_floor,
                                    text_reward_plan, weight_decay, grad_clip, max_new_tokens,
-                                   temperature, top_p, off_policy, timing, truncated,
+                                   temperature, top_p, off_policy, timing, timing_trials, truncated,
                                    update_batch_tokens, seed, small_vocab, test_inject_solutions,
                                    lora_r, lora_alpha, lora_dropout, lora_targets);
 
@@ -845,6 +845,7 @@ Status OpenOutputs(Runner& run, bool resumed) {
   scfg.quiet_timing = o.quiet_timing;
   scfg.variants = o.variants;
   scfg.no_timing = !o.timing;
+  scfg.timing_trials = o.timing_trials;
   // The binary arm is AutoTriton's reward: its is_Triton rule and its tests' outputs, not our
   // verifier (docs/rl.md); the scorer adds them beside our verdict.
   scfg.autotriton_check = o.mode == "binary";

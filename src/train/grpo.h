@@ -94,6 +94,11 @@ struct GrpoOptions {
   // reward does not use the speedup (binary mode, or an experiment on correctness): about 100
   // timed calls a correct rollout saved.
   bool timing = true;
+  // Timed calls a correct rollout gets (ScoringConfig::timing_trials; at least 5). The reward needs
+  // its speedup only to the noise floor's resolution, and the timing lease lets one timed phase
+  // hold the GPU at a time, so fewer calls make a step's scoring shorter (issue 35). A trajectory
+  // option: it changes the speedups the reward sees.
+  int timing_trials = 100;
   int64_t save_every = 0;  // steps; 0: at the end only
   // "bf16": each save also writes OUT/model, the policy as served (bf16 weights, tokenizer and
   // side files, no optimizer or trainer state) beside the fp32 resume checkpoint. Not a

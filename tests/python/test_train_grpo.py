@@ -82,6 +82,7 @@ def test_tiny_run_logs_every_metric_and_resumes_exactly(tmp_path):
         assert (ckpt / name).exists(), name
     state = json.loads((ckpt / "trainer_state.json").read_text())
     assert state["trainer"] == "grpo" and state["step"] == 3
+    assert state["options"]["timing_trials"] == 100  # a trajectory option, kept for the resume
 
     part = tmp_path / "part"
     grpo(part, "--steps", "3", "--stop-after", "1")
@@ -138,6 +139,33 @@ def test_injected_solution_gives_a_real_update(tmp_path):
     assert row["grad_norm"] > 0
 
 
+def test_kept_idle_workers_change_no_verdict_and_leave_nothing_behind(tmp_path):
+    # Scoring's pre-started workers kept between steps (--keep-idle-workers): the same rollouts,
+    # rewards and updates as a run whose workers each step starts afresh, and when the run ends its
+    # idle workers are gone with their folders.
+    def run(out, *flags):
+        work = tmp_path / (out + "_tmp")
+        work.mkdir()
+        r = subprocess.run(
+            [TRITONRL, "train", "grpo", "--model", "builtin:tiny", "--tasks", TASKS, "--out",
+             str(tmp_path / out), "--group", "2", "--tasks-per-step", "2", "--max-new-tokens", "12",
+             "--device", "cpu", "--eval-device", "cpu", "--jobs", "2", "--lr", "1e-3", "--seed", "5",
+             "--steps", "2", "--levels", "1:1", "--test-inject-solutions", "--mode", "binary",
+             "--no-progress", *flags],
+            capture_output=True, text=True, timeout=500, env={**os.environ, "TMPDIR": str(work)})
+        assert r.returncode == 0, r.stderr
+        return work
+
+    run("fresh", "--prestart-workers", "0")
+    work = run("kept", "--keep-idle-workers")
+    fresh, kept = (read_jsonl(tmp_path / d / "rollouts.jsonl") for d in ("fresh", "kept"))
+    assert kept == fresh
+    assert any(r["correct"] for r in kept)  # workers ran
+    assert without_timings(read_jsonl(tmp_path / "kept" / "metrics.jsonl")) == \
+        without_timings(read_jsonl(tmp_path / "fresh" / "metrics.jsonl"))
+    assert list(work.rglob("w-*")) == []
+
+
 def test_micro_batches_and_loss_chunks_leave_the_update_unchanged(tmp_path):
     """The same step with the update in one micro-batch and the head in one chunk (the
     defaults), one rollout per micro-batch (--update-batch-tokens 2), whole-batch logits
@@ -169,6 +197,8 @@ def test_refusals_name_the_flag_or_file(tmp_path):
     assert r.returncode != 0 and "nowhere" in r.stderr
     r = grpo(tmp_path / "c", "--off-policy", "2", check=False)
     assert r.returncode != 0 and "--off-policy" in r.stderr
+    r = grpo(tmp_path / "c2", "--timing-trials", "3", check=False)
+    assert r.returncode != 0 and "--timing-trials" in r.stderr
     out = tmp_path / "d"
     grpo(out, "--steps", "1")
     ckpt = out / "checkpoint"
