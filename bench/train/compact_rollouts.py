@@ -8,11 +8,11 @@ what the analyses after a lease read is a few fields a rollout, plus the hash of
   compact_rollouts.py OUT.tsv.gz MODE=W/grpo/MODE_sSEED/rollouts.jsonl [MODE=PATH ...]
 """
 import gzip
-import json
+import os
 import sys
 
-sys.path.insert(0, __import__("os").path.dirname(__file__))
-from same_code_speedups import code_sha  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from same_code_speedups import code_sha, rollout_records  # noqa: E402
 
 COLUMNS = ["mode", "step", "group", "task", "code_sha", "outcome", "speedup", "r_correct",
            "r_speedup", "adv_plan", "adv_code", "speedup_imputed", "flags"]
@@ -23,13 +23,7 @@ def number(v, digits):
 
 
 def rows(mode, path):
-    for n, line in enumerate(open(path), 1):
-        if not line.strip():
-            continue
-        try:
-            r = json.loads(line)
-        except json.JSONDecodeError as e:
-            sys.exit(f"{path}:{n}: not JSON ({e})")
+    for r in rollout_records(path):
         yield [mode, str(r["step"]), str(r["group"]), r["task"], code_sha(r["response"]), r["outcome"],
                number(r.get("speedup"), 4), number(r.get("r_correct"), 1), number(r.get("r_speedup"), 4),
                number(r.get("adv_plan"), 4), number(r.get("adv_code"), 4),

@@ -35,18 +35,21 @@ def code_sha(response):
     return hashlib.sha256(code.strip().encode()).hexdigest()[:16]
 
 
-def read_jsonl(run, path):
-    rows = []
+def rollout_records(path):
+    """A rollouts.jsonl's records; a line that is not JSON stops the script with its file and line."""
     for n, line in enumerate(open(path), 1):
         if not line.strip():
             continue
         try:
-            r = json.loads(line)
+            yield json.loads(line)
         except json.JSONDecodeError as e:
             sys.exit(f"{path}:{n}: not JSON ({e})")
-        rows.append({"run": run, "step": r["step"], "task": r["task"], "code": code_sha(r["response"]),
-                     "speedup": r.get("speedup"), "imputed": bool(r.get("speedup_imputed"))})
-    return rows
+
+
+def read_jsonl(run, path):
+    return [{"run": run, "step": r["step"], "task": r["task"], "code": code_sha(r["response"]),
+             "speedup": r.get("speedup"), "imputed": bool(r.get("speedup_imputed"))}
+            for r in rollout_records(path)]
 
 
 def read_tsv(path):
