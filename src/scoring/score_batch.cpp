@@ -168,7 +168,7 @@ struct Scorer::Impl {
   json run_config;
   Slots slots{1};
   std::once_flag probe_once;
-  mutable base::Mutex mu;  // guards engine.sandbox after the probe, and the two below
+  mutable base::Mutex mu;  // guards engine.sandbox after the probe, and the four fields below
   std::string sandbox_level GUARDED_BY(mu) = "not started";
   std::vector<std::string> probe_notes GUARDED_BY(mu);
   // ScoringConfig::keep_idle_workers: one pool for every call, made at the first (after the
