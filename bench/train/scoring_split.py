@@ -33,19 +33,16 @@ def calls(db):
     runs = db.execute("select id, started_at, ended_at from runs order by started_at").fetchall()
     for run_id, started, ended in runs:
         rows = db.execute(
-            "select v.sample_id, v.evidence_json, v.from_cache,"
-            " (select seconds from stage_timings s where s.run_id = v.run_id and s.task_id = v.task_id"
-            "   and s.sample_id = v.sample_id and s.stage = 'worker_wall'),"
-            " (select seconds from stage_timings s where s.run_id = v.run_id and s.task_id = v.task_id"
-            "   and s.sample_id = v.sample_id and s.stage = 'timing'),"
-            " (select seconds from stage_timings s where s.run_id = v.run_id and s.task_id = v.task_id"
-            "   and s.sample_id = v.sample_id and s.stage = 'startup'),"
-            " (select seconds from stage_timings s where s.run_id = v.run_id and s.task_id = v.task_id"
-            "   and s.sample_id = v.sample_id and s.stage = 'phase_device_init')"
-            " from verdicts v where v.run_id = ?", (run_id,)).fetchall()
-        workers = held = wait = 0.0
-        starts, inits, prestarted = [], [], 0
-        for _, evidence, from_cache, wall, timing, startup, init in rows:
+            "select v.evidence_json, v.from_cache,"
+            " max(case when s.stage = 'worker_wall' then s.seconds end),"
+            " max(case when s.stage = 'timing' then s.seconds end),"
+            " max(case when s.stage = 'startup' then s.seconds end),"
+            " max(case when s.stage = 'phase_device_init' then s.seconds end)"
+            " from verdicts v left join stage_timings s using (run_id, task_id, sample_id)"
+            " where v.run_id = ? group by v.task_id, v.sample_id", (run_id,)).fetchall()
+        workers, prestarted, held, wait = 0, 0, 0.0, 0.0
+        starts, inits = [], []
+        for evidence, from_cache, wall, timing, startup, init in rows:
             if from_cache or wall is None:
                 continue
             workers += 1
@@ -57,7 +54,7 @@ def calls(db):
             if init is not None:
                 inits.append(init)
             prestarted += "+prestarted" in (e.get("sandbox") or {}).get("spawn", "")
-        yield {"run": run_id, "samples": len(rows), "workers": int(workers), "prestarted": prestarted,
+        yield {"run": run_id, "samples": len(rows), "workers": workers, "prestarted": prestarted,
                "wall_s": seconds_between(started, ended) if ended else None,
                "lease_held_s": held, "lease_wait_s": wait,
                "start_s": st.mean(starts) if starts else None,

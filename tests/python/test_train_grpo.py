@@ -40,12 +40,12 @@ FIELDS = {"step", "reward_correct", "reward_speedup", "valid_rate", "compiled_ra
           "informative_groups", "rounds"}
 
 
-def grpo(out, *extra, check=True, tasks=TASKS):
+def grpo(out, *extra, check=True, tasks=TASKS, env=None):
     cmd = [TRITONRL, "train", "grpo", "--model", "builtin:tiny", "--tasks", tasks, "--out", str(out),
            "--group", "2", "--tasks-per-step", "1", "--max-new-tokens", "12", "--device", "cpu",
            "--eval-device", "cpu", "--jobs", "1", "--lr", "1e-3", "--seed", "5", "--no-progress",
            *extra]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=500)
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=500, env=env)
     if check:
         assert r.returncode == 0, r.stderr
     return r
@@ -144,16 +144,10 @@ def test_kept_idle_workers_change_no_verdict_and_leave_nothing_behind(tmp_path):
     # rewards and updates as a run whose workers each step starts afresh, and when the run ends its
     # idle workers are gone with their folders.
     def run(out, *flags):
-        work = tmp_path / (out + "_tmp")
+        work = tmp_path / (out + "_tmp")  # the scorer's workers' folders go under TMPDIR
         work.mkdir()
-        r = subprocess.run(
-            [TRITONRL, "train", "grpo", "--model", "builtin:tiny", "--tasks", TASKS, "--out",
-             str(tmp_path / out), "--group", "2", "--tasks-per-step", "2", "--max-new-tokens", "12",
-             "--device", "cpu", "--eval-device", "cpu", "--jobs", "2", "--lr", "1e-3", "--seed", "5",
-             "--steps", "2", "--levels", "1:1", "--test-inject-solutions", "--mode", "binary",
-             "--no-progress", *flags],
-            capture_output=True, text=True, timeout=500, env={**os.environ, "TMPDIR": str(work)})
-        assert r.returncode == 0, r.stderr
+        grpo(tmp_path / out, "--steps", "2", "--levels", "1:1", "--test-inject-solutions", "--mode",
+             "binary", *flags, env={**os.environ, "TMPDIR": str(work)})
         return work
 
     run("fresh", "--prestart-workers", "0")

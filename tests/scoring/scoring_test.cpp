@@ -284,8 +284,6 @@ TEST_F(ScoringTest, SameCodeRunsOnceAndComesFromTheCacheInTheNextRun) {
   }
 }
 
-// A task's reference serves the next call (the scorer keeps it, with the secret seeds it ran
-// with): that call's candidates skip it, and are still compared for real against it.
 // The workers' folders (w-XXXXXX) under a work folder: one per worker alive or not yet reaped.
 std::set<std::string> WorkerFolders(const std::string& work_dir) {
   std::set<std::string> names;
@@ -340,6 +338,8 @@ TEST_F(ScoringTest, KeptIdleWorkersWaitBetweenCallsAndServeTheNext) {
   EXPECT_TRUE(WorkerFolders(work).empty());
 }
 
+// A task's reference serves the next call (the scorer keeps it, with the secret seeds it ran
+// with): that call's candidates skip it, and are still compared for real against it.
 TEST_F(ScoringTest, KeptReferenceServesTheNextCallWithItsSeeds) {
   config_.use_cache = false;
   auto scorer = OpenScorer();
