@@ -2,6 +2,7 @@
 // compute, nn layers called from reachable code, the @ operator, and .handle in a kernel body.
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -135,6 +136,34 @@ void CheckCall(Analysis& a, Call* call, Node* fn, ClassDef* owner, const Scope& 
   }
 }
 
+// A tensor compute method taken as a value, not called here (key=out.apply_, partial(reduce,
+// out.addmm_, ...), a dataclass default_factory): whoever calls it later, C or trusted code,
+// runs the same computation as a call would, where the call monitor may not see it.
+void CheckComputeMethodValue(Analysis& a, Node* n, Node* fn, ClassDef* owner, const Scope& scope) {
+  const Node* receiver = nullptr;
+  std::string_view method;
+  if (auto* attr = As<Attribute>(n)) {
+    receiver = attr->value;
+    method = attr->attr;
+  } else {
+    std::tie(receiver, method) = ConstGetattr(n);
+  }
+  if (receiver == nullptr || !a.allow.tensor_compute_methods.count(method)) return;
+  if (!a.bind.Resolve(receiver, &scope).empty()) return;  // a module's member: the name rules'
+  // An attribute of the candidate's own objects (self.tile, ModelNew.Kernels.relu): its values
+  // are read where they are assigned (held values, reachable code). Not one of a value held in
+  // them (self.buf.map_ is a tensor's method).
+  if (auto* name = As<Name>(receiver);
+      name != nullptr && (name->id == "self" || name->id == "cls")) {
+    return;
+  }
+  const Node* root = receiver;
+  while (auto* attr = As<Attribute>(root)) root = attr->value;
+  if (a.bind.LocalClass(root) != nullptr) return;
+  if (!a.look.CallableTargets(n, owner, &scope).empty()) return;  // the file's own
+  Compute(a, n, fn, "." + std::string(method) + " taken as a value");
+}
+
 }  // namespace
 
 void CheckCompute(Analysis& a, Node* root, Node* fn, ClassDef* owner, const Scope& scope,
@@ -156,9 +185,13 @@ void CheckCompute(Analysis& a, Node* root, Node* fn, ClassDef* owner, const Scop
     if (auto* attr = As<Attribute>(n); kernel && attr != nullptr && attr->attr == "handle") {
       a.Add("func.introspection", n, "interpreter internals (.handle) in a kernel body");
     }
+    if (auto [receiver, literal] = ConstGetattr(n); kernel && literal == "handle") {
+      a.Add("func.introspection", n, "interpreter internals (getattr .handle) in a kernel body");
+    }
     if (!IsLoadRef(n)) return;
     if (parent != nullptr && parent->kind == NodeKind::kAttribute) return;
     if (auto* call = As<Call>(parent); call != nullptr && call->func == n) return;
+    if (!kernel) CheckComputeMethodValue(a, n, fn, owner, scope);
     std::string q = a.bind.Resolve(n, &scope);
     if (StartsWith(q, "torch.") && TorchBanned(a.allow, q) && BannedRule(q).empty()) {
       Compute(a, n, fn, q);

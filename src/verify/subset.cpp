@@ -89,6 +89,8 @@ class SubsetChecker {
         }
       } else if (auto* cls = As<ClassDef>(n)) {
         file_classes_[cls->name] = cls;
+      } else if (auto* def = As<FunctionDef>(n)) {
+        file_functions_.insert(def->name);
       }
       return true;
     });
@@ -302,14 +304,39 @@ class SubsetChecker {
     }
   }
 
+  // key= hands a callback to whatever the callee is (min, max, sorted, list.sort, a partial of
+  // one), which calls it from C where the call monitor sees neither the call nor its argument.
+  // Only a function the file defines, which runs as the candidate's own code, may take one, and
+  // torch and triton, whose key= is data (triton.autotune's list of argument names).
   void CheckKeyCallback(Call* call) {
     auto* fn = As<Name>(call->func);
-    if (fn == nullptr || !Listed(subset::kKeyCallbackBuiltins, fn->id) || imports_.count(fn->id)) {
-      return;
-    }
+    if (fn != nullptr && file_functions_.count(fn->id) && !imports_.count(fn->id)) return;
+    const std::string callee = Qualified(call->func);
+    if (callee.starts_with("triton.") || callee.starts_with("torch.")) return;
     for (Keyword* k : call->keywords) {
       if (k->arg == "key") {
-        Add("func.subset_construct", call, std::string(fn->id) + "(key=...) calls back from C");
+        Add("func.subset_construct", call,
+            (callee.empty() ? std::string("a call") : callee) + "(key=...) calls back from C");
+      }
+    }
+  }
+
+  // A dataclass field's default_factory is called by the __init__ that dataclasses generates (code
+  // of no file of the candidate's, so neither the call monitor nor the audit's stack walk reads it
+  // as the candidate's): only an empty container may be made there, whoever the callee (an alias
+  // of field, a partial of it).
+  void CheckDefaultFactory(Call* call) {
+    const bool field = Qualified(call->func) == "dataclasses.field";
+    for (Keyword* k : call->keywords) {
+      if (k->arg.empty() && field) {
+        Add("func.subset_construct", k->value,
+            "dataclasses.field(**...) hides its default_factory");
+      } else if (k->arg == "default_factory" &&
+                 !Listed(subset::kDefaultFactories, Qualified(k->value))) {
+        Add("func.subset_construct", k->value,
+            "default_factory " +
+                (Qualified(k->value).empty() ? std::string("expression") : Qualified(k->value)) +
+                " runs from generated code");
       }
     }
   }
@@ -375,6 +402,7 @@ class SubsetChecker {
       case NodeKind::kCall:
         CheckGetattr(static_cast<Call*>(n));
         CheckKeyCallback(static_cast<Call*>(n));
+        CheckDefaultFactory(static_cast<Call*>(n));
         break;
       case NodeKind::kName:
         CheckGetattrValue(static_cast<Name*>(n));
@@ -406,6 +434,7 @@ class SubsetChecker {
   Module* mod_;
   std::unordered_map<std::string_view, std::string> imports_;
   std::unordered_map<std::string_view, ClassDef*> file_classes_;
+  std::unordered_set<std::string_view> file_functions_;  // names bound by a def anywhere
   std::unordered_set<std::string_view> module_classes_;
   std::unordered_set<const Name*> called_getattrs_;  // getattr/hasattr in a call's callee position
   std::vector<RawFinding> findings_;

@@ -450,7 +450,8 @@ constexpr std::string_view kKernelTritonMembers[] = {"triton.cdiv", "triton.next
 constexpr std::string_view kConstexprCallees[] = {"triton.language.constexpr",
                                                   "triton.language.core.constexpr"};
 
-// Builtins whose key= callback is called from C (the call monitor does not see it).
-constexpr std::string_view kKeyCallbackBuiltins[] = {"min", "max", "sorted"};
+// What a dataclass field's default_factory may be: an empty container's type.
+constexpr std::string_view kDefaultFactories[] = {
+    "list", "dict", "set", "tuple", "frozenset", "collections.OrderedDict", "collections.deque"};
 
 }  // namespace tritonrl::verify::subset

@@ -145,6 +145,18 @@ std::vector<RuleCase> Cases() {
       {"func.torch_compute",
        WithForward("        launch(x)\n        return torch.nn.init.torch.exp(x)\n"),
        WithForward("        launch(x)\n        return torch.nn.init.torch.empty_like(x)\n")},
+      // A tensor compute method taken as a value: whoever calls it later computes with torch.
+      {"func.torch_compute",
+       WithForward(
+           "        y = launch(x)\n        f = functools.partial(functools.reduce, y.map_)\n"
+           "        return y\n",
+           "import functools\n"),
+       WithForward("        y = launch(x)\n        f = functools.partial(launch, y.contiguous())\n"
+                   "        return f()\n",
+                   "import functools\n")},
+      {"func.torch_compute",
+       WithForward("        y = launch(x)\n        f = getattr(y, 'relu_')\n        return y\n"),
+       WithForward("        y = launch(x)\n        n = getattr(y, 'shape')\n        return y\n")},
       {"func.torch_compute", WithForward("        launch(x)\n        return torch.Tensor.exp(x)\n"),
        WithForward("        return launch(torch.Tensor.contiguous(x))\n")},
       {"func.torch_compute",
@@ -229,6 +241,14 @@ std::vector<RuleCase> Cases() {
       {"func.introspection",
        WithForward("        g = launch.__globals__\n        return launch(x)\n"),
        WithForward("        name = launch.__name__\n        return launch(x)\n")},
+      // The interpreter's numpy buffer behind a Triton value, by attribute or literal getattr.
+      {"func.introspection",
+       Replace(
+           WithForward(ok), "    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=m)",
+           "    h = getattr(x, 'handle')\n    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=m)"),
+       Replace(
+           WithForward(ok), "    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=m)",
+           "    d = getattr(x, 'dtype')\n    tl.store(y_ptr + offs, tl.maximum(x, 0.0), mask=m)")},
       {"func.io_access", WithForward("        open('/tmp/x').read()\n        return launch(x)\n"),
        WithForward(ok)},
       {"func.io_access",
@@ -315,6 +335,33 @@ std::vector<RuleCase> Cases() {
       {"func.subset_construct",
        WithForward("        m = max(x.unbind(), key=float)\n        return launch(x)\n"),
        WithForward("        m = max(x.shape)\n        return launch(x)\n")},
+      // key= in any call but the file's own functions' and torch's and triton's.
+      {"func.subset_construct",
+       WithForward("        fs = [abs]\n        fs.sort(key=x.relu)\n        return launch(x)\n"),
+       WithForward("        return launch(x)\n",
+                   "def pick(xs, key=0):\n    return xs[key]\n\n\n_N = pick([1, 2], key=1)\n")},
+      {"func.subset_construct",
+       WithForward(
+           "        f = functools.partial(sorted, [1.0], key=abs)\n        return launch(x)\n",
+           "import functools\n"),
+       WithForward(
+           ok, "_tuned = triton.autotune(configs=[triton.Config({})], key=['n'])(relu_kernel)\n")},
+      // A dataclass's default_factory runs from generated code: an empty container only.
+      {"func.subset_construct",
+       WithForward(
+           ok,
+           "import dataclasses\nimport functools\n\n\n@dataclasses.dataclass\nclass Box:\n"
+           "    xs: list = dataclasses.field(default_factory=functools.partial(list, [1]))\n"),
+       WithForward(ok,
+                   "import dataclasses\n\n\n@dataclasses.dataclass\nclass Box:\n"
+                   "    xs: list = dataclasses.field(default_factory=list)\n")},
+      {"func.subset_construct",
+       WithForward(ok,
+                   "from dataclasses import dataclass, field\n\n\n@dataclass\nclass Box:\n"
+                   "    xs: list = field(**{'default': 0})\n"),
+       WithForward(ok,
+                   "from dataclasses import dataclass, field\n\n\n@dataclass\nclass Box:\n"
+                   "    xs: int = field(default=0)\n")},
       {"func.subset_construct", WithForward("        s = f'{x}'\n        return launch(x)\n"),
        WithForward("        if x.dim() > 4:\n            raise ValueError(f'rank {x.dim()}')\n"
                    "        return launch(x)\n")},
