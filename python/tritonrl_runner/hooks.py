@@ -378,6 +378,12 @@ class LaunchRecorder:
         self.launches, self.c_launches = {}, 0
         self.writers, self.first_bytes, self.data_written, self.copied_runs = {}, {}, {}, {}
         self.moved_sources = {}
+        # Torch data of this call a kernel could read without being handed it (through an int
+        # address, pointer arithmetic from another argument, another part of an output's own
+        # storage): each tensor a torch op put data in, held until the next launch
+        # (`unseen`), when its elements are snapshotted into `torch_data`, the sources every
+        # output is compared with as a whole (_gathered_whole).
+        self.unseen, self.torch_data = {}, []
         self.host_values = HostValues()
         self._inputs = list(_tensors(list(inputs)))
         self.readonly = frozenset(k for k in (_storage_key(x) for x in self._inputs) if k is not None)
@@ -423,10 +429,27 @@ class LaunchRecorder:
                 if snap is not None and key not in self.first_bytes:
                     self.first_bytes[key] = (before, snap)
                 self._pending.append((key, t, snap, before))
+            self._snapshot_unseen()
         finally:
             self.suppress -= 1
             self._own_steps -= 1
             self.audit_ns += self._clock() - t0
+
+    def _snapshot_unseen(self) -> None:
+        """The torch data written since the last launch, as it is now, when this launch could
+        read it whether or not it is among the arguments (an argument's snapshot is reused). Left
+        out: fewer than two elements, and a call input copied or converted in its own order (what
+        a kernel reading the input itself would read)."""
+        handed = {key: (t, snap) for key, t, snap, _ in self._pending if snap is not None}
+        for key, (t, writer) in self.unseen.items():
+            if key in handed:
+                flat = _typed(handed[key][1], t)
+                flat = None if flat is None else flat.reshape(-1)
+            else:
+                flat = t.detach().reshape(-1).clone()
+            if flat is not None and flat.numel() >= 2 and not self._an_input_in_order(flat):
+                self.torch_data.append((flat, writer))
+        self.unseen = {}
 
     def _after_launch(self) -> None:
         if not self.recording:
@@ -514,27 +537,34 @@ class LaunchRecorder:
         one source the launches were handed or all of them together, or in order, a run of a
         larger source (_note_moved_sources); else None. A permutation of torch's result,
         whichever order the kernel stored it in, proves no work, nor does a slice of a larger
-        torch buffer (the transpose written into a zero-padded one)."""
-        sources = list(self.moved_sources.get(key, {}).values())
+        torch buffer (the transpose written into a zero-padded one). Beside the sources the
+        launches were handed, every torch result of the call counts as a source (`torch_data`):
+        a kernel can read memory it was not handed. A source of another dtype is compared as
+        its bits where the element sizes agree and as converted values where both are floating
+        (a torch result handed as an int32 view, or converted to float64)."""
+        handed = list(self.moved_sources.get(key, {}).values())
+        sources = [(data, origin.removeprefix("copy:")) for data, origin in self.torch_data] + handed
         n = t.numel()
         if not sources or n < 2 or t.is_complex():
             return None
         for data, origin in sources:
-            if data.numel() > n and data.dtype == t.dtype:
-                if _run_at_offset(data.contiguous(), t.reshape(-1), self.tol) is not None:
+            for same in _in_dtype(data, t.dtype):
+                if same.numel() > n and _run_at_offset(same.contiguous(), t.reshape(-1), self.tol) is not None:
                     return "copy:" + origin
         sets = [[s] for s in sources if s[0].numel() == n]
-        if len(sources) > 1 and sum(s[0].numel() for s in sources) == n:
-            sets.append(sources)
+        if len(handed) > 1 and sum(s[0].numel() for s in handed) == n:
+            sets.append(handed)
         mine = None
         for chosen in sets:
-            if any(s[0].dtype != t.dtype for s in chosen):
-                continue
             if mine is None:
                 mine = torch.sort(t.reshape(-1)).values
-            data = torch.sort(torch.cat([s[0] for s in chosen])).values
-            if _near(mine, data, self.tol):
-                return "copy:" + chosen[0][1]
+            for variant in range(2):
+                parts = [_in_dtype(s[0], t.dtype) for s in chosen]
+                if any(len(p) <= variant for p in parts):
+                    continue
+                data = torch.sort(torch.cat([p[variant].reshape(-1) for p in parts])).values
+                if _near(mine, data, self.tol):
+                    return "copy:" + chosen[0][1]
         return None
 
     def _gathered_part(self, key, t):
@@ -630,9 +660,12 @@ class LaunchRecorder:
             reach = max(reach, end)
         return "copy:" + spans[0][2] if spans and reach >= hi else None
 
-    def torch_wrote(self, key, writer: str, whole: bool) -> None:
+    def torch_wrote(self, key, writer: str, whole: bool, t=None) -> None:
         """A torch op wrote storage `key` (OpAudit): `writer` is "alloc", "kernel" (a conversion
-        of a kernel's data) or "torch:<op>"; `whole`: it wrote the entire storage."""
+        of a kernel's data) or "torch:<op>"; `whole`: it wrote the entire storage; `t`: the
+        tensor it wrote (held until the next launch: _snapshot_unseen)."""
+        if t is not None and self.recording and _is_data_writer(writer):
+            self.unseen[key] = (t, writer)
         self.writers[key] = writer
         self.first_bytes.pop(key, None)  # the next launch is judged against what this op left
         self.copied_runs.pop(key, None)
@@ -961,7 +994,7 @@ class OpAudit(TorchDispatchMode):
                 if isinstance(res, torch.Tensor) and (ret.alias_info is None or ret.alias_info.is_write):
                     key = _storage_key(res)
                     if key is not None and key not in rec.readonly:
-                        rec.torch_wrote(key, writer, _covers_storage(res))
+                        rec.torch_wrote(key, writer, _covers_storage(res), res)
         if not rec._own_steps:
             rec.audit_ns += (t1 - t0) + (clock() - t2)
         return out
@@ -1044,6 +1077,19 @@ _ALLOC_OPS = frozenset({"aten::empty", "aten::empty_like", "aten::empty_strided"
 _FILL_NAMES = frozenset({"zero_", "fill_", "zeros", "zeros_like", "ones", "ones_like", "full", "full_like",
                          "new_zeros", "new_ones", "new_full", "scalar_tensor"})
 _INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _in_dtype(data, dtype) -> list:
+    """`data` read as `dtype`: itself if it is that dtype; else its bits where the element sizes
+    agree, then its values converted where both are floating point (empty if neither applies)."""
+    if data.dtype == dtype:
+        return [data]
+    out = []
+    if data.element_size() == torch.empty(0, dtype=dtype).element_size() and not data.is_complex():
+        out.append(data.contiguous().view(dtype))
+    if data.is_floating_point() and torch.empty(0, dtype=dtype).is_floating_point():
+        out.append(data.to(dtype))
+    return out
 
 
 def _is_data_writer(writer: str) -> bool:
