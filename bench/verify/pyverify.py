@@ -826,14 +826,35 @@ class Analyzer:
                 self._check_call(node, fn, owner, scope, kernel)
             if kernel and isinstance(node, ast.Attribute) and node.attr == "handle":
                 self.add("func.introspection", node, "interpreter internals (.handle) in a kernel body")
+            if kernel and const_getattr(node)[1] == "handle":
+                self.add("func.introspection", node, "interpreter internals (getattr .handle) in a kernel body")
             if not is_load_ref(node):
                 continue
             parent = self.parents.get(node) if node is not root else None
             if isinstance(parent, ast.Attribute) or (isinstance(parent, ast.Call) and parent.func is node):
                 continue
+            if not kernel:
+                self._check_compute_method_value(node, fn, owner, scope)
             q = self.resolve(node, scope)
             if q.startswith("torch.") and self._torch_banned(q) and not self._banned_rule(q):
                 self._compute(node, fn, q)
+
+    def _check_compute_method_value(self, node, fn, owner, scope):
+        """A tensor compute method taken as a value, not called where it is written."""
+        if isinstance(node, ast.Attribute):
+            recv, method = node.value, node.attr
+        else:
+            recv, method = const_getattr(node)
+        if recv is None or method not in self.allow["tensor_compute_methods"] or self.resolve(recv, scope):
+            return
+        if isinstance(recv, ast.Name) and recv.id in ("self", "cls"):
+            return
+        root = recv
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if self.local_class(root) is not None or self._callable_targets(node, owner, scope):
+            return
+        self._compute(node, fn, "." + method + " taken as a value")
 
     def check_reachable_fn(self, fn, owner):
         scope = self.local_scope(fn)

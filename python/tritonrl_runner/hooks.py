@@ -690,21 +690,22 @@ class LaunchRecorder:
         writer = self.writers.get(key, "none")
         if writer != "kernel":
             return writer
-        copied = self._copied_whole(key, t) or self._gathered_whole(key, t) or self._gathered_part(key, t)
-        if copied is not None:
-            return copied
+        # First the elements themselves: an output whose bytes torch left in place is that op's,
+        # whatever copies of torch's data exist elsewhere (the rules after only name which).
         data = self.data_written.get(key)
         first = self.first_bytes.get(key)
         if data is not None:
             if first is None:
                 return data  # data torch wrote and no launch-time snapshot to tell them apart
             same = _elements_unchanged(t, _storage_bytes(t), first[1])
-            return data if same is None or same[0] else writer
-        if first is not None:
+            if same is None or same[0]:
+                return data
+        elif first is not None:
             same = _elements_unchanged(t, _storage_bytes(t), first[1])
             if same is not None and same[1]:
                 return first[0]
-        return writer
+        copied = self._copied_whole(key, t) or self._gathered_whole(key, t) or self._gathered_part(key, t)
+        return copied if copied is not None else writer
 
     def output_writers(self, outs) -> list[str]:
         """writer_of each output (see there); "none" for anything that is not exactly a tensor."""
