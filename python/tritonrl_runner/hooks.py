@@ -440,10 +440,12 @@ class LaunchRecorder:
         read it whether or not it is among the arguments (an argument's snapshot is reused). Left
         out: fewer than two elements, and a call input copied or converted in its own order (what
         a kernel reading the input itself would read)."""
-        handed = {key: (t, snap) for key, t, snap, _ in self._pending if snap is not None}
+        if not self.unseen:
+            return  # the usual case in a launch loop: no torch op since the last launch
+        handed = {key: snap for key, _, snap, _ in self._pending if snap is not None}
         for key, (t, writer) in self.unseen.items():
             if key in handed:
-                flat = _typed(handed[key][1], t)
+                flat = _typed(handed[key], t)
                 flat = None if flat is None else flat.reshape(-1)
             else:
                 flat = t.detach().reshape(-1).clone()
@@ -543,26 +545,27 @@ class LaunchRecorder:
         its bits where the element sizes agree and as converted values where both are floating
         (a torch result handed as an int32 view, or converted to float64)."""
         handed = list(self.moved_sources.get(key, {}).values())
-        sources = [(data, origin.removeprefix("copy:")) for data, origin in self.torch_data] + handed
         n = t.numel()
-        if not sources or n < 2 or t.is_complex():
+        if not (handed or self.torch_data) or n < 2 or t.is_complex():
             return None
-        for data, origin in sources:
-            for same in _in_dtype(data, t.dtype):
+        # Each source as t's dtype (its readings, _in_dtype), converted once for both rules.
+        readings = [(_in_dtype(data, t.dtype), origin.removeprefix("copy:"))
+                    for data, origin in self.torch_data + handed]
+        for views, origin in readings:
+            for same in views:
                 if same.numel() > n and _run_at_offset(same.contiguous(), t.reshape(-1), self.tol) is not None:
                     return "copy:" + origin
-        sets = [[s] for s in sources if s[0].numel() == n]
-        if len(handed) > 1 and sum(s[0].numel() for s in handed) == n:
-            sets.append(handed)
+        sets = [[r] for r in readings if r[0] and r[0][0].numel() == n]
+        if len(handed) > 1 and sum(data.numel() for data, _ in handed) == n:
+            sets.append(readings[len(self.torch_data):])  # the handed sources, all together
         mine = None
         for chosen in sets:
             if mine is None:
                 mine = torch.sort(t.reshape(-1)).values
             for variant in range(2):
-                parts = [_in_dtype(s[0], t.dtype) for s in chosen]
-                if any(len(p) <= variant for p in parts):
+                if any(len(views) <= variant for views, _ in chosen):
                     continue
-                data = torch.sort(torch.cat([p[variant].reshape(-1) for p in parts])).values
+                data = torch.sort(torch.cat([views[variant].reshape(-1) for views, _ in chosen])).values
                 if _near(mine, data, self.tol):
                     return "copy:" + chosen[0][1]
         return None
@@ -1086,9 +1089,9 @@ def _in_dtype(data, dtype) -> list:
     if data.dtype == dtype:
         return [data]
     out = []
-    if data.element_size() == torch.empty(0, dtype=dtype).element_size() and not data.is_complex():
+    if data.element_size() == dtype.itemsize and not data.is_complex():
         out.append(data.contiguous().view(dtype))
-    if data.is_floating_point() and torch.empty(0, dtype=dtype).is_floating_point():
+    if data.is_floating_point() and dtype.is_floating_point:
         out.append(data.to(dtype))
     return out
 

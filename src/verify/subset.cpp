@@ -331,12 +331,13 @@ class SubsetChecker {
       if (k->arg.empty() && field) {
         Add("func.subset_construct", k->value,
             "dataclasses.field(**...) hides its default_factory");
-      } else if (k->arg == "default_factory" &&
-                 !Listed(subset::kDefaultFactories, Qualified(k->value))) {
-        Add("func.subset_construct", k->value,
-            "default_factory " +
-                (Qualified(k->value).empty() ? std::string("expression") : Qualified(k->value)) +
-                " runs from generated code");
+      } else if (k->arg == "default_factory") {
+        const std::string factory = Qualified(k->value);
+        if (!Listed(subset::kDefaultFactories, factory)) {
+          Add("func.subset_construct", k->value,
+              "default_factory " + (factory.empty() ? std::string("expression") : factory) +
+                  " runs from generated code");
+        }
       }
     }
   }
