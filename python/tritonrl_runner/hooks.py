@@ -383,7 +383,7 @@ class LaunchRecorder:
         # storage): each tensor a torch op put data in, held until the next launch
         # (`unseen`), when its elements are snapshotted into `torch_data`, the sources every
         # output is compared with as a whole (_gathered_whole).
-        self.unseen, self.torch_data = {}, []
+        self.unseen, self.torch_data, self._torch_data_of = {}, [], {}
         self.host_values = HostValues()
         self._inputs = list(_tensors(list(inputs)))
         self.readonly = frozenset(k for k in (_storage_key(x) for x in self._inputs) if k is not None)
@@ -437,21 +437,34 @@ class LaunchRecorder:
 
     def _snapshot_unseen(self) -> None:
         """The torch data written since the last launch, as it is now, when this launch could
-        read it whether or not it is among the arguments (an argument's snapshot is reused). Left
-        out: fewer than two elements, and a call input copied or converted in its own order (what
-        a kernel reading the input itself would read)."""
+        read it whether or not it is among the arguments (an argument's snapshot is reused).
+        Every write since the last launch counts, not only a storage's last one (a later write to
+        the tail hid the transpose in the head), and each is read twice: in its logical order and,
+        where that differs, in memory order over the bytes it spans (a column-major or
+        channels_last copy of an input is the input in logical order and its transpose in memory,
+        which is what a kernel reading the address sees). Left out: fewer than two elements, a
+        reading that is a call input copied or converted in its own order (what a kernel reading
+        the input itself would read), and a reading the same storage already gave in this call."""
         if not self.unseen:
             return  # the usual case in a launch loop: no torch op since the last launch
         handed = {key: snap for key, _, snap, _ in self._pending if snap is not None}
-        for key, (t, writer) in self.unseen.items():
-            if key in handed:
-                flat = _typed(handed[key], t)
-                flat = None if flat is None else flat.reshape(-1)
-            else:
-                flat = t.detach().reshape(-1).clone()
-            if flat is not None and flat.numel() >= 2 and not self._an_input_in_order(flat):
-                self.torch_data.append((flat, writer))
+        for key, writes in self.unseen.items():
+            whole = handed.get(key)  # else the live storage: only the readings are copied
+            for t, writer in writes.values():
+                whole = _storage_bytes(t) if whole is None else whole
+                write = len(self.torch_data)  # the readings of one write share this id
+                for flat in _readings_of_write(whole, t):
+                    if flat.numel() >= 2 and not self._an_input_in_order(flat):
+                        self._keep_torch_data(key, flat, writer, write)
         self.unseen = {}
+
+    def _keep_torch_data(self, key, flat, writer, write) -> None:
+        """Adds a reading to `torch_data` unless this storage already gave the same elements."""
+        same_storage = self._torch_data_of.setdefault(key, [])
+        if any(data.dtype == flat.dtype and torch.equal(data, flat) for data in same_storage):
+            return
+        same_storage.append(flat)
+        self.torch_data.append((flat, writer, key, write))
 
     def _after_launch(self) -> None:
         if not self.recording:
@@ -541,28 +554,28 @@ class LaunchRecorder:
         whichever order the kernel stored it in, proves no work, nor does a slice of a larger
         torch buffer (the transpose written into a zero-padded one). Beside the sources the
         launches were handed, every torch result of the call counts as a source (`torch_data`):
-        a kernel can read memory it was not handed. A source of another dtype is compared as
-        its bits where the element sizes agree and as converted values where both are floating
-        (a torch result handed as an int32 view, or converted to float64)."""
+        a kernel can read memory it was not handed. A source of another dtype is compared in
+        each reading a kernel could turn back into t's dtype (_in_dtype: bits, low bits, bytes,
+        converted values)."""
         handed = list(self.moved_sources.get(key, {}).values())
         n = t.numel()
         if not (handed or self.torch_data) or n < 2 or t.is_complex():
             return None
         # Each source as t's dtype (its readings, _in_dtype), converted once for both rules.
         readings = [(_in_dtype(data, t.dtype), origin.removeprefix("copy:"))
-                    for data, origin in self.torch_data + handed]
+                    for data, origin in [(d, o) for d, o, _, _ in self.torch_data] + handed]
         for views, origin in readings:
             for same in views:
                 if same.numel() > n and _run_at_offset(same.contiguous(), t.reshape(-1), self.tol) is not None:
                     return "copy:" + origin
-        sets = [[r] for r in readings if r[0] and r[0][0].numel() == n]
+        sets = [[r] for r in readings if any(v.numel() == n for v in r[0])]
         if len(handed) > 1 and sum(data.numel() for data, _ in handed) == n:
             sets.append(readings[len(self.torch_data):])  # the handed sources, all together
         mine = None
         for chosen in sets:
             if mine is None:
                 mine = torch.sort(t.reshape(-1)).values
-            for variant in range(2):
+            for variant in range(max(len(views) for views, _ in chosen)):
                 if any(len(views) <= variant for views, _ in chosen):
                     continue
                 data = torch.sort(torch.cat([views[variant].reshape(-1) for views, _ in chosen])).values
@@ -575,8 +588,9 @@ class LaunchRecorder:
         from or combining with a rearranged input; else None (issue 34: a gather of a strict
         part of a torch buffer, and torch's data mixed with elements the kernel computed).
 
-        The pool is the torch data the launches were handed (_note_moved_sources) that is values
-        of the call's inputs, exactly after conversion to t's dtype. Fills and values a kernel
+        The pool is the torch data the launches were handed (_note_moved_sources) or that the call
+        made (`torch_data`), in every reading as t's dtype (_part_sources), that is values of the
+        call's inputs, exactly after conversion to t's dtype. Fills and values a kernel
         computed are left out of it, and so is a source that holds an input in its own order with
         gaps (a padded copy of an input is to a kernel what the input is). t is a copy of the pool
         when
@@ -592,9 +606,10 @@ class LaunchRecorder:
         on the way, _near_beyond_chance). Not seen: a selection of part of a permutation torch
         made, and too few elements copied for either reading; failed: a selection over torch data
         that is not the inputs rearranged evenly (docs/eval.md, "Still open")."""
-        sources = [(data, origin) for data, origin in self.moved_sources.get(key, {}).values()
-                   if data.dtype == t.dtype]
-        if not sources or t.numel() < 2 or t.is_complex() or t.dtype == torch.bool:
+        if t.numel() < 2 or t.is_complex() or t.dtype == torch.bool:
+            return None
+        sources = self._part_sources(key, t.dtype)
+        if not sources:
             return None
         inputs = [x.reshape(-1).to(t.dtype) for x in self._inputs
                   if x.numel() and not x.is_complex() and x.is_floating_point() == t.is_floating_point()]
@@ -642,6 +657,29 @@ class LaunchRecorder:
             return copy
         return None
 
+    def _part_sources(self, key, dtype) -> list:
+        """(data as dtype, torch writer) of every source _gathered_part reads: the torch data the
+        launches writing storage `key` were handed and every torch result of the call
+        (`torch_data`: a kernel can read what it was not handed), each in every reading a kernel
+        could turn back into dtype (_in_dtype). The pool is read by value, so no storage's
+        elements count twice (an input moved once would look broadcast): of one write only its
+        first reading, and of one storage, largest first, only what adds a value (a row torch
+        wrote into a buffer that was then handed whole, the same data handed and snapshotted)."""
+        first_of_write = {}
+        for data, origin, src_key, write in self.torch_data:
+            first_of_write.setdefault(write, (src_key, data, origin))
+        found = [(src_key, data, origin) for src_key, (data, origin) in self.moved_sources.get(key, {}).items()]
+        found += list(first_of_write.values())
+        kept: dict = {}  # storage key -> the data already read from it
+        out = []
+        for src_key, data, origin in sorted(found, key=lambda f: -f[1].numel()):
+            same = kept.setdefault(src_key, [])
+            if any(d.dtype == data.dtype and bool(torch.isin(data, d).all()) for d in same):
+                continue
+            same.append(data)
+            out += [(reading.reshape(-1), origin) for reading in _in_dtype(data, dtype)]
+        return out
+
     def _copied_whole(self, key, t):
         """The torch writer whose data t consists of, when runs copied at offsets
         (_note_runs_copied) that still hold that data cover every element of t; else None."""
@@ -668,7 +706,9 @@ class LaunchRecorder:
         of a kernel's data) or "torch:<op>"; `whole`: it wrote the entire storage; `t`: the
         tensor it wrote (held until the next launch: _snapshot_unseen)."""
         if t is not None and self.recording and _is_data_writer(writer):
-            self.unseen[key] = (t, writer)
+            # every write until the next launch, one per view (a rewrite of a view replaces it)
+            geometry = (t.dtype, tuple(t.shape), tuple(t.stride()), t.storage_offset())
+            self.unseen.setdefault(key, {})[geometry] = (t, writer)
         self.writers[key] = writer
         self.first_bytes.pop(key, None)  # the next launch is judged against what this op left
         self.copied_runs.pop(key, None)
@@ -1084,13 +1124,27 @@ _INT_OF_SIZE = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 
 def _in_dtype(data, dtype) -> list:
-    """`data` read as `dtype`: itself if it is that dtype; else its bits where the element sizes
-    agree, then its values converted where both are floating point (empty if neither applies)."""
+    """`data` (flat) read as `dtype`: itself if it is that dtype; else every reading a kernel
+    could turn back into dtype's elements (empty if none applies):
+    - its bits, where the element sizes agree (a torch result handed as an int32 view);
+    - the low bits of each element, where it is an integer wider than dtype (the bits widened
+      by a conversion to int64, which a kernel narrows and bitcasts back);
+    - its bytes, where the sizes differ and the bytes divide into dtype's elements (bits packed
+      into narrower or wider words);
+    - its values converted, where both are floating point (float64, bfloat16)."""
     if data.dtype == dtype:
         return [data]
     out = []
-    if data.element_size() == dtype.itemsize and not data.is_complex():
+    size, want = data.element_size(), dtype.itemsize
+    if data.is_complex() or data.dtype == torch.bool:
+        return out
+    if size == want:
         out.append(data.contiguous().view(dtype))
+    else:
+        if size > want and not data.is_floating_point() and want in _INT_OF_SIZE:
+            out.append(data.to(_INT_OF_SIZE[want]).view(dtype))
+        if (data.numel() * size) % want == 0:
+            out.append(data.contiguous().view(torch.uint8).view(dtype))
     if data.is_floating_point() and dtype.is_floating_point:
         out.append(data.to(dtype))
     return out
@@ -1124,6 +1178,22 @@ def _typed(storage_u8, t, dtype=None):
         return torch.as_strided(storage_u8.view(dtype), t.shape, t.stride(), t.storage_offset())
     except RuntimeError:
         return None
+
+
+def _readings_of_write(storage_u8, t) -> list:
+    """A torch write's data as a kernel could read it, from its storage's bytes (`storage_u8`,
+    live or a snapshot): t's elements in logical order and, where t is not contiguous but spans
+    at most twice its elements' bytes (a permuted, channels_last or column-major layout, not a
+    sparse strided view), the bytes it spans in memory order, as t's dtype."""
+    logical = _typed(storage_u8, t)
+    if logical is None:
+        return []
+    out = [logical.reshape(-1).clone()]
+    start, end = _byte_extent(t)
+    size = t.element_size()
+    if not t.is_contiguous() and end - start <= 2 * t.numel() * size and (end - start) % size == 0:
+        out.append(storage_u8[start:end].view(t.dtype).clone())
+    return out
 
 
 _CHUNK = 1 << 24  # elements per comparison step: a comparison never copies a whole large tensor
@@ -1411,7 +1481,8 @@ def _in_place_of_broadcast(mine, sources, inputs, tol):
     return aligned
 
 
-_RUN_ANCHOR_LIMIT = 32  # candidate offsets tried per anchor element before the search gives up
+_RUN_PROBES = 64  # positions of the run each candidate offset is checked at before a full comparison
+_RUN_MIN_DISTINCT = 4  # a run with fewer distinct values at its probes is not searched (a fill)
 
 
 def _flat_sources(sources):
@@ -1430,10 +1501,12 @@ def _run_at_offset(dst, src_flat, tol):
     """The element offset at which `src_flat` (a torch result's elements, in order) lies within
     the tolerance as one contiguous run of dst's storage (memory order, dst's dtype), or None.
 
-    Found by an anchor: the offsets where one element of the source matches, at most
-    _RUN_ANCHOR_LIMIT of them for the rarest of three anchors, each checked in full. A source
-    too uniform for any anchor to be rare (a constant, mostly) is not searched: copying it is
-    no more than a fill."""
+    Candidate offsets come from an anchor (where the rarest of three elements of the run
+    matches), are narrowed by probing up to _RUN_PROBES spread positions of the run at once, and
+    every offset left is compared in full: none is given up on, so padding the storage with
+    copies of the anchors' values (hack adv_transpose_run_search_anchor_flood) only costs the
+    candidate's own time. A run with fewer than _RUN_MIN_DISTINCT distinct values at its probes
+    (a constant, mostly) is not searched: copying it is no more than a fill."""
     n = src_flat.numel()
     if dst.dtype != src_flat.dtype or n < 2:
         return None
@@ -1442,29 +1515,40 @@ def _run_at_offset(dst, src_flat, tol):
     if whole.numel() % size or whole.numel() // size < n:
         return None
     whole = whole.view(dst.dtype).reshape(-1)
-    atol, rtol = tol
-    exact = not (whole.is_floating_point() or whole.is_complex())
-    best = None
+    probes = torch.unique(torch.linspace(0, n - 1, min(n, _RUN_PROBES)).round().long())
+    if torch.unique(src_flat[probes]).numel() < min(_RUN_MIN_DISTINCT, probes.numel()):
+        return None
+    offsets = None
     for a in (0, n // 2, n - 1):
-        v = src_flat[a]
-        hits = []
-        for at in range(0, whole.numel(), _CHUNK):
-            part = whole[at:at + _CHUNK]
-            if exact:
-                match = part == v
-            else:
-                wide = torch.float64 if part.dtype == torch.float64 else torch.float32
-                match = (part.to(wide) - v.to(wide)).abs() <= atol + rtol * v.to(wide).abs()
-            found = match.nonzero().reshape(-1)
-            hits.extend(int(i) + at - a for i in found[:_RUN_ANCHOR_LIMIT + 1])
-            if len(hits) > _RUN_ANCHOR_LIMIT:
-                break
-        if len(hits) <= _RUN_ANCHOR_LIMIT and (best is None or len(hits) < len(best)):
-            best = hits
-    for start in best or []:
-        if 0 <= start <= whole.numel() - n and _near(whole[start:start + n], src_flat, tol):
+        hits = _matches_at(whole, src_flat[a], tol) - a
+        hits = hits[(hits >= 0) & (hits <= whole.numel() - n)]
+        if offsets is None or hits.numel() < offsets.numel():
+            offsets = hits
+    for at in range(0, probes.numel(), 8):
+        if offsets.numel() == 0:
+            return None
+        for p in probes[at:at + 8].tolist():
+            offsets = offsets[_within(whole[offsets + p], src_flat[p], tol)]
+    for start in offsets.tolist():
+        if _near(whole[start:start + n], src_flat, tol):
             return start
     return None
+
+
+def _within(values, v, tol):
+    """Which of `values` equal v within the tolerance (exactly for integers)."""
+    if not (values.is_floating_point() or values.is_complex()):
+        return values == v
+    atol, rtol = tol
+    wide = torch.float64 if values.dtype == torch.float64 else torch.float32
+    return (values.to(wide) - v.to(wide)).abs() <= atol + rtol * v.to(wide).abs()
+
+
+def _matches_at(whole, v, tol):
+    """Every position of `whole` (flat) that equals v within the tolerance, a chunk at a time."""
+    found = [_within(whole[at:at + _CHUNK], v, tol).nonzero().reshape(-1) + at
+             for at in range(0, whole.numel(), _CHUNK)]
+    return torch.cat(found) if found else torch.empty(0, dtype=torch.long, device=whole.device)
 
 
 _CONVERSION_OPS = frozenset({"aten::_to_copy", "aten::copy_"})

@@ -165,23 +165,50 @@ def flush_bytes_for(l2_bytes: int) -> int:
 
 
 def fresh_inputs(base: list, seed: int) -> list:
-    """New storage and new values for one timed call: each floating tensor with
-    more than one element is rolled (flattened) by an offset drawn from the
-    seed; integer tensors (indices) and scalars are copied unchanged, so every
-    input stays valid for the task. Deterministic: the reference process
-    derives the same inputs from the same seed."""
+    """New storage and new values for one timed call: each floating tensor with more than one
+    element is rolled (flattened) by an offset drawn from the seed and then scattered by a fixed
+    random permutation of its positions (_scatter_positions); integer tensors (indices) and
+    scalars are copied unchanged, so every input stays valid for the task. A roll alone (eval/33
+    and before) kept every column of a matrix whole and every row in order, so a column sum, row
+    sum or prefix of a later call was an earlier call's moved, which a candidate that cached them
+    returned without reading the input (hack adv_columnsum_timed_roll_cache); an affine map of
+    the positions keeps columns whole too (i -> a i + b moves residues mod the row length
+    together). After the permutation each row and column of a call draws its elements from all
+    over the base, at places that move with the call's offset. Deterministic: the reference
+    process derives the same inputs from the same seed."""
     g = torch.Generator().manual_seed(int(seed) & ((1 << 63) - 1))
     out = []
     for x in base:
         if isinstance(x, torch.Tensor):
             if x.is_floating_point() and x.numel() > 1:
                 k = int(torch.randint(1, x.numel(), (1,), generator=g).item())
-                out.append(torch.roll(x.reshape(-1), k).reshape(x.shape).contiguous())
+                rolled = torch.roll(x.reshape(-1), k)
+                out.append(rolled.index_select(0, _scatter_positions(x.numel(), x.device)).reshape(x.shape))
             else:
                 out.append(x.clone())
         else:
             out.append(x)
     return out
+
+
+_SCATTER: dict = {}  # (elements, device) -> the permutation, made once per process
+
+
+def _scatter_positions(n: int, device):
+    """A random permutation of range(n), the same in every process (a fixed seed: the offset
+    drawn per call is what makes calls differ; the permutation only breaks rows and columns
+    apart). Made once per size and device, on the device (an H200 makes one of 16M positions
+    in about a millisecond), as int32 where n allows (half the memory of int64)."""
+    key = (n, str(device))
+    positions = _SCATTER.get(key)
+    if positions is None:
+        g = torch.Generator(device=device).manual_seed(0x5CA77E12 ^ n)
+        dtype = torch.int32 if n < (1 << 31) else torch.int64
+        positions = torch.randperm(n, generator=g, device=device, dtype=dtype)
+        if len(_SCATTER) >= 8:
+            _SCATTER.clear()
+        _SCATTER[key] = positions
+    return positions
 
 
 def sample_indices(numel: int, count: int, seed: int) -> torch.Tensor:

@@ -113,6 +113,29 @@ def test_fresh_inputs_are_new_valid_and_deterministic():
     assert a[2] == 3
 
 
+def test_timed_inputs_are_no_roll_and_no_reordering_of_row_or_column_aggregates():
+    """A timed call's input is not another call's (or the base) rolled, and its column and row
+    sums are not theirs in another order: a candidate that cached them cannot answer a later
+    call without reading it (hack adv_columnsum_timed_roll_cache paid a fake speedup while the
+    inputs were rolls)."""
+    base = torch.randn(24, 40)
+    calls = [timing.fresh_inputs([base], seed)[0] for seed in (11, 12, 13)]
+    flat_base = base.reshape(-1)
+    for i, a in enumerate(calls):
+        for b in [base] + calls[:i]:
+            assert not any(torch.equal(torch.roll(b.reshape(-1), k), a.reshape(-1)) for k in range(a.numel()))
+            for dim in (0, 1):
+                mine, theirs = a.sum(dim).sort().values, b.sum(dim).sort().values
+                assert not torch.allclose(mine, theirs)
+        assert torch.equal(a.reshape(-1).sort().values, flat_base.sort().values)  # same values, moved
+
+
+def test_scatter_positions_are_one_permutation_per_size():
+    p = timing._scatter_positions(1000, torch.device("cpu"))
+    assert torch.equal(p.sort().values, torch.arange(1000, dtype=p.dtype))
+    assert p is timing._scatter_positions(1000, torch.device("cpu"))
+
+
 def test_flush_size_and_sample_indices():
     assert timing.flush_bytes_for(50 << 20) == 256 << 20
     assert timing.flush_bytes_for(200 << 20) == 400 << 20  # at least twice the L2

@@ -228,3 +228,49 @@ def test_the_exact_reading_abstains_where_half_precision_pools_hold_the_grid():
             assert not hooks._exact_beyond_chance(out[out != x.reshape(-1)], pool), (dtype, rows, name)
             copied = torch.cat([pool, out[pool.numel():]])
             assert hooks._exact_beyond_chance(copied, pool) == seen, (dtype, rows, name)
+
+
+def test_a_run_hidden_among_copies_of_its_anchor_values_is_still_found():
+    # adv_transpose_run_search_anchor_flood: 40 copies of each of the run's first, middle and
+    # last values before it; the search gave up past 32 matches an anchor (eval/33).
+    run = torch.randn(3000, generator=torch.Generator().manual_seed(4))
+    flood = torch.cat([run[i:i + 1].expand(40) for i in (0, 1500, 2999)])
+    storage = torch.cat([flood, run, torch.randn(7)])
+    assert hooks._run_at_offset(storage, run, FP32) == flood.numel()
+    assert hooks._run_at_offset(storage, run + 1.0, FP32) is None  # the values, not the positions
+    nudged = run.clone()
+    nudged[1234] += 1.0  # one element off: no run, however many anchor matches
+    assert hooks._run_at_offset(storage, nudged, FP32) is None
+
+
+def test_a_constant_run_is_not_searched():
+    storage = torch.zeros(500)
+    assert hooks._run_at_offset(storage, torch.zeros(100), FP32) is None
+
+
+def test_widened_and_repacked_bits_read_back_as_the_dtype():
+    x = torch.randn(64, generator=torch.Generator().manual_seed(5))
+    wide = torch.empty(64, dtype=torch.int64)
+    wide.copy_(x.view(torch.int32))  # sign-extended bits (adv_transpose_int64_widened_bits)
+    assert any(torch.equal(r, x) for r in hooks._in_dtype(wide, torch.float32))
+    halves = x.view(torch.int16)  # the bits in two narrower words
+    assert any(torch.equal(r, x) for r in hooks._in_dtype(halves, torch.float32))
+    assert any(r.numel() == x.numel() and torch.allclose(r, x) for r in hooks._in_dtype(x.double(), torch.float32))
+    assert hooks._in_dtype(torch.ones(64, dtype=torch.bool), torch.float32) == []
+
+
+def test_a_write_is_read_in_logical_and_in_memory_order():
+    # adv_transpose_column_major_input_copy: x copied into a column-major view is x in logical
+    # order and x transposed in memory, which is what a kernel given its address reads.
+    x = torch.randn(6, 5, generator=torch.Generator().manual_seed(6))
+    store = torch.empty(31)
+    view = store.as_strided((6, 5), (1, 6))
+    view.copy_(x)
+    readings = hooks._readings_of_write(hooks._storage_bytes(view), view)
+    assert len(readings) == 2
+    assert torch.equal(readings[0], x.reshape(-1))
+    assert torch.equal(readings[1], x.t().reshape(-1))
+    # a contiguous write, or a sparse strided one, is read in logical order only
+    assert len(hooks._readings_of_write(hooks._storage_bytes(x), x)) == 1
+    sparse = torch.empty(300)[::10]
+    assert len(hooks._readings_of_write(hooks._storage_bytes(sparse), sparse)) == 1
