@@ -1,6 +1,6 @@
 """What the timing stage's fresh inputs cost a timed call since tritonrl-eval/34 (docs/eval.md,
 the ninth review): the base rolled by the call's offset (eval/33 and before) against the base
-rolled and then scattered by the fixed permutation (timing.fresh_inputs), per input size, on one
+rolled and then scattered by the stage's permutation (timing.fresh_inputs), per input size, on one
 device. The inputs are made before each timed call's span, so this is time added to the stage
 (both workers pay it), not to the measured call.
 

@@ -24,8 +24,10 @@ Protocol of one timing stage (reference and candidate alike):
   run the timed shape's compilation and Triton's autotuning (the only shape
   that is timed) and every lazily initialised path before timing starts;
 * ``trials`` timed calls, each: new input values (the task's inputs for the
-  variant, rolled by a per-trial offset drawn from the trial seed, in new
-  storage, the previous trial's inputs kept alive so no pointer repeats),
+  variant, rolled by a per-trial offset drawn from the trial seed and
+  scattered by the stage's secret permutation, in new storage, the previous
+  trial's inputs and outputs kept alive so no pointer repeats, and dropped
+  inside the next call's audited window),
   persisting-L2 limit set to 0 and reset, a device-wide synchronise, the
   clock, a pre event, a device busy-wait of the request's ``cover_us`` (the
   launch cover, the same for the reference and the candidate: the host queues
@@ -164,9 +166,9 @@ def flush_bytes_for(l2_bytes: int) -> int:
     return max(2 * l2_bytes, _MIN_FLUSH_BYTES)
 
 
-def fresh_inputs(base: list, seed: int) -> list:
+def fresh_inputs(base: list, seed: int, scatter_seed: int = 0) -> list:
     """New storage and new values for one timed call: each floating tensor with more than one
-    element is rolled (flattened) by an offset drawn from the seed and then scattered by a fixed
+    element is rolled (flattened) by an offset drawn from the seed and then scattered by a
     random permutation of its positions (_scatter_positions); integer tensors (indices) and
     scalars are copied unchanged, so every input stays valid for the task. A roll alone (eval/33
     and before) kept every column of a matrix whole and every row in order, so a column sum, row
@@ -174,8 +176,9 @@ def fresh_inputs(base: list, seed: int) -> list:
     returned without reading the input (hack adv_columnsum_timed_roll_cache); an affine map of
     the positions keeps columns whole too (i -> a i + b moves residues mod the row length
     together). After the permutation each row and column of a call draws its elements from all
-    over the base, at places that move with the call's offset. Deterministic: the reference
-    process derives the same inputs from the same seed."""
+    over the base, at places that move with the call's offset. The permutation comes from
+    `scatter_seed` (the stage's run-secret input seed), so a constructor cannot rebuild it in
+    advance. Deterministic: the reference process derives the same inputs from the same seeds."""
     g = torch.Generator().manual_seed(int(seed) & ((1 << 63) - 1))
     out = []
     for x in base:
@@ -183,7 +186,8 @@ def fresh_inputs(base: list, seed: int) -> list:
             if x.is_floating_point() and x.numel() > 1:
                 k = int(torch.randint(1, x.numel(), (1,), generator=g).item())
                 rolled = torch.roll(x.reshape(-1), k)
-                out.append(rolled.index_select(0, _scatter_positions(x.numel(), x.device)).reshape(x.shape))
+                positions = _scatter_positions(x.numel(), x.device, scatter_seed)
+                out.append(rolled.index_select(0, positions).reshape(x.shape))
             else:
                 out.append(x.clone())
         else:
@@ -191,18 +195,17 @@ def fresh_inputs(base: list, seed: int) -> list:
     return out
 
 
-_SCATTER: dict = {}  # (elements, device) -> the permutation, made once per process
+_SCATTER: dict = {}  # (elements, device, seed) -> the permutation, made once per process
 
 
-def _scatter_positions(n: int, device):
-    """A random permutation of range(n), the same in every process (a fixed seed: the offset
-    drawn per call is what makes calls differ; the permutation only breaks rows and columns
-    apart). Made once per size and device, on the device (an H200 makes one of 16M positions
+def _scatter_positions(n: int, device, seed: int = 0):
+    """A random permutation of range(n) drawn from `seed`, the same in both workers (the offset
+    drawn per call is what makes calls differ; the permutation breaks rows and columns apart). Made once per size and device, on the device (an H200 makes one of 16M positions
     in about a millisecond), as int32 where n allows (half the memory of int64)."""
-    key = (n, str(device))
+    key = (n, str(device), seed)
     positions = _SCATTER.get(key)
     if positions is None:
-        g = torch.Generator(device=device).manual_seed(0x5CA77E12 ^ n)
+        g = torch.Generator(device=device).manual_seed((0x5CA77E12 ^ n ^ int(seed)) & ((1 << 63) - 1))
         dtype = torch.int32 if n < (1 << 31) else torch.int64
         positions = torch.randperm(n, generator=g, device=device, dtype=dtype)
         if len(_SCATTER) >= 8:
@@ -398,14 +401,22 @@ class _AuditedCalls:
         rec.audit_ns = self.monitor.audit_ns = 0
         rec.recording = True
 
-    def forward(self, x):
-        """The model call, inside the timed span."""
+    def forward(self, x, release: list):
+        """The model call, inside the timed span. `release` holds the only references to the
+        previous call's inputs and outputs (kept alive so that no pointer repeats), dropped here
+        after the model returns: whatever candidate code their release runs (a finaliser or a
+        generator's `finally` hung on an output; hack adv_matmul_timed_work_in_output_finalizer)
+        runs inside this call's audit and timed span, not between calls, where it could finish
+        the previous call's output before its re-check sample unaudited and untimed."""
         if not self.on:
-            return self.model(*x)
+            out = self.model(*x)
+            release.clear()
+            return out
         from torch.utils._python_dispatch import _get_current_dispatch_mode
 
         with self.op_audit:
             out = self.model(*x)
+            release.clear()
             self._mode_intact = _get_current_dispatch_mode() is self.op_audit
         return out
 
@@ -490,7 +501,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     audited.build_steps = ctor_steps
     (event_ms, wall_ms, tail_ms, covered, warm_ms, l2_reset, threads_before, threads_after, stream_changed,
      output_bytes, snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
-                                                   sample_count, recheck_only, call_plan)
+                                                   sample_count, recheck_only, call_plan,
+                                                   int(spec["input_seed"]))
 
     header = {
         "type": "timing", "variant": variant, "device": str(device),
@@ -518,7 +530,8 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     method = ""
     if clock.cuda and profile_calls > 0 and recorder is not None:
         # Inputs first: only the calls' own device work is measured.
-        calls = [fresh_inputs(base, warm_seeds[i % len(warm_seeds)] ^ 0x3C3C3C3C) for i in range(profile_calls)]
+        calls = [fresh_inputs(base, warm_seeds[i % len(warm_seeds)] ^ 0x3C3C3C3C, int(spec["input_seed"]))
+                 for i in range(profile_calls)]
         got, profile_error = _try_event_share(clock, model, calls, recorder, cand_file, max(wall_ms, default=0.0))
         if got is not None:
             (share, own_ms, total_ms, top), method = got, "events"
@@ -627,7 +640,7 @@ def _call_plan(plan: dict, warmup: int, recheck_only: bool) -> tuple[list[int], 
 
 
 def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list, flush, stream_before, cover: int,
-                 sample_count: int, recheck_only: bool, call_plan: tuple) -> tuple:
+                 sample_count: int, recheck_only: bool, call_plan: tuple, scatter_seed: int) -> tuple:
     """Runs the schedule of `call_plan` (_call_plan), asking the engine for each timed call's seed.
     Returns the measurements (event_ms, wall_ms, tail_ms, covered, warm_ms, l2_reset,
     threads_before, threads_after, stream_changed, output_bytes), the re-checked calls' snapshots,
@@ -667,7 +680,8 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                 seed = ask_engine(i, prev)
                 if seed is None:
                     raise RuntimeError(f"timing: no seed for call {i}")
-            x = fresh_inputs(base, seed)
+            x = fresh_inputs(base, seed, scatter_seed)
+            held, prev = [prev], None  # the previous call's objects: dropped inside this call's audit
             if clock.cuda:
                 l2_reset = clock.reset_persisting_l2() and l2_reset
             audited.begin(x)
@@ -691,7 +705,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                     clock.gpu_sleep(cover)
                 flush.fill_(i)
                 clock.record(start, stream_before)
-                out = audited.forward(x)
+                out = audited.forward(x, held)
                 # The device had not reached the start event once the host had queued the call:
                 # the events bracket device work only (the cover held).
                 call_covered = not clock.ev_query(start)
@@ -709,7 +723,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
             else:  # CPU fallback (tests): the synchronised clock is the only clock
                 flush.fill_(i)
                 t0 = clock.perf_ns()
-                out = audited.forward(x)
+                out = audited.forward(x, held)
                 t1 = t_ev = clock.perf_ns()
                 if per_call and i >= 0:
                     worker.send({"type": "span", "index": i, "edge": "end"})
@@ -731,7 +745,7 @@ def _timed_calls(worker, clock: TrustedClock, audited: _AuditedCalls, base: list
                     snapshots[i] = _snapshot(out, sample_seeds[i], sample_count)
             if i >= 0 and output_bytes == 0:
                 output_bytes = sum(o.numel() * o.element_size() for o in _flatten(out) if type(o) is torch.Tensor)
-            # Keep the previous call's storage (and output) alive.
+            # Keep this call's storage (and output) alive until the next call's model returns.
             prev, out = (i, x, out), None
         if per_call and n_calls > 0:
             ask_engine(n_calls, prev)  # the decision on the last call

@@ -134,6 +134,12 @@ def test_scatter_positions_are_one_permutation_per_size():
     p = timing._scatter_positions(1000, torch.device("cpu"))
     assert torch.equal(p.sort().values, torch.arange(1000, dtype=p.dtype))
     assert p is timing._scatter_positions(1000, torch.device("cpu"))
+    # drawn from the stage's secret input seed: a constructor cannot rebuild it in advance
+    other = timing._scatter_positions(1000, torch.device("cpu"), 12345)
+    assert not torch.equal(p, other) and torch.equal(other.sort().values, p.sort().values)
+    base = [torch.randn(10, 10)]
+    a, b, c = (timing.fresh_inputs(base, 3, s)[0] for s in (1, 2, 1))
+    assert not torch.equal(a, b) and torch.equal(a, c)
 
 
 def test_flush_size_and_sample_indices():
@@ -395,3 +401,34 @@ def test_the_timed_models_constructor_has_its_host_steps_counted(tmp_path):
     h, _ = timing_frame(frames)
     [[steps, launches]] = h["audited_build_host_steps"]
     assert steps >= 1000 and launches == 0, (h["audited_build_host_steps"], err)
+
+
+# Work hung on the previous call's output, run when the worker lets that output go (the tenth
+# review's generator `finally`, here a weakref finaliser): a sleep stands for the work.
+FINALISED_LATE = HONEST.replace('''class ModelNew(nn.Module):
+    def forward(self, x, idx):''', '''import time
+import weakref
+
+
+class ModelNew(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.last = None
+
+    def forward(self, x, idx):
+        if self.last is not None and self.last() is not None:
+            weakref.finalize(self.last(), time.sleep, 0.05)''').replace('''        return y''', '''        self.last = weakref.ref(y)
+        return y''')
+
+
+def test_what_the_previous_calls_release_runs_is_inside_a_timed_span(tmp_path):
+    # The worker keeps each call's inputs and output alive until the next call's model returns and
+    # drops them there, inside that call's audit and timed span: work deferred to their release
+    # is timed (and audited), not done between calls before the re-check sample is taken.
+    assert FINALISED_LATE != HONEST
+    frames, err = run(tmp_path, "candidate", HONEST)
+    honest, _ = timing_frame(frames)
+    frames, err = run(tmp_path, "candidate", FINALISED_LATE)
+    h, _ = timing_frame(frames)
+    assert len(h["wall_ms"]) == len(SEEDS), err
+    assert min(h["wall_ms"]) >= 45.0 > max(honest["wall_ms"]), (h["wall_ms"], honest["wall_ms"], err)
