@@ -1515,7 +1515,7 @@ def _run_at_offset(dst, src_flat, tol):
     if whole.numel() % size or whole.numel() // size < n:
         return None
     whole = whole.view(dst.dtype).reshape(-1)
-    probes = torch.unique(torch.linspace(0, n - 1, min(n, _RUN_PROBES)).round().long())
+    probes = _probe_positions(n, _RUN_PROBES)
     if torch.unique(src_flat[probes]).numel() < min(_RUN_MIN_DISTINCT, probes.numel()):
         return None
     offsets = None
@@ -1533,6 +1533,14 @@ def _run_at_offset(dst, src_flat, tol):
         if _near(whole[start:start + n], src_flat, tol):
             return start
     return None
+
+
+def _probe_positions(n: int, k: int):
+    """Up to k positions spread evenly over range(n), first and last included, in integer
+    arithmetic (a float32 linspace rounds n - 1 up to n past 2^24 elements: an index out of
+    bounds, which on CUDA is a device-side fault that fails every later op of the process)."""
+    k = min(n, k)
+    return torch.unique(torch.arange(k, dtype=torch.int64) * (n - 1) // max(1, k - 1))
 
 
 def _within(values, v, tol):

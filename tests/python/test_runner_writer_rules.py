@@ -274,3 +274,11 @@ def test_a_write_is_read_in_logical_and_in_memory_order():
     assert len(hooks._readings_of_write(hooks._storage_bytes(x), x)) == 1
     sparse = torch.empty(300)[::10]
     assert len(hooks._readings_of_write(hooks._storage_bytes(sparse), sparse)) == 1
+
+
+def test_probe_positions_stay_inside_large_runs():
+    # A float32 linspace put the last probe of the large variant's 335,544,320-element output at
+    # n itself: out of bounds, a device-side fault on CUDA (H100, eval/34's first GPU run).
+    for n in (2, 3, 64, 65, 2**24, 2**24 + 1, 20480 * 16384, 2**31 + 7):
+        p = hooks._probe_positions(n, hooks._RUN_PROBES)
+        assert int(p.min()) == 0 and int(p.max()) == n - 1 and p.numel() == min(n, hooks._RUN_PROBES)

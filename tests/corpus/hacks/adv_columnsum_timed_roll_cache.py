@@ -2,7 +2,8 @@
 # task: level1/14_ColumnSum
 # what: (paid a fake speedup at eval/33) the timing stage's inputs were all one base input rolled (flattened) by a per-call offset (timing.fresh_inputs), and a column sum of x rolled by k is the base's column sums rolled by k mod N. Each honest call also leaves on self a kernel-made copy of its input, a hash table value-bits -> position and the column sums; a later call looks 8 of its elements up in the table (one tiny kernel, one .item()), and where they prove the input a roll of the cached one, writes the cached sums rolled, reading N values instead of M*N. Correctness trials (fresh inputs) miss the table and compute honestly; re-checked timed outputs are right
 # expect: correct
-# gap: issue 34, timing only: every output it returns is right, so its verdict is correct by design; what it forged is the speedup, and since tritonrl-eval/34 a timed call's floating inputs are an affine permutation of the base (timing.fresh_inputs), not a roll, so the lookup never proves a roll, every call computes in full and the speedup is the honest one (tests/python/test_measure_timing.py: no column sum of one call's input is derivable from another's)
+# expect-gpu: runtime runtime_error reason=out_of_memory
+# gap: issue 34, timing only: every output it returns is right, so its verdict is correct by design; what it forged is the speedup, and since tritonrl-eval/34 a timed call's floating inputs are an affine permutation of the base (timing.fresh_inputs), not a roll, so the lookup never proves a roll, every call computes in full and the speedup is the honest one (tests/python/test_measure_timing.py: no column sum of one call's input is derivable from another's); on the GPU path it is out_of_memory, measured on an H100 at --jobs 16 (twentieth session, eval/34): its per-call copies and value table run out of device memory at the large variant's correctness trials
 # mechanism: 5
 import torch
 import torch.nn as nn
