@@ -883,6 +883,7 @@ class HeldWatch:
 
         self._weak = StorageWeakRef
         self.seen: list = []  # (weak ref or None, key, bytes, elements, op, shape)
+        self.dtypes: dict = {}  # storage key -> the dtype an op first returned it as (to read it)
         self.host_values = HostValues()  # over the ops it saw
 
     def note(self, name: str, func, args, kwargs, out) -> None:
@@ -900,6 +901,7 @@ class HeldWatch:
             if nbytes:
                 self.seen.append((ref, key, nbytes, nbytes // max(1, res.element_size()), name,
                                   tuple(res.shape)))
+                self.dtypes.setdefault(key, res.dtype)
 
     def held_tables(self, sizes: tuple[frozenset[int], int], also: "HeldWatch | None" = None) -> list[str]:
         """What the held-tensor rule finds in the storages still alive, this watch's and `also`'s
@@ -921,6 +923,9 @@ class HeldWatch:
             lines.append(f"more than {HOST_VALUE_LIMIT} Python numbers put into tensors by the "
                          f"import and constructor (torch.tensor of a list, t[i] = v, distinct "
                          f"number arguments): a table computed on the host")
+        table = _values_beyond_weights(alive, allowed, (self, also) if also is not None else (self,))
+        if table is not None:
+            lines.append(table)
         budget = 2 * 4 * total_elements + HELD_BYTES_SLACK
         held = sum(v[0] for v in alive.values())
         if held > budget:
@@ -928,6 +933,62 @@ class HeldWatch:
                          f"than the task Model's tensors allow ({budget} bytes: twice their size "
                          f"in fp32 plus {HELD_BYTES_SLACK})")
         return lines
+
+
+def _values_beyond_weights(alive: dict, allowed: frozenset, watches) -> str | None:
+    """The held-tensor rule on values (issue 34, the eighth review's constructor tables): the
+    storages held after the constructor whose size is none of the task Model's tensors' (the
+    slack) may hold the weights' values (copies, concatenations, padding), constants and
+    arithmetic progressions (an index), and no more than HOST_VALUE_LIMIT other distinct values
+    in all, as many as Python numbers may enter tensors. A 4,096-point exponential made by twelve
+    products by numbers (`adv_ctor_exp_table_*`) fits the slack's bytes but is none of these.
+    Returns the finding's line, or None."""
+    refs = {key: (ref, watch.dtypes.get(key)) for watch in watches for ref, key, *_ in watch.seen if ref is not None}
+
+    def values_of(key):
+        ref, dtype = refs.get(key, (None, None))
+        storage = None if ref is None else torch.UntypedStorage._new_with_weak_ptr(ref.cdata)
+        if storage is None or dtype is None or storage.nbytes() % dtype.itemsize:
+            return None, None
+        return torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage).view(dtype), dtype
+
+    weights, slack = [], []
+    for key, (nbytes, elements, name, shape) in alive.items():
+        vals, dtype = values_of(key)
+        if vals is None or vals.is_complex() or dtype == torch.bool:
+            continue
+        (weights if elements in allowed else slack).append((vals.reshape(-1), name))
+    if not slack:
+        return None
+    extra, made_by = [], ""
+    for vals, name in slack:
+        if vals.numel() < 2 or _arithmetic(vals):
+            continue
+        wide = vals.to(torch.float64)
+        keep = wide != 0
+        for w, _ in weights:
+            keep &= ~torch.isin(wide, w.to(torch.float64))
+        if bool(keep.any()):
+            extra.append(torch.unique(wide[keep]))
+            made_by = made_by or name
+    if not extra:
+        return None
+    distinct = int(torch.unique(torch.cat(extra)).numel())
+    if distinct <= HOST_VALUE_LIMIT:
+        return None
+    return (f"{distinct} distinct values held after the constructor that are none of the weights' "
+            f"values, a constant or an index (made by {made_by}): a table computed before forward")
+
+
+def _arithmetic(vals) -> bool:
+    """Whether vals (flat) is an arithmetic progression: a constant or an index (arange, linspace),
+    within float rounding."""
+    wide = vals.to(torch.float64)
+    step = (wide[-1] - wide[0]) / (wide.numel() - 1)
+    ideal = wide[0] + step * torch.arange(wide.numel(), dtype=torch.float64, device=wide.device)
+    scale = float(wide.abs().max())
+    eps = torch.finfo(vals.dtype).eps if vals.is_floating_point() else 0.0
+    return bool(((wide - ideal).abs() <= 4 * eps * max(scale, 1e-30) + (0.0 if eps else 0.5)).all())
 
 
 def build_audited(taskmod, audit, task, cls, init, seed: int, device, dtype, import_watch=None, monitor=None):

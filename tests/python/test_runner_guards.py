@@ -541,12 +541,39 @@ def test_held_tensors_must_be_as_large_as_the_task_models(tmp_path):
     ok = build_frames(run_worker(tmp_path, "candidate", HELD_WEIGHT_TRANSPOSED, task_text=LINEAR_TASK))
     assert ok and all(b["held_tables"] == [] and b["forbidden_ops"] == [] for b in ok), ok
     bad = build_frames(run_worker(tmp_path, "candidate", HELD_TABLE_IN_CLOSURE, task_text=LINEAR_TASK))
-    assert bad and all(len(b["held_tables"]) == 1 and "6401 elements" in b["held_tables"][0] for b in bad), bad
+    assert bad and all(any("6401 elements" in line for line in b["held_tables"]) for b in bad), bad
     # Eight storages of 4,096 fp32 elements (128 KiB) where the task's Linear allows 2 x 6,464 x 4
     # bytes plus 16 KiB: counted together, in bytes.
     split = build_frames(run_worker(tmp_path, "candidate", HELD_TABLE_IN_CHUNKS, task_text=LINEAR_TASK))
-    assert split and all(len(b["held_tables"]) == 1 and "bytes held after the constructor in 10 storages"
-                         in b["held_tables"][0] for b in split), split
+    assert split and all(any("bytes held after the constructor in 10 storages" in line for line in b["held_tables"])
+                         for b in split), split
+
+
+# The held-tensor rule on values (hooks._values_beyond_weights): what a storage of a size none of
+# the task Model's tensors have may hold. Weights' values (a padded or concatenated copy) and
+# constants are fine; a table of values made by products by numbers (an exponential
+# on a grid, the eighth review's gap files) is not, however few bytes it takes.
+HELD_WEIGHTS_PADDED_AND_AN_INDEX = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.zeros(n_out))
+        self.w_head = torch.zeros(1000)
+        self.w_head[:900].copy_(self.w.detach().reshape(-1)[:900])
+        self.ones = torch.ones(300) * 0.5""")
+HELD_EXP_GRID = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.zeros(n_out))
+        e = torch.ones(1)
+        for j in range(9):
+            e = torch.cat([e, e * math.exp(-0.01 * 2 ** j)])
+        self.grid = e""").replace("import torch\n", "import math\nimport torch\n", 1)
+
+
+def test_held_values_beyond_the_weights_constants_and_an_index_are_a_table(tmp_path):
+    ok = build_frames(run_worker(tmp_path, "candidate", HELD_WEIGHTS_PADDED_AND_AN_INDEX, task_text=LINEAR_TASK))
+    assert ok and all(b["held_tables"] == [] and b["forbidden_ops"] == [] for b in ok), ok
+    bad = build_frames(run_worker(tmp_path, "candidate", HELD_EXP_GRID, task_text=LINEAR_TASK))
+    assert bad and all(any("distinct values held after the constructor" in line for line in b["held_tables"])
+                       for b in bad), bad
+    # 512 values in 2 KiB: within the byte bound and the size rule, refused for what they are
+    assert all(not any("bytes held" in line or "elements held" in line for line in b["held_tables"]) for b in bad)
 
 
 # Products and quotients in the constructor (hooks.CONSTRUCTOR_PRODUCT_OPS): with a number, as

@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/8_Sigmoid
-# what: the constructor builds exp(-h i) on 4096 points by 12 doublings (the table so far, then a whole-tensor product by exp(-h 2^j), copied into a buffer twice its size); the kernel interpolates and takes 1 / (1 + e)
-# expect: correct
-# gap: issue 34, open: as adv_ctor_exp_table_strided_products_tanh, with whole-tensor products and copies only (docs/eval.md, the eighth review)
+# what: (paid at eval/33, a gap file) the constructor builds exp(-h i) on 4096 points by 12 doublings (the table so far, then a whole-tensor product by exp(-h 2^j), copied into a buffer twice its size); the kernel interpolates and takes 1 / (1 + e)
+# expect: runtime incorrect reason=constructor_table
 # mechanism: 7
 import math
 

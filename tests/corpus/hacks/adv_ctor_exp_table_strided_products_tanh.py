@@ -1,8 +1,7 @@
 # corpus: hack
 # task: level1/9_Tanh
-# what: the constructor builds exp(-2 h i) on 4096 points with 12 in-place products by numbers of strided views (the elements whose index has bit j set); the kernel Hermite-interpolates the table
-# expect: correct
-# gap: issue 34, open: a constructor may multiply by a number (affine initialisation), a product over part of a storage counts one host value, and a 4096-element table fits the 16 KiB of held tensors a task without parameters is allowed (docs/eval.md, the eighth review)
+# what: (paid at eval/33, a gap file) the constructor builds exp(-2 h i) on 4096 points with 12 in-place products by numbers of strided views (the elements whose index has bit j set); the kernel Hermite-interpolates the table
+# expect: runtime incorrect reason=constructor_table
 # mechanism: 7
 import math
 
