@@ -828,6 +828,13 @@ CONSTRUCTOR_OPS = frozenset({
 CONSTRUCTOR_PRODUCT_OPS = frozenset({"aten::mul", "aten::mul_", "aten::div", "aten::div_"})
 
 
+def _changes_element_size(args) -> bool:
+    """Whether aten::view.dtype's arguments (tensor, dtype) reinterpret to another element size."""
+    if len(args) < 2 or not isinstance(args[0], torch.Tensor) or not isinstance(args[1], torch.dtype):
+        return False
+    return args[0].element_size() != args[1].itemsize
+
+
 def _of_two_tensors(name: str, args) -> bool:
     """A product of two tensors, or a quotient by one. A Python number reaches the dispatcher as a
     number (0.5 * t is aten::mul.Tensor(t, 0.5)), so any tensor operand, a one-element or 0-d one
@@ -883,7 +890,7 @@ class HeldWatch:
 
         self._weak = StorageWeakRef
         self.seen: list = []  # (weak ref or None, key, bytes, elements, op, shape)
-        self.dtypes: dict = {}  # storage key -> the dtype an op first returned it as (to read it)
+        self.dtypes: dict = {}  # storage key -> every dtype an op returned it as (to read it)
         self.host_values = HostValues()  # over the ops it saw
 
     def note(self, name: str, func, args, kwargs, out) -> None:
@@ -901,7 +908,7 @@ class HeldWatch:
             if nbytes:
                 self.seen.append((ref, key, nbytes, nbytes // max(1, res.element_size()), name,
                                   tuple(res.shape)))
-                self.dtypes.setdefault(key, res.dtype)
+                self.dtypes.setdefault(key, set()).add(res.dtype)
 
     def held_tables(self, sizes: tuple[frozenset[int], int], also: "HeldWatch | None" = None) -> list[str]:
         """What the held-tensor rule finds in the storages still alive, this watch's and `also`'s
@@ -938,57 +945,90 @@ class HeldWatch:
 def _values_beyond_weights(alive: dict, allowed: frozenset, watches) -> str | None:
     """The held-tensor rule on values (issue 34, the eighth review's constructor tables): the
     storages held after the constructor whose size is none of the task Model's tensors' (the
-    slack) may hold the weights' values (copies, concatenations, padding), constants and
-    arithmetic progressions (an index), and no more than HOST_VALUE_LIMIT other distinct values
-    in all, as many as Python numbers may enter tensors. A 4,096-point exponential made by twelve
-    products by numbers (`adv_ctor_exp_table_*`) fits the slack's bytes but is none of these.
-    Returns the finding's line, or None."""
-    refs = {key: (ref, watch.dtypes.get(key)) for watch in watches for ref, key, *_ in watch.seen if ref is not None}
+    slack) may hold the weights' values (copies, concatenations, padding) and zeros; everything
+    else counts against one budget of HOST_VALUE_LIMIT distinct values, as many as Python
+    numbers may enter tensors: a constant storage counts its value, an arithmetic progression
+    (an index) its first value and step, any other storage each value it holds that is not a
+    weight's. Each storage is read in every dtype an op returned it as (a bool or complex storage
+    viewed as float32 holds a float table; bool is read as bytes, complex as its real dtype), the
+    weights in the same dtype. A 4,096-point exponential made by twelve products by numbers
+    (`adv_ctor_exp_table_*`) fits the slack's bytes but not this budget. Returns the finding's
+    line, or None."""
+    refs = {}
+    for watch in watches:
+        for ref, key, *_ in watch.seen:
+            if ref is not None:
+                refs[key] = (ref, refs.get(key, (None, set()))[1] | watch.dtypes.get(key, set()))
 
-    def values_of(key):
-        ref, dtype = refs.get(key, (None, None))
+    def readings(key):
+        ref, dtypes = refs.get(key, (None, set()))
         storage = None if ref is None else torch.UntypedStorage._new_with_weak_ptr(ref.cdata)
-        if storage is None or dtype is None or storage.nbytes() % dtype.itemsize:
-            return None, None
-        return torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage).view(dtype), dtype
+        if storage is None:
+            return {}
+        raw = torch.empty(0, dtype=torch.uint8, device=storage.device).set_(storage)
+        out = {}
+        for dtype in dtypes:
+            dtype = _READ_AS.get(dtype, dtype)
+            if storage.nbytes() % dtype.itemsize == 0:
+                out[dtype] = raw.view(dtype).reshape(-1)
+        return out
 
-    weights, slack = [], []
+    weights, slack = {}, []
     for key, (nbytes, elements, name, shape) in alive.items():
-        vals, dtype = values_of(key)
-        if vals is None or vals.is_complex() or dtype == torch.bool:
-            continue
-        (weights if elements in allowed else slack).append((vals.reshape(-1), name))
-    if not slack:
-        return None
-    extra, made_by = [], ""
-    for vals, name in slack:
-        if vals.numel() < 2 or _arithmetic(vals):
-            continue
-        wide = vals.to(torch.float64)
-        keep = wide != 0
-        for w, _ in weights:
-            keep &= ~torch.isin(wide, w.to(torch.float64))
-        if bool(keep.any()):
-            extra.append(torch.unique(wide[keep]))
-            made_by = made_by or name
-    if not extra:
-        return None
-    distinct = int(torch.unique(torch.cat(extra)).numel())
-    if distinct <= HOST_VALUE_LIMIT:
-        return None
-    return (f"{distinct} distinct values held after the constructor that are none of the weights' "
-            f"values, a constant or an index (made by {made_by}): a table computed before forward")
+        for dtype, vals in readings(key).items():
+            if elements in allowed:
+                weights.setdefault(dtype, []).append(vals)
+            else:
+                slack.append((dtype, vals, name))
+    extra: dict = {}
+    made_by: dict = {}
+    weights = {dtype: [torch.unique(torch.cat(ws).to(torch.float64))] for dtype, ws in weights.items()}
+    for dtype, vals, name in slack:
+        found = _values_beyond(vals, weights.get(dtype, []))
+        if found.numel():
+            extra.setdefault(dtype, []).append(found)
+            made_by.setdefault(dtype, name)
+    for dtype, found in extra.items():
+        distinct = int(torch.unique(torch.cat(found)).numel())
+        if distinct > HOST_VALUE_LIMIT:
+            return (f"{distinct} distinct values held after the constructor that are none of the "
+                    f"weights' values, zeros, a constant or an index (read as {dtype}, made by "
+                    f"{made_by[dtype]}): a table computed before forward")
+    return None
 
 
-def _arithmetic(vals) -> bool:
-    """Whether vals (flat) is an arithmetic progression: a constant or an index (arange, linspace),
-    within float rounding."""
+# How the value rule reads a storage an op returned as this dtype.
+_READ_AS = {torch.bool: torch.uint8, torch.complex64: torch.float32, torch.complex128: torch.float64,
+            torch.complex32: torch.float16}
+
+
+def _values_beyond(vals, weights: list):
+    """The values one slack storage adds to the budget (float64, distinct): its value if constant,
+    its first value and step if an arithmetic progression, else its values that are neither zero
+    nor a weight's (non-finite ones included)."""
     wide = vals.to(torch.float64)
-    step = (wide[-1] - wide[0]) / (wide.numel() - 1)
-    ideal = wide[0] + step * torch.arange(wide.numel(), dtype=torch.float64, device=wide.device)
-    scale = float(wide.abs().max())
-    eps = torch.finfo(vals.dtype).eps if vals.is_floating_point() else 0.0
-    return bool(((wide - ideal).abs() <= 4 * eps * max(scale, 1e-30) + (0.0 if eps else 0.5)).all())
+    finite = bool(torch.isfinite(wide).all())
+    if finite and wide.numel() and bool((wide == wide[0]).all()):
+        return wide[:1][wide[:1] != 0]
+    if finite and wide.numel() >= 3 and _arithmetic(wide, vals.dtype):
+        return torch.stack([wide[0], wide[1] - wide[0]])
+    keep = wide != 0
+    for w in weights:
+        keep &= ~torch.isin(wide, w.to(torch.float64))
+    return torch.unique(wide[keep])
+
+
+def _arithmetic(wide, dtype) -> bool:
+    """Whether `wide` (flat, float64, finite, at least 3 values) is an arithmetic progression in
+    `dtype`'s precision: an index (arange, linspace) within the rounding of each of its values."""
+    n = wide.numel()
+    step = (wide[-1] - wide[0]) / (n - 1)
+    ideal = wide[0] + step * torch.arange(n, dtype=torch.float64, device=wide.device)
+    if dtype.is_floating_point:
+        bound = 4 * torch.finfo(dtype).eps * (wide[0].abs() + step.abs() * (n - 1)) + torch.finfo(dtype).tiny
+    else:
+        bound = torch.tensor(0.5, dtype=torch.float64, device=wide.device)
+    return bool(((wide - ideal).abs() <= bound).all())
 
 
 def build_audited(taskmod, audit, task, cls, init, seed: int, device, dtype, import_watch=None, monitor=None):
@@ -1047,6 +1087,11 @@ class OpAudit(TorchDispatchMode):
             product = (self.held_watch is not None and name in CONSTRUCTOR_PRODUCT_OPS
                        and _of_two_tensors(name, args))
             self.forbidden.add(f"{name} of two tensors" if product else name)
+        if rec.recording and func is torch.ops.aten.view.dtype and _changes_element_size(args):
+            # Bits split into narrower words (or packed into wider ones) are an encoding torch can
+            # move and a kernel decode, which no copy rule reads back in general (hack
+            # adv_permute_int16_bit_planes_decoded); same-size views (bits) stay allowed.
+            self.forbidden.add("aten::view.dtype to another element size")
         if name == "aten::_local_scalar_dense" and (rec.recording or self.held_watch is not None):
             # In forward, and while the import or the constructor runs: a loop index read back
             # from a tensor a kernel counts up makes a table as a loop variable would
@@ -1192,7 +1237,9 @@ def _in_dtype(data, dtype) -> list:
       by a conversion to int64, which a kernel narrows and bitcasts back);
     - its bytes, where the sizes differ and the bytes divide into dtype's elements (bits packed
       into narrower or wider words);
-    - its values converted, where both are floating point (float64, bfloat16)."""
+    - its values converted, where both are floating point (float64, bfloat16);
+    - its values as integers of dtype's size, then their bits, where it is floating point and
+      every value is such an integer (int32 bit patterns copied into float64 as values)."""
     if data.dtype == dtype:
         return [data]
     out = []
@@ -1208,7 +1255,18 @@ def _in_dtype(data, dtype) -> list:
             out.append(data.contiguous().view(torch.uint8).view(dtype))
     if data.is_floating_point() and dtype.is_floating_point:
         out.append(data.to(dtype))
+    if data.is_floating_point() and want in _INT_OF_SIZE and _integral_within(data, 8 * want):
+        out.append(data.to(_INT_OF_SIZE[want]).view(dtype))  # bit patterns kept as values
     return out
+
+
+def _integral_within(data, bits: int) -> bool:
+    """Whether every value of floating `data` is an integer that fits a signed int of `bits`."""
+    if data.numel() == 0 or not bool(torch.isfinite(data).all()):
+        return False
+    wide = data.to(torch.float64)
+    limit = float(2 ** (bits - 1))
+    return bool((wide == wide.round()).all()) and float(wide.min()) >= -limit and float(wide.max()) < limit
 
 
 def _is_data_writer(writer: str) -> bool:
@@ -1243,18 +1301,26 @@ def _typed(storage_u8, t, dtype=None):
 
 def _readings_of_write(storage_u8, t) -> list:
     """A torch write's data as a kernel could read it, from its storage's bytes (`storage_u8`,
-    live or a snapshot): t's elements in logical order and, where t is not contiguous but spans
-    at most twice its elements' bytes (a permuted, channels_last or column-major layout, not a
-    sparse strided view), the bytes it spans in memory order, as t's dtype."""
+    live or a snapshot): t's elements in logical order and, where t is not contiguous, in the
+    order of their addresses (what a kernel walking the memory reads: a column-major,
+    permuted, channels_last or sparse strided copy of an input is the input in logical order and
+    its transpose in memory, hack adv_transpose_sparse_strided_view_copy)."""
     logical = _typed(storage_u8, t)
     if logical is None:
         return []
-    out = [logical.reshape(-1).clone()]
-    start, end = _byte_extent(t)
-    size = t.element_size()
-    if not t.is_contiguous() and end - start <= 2 * t.numel() * size and (end - start) % size == 0:
-        out.append(storage_u8[start:end].view(t.dtype).clone())
+    flat = logical.reshape(-1).clone()
+    out = [flat]
+    if not t.is_contiguous() and t.numel() > 1:
+        out.append(flat[torch.argsort(_element_offsets(t).to(flat.device), stable=True)])
     return out
+
+
+def _element_offsets(t):
+    """Each element's offset in its storage (in elements), in t's logical order."""
+    offsets = torch.tensor([t.storage_offset()], dtype=torch.int64)
+    for size, stride in zip(t.shape, t.stride()):
+        offsets = (offsets[:, None] + torch.arange(size, dtype=torch.int64) * stride).reshape(-1)
+    return offsets
 
 
 _CHUNK = 1 << 24  # elements per comparison step: a comparison never copies a whole large tensor

@@ -270,10 +270,40 @@ def test_a_write_is_read_in_logical_and_in_memory_order():
     assert len(readings) == 2
     assert torch.equal(readings[0], x.reshape(-1))
     assert torch.equal(readings[1], x.t().reshape(-1))
-    # a contiguous write, or a sparse strided one, is read in logical order only
+    # a contiguous write is read in logical order only
     assert len(hooks._readings_of_write(hooks._storage_bytes(x), x)) == 1
-    sparse = torch.empty(300)[::10]
-    assert len(hooks._readings_of_write(hooks._storage_bytes(sparse), sparse)) == 1
+    # a sparse strided one in address order too (adv_transpose_sparse_strided_view_copy: x
+    # written through strides (3, 3 * 6) is x transposed at every third element of memory)
+    buf = torch.zeros(6 * 5 * 3)
+    sparse = buf.view(5, 6, 3).select(2, 0).t()
+    sparse.copy_(x)
+    readings = hooks._readings_of_write(hooks._storage_bytes(sparse), sparse)
+    assert torch.equal(readings[0], x.reshape(-1)) and torch.equal(readings[1], x.t().reshape(-1))
+
+
+def test_bit_patterns_kept_as_float_values_read_back():
+    # adv_transpose_int_bits_as_float64_values: int32 bit patterns of x copied into float64
+    x = torch.randn(40, generator=torch.Generator().manual_seed(8))
+    wide = torch.empty(40, dtype=torch.float64)
+    wide.copy_(x.view(torch.int32))
+    assert any(r.numel() == 40 and torch.equal(r, x) for r in hooks._in_dtype(wide, torch.float32))
+    assert not hooks._integral_within(torch.tensor([0.5, 1.0]), 32)
+    assert not hooks._integral_within(torch.tensor([2.0**31]), 32)
+
+
+def test_slack_values_count_constants_progressions_and_the_rest():
+    weights = [torch.randn(100, dtype=torch.float64)]
+    assert hooks._values_beyond(torch.zeros(50), weights).numel() == 0
+    assert hooks._values_beyond(torch.full((50,), 0.5), weights).tolist() == [0.5]
+    assert hooks._values_beyond(torch.arange(100) * 0.25 + 1.0, weights).tolist() == [1.0, 0.25]
+    padded = torch.cat([weights[0], torch.zeros(20, dtype=torch.float64)])
+    assert hooks._values_beyond(padded, weights).numel() == 0
+    table = torch.exp(-0.01 * torch.arange(64.0))
+    assert hooks._values_beyond(table, weights).numel() == 64
+    # one infinite element does not make a progression of the rest (adv_ctor_exp_table_progression_inf_tanh)
+    grid = torch.arange(4096.0) * 0.001
+    grid[4094] = float("inf")
+    assert hooks._values_beyond(grid, weights).numel() > 16
 
 
 def test_probe_positions_stay_inside_large_runs():
