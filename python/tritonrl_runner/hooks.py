@@ -889,8 +889,7 @@ class HeldWatch:
         from torch.multiprocessing.reductions import StorageWeakRef
 
         self._weak = StorageWeakRef
-        self.seen: list = []  # (weak ref or None, key, bytes, elements, op, shape)
-        self.dtypes: dict = {}  # storage key -> every dtype an op returned it as (to read it)
+        self.seen: list = []  # (weak ref or None, key, bytes, elements, op, shape, dtype)
         self.host_values = HostValues()  # over the ops it saw
 
     def note(self, name: str, func, args, kwargs, out) -> None:
@@ -907,8 +906,7 @@ class HeldWatch:
                 ref, key = None, ("tensor", id(res), nbytes)
             if nbytes:
                 self.seen.append((ref, key, nbytes, nbytes // max(1, res.element_size()), name,
-                                  tuple(res.shape)))
-                self.dtypes.setdefault(key, set()).add(res.dtype)
+                                  tuple(res.shape), res.dtype))
 
     def held_tables(self, sizes: tuple[frozenset[int], int], also: "HeldWatch | None" = None) -> list[str]:
         """What the held-tensor rule finds in the storages still alive, this watch's and `also`'s
@@ -916,7 +914,7 @@ class HeldWatch:
         allowed, total_elements = sizes
         alive = {}
         for watch in (self, also) if also is not None else (self,):
-            for ref, key, nbytes, elements, name, shape in watch.seen:
+            for ref, key, nbytes, elements, name, shape, _ in watch.seen:
                 if ref is None or not ref.expired():
                     alive.setdefault(key, (nbytes, elements, name, shape))
         found = {}
@@ -946,19 +944,20 @@ def _values_beyond_weights(alive: dict, allowed: frozenset, watches) -> str | No
     """The held-tensor rule on values (issue 34, the eighth review's constructor tables): the
     storages held after the constructor whose size is none of the task Model's tensors' (the
     slack) may hold the weights' values (copies, concatenations, padding) and zeros; everything
-    else counts against one budget of HOST_VALUE_LIMIT distinct values, as many as Python
-    numbers may enter tensors: a constant storage counts its value, an arithmetic progression
-    (an index) its first value and step, any other storage each value it holds that is not a
-    weight's. Each storage is read in every dtype an op returned it as (a bool or complex storage
-    viewed as float32 holds a float table; bool is read as bytes, complex as its real dtype), the
-    weights in the same dtype. A 4,096-point exponential made by twelve products by numbers
-    (`adv_ctor_exp_table_*`) fits the slack's bytes but not this budget. Returns the finding's
-    line, or None."""
-    refs = {}
+    else counts against one budget of HOST_VALUE_LIMIT elements, as many as Python numbers may
+    enter tensors: a constant storage counts its value, an index (an exact progression of
+    integers) its first value and step, any other storage each element that is not zero or a
+    weight's (_values_beyond). Each live storage is read in every dtype an op returned it as (a
+    bool or complex storage viewed as float32 holds a float table; bool is read as bytes,
+    complex as its real dtype), the weights in the same dtype. A 4,096-point exponential made by
+    twelve products by numbers (`adv_ctor_exp_table_*`), or the same table as 4-bit digits, as
+    fp8 bytes posing as a progression or as signed zeros (the twelfth review), fits the slack's
+    bytes but not this budget. Returns the finding's line, or None."""
+    refs = {}  # key -> (a live reference, the dtypes ops returned that live storage as)
     for watch in watches:
-        for ref, key, *_ in watch.seen:
-            if ref is not None:
-                refs[key] = (ref, refs.get(key, (None, set()))[1] | watch.dtypes.get(key, set()))
+        for ref, key, *_, dtype in watch.seen:
+            if ref is not None and not ref.expired():  # a dead storage at the same address is not it
+                refs[key] = (ref, refs.get(key, (None, set()))[1] | {dtype})
 
     def readings(key):
         ref, dtypes = refs.get(key, (None, set()))
@@ -989,10 +988,10 @@ def _values_beyond_weights(alive: dict, allowed: frozenset, watches) -> str | No
             extra.setdefault(dtype, []).append(found)
             made_by.setdefault(dtype, name)
     for dtype, found in extra.items():
-        distinct = int(torch.unique(torch.cat(found)).numel())
-        if distinct > HOST_VALUE_LIMIT:
-            return (f"{distinct} distinct values held after the constructor that are none of the "
-                    f"weights' values, zeros, a constant or an index (read as {dtype}, made by "
+        count = int(torch.cat(found).numel())
+        if count > HOST_VALUE_LIMIT:
+            return (f"{count} values held after the constructor that are none of the weights' "
+                    f"values, zeros, a constant or an index (read as {dtype}, made by "
                     f"{made_by[dtype]}): a table computed before forward")
     return None
 
@@ -1003,32 +1002,34 @@ _READ_AS = {torch.bool: torch.uint8, torch.complex64: torch.float32, torch.compl
 
 
 def _values_beyond(vals, weights: list):
-    """The values one slack storage adds to the budget (float64, distinct): its value if constant,
-    its first value and step if an arithmetic progression, else its values that are neither zero
-    nor a weight's (non-finite ones included)."""
+    """What one slack storage adds to the budget (float64 values, one per element counted): its
+    value if constant, its first value and step if an index (an exact progression of integers),
+    else each element that is neither zero nor a weight's value. Constant and zero are decided
+    on bit patterns (-0.0 is not 0.0: a storage of signed zeros carries a bit an element), and
+    elements are counted, not distinct values (a table written as 4-bit digits has 15)."""
+    bits = vals.view(_INT_OF_SIZE[vals.element_size()]) if vals.element_size() in _INT_OF_SIZE else vals
     wide = vals.to(torch.float64)
-    finite = bool(torch.isfinite(wide).all())
-    if finite and wide.numel() and bool((wide == wide[0]).all()):
-        return wide[:1][wide[:1] != 0]
-    if finite and wide.numel() >= 3 and _arithmetic(wide, vals.dtype):
+    if bits.numel() and bool((bits == bits[0]).all()):
+        return wide[:1][bits[:1] != 0]
+    if bits.numel() >= 3 and _integer_progression(wide):
         return torch.stack([wide[0], wide[1] - wide[0]])
-    keep = wide != 0
+    keep = bits != 0
     for w in weights:
-        keep &= ~torch.isin(wide, w.to(torch.float64))
-    return torch.unique(wide[keep])
+        keep &= ~torch.isin(wide, w)
+    return wide[keep]
 
 
-def _arithmetic(wide, dtype) -> bool:
-    """Whether `wide` (flat, float64, finite, at least 3 values) is an arithmetic progression in
-    `dtype`'s precision: an index (arange, linspace) within the rounding of each of its values."""
-    n = wide.numel()
-    step = (wide[-1] - wide[0]) / (n - 1)
-    ideal = wide[0] + step * torch.arange(n, dtype=torch.float64, device=wide.device)
-    if dtype.is_floating_point:
-        bound = 4 * torch.finfo(dtype).eps * (wide[0].abs() + step.abs() * (n - 1)) + torch.finfo(dtype).tiny
-    else:
-        bound = torch.tensor(0.5, dtype=torch.float64, device=wide.device)
-    return bool(((wide - ideal).abs() <= bound).all())
+def _integer_progression(wide) -> bool:
+    """Whether `wide` (flat, float64) is exactly an arithmetic progression of integers with an
+    integer step: an index (arange). Read exactly: a band of rounding would leave a bit an
+    element free (a wide one, in fp8, all of them)."""
+    if not bool(torch.isfinite(wide).all()) or not bool((wide == wide.round()).all()):
+        return False
+    step = wide[1] - wide[0]
+    if float(step) == 0:  # equal values with unequal bits (signed zeros): not an index
+        return False
+    ideal = wide[0] + step * torch.arange(wide.numel(), dtype=torch.float64, device=wide.device)
+    return bool((wide == ideal).all())
 
 
 def build_audited(taskmod, audit, task, cls, init, seed: int, device, dtype, import_watch=None, monitor=None):

@@ -570,7 +570,7 @@ def test_held_values_beyond_the_weights_constants_and_an_index_are_a_table(tmp_p
     ok = build_frames(run_worker(tmp_path, "candidate", HELD_WEIGHTS_PADDED_AND_AN_INDEX, task_text=LINEAR_TASK))
     assert ok and all(b["held_tables"] == [] and b["forbidden_ops"] == [] for b in ok), ok
     bad = build_frames(run_worker(tmp_path, "candidate", HELD_EXP_GRID, task_text=LINEAR_TASK))
-    assert bad and all(any("distinct values held after the constructor" in line for line in b["held_tables"])
+    assert bad and all(any("values held after the constructor that are none of the weights" in line for line in b["held_tables"])
                        for b in bad), bad
     # 512 values in 2 KiB: within the byte bound and the size rule, refused for what they are
     assert all(not any("bytes held" in line or "elements held" in line for line in b["held_tables"]) for b in bad)

@@ -291,11 +291,18 @@ def test_bit_patterns_kept_as_float_values_read_back():
     assert not hooks._integral_within(torch.tensor([2.0**31]), 32)
 
 
-def test_slack_values_count_constants_progressions_and_the_rest():
+def test_slack_values_count_constants_indexes_and_the_rest():
     weights = [torch.randn(100, dtype=torch.float64)]
     assert hooks._values_beyond(torch.zeros(50), weights).numel() == 0
     assert hooks._values_beyond(torch.full((50,), 0.5), weights).tolist() == [0.5]
-    assert hooks._values_beyond(torch.arange(100) * 0.25 + 1.0, weights).tolist() == [1.0, 0.25]
+    assert hooks._values_beyond(torch.arange(100) * 2 + 3, weights).tolist() == [3.0, 2.0]  # an index
+    assert hooks._values_beyond(torch.arange(100) * 0.25 + 1.0, weights).numel() == 100  # a float grid is not
+    # signed zeros carry a bit each: not "zero", not a constant (the twelfth review's bf16 table)
+    signs = torch.zeros(64)
+    signs[::3] = -0.0
+    assert hooks._values_beyond(signs, weights).numel() == 22  # every -0.0
+    # digits of a table: 15 distinct values, 500 elements (counted, not distinct)
+    assert hooks._values_beyond(torch.arange(500) % 15 + 1.0, weights).numel() == 500
     padded = torch.cat([weights[0], torch.zeros(20, dtype=torch.float64)])
     assert hooks._values_beyond(padded, weights).numel() == 0
     table = torch.exp(-0.01 * torch.arange(64.0))
