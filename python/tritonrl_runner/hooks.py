@@ -440,9 +440,9 @@ class LaunchRecorder:
         read it whether or not it is among the arguments (an argument's snapshot is reused).
         Every write since the last launch counts, not only a storage's last one (a later write to
         the tail hid the transpose in the head), and each is read twice: in its logical order and,
-        where that differs, in memory order over the bytes it spans (a column-major or
-        channels_last copy of an input is the input in logical order and its transpose in memory,
-        which is what a kernel reading the address sees). Left out: fewer than two elements, a
+        where that differs, in the order of its elements' addresses (_readings_of_write: a
+        column-major or channels_last copy of an input is the input in logical order and its
+        transpose in memory, which is what a kernel reading the address sees). Left out: fewer than two elements, a
         reading that is a call input copied or converted in its own order (what a kernel reading
         the input itself would read), and a reading the same storage already gave in this call."""
         if not self.unseen:
@@ -1023,7 +1023,7 @@ def _integer_progression(wide) -> bool:
     """Whether `wide` (flat, float64) is exactly an arithmetic progression of integers with an
     integer step: an index (arange). Read exactly: a band of rounding would leave a bit an
     element free (a wide one, in fp8, all of them)."""
-    if not bool(torch.isfinite(wide).all()) or not bool((wide == wide.round()).all()):
+    if not _all_integers(wide):
         return False
     step = wide[1] - wide[0]
     if float(step) == 0:  # equal values with unequal bits (signed zeros): not an index
@@ -1263,11 +1263,16 @@ def _in_dtype(data, dtype) -> list:
 
 def _integral_within(data, bits: int) -> bool:
     """Whether every value of floating `data` is an integer that fits a signed int of `bits`."""
-    if data.numel() == 0 or not bool(torch.isfinite(data).all()):
-        return False
     wide = data.to(torch.float64)
+    if data.numel() == 0 or not _all_integers(wide):
+        return False
     limit = float(2 ** (bits - 1))
-    return bool((wide == wide.round()).all()) and float(wide.min()) >= -limit and float(wide.max()) < limit
+    return float(wide.min()) >= -limit and float(wide.max()) < limit
+
+
+def _all_integers(wide) -> bool:
+    """Whether every value of `wide` (float64) is finite and an integer."""
+    return bool(torch.isfinite(wide).all()) and bool((wide == wide.round()).all())
 
 
 def _is_data_writer(writer: str) -> bool:
@@ -1312,15 +1317,16 @@ def _readings_of_write(storage_u8, t) -> list:
     flat = logical.reshape(-1).clone()
     out = [flat]
     if not t.is_contiguous() and t.numel() > 1:
-        out.append(flat[torch.argsort(_element_offsets(t).to(flat.device), stable=True)])
+        out.append(flat[torch.argsort(_element_offsets(t, flat.device), stable=True)])
     return out
 
 
-def _element_offsets(t):
-    """Each element's offset in its storage (in elements), in t's logical order."""
-    offsets = torch.tensor([t.storage_offset()], dtype=torch.int64)
+def _element_offsets(t, device):
+    """Each element's offset in its storage (in elements), in t's logical order, built on
+    `device` (where the readings are: no host copy of a large index)."""
+    offsets = torch.tensor([t.storage_offset()], dtype=torch.int64, device=device)
     for size, stride in zip(t.shape, t.stride()):
-        offsets = (offsets[:, None] + torch.arange(size, dtype=torch.int64) * stride).reshape(-1)
+        offsets = (offsets[:, None] + torch.arange(size, dtype=torch.int64, device=device) * stride).reshape(-1)
     return offsets
 
 

@@ -200,8 +200,9 @@ _SCATTER: dict = {}  # (elements, device, seed) -> the permutation, made once pe
 
 def _scatter_positions(n: int, device, seed: int = 0):
     """A random permutation of range(n) drawn from `seed`, the same in both workers (the offset
-    drawn per call is what makes calls differ; the permutation breaks rows and columns apart). Made once per size and device, on the device (an H200 makes one of 16M positions
-    in about a millisecond), as int32 where n allows (half the memory of int64)."""
+    drawn per call is what makes calls differ; the permutation breaks rows and columns apart).
+    Made once per size, device and seed, on the device (an H100 made one of 16M positions in
+    about 2 ms), as int32 where n allows (half the memory of int64)."""
     key = (n, str(device), seed)
     positions = _SCATTER.get(key)
     if positions is None:
@@ -495,14 +496,14 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     cover, plan = _await_go(worker, clock, variant, float(spec.get("cover_us", 0.0)))
     warm_seeds, call_plan = _call_plan(plan, warmup, recheck_only)
     audited = _AuditedCalls(model, recorder, op_audit, monitor, cand_file, clock.cuda)
+    scatter_seed = int(spec["input_seed"])  # the timed inputs' permutation (fresh_inputs)
     # The timed model's constructor's findings count as the audited calls' (audited_forbidden_ops).
     audited.forbidden |= set(ctor_forbidden)
     audited.held_tables = ctor_held
     audited.build_steps = ctor_steps
     (event_ms, wall_ms, tail_ms, covered, warm_ms, l2_reset, threads_before, threads_after, stream_changed,
      output_bytes, snapshots, x, pre, start, end) = _timed_calls(worker, clock, audited, base, flush, stream_before, cover,
-                                                   sample_count, recheck_only, call_plan,
-                                                   int(spec["input_seed"]))
+                                                   sample_count, recheck_only, call_plan, scatter_seed)
 
     header = {
         "type": "timing", "variant": variant, "device": str(device),
@@ -530,7 +531,7 @@ def run_stage(worker, task, taskmod, cls, device, dtype, clock: TrustedClock, na
     method = ""
     if clock.cuda and profile_calls > 0 and recorder is not None:
         # Inputs first: only the calls' own device work is measured.
-        calls = [fresh_inputs(base, warm_seeds[i % len(warm_seeds)] ^ 0x3C3C3C3C, int(spec["input_seed"]))
+        calls = [fresh_inputs(base, warm_seeds[i % len(warm_seeds)] ^ 0x3C3C3C3C, scatter_seed)
                  for i in range(profile_calls)]
         got, profile_error = _try_event_share(clock, model, calls, recorder, cand_file, max(wall_ms, default=0.0))
         if got is not None:
