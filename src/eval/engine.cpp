@@ -392,7 +392,6 @@ ReferenceResult RunReference(const EngineConfig& cfg, const std::string& task_pa
         TimingPhase merged = *cached;
         merged.rechecks = std::move(phase->rechecks);
         merged.recheck_trials = phase->recheck_trials;
-        merged.lease = run.lease;
         ref.timing = std::move(merged);
       }
     } else {

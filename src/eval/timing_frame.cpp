@@ -199,7 +199,18 @@ json ReferenceTimingToJson(const TimingPhase& p) {
           {"flush_bytes", p.flush_bytes},
           {"warmup_ms", p.warmup_ms},
           {"covered_calls", p.covered_calls},
-          {"flops", p.flops ? json(*p.flops) : json(nullptr)}};
+          {"flops", p.flops ? json(*p.flops) : json(nullptr)},
+          {"lease", LeaseToJson(p.lease)}};
+}
+
+json LeaseToJson(const LeaseFacts& l) {
+  return {{"wait_ms", l.wait_ms},
+          {"quiet", l.quiet},
+          {"quiet_wait_ms", l.quiet_wait_ms},
+          {"trials_in_flight_at_go", l.trials_in_flight_at_go},
+          {"candidates_in_flight_at_go", l.candidates_in_flight_at_go},
+          {"trials_started_while_timed", l.trials_started_while_timed},
+          {"references_started_while_timed", l.references_started_while_timed}};
 }
 
 Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
@@ -221,6 +232,17 @@ Result<TimingPhase> ReferenceTimingFromJson(const json& j) {
   p.call_span_ms = EngineTimes(j, "call_span_ms", p.event_ms.size());
   ReadSizes(j, p);
   p.covered_calls = static_cast<int>(Int(j, "covered_calls", -1));
+  // What the lease saw while these times were measured (not the run that reads them back).
+  if (const auto l = j.find("lease"); l != j.end() && l->is_object()) {
+    p.lease.wait_ms = Num(*l, "wait_ms");
+    p.lease.quiet = Bool(*l, "quiet", false);
+    p.lease.quiet_wait_ms = Num(*l, "quiet_wait_ms");
+    p.lease.trials_in_flight_at_go = static_cast<int>(Int(*l, "trials_in_flight_at_go"));
+    p.lease.candidates_in_flight_at_go = static_cast<int>(Int(*l, "candidates_in_flight_at_go"));
+    p.lease.trials_started_while_timed = static_cast<int>(Int(*l, "trials_started_while_timed"));
+    p.lease.references_started_while_timed =
+        static_cast<int>(Int(*l, "references_started_while_timed"));
+  }
   p.from_cache = true;
   return p;
 }

@@ -97,6 +97,8 @@ void MergeProfileFrame(const Frame& frame, TimingPhase& phase);
 // The reference's timed part (variant, times, the engine's clock of its calls, sizes) for the
 // cross-run cache; the re-checks are not kept, they depend on each run's secret seeds.
 nlohmann::json ReferenceTimingToJson(const TimingPhase& phase);
+// A lease's facts as evidence (the reference's, kept with its cached timings).
+nlohmann::json LeaseToJson(const LeaseFacts& lease);
 Result<TimingPhase> ReferenceTimingFromJson(const nlohmann::json& j);
 
 }  // namespace tritonrl::eval

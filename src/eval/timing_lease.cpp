@@ -162,7 +162,9 @@ Result<TimingLease> AcquireTimingLease(const std::string& lock_dir, const std::s
     g->lease_held = true;
     g->started_while_held = 0;
     g->references_while_held = 0;
+    lease.facts_.quiet = quiet;
     lease.facts_.trials_in_flight_at_go = g->candidates + g->references;
+    lease.facts_.candidates_in_flight_at_go = g->candidates;
   }
   lease.gate_ = g;
   lease.facts_.wait_ms = MsSince(t0);

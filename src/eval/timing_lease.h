@@ -13,6 +13,9 @@
 // GPU, and the lease waits until the tickets held have ended, so no candidate trial of this
 // process runs while a sample is timed. A reference's ticket never waits (its worker has every
 // seed up front, so its trials cannot be held back), and other engine processes are not counted.
+// Since tritonrl-eval/35 a candidate's ticket covers all of its code before its own lease (its
+// import, each constructor, its trials), and a reference's lease is always quiet (worker_driver):
+// a reference's timings are kept across samples and runs, so no candidate may run beside them.
 #pragma once
 
 #include <string>
@@ -25,8 +28,10 @@ namespace tritonrl::eval {
 struct LeaseFacts {
   double wait_ms = 0;        // acquiring the lease, the quiet wait included
   double quiet_wait_ms = 0;  // of it, letting the candidates' trials in flight end (quiet only)
-  // Tickets held when the lease was granted (after a quiet wait, references' only).
-  int trials_in_flight_at_go = 0;
+  bool quiet = false;
+  // Tickets held when the lease was granted (after a quiet wait, references' only), and of them
+  // the candidates' (0 after a quiet wait).
+  int trials_in_flight_at_go = 0, candidates_in_flight_at_go = 0;
   // Tickets taken while it was held: candidates' (0 with quiet) and references' (a reference's
   // correctness stage begun). Set by Release.
   int trials_started_while_timed = 0, references_started_while_timed = 0;

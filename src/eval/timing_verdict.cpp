@@ -147,6 +147,7 @@ TimingJudgement JudgeTiming(const TimingPhase& c, const TimingPhase& r, const Ti
                      {"parent_phase_ms", c.parent_ms},
                      {"reference_parent_phase_ms", r.parent_ms},
                      {"reference_timing_cached", r.from_cache},
+                     {"reference_lease", LeaseToJson(r.lease)},
                      {"lease_wait_ms", c.lease.wait_ms},
                      {"quiet", o.quiet},
                      {"quiet_wait_ms", c.lease.quiet_wait_ms},

@@ -81,6 +81,10 @@ class Driver {
                                          : std::chrono::milliseconds(0)) {}
 
   Stop Run(const json& request) {
+    // A candidate's code runs from its import on: its ticket is held from here to its own lease,
+    // given up only where its worker waits for a frame (a trial's seed), so a quiet lease (every
+    // reference's) never times beside a candidate's import or constructor (timing_lease.h).
+    if (candidate()) trial_ticket_ = EnterTrial(cfg_.timing.device_key, /*candidate=*/true);
     Send(request);
     frame_t_ = Clock::now();
     for (;;) {
@@ -341,7 +345,8 @@ class Driver {
   }
 
   Step EndTrial() {
-    if (candidate()) trial_ticket_.Release();  // its outputs are all off the device
+    // A candidate's ticket stays: the worker builds the next variant's model, or the timed one,
+    // without waiting for a frame. SendSeed and OnTimingReady give it up.
     if (Step s = FromSink(sink_.OnTrialEnd())) return s;
     if (Step s = StopIfFailed()) return s;
     if (++trial_at_ == variant_trials_.size()) return NextVariant();
@@ -374,9 +379,12 @@ class Driver {
       run_.timing_skipped = true;
       return Stop{WorkerEnd::kDone, ""};
     }
-    // Exclusive use of the GPU for timing; correctness of other samples goes on unless quiet.
+    // Exclusive use of the GPU for timing; correctness of other samples goes on unless quiet. A
+    // reference's timings are kept for every later sample of its task (and in the store), so
+    // they are always taken quiet; re-checking cached ones times nothing.
     trial_ticket_.Release();
-    auto got = AcquireTimingLease(cfg_.timing.lock_dir, cfg_.timing.device_key, cfg_.timing.quiet);
+    const bool quiet = cfg_.timing.quiet || (!candidate() && per_call_);
+    auto got = AcquireTimingLease(cfg_.timing.lock_dir, cfg_.timing.device_key, quiet);
     if (!got.ok()) {
       run_.lease_error = got.status().message();
       return Stop{WorkerEnd::kInfra, run_.lease_error};

@@ -41,7 +41,7 @@ struct Suite;  // task/task.h
 namespace tritonrl::scoring {
 
 // Bumped whenever a change can alter a verdict: cached verdicts of another version never match.
-inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/34";
+inline constexpr const char* kEvaluatorVersion = "tritonrl-eval/35";
 
 enum class TextKind {
   kOutput,  // a full model output (plan and code); the code is extracted by the verifier

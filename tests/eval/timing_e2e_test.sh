@@ -284,6 +284,31 @@ for path, quiet in ((sys.argv[1], False), (sys.argv[2], True)):
             assert t["trials_started_while_timed"] == 0, (s["sample"], t["trials_started_while_timed"])
         else:
             assert t["quiet_wait_ms"] == 0, t
+        # A reference's timings are kept for its task's later samples: always taken quiet, with
+        # no candidate's code running beside them (tritonrl-eval/35), whatever --quiet-timing.
+        r = t["reference_lease"]
+        assert t["reference_timing_cached"] or r["quiet"], (s["sample"], r)
+        assert r["candidates_in_flight_at_go"] == 0 and r["trials_started_while_timed"] == 0, (s["sample"], r)
     print(f"timing e2e: quiet={quiet}: {len(timed)} timed samples, trials started while timed:",
           [s["evidence"]["timing"]["trials_started_while_timed"] for s in timed])
+PY
+
+# A candidate's import holds its ticket too (tritonrl-eval/35): beside a sample whose import
+# sleeps 10 s (--no-static lets it), the other sample of the task is timed only once that import
+# has ended. Before, a quiet lease waited for trials only, and a GPU hog placed in an import or a
+# constructor ran beside a timed phase.
+mkdir -p "$T/slow"
+cp "$ROOT/tests/corpus/legit/relu_basic.py" "$T/slow/relu_fast.py"
+sed 's/^import torch$/import time\nimport torch\ntime.sleep(10)/' "$ROOT/tests/corpus/legit/relu_basic.py" \
+  >"$T/slow/relu_slow_import.py"
+grep -q '^time.sleep(10)$' "$T/slow/relu_slow_import.py"
+"$BIN" corpus "$T/slow" --device cpu --out "$T/slow.jsonl" 2>/dev/null
+"$BIN" eval --tasks "$ROOT/tasks" --samples "$T/slow.jsonl" --device cpu --cpu-timing --timing-trials 6 \
+  --no-static --json --no-cache --jobs 2 --quiet-timing --work-dir "$T/w-slow" >"$T/slow.json"
+"$ROOT/.venv/bin/python" - "$T/slow.json" <<'PY'
+import json, sys
+s = {x["sample"]: x for x in json.load(open(sys.argv[1]))["samples"]}
+t = s["legit/relu_fast"]["evidence"]["timing"]
+assert t["quiet_wait_ms"] > 3000, t["quiet_wait_ms"]
+print(f"timing e2e: a sample timed beside another's 10 s import waited {t['quiet_wait_ms']:.0f} ms for it")
 PY
