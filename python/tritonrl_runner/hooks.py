@@ -882,6 +882,26 @@ def task_tensor_sizes(task, init) -> tuple[frozenset[int], int]:
             return sizes(task.Model(*init))
 
 
+def task_reference_tensors(taskmod, task, init, seed: int, dtype) -> list:
+    """The task Model's parameters, buffers and tensor attributes as its reference worker holds
+    them (built on the CPU under the same seed, as taskmod.build_model builds it, before it
+    moves), each as built and, if floating, cast to the task's dtype: the values a correct
+    candidate's weights hold. Trusted code, built outside the audit."""
+    model = taskmod.build_model(task.Model, init, seed, device="cpu")
+    found = {}
+    for m in model.modules():
+        held = list(m.parameters(recurse=False)) + list(m.buffers(recurse=False))
+        held += [v for v in vars(m).values() if isinstance(v, torch.Tensor)]
+        for t in held:
+            found.setdefault(id(t), t.detach())
+    out = []
+    for t in found.values():
+        out.append(t)
+        if dtype is not None and t.is_floating_point() and t.dtype != dtype:
+            out.append(t.to(dtype))
+    return out
+
+
 class HeldWatch:
     """The storages that ops returned while it was on (weak references)."""
 
@@ -908,9 +928,10 @@ class HeldWatch:
                 self.seen.append((ref, key, nbytes, nbytes // max(1, res.element_size()), name,
                                   tuple(res.shape), res.dtype))
 
-    def held_tables(self, sizes: tuple[frozenset[int], int], also: "HeldWatch | None" = None) -> list[str]:
+    def held_tables(self, sizes: tuple[frozenset[int], int], also: "HeldWatch | None" = None,
+                    weights: list | None = None) -> list[str]:
         """What the held-tensor rule finds in the storages still alive, this watch's and `also`'s
-        (one line each)."""
+        (one line each); `weights` are the task Model's tensors (task_reference_tensors)."""
         allowed, total_elements = sizes
         alive = {}
         for watch in (self, also) if also is not None else (self,):
@@ -928,7 +949,7 @@ class HeldWatch:
             lines.append(f"more than {HOST_VALUE_LIMIT} Python numbers put into tensors by the "
                          f"import and constructor (torch.tensor of a list, t[i] = v, distinct "
                          f"number arguments): a table computed on the host")
-        table = _values_beyond_weights(alive, allowed, (self, also) if also is not None else (self,))
+        table = _values_beyond_weights(alive, weights or [], (self, also) if also is not None else (self,))
         if table is not None:
             lines.append(table)
         budget = 2 * 4 * total_elements + HELD_BYTES_SLACK
@@ -940,19 +961,23 @@ class HeldWatch:
         return lines
 
 
-def _values_beyond_weights(alive: dict, allowed: frozenset, watches) -> str | None:
-    """The held-tensor rule on values (issue 34, the eighth review's constructor tables): the
-    storages held after the constructor whose size is none of the task Model's tensors' (the
-    slack) may hold the weights' values (copies, concatenations, padding) and zeros; everything
-    else counts against one budget of HOST_VALUE_LIMIT elements, as many as Python numbers may
-    enter tensors: a constant storage counts its value, an index (an exact progression of
-    integers) its first value and step, any other storage each element that is not zero or a
-    weight's (_values_beyond). Each live storage is read in every dtype an op returned it as (a
-    bool or complex storage viewed as float32 holds a float table; bool is read as bytes,
-    complex as its real dtype), the weights in the same dtype. A 4,096-point exponential made by
-    twelve products by numbers (`adv_ctor_exp_table_*`), or the same table as 4-bit digits, as
-    fp8 bytes posing as a progression or as signed zeros (the twelfth review), fits the slack's
-    bytes but not this budget. Returns the finding's line, or None."""
+def _values_beyond_weights(alive: dict, weights: list, watches) -> str | None:
+    """The held-tensor rule on values (issue 34, the eighth review's constructor tables): every
+    storage held after the import and the constructor may hold the task Model's own values (its
+    tensors as the reference builds them: copies, transposes, concatenations, casts, padding) and
+    zeros; everything else counts against one budget of HOST_VALUE_LIMIT elements, as many as
+    Python numbers may enter tensors: a constant storage counts its value, an index (an exact
+    progression of integers) its first value and step, any other storage each element that is
+    not zero or a weight's (_values_beyond). Each live storage is read in every dtype an op
+    returned it as (a bool or complex storage viewed as float32 holds a float table; bool is read
+    as bytes, complex as its real dtype), the weights converted to that dtype (or, for an integer
+    of their width, as their bits). A 4,096-point exponential made by twelve products by numbers
+    (`adv_ctor_exp_table_*`), or the same table as 4-bit digits, as fp8 bytes posing as a
+    progression or as signed zeros (the twelfth review), fits the bytes the task allows but not
+    this budget. Until the thirteenth review the weights' values were read from the candidate's
+    own storages of a Model tensor's size, which were not judged themselves: a table kept in a
+    storage of a weight's size passed (`adv_linear_tanh_exp_table_in_weight_sized_storage`).
+    Returns the finding's line, or None."""
     refs = {}  # key -> (a live reference, the dtypes ops returned that live storage as)
     for watch in watches:
         for ref, key, *_, dtype in watch.seen:
@@ -972,27 +997,91 @@ def _values_beyond_weights(alive: dict, allowed: frozenset, watches) -> str | No
                 out[dtype] = raw.view(dtype).reshape(-1)
         return out
 
-    weights, slack = {}, []
-    for key, (nbytes, elements, name, shape) in alive.items():
-        for dtype, vals in readings(key).items():
-            if elements in allowed:
-                weights.setdefault(dtype, []).append(vals)
-            else:
-                slack.append((dtype, vals, name))
+    known: dict = {}
+
+    def weight_values(dtype, device) -> list:
+        if (dtype, device) not in known:
+            parts = [_weight_as(w, dtype) for w in weights]
+            parts = [torch.unique(p.to(device)) for p in parts if p is not None and p.numel()]
+            known[(dtype, device)] = [torch.unique(torch.cat(parts))] if parts else []
+        return known[(dtype, device)]
+
     extra: dict = {}
     made_by: dict = {}
-    weights = {dtype: [torch.unique(torch.cat(ws).to(torch.float64))] for dtype, ws in weights.items()}
-    for dtype, vals, name in slack:
-        found = _values_beyond(vals, weights.get(dtype, []))
-        if found.numel():
-            extra.setdefault(dtype, []).append(found)
-            made_by.setdefault(dtype, name)
+    for key, (nbytes, elements, name, shape) in alive.items():
+        for dtype, vals in readings(key).items():
+            if _scaled_copy(vals, weights):
+                continue
+            found = _values_beyond(vals, weight_values(dtype, vals.device))
+            if found.numel():
+                extra.setdefault(dtype, []).append(found)
+                made_by.setdefault(dtype, name)
     for dtype, found in extra.items():
         count = int(torch.cat(found).numel())
         if count > HOST_VALUE_LIMIT:
-            return (f"{count} values held after the constructor that are none of the weights' "
-                    f"values, zeros, a constant or an index (read as {dtype}, made by "
+            return (f"{count} values held after the constructor that are none of the task "
+                    f"Model's values, zeros, a constant or an index (read as {dtype}, made by "
                     f"{made_by[dtype]}): a table computed before forward")
+    return None
+
+
+def _scaled_copy(vals, weights: list) -> bool:
+    """Whether a floating storage holds one task Model tensor's values multiplied by a single number
+    c (or divided by one), in any order and rounded to the storage's dtype: a weight pre-scaled by
+    the constructor (a task's scale folded into it). Each stored value's rounding interval, over
+    its weight, bounds c; some c must lie in every bound, so no value may differ from the correct
+    rounding of w * c (a weight's own rounding, one unit of its dtype, is allowed where the
+    storage's dtype is narrower: a product rounded twice). No low bit is left free for a table's
+    digits, and one number carries no table: the values are the weights' random draws. A shift
+    (w * a + b) is not recognised; it counts against the budget."""
+    if not vals.is_floating_point() or vals.numel() < 2:
+        return False
+    v = torch.sort(vals.reshape(-1).to(torch.float64)).values
+    if not bool(torch.isfinite(v).all()):
+        return False
+    below, above = _half_spacing(v, vals.dtype)
+    for w in weights:
+        if w.numel() != vals.numel() or not w.is_floating_point():
+            continue
+        u = torch.sort(w.reshape(-1).to(device=v.device, dtype=torch.float64)).values
+        narrower = torch.finfo(vals.dtype).eps > torch.finfo(w.dtype).eps
+        slack = torch.finfo(w.dtype).eps if narrower else 0.0  # the product's own rounding, relative
+        for uu in (u, u.flip(0)):  # c > 0 pairs sorted with sorted, c < 0 with reversed
+            nz = uu != 0
+            if not bool(nz.any()) or not bool((v[~nz] == 0).all()):
+                continue
+            x, un = v[nz], uu[nz]
+            a, b = (x - below[nz]) / un, (x + above[nz]) / un
+            lo, hi = torch.minimum(a, b), torch.maximum(a, b)
+            lo, hi = lo - slack * lo.abs(), hi + slack * hi.abs()
+            if float(lo.max()) <= float(hi.min()) and float(hi.min()) != 0:
+                return True
+    return False
+
+
+def _half_spacing(x, dtype):
+    """(below, above): half the distance from each value of `x` (float64, values of `dtype`) to its
+    neighbours in `dtype`, the two sides of its rounding interval (at a power of two the side
+    toward zero is half as wide)."""
+    eps = torch.finfo(dtype).eps
+    mant, exp = torch.frexp(x)
+    spacing = torch.clamp(torch.ldexp(torch.full_like(x, eps), exp - 1), min=torch.finfo(dtype).smallest_normal * eps)
+    toward_zero = torch.where(mant.abs() == 0.5, spacing / 2, spacing)
+    below = torch.where(x > 0, toward_zero, spacing) / 2
+    above = torch.where(x < 0, toward_zero, spacing) / 2
+    return below, above
+
+
+def _weight_as(w, dtype):
+    """A task Model tensor's values as a storage read as `dtype` would hold a copy of it (float64,
+    flat): converted to a floating dtype, reinterpreted as an integer of its own width; None where
+    neither applies."""
+    if dtype.is_floating_point:
+        return w.reshape(-1).to(dtype).to(torch.float64)
+    if w.element_size() == dtype.itemsize:
+        return w.reshape(-1).contiguous().view(dtype).to(torch.float64)
+    if not w.is_floating_point():
+        return w.reshape(-1).to(dtype).to(torch.float64)
     return None
 
 
@@ -1041,6 +1130,7 @@ def build_audited(taskmod, audit, task, cls, init, seed: int, device, dtype, imp
     stage's one way to build: a constructor that computes a table only when it runs a second time
     meets the same rules."""
     sizes = task_tensor_sizes(task, init)
+    weights = task_reference_tensors(taskmod, task, init, seed, dtype)
     audit.reset_call()
     watch = audit.held_watch = HeldWatch()
     if monitor is not None:
@@ -1051,8 +1141,14 @@ def build_audited(taskmod, audit, task, cls, init, seed: int, device, dtype, imp
     finally:
         audit.held_watch = None
         steps = monitor.stop_build() if monitor is not None else 0
-    held = watch.held_tables(sizes, import_watch)
-    return model, sorted(op for op in audit.forbidden if op not in CONSTRUCTOR_OPS), held, steps
+    held = watch.held_tables(sizes, import_watch, weights)
+    return model, outside_constructor_ops(audit.forbidden), held, steps
+
+
+def outside_constructor_ops(forbidden) -> list[str]:
+    """The ops of an import or a constructor that neither forward's allowlist nor CONSTRUCTOR_OPS
+    allows, sorted."""
+    return sorted(op for op in forbidden if op not in CONSTRUCTOR_OPS)
 
 
 class OpAudit(TorchDispatchMode):
@@ -1144,7 +1240,13 @@ class OpAudit(TorchDispatchMode):
             for ret, res in zip(func._schema.returns, results):
                 if isinstance(res, torch.Tensor) and (ret.alias_info is None or ret.alias_info.is_write):
                     key = _storage_key(res)
-                    if key is not None and key not in rec.readonly:
+                    if key is not None and key in rec.readonly:
+                        # Forward never needs torch to write into an input: the copy rules read
+                        # an input as handed data, so torch's transpose written there and
+                        # restored before the call returns passed as a kernel's copy (hack
+                        # adv_transpose_torch_copy_into_input_storage).
+                        self.forbidden.add(f"{name} into an input's storage")
+                    elif key is not None:
                         rec.torch_wrote(key, writer, _covers_storage(res), res)
         if not rec._own_steps:
             rec.audit_ns += (t1 - t0) + (clock() - t2)

@@ -331,8 +331,12 @@ class Worker:
                 raise ImportError("the candidate defines no ModelNew(nn.Module) class")
             foreign = [c.__qualname__ for c in cls.__mro__
                        if c.__module__ == task.__name__]
+            # The import meets the constructor's op rule (hooks.CONSTRUCTOR_OPS), read before
+            # build_audited resets the audit (hack adv_linear_tanh_import_dataclass_post_init:
+            # torch.tanh of a grid in a dataclass made at module level).
             self.send({"type": "stage", "stage": "import", "ms": _ms(t1),
-                       "inherits_reference": foreign, "host_steps": [[import_steps, 0]]})
+                       "inherits_reference": foreign, "host_steps": [[import_steps, 0]],
+                       "forbidden_ops": hooks.outside_constructor_ops(audit.forbidden)})
 
         for variant in names:
             self.stage = "build"

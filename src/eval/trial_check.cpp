@@ -154,6 +154,18 @@ void CandidateChecker::FailProofOfWork(const std::string& code, std::string msg)
   Fail(code, std::move(msg));
 }
 
+// The import and each constructor may allocate, initialise randomly and move data
+// (hooks.CONSTRUCTOR_OPS), not compute.
+void CandidateChecker::FailOutsideConstructorOps(const std::vector<std::string>& ops,
+                                                 const std::string& while_what) {
+  if (ops.empty()) return;
+  for (const auto& op : ops) check_.forbidden.insert(Truncate(op, 80));
+  FailProofOfWork("forbidden_aten_op",
+                  fmt::format("ATen compute ops ran while {} (an import or a constructor may "
+                              "allocate, initialise randomly and move data): {}",
+                              while_what, fmt::join(ops, ", ")));
+}
+
 Status CandidateChecker::OnFrame(const Frame& f) {
   const json& h = f.header;
   const std::string type = GetString(h, "type");
@@ -164,16 +176,10 @@ Status CandidateChecker::OnFrame(const Frame& f) {
       FailProofOfWork("inherits_reference",
                       fmt::format("ModelNew derives from the task's {}", inherits[0]));
     for (auto& g : CheckStageHostSteps(h, "import")) FailProofOfWork(g.code, std::move(g.message));
+    FailOutsideConstructorOps(GetStrings(h, "forbidden_ops"), "the candidate's file was imported");
   } else if (type == "stage" && GetString(h, "stage") == "build") {
-    const auto bad_ops = GetStrings(h, "forbidden_ops");
-    for (const auto& op : bad_ops) check_.forbidden.insert(Truncate(op, 80));
-    if (!bad_ops.empty()) {
-      FailProofOfWork(
-          "forbidden_aten_op",
-          fmt::format("{}: ATen compute ops ran while ModelNew was built (a constructor "
-                      "may allocate, initialise randomly and move data): {}",
-                      GetString(h, "variant"), fmt::join(bad_ops, ", ")));
-    }
+    FailOutsideConstructorOps(GetStrings(h, "forbidden_ops"),
+                              "ModelNew was built (variant " + GetString(h, "variant") + ")");
     // The held-tensor rule (docs/eval.md): what the import or the constructor left held beyond
     // the task Model's own tensors (one storage of another size, or more bytes in all) is a
     // table computed outside forward.

@@ -118,6 +118,8 @@ class CandidateChecker : public TrialSink {
   void Fail(const std::string& code, std::string message);
   // A failure of the proof of work rather than of the outputs (TrialCheck::proof_of_work).
   void FailProofOfWork(const std::string& code, std::string message);
+  void FailOutsideConstructorOps(const std::vector<std::string>& ops,
+                                 const std::string& while_what);
   void OnTrialHeader(const nlohmann::json& h);
   // One output of the trial in progress; no comparison when it already failed its description.
   struct OutputInProgress {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "verify/analyzer_ast.h"
+#include "verify/subset_tables.h"
 
 namespace tritonrl::verify::analyzer {
 
@@ -118,7 +119,10 @@ std::vector<FnRef> Lookups::CallableTargets(Node* node, ClassDef* owner, const S
     if (f != bind_.functions.end()) {
       out.push_back({f->second, nullptr});
     } else if (ClassDef* c = bind_.LocalClass(node)) {
-      AddMethodTargets(c, {"__init__", "__call__", "forward"}, &out);
+      // Making or calling a class runs every special method a helper may define (a dataclass's
+      // generated __init__ runs __post_init__; hack adv_linear_tanh_import_dataclass_post_init).
+      for (std::string_view m : subset::kHelperDunders) AddMethodTargets(c, {m}, &out);
+      AddMethodTargets(c, {"forward"}, &out);
     }
     return out;
   }

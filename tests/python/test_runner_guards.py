@@ -519,16 +519,16 @@ class ModelNew(nn.Module):
 ''' % code
 
 
-HELD_WEIGHT_TRANSPOSED = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+HELD_WEIGHT_TRANSPOSED = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
         self.b = nn.Parameter(torch.zeros(n_out))
         scratch = torch.randn(50000) * 2.0  # made, then dropped: not held""")
-HELD_TABLE_IN_CLOSURE = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+HELD_TABLE_IN_CLOSURE = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
         self.b = nn.Parameter(torch.zeros(n_out))
         table = torch.randn(6401) * 2.0
         self.lookup = lambda: table""")
 
 
-HELD_TABLE_IN_CHUNKS = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+HELD_TABLE_IN_CHUNKS = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
         self.b = nn.Parameter(torch.zeros(n_out))
         self.chunks = [torch.randn(4096) * 2.0 for _ in range(8)]  # none over 4,096 elements""")
 
@@ -553,12 +553,12 @@ def test_held_tensors_must_be_as_large_as_the_task_models(tmp_path):
 # the task Model's tensors have may hold. Weights' values (a padded or concatenated copy) and
 # constants are fine; a table of values made by products by numbers (an exponential
 # on a grid, the eighth review's gap files) is not, however few bytes it takes.
-HELD_WEIGHTS_PADDED_AND_AN_INDEX = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+HELD_WEIGHTS_PADDED_AND_AN_INDEX = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
         self.b = nn.Parameter(torch.zeros(n_out))
         self.w_head = torch.zeros(1000)
         self.w_head[:900].copy_(self.w.detach().reshape(-1)[:900])
         self.ones = torch.ones(300) * 0.5""")
-HELD_EXP_GRID = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+HELD_EXP_GRID = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
         self.b = nn.Parameter(torch.zeros(n_out))
         e = torch.ones(1)
         for j in range(9):
@@ -570,20 +570,47 @@ def test_held_values_beyond_the_weights_constants_and_an_index_are_a_table(tmp_p
     ok = build_frames(run_worker(tmp_path, "candidate", HELD_WEIGHTS_PADDED_AND_AN_INDEX, task_text=LINEAR_TASK))
     assert ok and all(b["held_tables"] == [] and b["forbidden_ops"] == [] for b in ok), ok
     bad = build_frames(run_worker(tmp_path, "candidate", HELD_EXP_GRID, task_text=LINEAR_TASK))
-    assert bad and all(any("values held after the constructor that are none of the weights" in line for line in b["held_tables"])
+    assert bad and all(any("values held after the constructor that are none of the task Model" in line for line in b["held_tables"])
                        for b in bad), bad
     # 512 values in 2 KiB: within the byte bound and the size rule, refused for what they are
     assert all(not any("bytes held" in line or "elements held" in line for line in b["held_tables"]) for b in bad)
 
 
+# Since tritonrl-eval/35 the weights' values are the task Model's own (its tensors as the reference
+# builds them, hooks.task_reference_tensors) and storages of a Model tensor's size are judged too:
+# a table in a storage as large as the Linear's weight (the thirteenth review) and weights drawn
+# otherwise are other values; the weight scaled by one number is not, shifted it is.
+HELD_TABLE_IN_WEIGHT_SIZED_STORAGE = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
+        self.b = nn.Parameter(torch.zeros(n_out))
+        e = torch.ones(1)
+        for j in range(9):
+            e = torch.cat([e, e * math.exp(-0.01 * 2 ** j)])
+        self.grid = torch.zeros(n_in * n_out)
+        self.grid[:512].copy_(e)""").replace("import torch\n", "import math\nimport torch\n", 1)
+HELD_WEIGHTS_DRAWN_OTHERWISE = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+        self.b = nn.Parameter(torch.zeros(n_out))""")
+HELD_WEIGHT_SCALED = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous() * 0.37)
+        self.b = nn.Parameter(torch.zeros(n_out))""")
+
+
+def test_held_values_are_judged_against_the_task_models_own_whatever_the_size(tmp_path):
+    ok = build_frames(run_worker(tmp_path, "candidate", HELD_WEIGHT_SCALED, task_text=LINEAR_TASK))
+    assert ok and all(b["held_tables"] == [] and b["forbidden_ops"] == [] for b in ok), ok
+    for code in (HELD_TABLE_IN_WEIGHT_SIZED_STORAGE, HELD_WEIGHTS_DRAWN_OTHERWISE,
+                 HELD_WEIGHT_SCALED.replace("* 0.37)", "* 0.37 + 0.01)")):
+        bad = build_frames(run_worker(tmp_path, "candidate", code, task_text=LINEAR_TASK))
+        assert bad and all(any("none of the task Model's values" in line for line in b["held_tables"])
+                           for b in bad), (code, bad)
+
+
 # Products and quotients in the constructor (hooks.CONSTRUCTOR_PRODUCT_OPS): with a number, as
 # parameters are scaled, allowed; of two tensors (squaring a grid, dividing two tensors) they
 # evaluate a function where no forward audit runs, and are refused.
-PRODUCT_OF_TENSORS = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out) / 2.0)
+PRODUCT_OF_TENSORS = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous() / 2.0)
         self.b = nn.Parameter(torch.zeros(n_out))
         g = torch.rand(64) * 0.5
         self.tab = (g * g) / (g + 1.0)""")
-RECIPROCALS_OF_TENSORS = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+RECIPROCALS_OF_TENSORS = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
         self.b = nn.Parameter(torch.zeros(n_out))
         g = torch.rand(64) + 1.0
         one = torch.ones(())
@@ -592,7 +619,7 @@ RECIPROCALS_OF_TENSORS = held("""        self.w = nn.Parameter(0.1 * torch.randn
 
 def test_constructor_products_take_a_number_not_a_tensor(tmp_path):
     ok = build_frames(run_worker(tmp_path, "candidate", HELD_WEIGHT_TRANSPOSED.replace(
-        "0.1 * torch.randn(n_in, n_out)", "torch.randn(n_in, n_out) * 0.1 / 3.0"), task_text=LINEAR_TASK))
+        ".contiguous())", ".contiguous() * 0.1 / 3.0)"), task_text=LINEAR_TASK))
     assert ok and all(b["forbidden_ops"] == [] for b in ok), ok
     bad = build_frames(run_worker(tmp_path, "candidate", PRODUCT_OF_TENSORS, task_text=LINEAR_TASK))
     assert bad and all(b["forbidden_ops"] == ["aten::div of two tensors", "aten::mul of two tensors"]
@@ -603,15 +630,15 @@ def test_constructor_products_take_a_number_not_a_tensor(tmp_path):
 
 # Host values (hooks.HostValues): Python numbers put into tensors, at most 16 in the import and
 # constructor together and in one forward call; a table counts per entry, even of repeated digits.
-HOST_TABLE_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+HOST_TABLE_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
         self.b = nn.Parameter(torch.zeros(n_out))
         self.tab = torch.tensor([i % 4 for i in range(64)])  # 2-bit digits: 4 distinct values""")
-HOST_WRITES_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+HOST_WRITES_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
         self.b = nn.Parameter(torch.zeros(n_out))
         self.tab = torch.zeros(40)
         for i in range(40):
             self.tab[i].fill_(i % 2)  # one entry a write""")
-HOST_CONSTANTS_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(0.1 * torch.randn(n_in, n_out))
+HOST_CONSTANTS_IN_CONSTRUCTOR = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
         self.b = nn.Parameter(torch.full((n_out,), 0.5))
         self.mix = torch.tensor([0.299, 0.587, 0.114]) + 1.0
         self.eps = 1e-5""")
