@@ -535,7 +535,8 @@ class Analyzer:
                 out.append((self.functions[node.id], None))
             elif self.local_class(node) is not None:
                 c = self.classes[node.id]
-                for m in ("__init__", "__call__", "forward"):
+                # every special method a helper may define (src/verify/subset_tables.h), then forward
+                for m in ("__init__", "__call__", "__post_init__", "forward"):
                     f = self.method(c, m)
                     if f is not None:
                         out.append((f, c))
