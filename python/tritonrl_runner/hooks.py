@@ -861,32 +861,11 @@ HELD_TENSOR_LIMIT = 4096
 HELD_BYTES_SLACK = 4 * HELD_TENSOR_LIMIT
 
 
-def task_tensor_sizes(task, init) -> tuple[frozenset[int], int]:
-    """(element counts, total elements) of the task Model's parameters, buffers and tensor
-    attributes at these constructor arguments, built on the meta device (no memory, no compute;
-    trusted code), or on the CPU where the meta device cannot build it."""
-    def sizes(model):
-        found = {}
-        for m in model.modules():
-            held = list(m.parameters(recurse=False)) + list(m.buffers(recurse=False))
-            held += [v for v in vars(m).values() if isinstance(v, torch.Tensor)]
-            for t in held:
-                found.setdefault(id(t), t.numel())
-        return frozenset(found.values()), sum(found.values())
-
-    try:
-        with torch.device("meta"):
-            return sizes(task.Model(*init))
-    except Exception:  # noqa: BLE001 - a Model that reads values in its constructor
-        with torch.no_grad():
-            return sizes(task.Model(*init))
-
-
-def task_reference_tensors(taskmod, task, init, seed: int, dtype) -> list:
-    """The task Model's parameters, buffers and tensor attributes as its reference worker holds
-    them (built on the CPU under the same seed, as taskmod.build_model builds it, before it
-    moves), each as built and, if floating, cast to the task's dtype: the values a correct
-    candidate's weights hold. Trusted code, built outside the audit."""
+def task_model_tensors(taskmod, task, init, seed: int) -> list:
+    """The task Model's parameters, buffers and tensor attributes at these constructor arguments,
+    each once, as its reference worker holds them before it moves and casts them (built on the CPU
+    under the same seed, by taskmod.build_model; trusted code, built outside the audit): their
+    sizes bound what a candidate may hold, their values what its held storages may contain."""
     model = taskmod.build_model(task.Model, init, seed, device="cpu")
     found = {}
     for m in model.modules():
@@ -894,8 +873,19 @@ def task_reference_tensors(taskmod, task, init, seed: int, dtype) -> list:
         held += [v for v in vars(m).values() if isinstance(v, torch.Tensor)]
         for t in held:
             found.setdefault(id(t), t.detach())
+    return list(found.values())
+
+
+def task_tensor_sizes(tensors: list) -> tuple[frozenset[int], int]:
+    """(element counts, total elements) of the task Model's tensors (task_model_tensors)."""
+    return frozenset(t.numel() for t in tensors), sum(t.numel() for t in tensors)
+
+
+def task_reference_values(tensors: list, dtype) -> list:
+    """The task Model's tensors each as built and, if floating, also cast to the task's dtype: the
+    values a correct candidate's weights hold."""
     out = []
-    for t in found.values():
+    for t in tensors:
         out.append(t)
         if dtype is not None and t.is_floating_point() and t.dtype != dtype:
             out.append(t.to(dtype))
@@ -931,7 +921,7 @@ class HeldWatch:
     def held_tables(self, sizes: tuple[frozenset[int], int], also: "HeldWatch | None" = None,
                     weights: list | None = None) -> list[str]:
         """What the held-tensor rule finds in the storages still alive, this watch's and `also`'s
-        (one line each); `weights` are the task Model's tensors (task_reference_tensors)."""
+        (one line each); `weights` are the task Model's tensors (task_reference_values)."""
         allowed, total_elements = sizes
         alive = {}
         for watch in (self, also) if also is not None else (self,):
@@ -1129,8 +1119,8 @@ def build_audited(taskmod, audit, task, cls, init, seed: int, device, dtype, imp
     (counted by `monitor`, the guard.CallMonitor; 0 without one). The trials' and the timing
     stage's one way to build: a constructor that computes a table only when it runs a second time
     meets the same rules."""
-    sizes = task_tensor_sizes(task, init)
-    weights = task_reference_tensors(taskmod, task, init, seed, dtype)
+    tensors = task_model_tensors(taskmod, task, init, seed)
+    sizes, weights = task_tensor_sizes(tensors), task_reference_values(tensors, dtype)
     audit.reset_call()
     watch = audit.held_watch = HeldWatch()
     if monitor is not None:

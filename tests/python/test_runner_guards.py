@@ -577,7 +577,7 @@ def test_held_values_beyond_the_weights_constants_and_an_index_are_a_table(tmp_p
 
 
 # Since tritonrl-eval/35 the weights' values are the task Model's own (its tensors as the reference
-# builds them, hooks.task_reference_tensors) and storages of a Model tensor's size are judged too:
+# builds them, hooks.task_model_tensors) and storages of a Model tensor's size are judged too:
 # a table in a storage as large as the Linear's weight (the thirteenth review) and weights drawn
 # otherwise are other values; the weight scaled by one number is not, shifted it is.
 HELD_TABLE_IN_WEIGHT_SIZED_STORAGE = held("""        self.w = nn.Parameter(nn.Linear(n_in, n_out).weight.detach().t().contiguous())
