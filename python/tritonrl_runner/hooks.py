@@ -1092,7 +1092,11 @@ def _values_beyond(vals, weights: list):
     wide = vals.to(torch.float64)
     if bits.numel() and bool((bits == bits[0]).all()):
         return wide[:1][bits[:1] != 0]
-    if bits.numel() >= 3 and _integer_progression(wide):
+    # An integer storage is tested on its integers: read in float64, an int64 loses its bits
+    # below 2^53 and digits hidden there passed as an index (hack
+    # adv_sigmoid_exp_digits_below_float64_progression).
+    exact = vals.to(torch.int64) if not vals.is_floating_point() else wide
+    if bits.numel() >= 3 and _integer_progression(exact):
         return torch.stack([wide[0], wide[1] - wide[0]])
     keep = bits != 0
     for w in weights:
@@ -1101,15 +1105,15 @@ def _values_beyond(vals, weights: list):
 
 
 def _integer_progression(wide) -> bool:
-    """Whether `wide` (flat, float64) is exactly an arithmetic progression of integers with an
-    integer step: an index (arange). Read exactly: a band of rounding would leave a bit an
-    element free (a wide one, in fp8, all of them)."""
-    if not _all_integers(wide):
+    """Whether `wide` (flat, float64, or int64 for an integer storage) is exactly an arithmetic
+    progression of integers with an integer step: an index (arange). Read exactly: a band of
+    rounding would leave a bit an element free (a wide one, in fp8, all of them)."""
+    if wide.is_floating_point() and not _all_integers(wide):
         return False
     step = wide[1] - wide[0]
-    if float(step) == 0:  # equal values with unequal bits (signed zeros): not an index
+    if int(step) == 0:  # equal values with unequal bits (signed zeros): not an index
         return False
-    ideal = wide[0] + step * torch.arange(wide.numel(), dtype=torch.float64, device=wide.device)
+    ideal = wide[0] + step * torch.arange(wide.numel(), dtype=wide.dtype, device=wide.device)
     return bool((wide == ideal).all())
 
 
